@@ -1,8 +1,19 @@
 package io.icerepl.app.cli;
 
-/** Command line entry point. */
-public final class ReplicatorCli {
-  private ReplicatorCli() {}
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** Command line entry point: {@code replicate}, {@code demo}. */
+@Command(
+    name = "replicator",
+    mixinStandardHelpOptions = true,
+    version = "iceberg-replicator 0.1.0",
+    description = "Keeps read-only replicas of Apache Iceberg tables, with their whole history.",
+    subcommands = {ReplicateCommand.class, DemoCommand.class, CommandLine.HelpCommand.class})
+public final class ReplicatorCli implements Runnable {
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
     System.exit(execute(args));
@@ -10,6 +21,24 @@ public final class ReplicatorCli {
 
   /** Runs one command, as {@code main} would, and returns its exit code (0 on success). */
   public static int execute(String... args) {
-    throw new UnsupportedOperationException("not built yet");
+    return execute(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args);
+  }
+
+  /** Runs one command with the given output streams. */
+  public static int execute(PrintWriter out, PrintWriter err, String... args) {
+    CommandLine cli = new CommandLine(new ReplicatorCli());
+    cli.setOut(out);
+    cli.setErr(err);
+    cli.setExecutionExceptionHandler(
+        (e, commandLine, parseResult) -> {
+          commandLine.getErr().println("error: " + e.getMessage());
+          return e instanceof IllegalArgumentException ? 2 : 1;
+        });
+    return cli.execute(args);
+  }
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
   }
 }

@@ -1,0 +1,52 @@
+package io.icerepl.copier.commit;
+
+import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.merge.error.ConflictException;
+import io.icerepl.merge.head.MetadataFileNames;
+import io.icerepl.merge.path.TableLayout;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Publishes a replica version: the metadata file {@code metadata/v<N>.metadata.json}, created
+ * complete in one step and only if absent, then {@code metadata/version-hint.text}. Readers that
+ * look past the hint already see the new version once its file exists; the hint follows.
+ */
+public final class MetadataPublisher {
+  public static final String VERSION_HINT = "version-hint.text";
+
+  private final ObjectStore target;
+
+  public MetadataPublisher(ObjectStore target) {
+    this.target = target;
+  }
+
+  /** Path of version {@code version}'s metadata file under a replica location. */
+  public static String metadataFile(String location, long version) {
+    return TableLayout.join(metadataFolder(location), MetadataFileNames.replicaFileName(version));
+  }
+
+  public static String metadataFolder(String location) {
+    return TableLayout.join(location, "metadata");
+  }
+
+  /**
+   * @return the published metadata file
+   * @throws ConflictException when another writer created that version first
+   */
+  public String publish(String table, String location, long version, byte[] metadataJson) throws IOException {
+    String file = metadataFile(location, version);
+    if (!target.createIfAbsent(file, metadataJson)) {
+      throw new ConflictException(
+          "Cannot commit replica version " + version + " of table " + table + ": " + file
+              + " already exists; another writer committed to the replica");
+    }
+    writeVersionHint(location, version);
+    return file;
+  }
+
+  public void writeVersionHint(String location, long version) throws IOException {
+    byte[] hint = Long.toString(version).getBytes(StandardCharsets.UTF_8);
+    target.write(TableLayout.join(metadataFolder(location), VERSION_HINT), out -> out.write(hint));
+  }
+}

@@ -1,0 +1,162 @@
+package io.icerepl.copier.store;
+
+import io.icerepl.merge.io.SeekableInput;
+import io.icerepl.merge.path.PathMapping;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.UUID;
+
+/**
+ * Local files. Writes go to a hidden temporary file beside the target, then move into place in
+ * one step; {@link #createIfAbsent} hard-links instead, which fails when the name exists (a rename
+ * would replace it).
+ */
+public final class LocalObjectStore implements ObjectStore {
+
+  /** The local path for {@code file:/p}, {@code file:///p} or {@code /p}. */
+  public static Path toPath(String path) {
+    String canonical = PathMapping.canonical(path);
+    if (!canonical.startsWith("/")) {
+      throw new IllegalArgumentException("Cannot use " + path + " as a local path: not absolute");
+    }
+    return Path.of(canonical);
+  }
+
+  @Override
+  public OptionalLong length(String path) throws IOException {
+    Path p = toPath(path);
+    try {
+      return Files.isRegularFile(p) ? OptionalLong.of(Files.size(p)) : OptionalLong.empty();
+    } catch (NoSuchFileException e) {
+      return OptionalLong.empty();
+    }
+  }
+
+  @Override
+  public InputStream open(String path) throws IOException {
+    return Files.newInputStream(toPath(path));
+  }
+
+  @Override
+  public SeekableInput openSeekable(String path) throws IOException {
+    FileChannel channel = FileChannel.open(toPath(path), StandardOpenOption.READ);
+    return new SeekableInput() {
+      @Override
+      public long length() throws IOException {
+        return channel.size();
+      }
+
+      @Override
+      public void readFully(long position, byte[] buffer, int offset, int length) throws IOException {
+        ByteBuffer target = ByteBuffer.wrap(buffer, offset, length);
+        long at = position;
+        while (target.hasRemaining()) {
+          int n = channel.read(target, at);
+          if (n < 0) {
+            throw new java.io.EOFException("Cannot read " + path + " at " + at + ": end of file");
+          }
+          at += n;
+        }
+      }
+
+      @Override
+      public void close() throws IOException {
+        channel.close();
+      }
+    };
+  }
+
+  @Override
+  public long write(String path, Writer writer) throws IOException {
+    Path target = toPath(path);
+    Path temp = tempBeside(target);
+    try {
+      try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(temp), 256 * 1024)) {
+        writer.writeTo(out);
+      }
+      long length = Files.size(temp);
+      Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      return length;
+    } finally {
+      Files.deleteIfExists(temp);
+    }
+  }
+
+  @Override
+  public boolean createIfAbsent(String path, byte[] content) throws IOException {
+    Path target = toPath(path);
+    Path temp = tempBeside(target);
+    try {
+      Files.write(temp, content);
+      Files.createLink(target, temp);
+      return true;
+    } catch (FileAlreadyExistsException e) {
+      return false;
+    } finally {
+      Files.deleteIfExists(temp);
+    }
+  }
+
+  @Override
+  public void copyFrom(ObjectStore source, String sourcePath, String targetPath) throws IOException {
+    if (source instanceof LocalObjectStore) {
+      Path target = toPath(targetPath);
+      Path temp = tempBeside(target);
+      try {
+        Files.copy(toPath(sourcePath), temp, StandardCopyOption.REPLACE_EXISTING);
+        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      } finally {
+        Files.deleteIfExists(temp);
+      }
+    } else {
+      write(targetPath, out -> {
+        try (InputStream in = source.open(sourcePath)) {
+          in.transferTo(out);
+        }
+      });
+    }
+  }
+
+  @Override
+  public List<String> list(String folder) throws IOException {
+    Path dir = toPath(folder);
+    List<String> names = new ArrayList<>();
+    if (!Files.isDirectory(dir)) {
+      return names;
+    }
+    try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
+      for (Path entry : entries) {
+        if (Files.isRegularFile(entry)) {
+          names.add(entry.getFileName().toString());
+        }
+      }
+    }
+    names.sort(null);
+    return names;
+  }
+
+  @Override
+  public void delete(String path) throws IOException {
+    Files.deleteIfExists(toPath(path));
+  }
+
+  /** A hidden name no reader takes for a table file, in the target's folder (same file system). */
+  private static Path tempBeside(Path target) throws IOException {
+    Files.createDirectories(target.getParent());
+    return target.resolveSibling("." + target.getFileName() + "." + UUID.randomUUID() + ".tmp");
+  }
+}

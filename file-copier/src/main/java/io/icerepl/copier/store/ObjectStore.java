@@ -1,0 +1,52 @@
+package io.icerepl.copier.store;
+
+import io.icerepl.merge.io.SeekableInput;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * The few operations the replicator needs from a file system or object store. Paths are the
+ * strings Iceberg metadata holds ({@code file:/…}, {@code /…}, later {@code s3://…}).
+ *
+ * <p>Every write is all or nothing: a reader (or a rerun after a crash) either finds the complete
+ * object or none, which is what lets "the target already has it" decide what is left to do.
+ */
+public interface ObjectStore {
+
+  /** The object's length, empty when it does not exist. */
+  OptionalLong length(String path) throws IOException;
+
+  /** Opens an object for streaming; {@link java.nio.file.NoSuchFileException} when absent. */
+  InputStream open(String path) throws IOException;
+
+  /** Opens an object for random access; {@link java.nio.file.NoSuchFileException} when absent. */
+  SeekableInput openSeekable(String path) throws IOException;
+
+  /** Writes an object from what {@code writer} produces, replacing any object there. */
+  long write(String path, Writer writer) throws IOException;
+
+  /**
+   * Creates an object only if none exists, complete in one step.
+   *
+   * @return false when an object already existed (another writer won); nothing was changed
+   */
+  boolean createIfAbsent(String path, byte[] content) throws IOException;
+
+  /** Copies an object byte for byte from {@code source} (which may be this store), replacing. */
+  void copyFrom(ObjectStore source, String sourcePath, String targetPath) throws IOException;
+
+  /** Names (not paths) of the objects directly under a folder, empty when there is none. */
+  List<String> list(String folder) throws IOException;
+
+  /** Deletes an object; an object already gone is not an error. */
+  void delete(String path) throws IOException;
+
+  /** Produces an object's bytes. */
+  @FunctionalInterface
+  interface Writer {
+    void writeTo(OutputStream out) throws IOException;
+  }
+}

@@ -1,0 +1,313 @@
+package io.icerepl.merge.metadata;
+
+import static io.icerepl.merge.json.TableMetadataFields.*;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.icerepl.merge.error.ConflictException;
+import io.icerepl.merge.error.UnsupportedFeatureException;
+import io.icerepl.merge.json.Snapshot;
+import io.icerepl.merge.json.TableMetadata;
+import io.icerepl.merge.json.TableMetadataParser;
+import io.icerepl.merge.path.PathMapping;
+import io.icerepl.merge.path.TableLayout;
+import io.icerepl.merge.plan.FileCopy;
+import io.icerepl.merge.plan.FileKind;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The merge of one source metadata version into the replica: a pure function from (source,
+ * replica, mapping, options) to (new replica metadata, what must be copied first).
+ *
+ * <p>Versioned lists are unions by id, where an id the replica already holds with different
+ * content is a conflict (Iceberg reuses freed ids, and kept manifests would be read with the wrong
+ * schema or spec). Table state is carried from the source; {@code location}, {@code metadata-log}
+ * and {@code last-updated-ms} belong to the replica.
+ */
+public final class MetadataMerge {
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+  private MetadataMerge() {}
+
+  public static MergeResult merge(MergeRequest request) {
+    TableMetadata source = request.source();
+    TableMetadata replica = request.replica().orElse(null);
+    String sourceFile = request.sourceMetadataFile();
+    PathMapping mapping = request.mapping();
+
+    if (source.hasEncryptionKeys()) {
+      throw new UnsupportedFeatureException(
+          "Cannot replicate table metadata " + sourceFile + ": encrypted tables are not supported");
+    }
+    if (replica != null) {
+      checkSameTable(source, replica, sourceFile, request.replicaMetadataFile().orElseThrow());
+    }
+
+    ObjectNode out = source.copyOfJson();
+    out.put(LOCATION, request.targetLocation());
+
+    for (String[] idField :
+        new String[][] {{SCHEMAS, SCHEMA_ID, "schema"}, {PARTITION_SPECS, SPEC_ID, "partition spec"},
+          {SORT_ORDERS, ORDER_ID, "sort order"}}) {
+      out.set(idField[0], unionById(replica, source, idField[0], idField[1], idField[2], sourceFile));
+    }
+
+    Set<Long> protectedIds = protectedSnapshotIds(source);
+    SnapshotUnion snapshots = unionSnapshots(request, replica, protectedIds);
+    out.set(SNAPSHOTS, snapshots.array());
+    Set<Long> held = snapshots.ids();
+
+    List<FileCopy> statisticsFiles = new ArrayList<>();
+    out.set(STATISTICS, mergeStatistics(replica, source, STATISTICS, held, mapping, statisticsFiles));
+    out.set(
+        PARTITION_STATISTICS,
+        mergeStatistics(replica, source, PARTITION_STATISTICS, held, mapping, statisticsFiles));
+    if (source.json().get(STATISTICS) == null && ((ArrayNode) out.get(STATISTICS)).isEmpty()) {
+      out.remove(STATISTICS);
+    }
+    if (source.json().get(PARTITION_STATISTICS) == null
+        && ((ArrayNode) out.get(PARTITION_STATISTICS)).isEmpty()) {
+      out.remove(PARTITION_STATISTICS);
+    }
+
+    out.set(SNAPSHOT_LOG, SnapshotLogMerge.merge(replica, source, held));
+    out.set(METADATA_LOG, metadataLog(request, replica));
+    out.set(PROPERTIES, properties(source, mapping, sourceFile));
+    checkRefs(out, held, sourceFile);
+
+    long lastUpdated = Math.max(request.commitTimeMs(), source.lastUpdatedMs());
+    if (replica != null) {
+      lastUpdated = Math.max(lastUpdated, replica.lastUpdatedMs());
+    }
+    out.put(LAST_UPDATED_MS, lastUpdated);
+
+    boolean changed = replica == null || !withoutBookkeeping(out).equals(withoutBookkeeping(replica.json()));
+    TableMetadata metadata = TableMetadataParser.fromJson(out, "replica of " + sourceFile);
+    return new MergeResult(metadata, snapshots.added(), statisticsFiles, changed);
+  }
+
+  private static void checkSameTable(
+      TableMetadata source, TableMetadata replica, String sourceFile, String replicaFile) {
+    if (source.tableUuid().isPresent()
+        && replica.tableUuid().isPresent()
+        && !source.tableUuid().equals(replica.tableUuid())) {
+      throw new ConflictException(
+          "Cannot replicate table metadata " + sourceFile + ": its table-uuid "
+              + source.tableUuid().get() + " differs from the replica's " + replica.tableUuid().get()
+              + " (" + replicaFile + "); the source table was replaced");
+    }
+    if (source.lastSequenceNumber() < replica.lastSequenceNumber()) {
+      throw new ConflictException(
+          "Cannot replicate table metadata " + sourceFile + ": its last-sequence-number "
+              + source.lastSequenceNumber() + " is lower than the replica's "
+              + replica.lastSequenceNumber() + "; the source was rewound");
+    }
+    if (source.formatVersion() < replica.formatVersion()) {
+      throw new ConflictException(
+          "Cannot replicate table metadata " + sourceFile + ": its format-version "
+              + source.formatVersion() + " is lower than the replica's " + replica.formatVersion());
+    }
+  }
+
+  /** Union by id: the replica's entries in its order, then the source's new ones in theirs. */
+  private static ArrayNode unionById(
+      TableMetadata replica,
+      TableMetadata source,
+      String field,
+      String idField,
+      String noun,
+      String sourceFile) {
+    Map<Long, JsonNode> byId = new LinkedHashMap<>();
+    if (replica != null) {
+      replica.json().path(field).forEach(node -> byId.put(node.get(idField).asLong(), node));
+    }
+    for (JsonNode node : source.json().path(field)) {
+      long id = node.get(idField).asLong();
+      JsonNode existing = byId.get(id);
+      if (existing == null) {
+        byId.put(id, node);
+      } else if (!existing.equals(node)) {
+        throw new ConflictException(
+            "Cannot merge " + noun + " " + id + " of table metadata " + sourceFile
+                + ": the replica holds a different " + noun + " with the same " + idField
+                + " (the id was reused); replicas keep old snapshots that need the old one");
+      }
+    }
+    ArrayNode array = NODES.arrayNode();
+    byId.values().forEach(array::add);
+    return array;
+  }
+
+  /** Snapshots the source needs: its current one and every ref's. */
+  private static Set<Long> protectedSnapshotIds(TableMetadata source) {
+    Set<Long> ids = new HashSet<>(source.refs().values());
+    source.currentSnapshotId().ifPresent(ids::add);
+    return ids;
+  }
+
+  private record SnapshotUnion(ArrayNode array, Set<Long> ids, List<MergeResult.AddedSnapshot> added) {}
+
+  private static SnapshotUnion unionSnapshots(
+      MergeRequest request, TableMetadata replica, Set<Long> protectedIds) {
+    PathMapping mapping = request.mapping();
+    Map<Long, JsonNode> byId = new LinkedHashMap<>();
+    if (replica != null) {
+      replica.snapshots().forEach(s -> byId.put(s.snapshotId(), s.json()));
+    }
+    List<MergeResult.AddedSnapshot> added = new ArrayList<>();
+    for (Snapshot snapshot : request.source().snapshots()) {
+      long id = snapshot.snapshotId();
+      ObjectNode mapped = mapSnapshot(snapshot, mapping);
+      JsonNode existing = byId.get(id);
+      if (existing != null) {
+        checkSameSnapshot(existing, mapped, id, request.sourceMetadataFile());
+        continue;
+      }
+      if (request.expiredSnapshotIds().contains(id) && !protectedIds.contains(id)) {
+        continue; // expired by the replica's own retention: its files are gone
+      }
+      byId.put(id, mapped);
+      added.add(
+          new MergeResult.AddedSnapshot(
+              id,
+              snapshot.parentSnapshotId().orElse(null),
+              snapshot.manifestList().orElse(null),
+              snapshot.manifests()));
+    }
+    ArrayNode array = NODES.arrayNode();
+    byId.values().forEach(array::add);
+    return new SnapshotUnion(array, new HashSet<>(byId.keySet()), added);
+  }
+
+  private static ObjectNode mapSnapshot(Snapshot snapshot, PathMapping mapping) {
+    ObjectNode json = snapshot.json().deepCopy();
+    snapshot.manifestList().ifPresent(list -> json.put(MANIFEST_LIST, mapping.map(list)));
+    if (json.has(MANIFESTS)) {
+      ArrayNode manifests = NODES.arrayNode();
+      snapshot.manifests().forEach(m -> manifests.add(mapping.map(m)));
+      json.set(MANIFESTS, manifests);
+    }
+    return json;
+  }
+
+  private static void checkSameSnapshot(JsonNode replica, ObjectNode source, long id, String sourceFile) {
+    for (String field : new String[] {MANIFEST_LIST, SEQUENCE_NUMBER, TIMESTAMP_MS, PARENT_SNAPSHOT_ID}) {
+      if (!Objects.equals(replica.get(field), source.get(field))) {
+        throw new ConflictException(
+            "Cannot merge snapshot " + id + " of table metadata " + sourceFile + ": the replica "
+                + "holds a different snapshot with the same snapshot-id (" + field + " "
+                + replica.get(field) + " vs " + source.get(field) + ")");
+      }
+    }
+  }
+
+  /**
+   * Statistics of every snapshot the replica keeps: the source's entry when it has one (its
+   * latest word), else the replica's.
+   */
+  private static ArrayNode mergeStatistics(
+      TableMetadata replica,
+      TableMetadata source,
+      String field,
+      Set<Long> held,
+      PathMapping mapping,
+      List<FileCopy> files) {
+    Map<Long, JsonNode> bySnapshot = new LinkedHashMap<>();
+    if (replica != null) {
+      replica.json().path(field).forEach(n -> bySnapshot.put(n.get(SNAPSHOT_ID).asLong(), n));
+    }
+    for (JsonNode node : source.json().path(field)) {
+      long snapshotId = node.get(SNAPSHOT_ID).asLong();
+      if (!held.contains(snapshotId)) {
+        continue;
+      }
+      ObjectNode mapped = node.deepCopy();
+      String sourcePath = node.get(STATISTICS_PATH).asText();
+      String targetPath = mapping.map(sourcePath);
+      mapped.put(STATISTICS_PATH, targetPath);
+      JsonNode previous = bySnapshot.put(snapshotId, mapped);
+      if (previous == null || !previous.equals(mapped)) {
+        JsonNode size = node.get(FILE_SIZE_IN_BYTES);
+        files.add(
+            FileCopy.of(FileKind.STATISTICS, sourcePath, targetPath, size == null ? -1 : size.asLong()));
+      }
+    }
+    ArrayNode array = NODES.arrayNode();
+    bySnapshot.entrySet().stream()
+        .filter(e -> held.contains(e.getKey()))
+        .forEach(e -> array.add(e.getValue()));
+    return array;
+  }
+
+  /** The replica's own metadata files: its previous log plus the file this commit replaces. */
+  private static ArrayNode metadataLog(MergeRequest request, TableMetadata replica) {
+    List<JsonNode> entries = new ArrayList<>();
+    if (replica != null) {
+      replica.json().path(METADATA_LOG).forEach(entries::add);
+      ObjectNode previous = NODES.objectNode();
+      previous.put(TIMESTAMP_MS, replica.lastUpdatedMs());
+      previous.put(METADATA_FILE, request.replicaMetadataFile().orElseThrow());
+      entries.add(previous);
+    }
+    int max = Math.max(0, request.previousVersionsMax());
+    ArrayNode array = NODES.arrayNode();
+    entries.subList(Math.max(0, entries.size() - max), entries.size()).forEach(array::add);
+    return array;
+  }
+
+  private static ObjectNode properties(TableMetadata source, PathMapping mapping, String sourceFile) {
+    ObjectNode properties = NODES.objectNode();
+    source
+        .properties()
+        .forEach(
+            (key, value) ->
+                properties.put(
+                    key, TableLayout.isPathProperty(key) && !value.isBlank() ? mapping.map(value) : value));
+    properties.put(ReplicaProperties.SOURCE_METADATA_FILE, sourceFile);
+    properties.put(ReplicaProperties.SOURCE_LAST_UPDATED_MS, Long.toString(source.lastUpdatedMs()));
+    return properties;
+  }
+
+  private static void checkRefs(ObjectNode out, Set<Long> held, String sourceFile) {
+    JsonNode current = out.get(CURRENT_SNAPSHOT_ID);
+    if (current != null && !current.isNull() && current.asLong() != -1 && !held.contains(current.asLong())) {
+      throw new ConflictException(
+          "Cannot replicate table metadata " + sourceFile + ": its current-snapshot-id "
+              + current.asLong() + " is not among its snapshots");
+    }
+    JsonNode refs = out.get(REFS);
+    if (refs != null && refs.isObject()) {
+      Iterator<Map.Entry<String, JsonNode>> it = refs.fields();
+      while (it.hasNext()) {
+        Map.Entry<String, JsonNode> ref = it.next();
+        long id = ref.getValue().get(SNAPSHOT_ID).asLong();
+        if (!held.contains(id)) {
+          throw new ConflictException(
+              "Cannot replicate table metadata " + sourceFile + ": ref '" + ref.getKey()
+                  + "' names snapshot " + id + ", which is not among its snapshots");
+        }
+      }
+    }
+  }
+
+  /** The metadata without the fields every commit changes, to tell a no-op merge. */
+  private static JsonNode withoutBookkeeping(JsonNode json) {
+    ObjectNode copy = (ObjectNode) json.deepCopy();
+    copy.remove(List.of(LAST_UPDATED_MS, METADATA_LOG));
+    JsonNode props = copy.get(PROPERTIES);
+    if (props instanceof ObjectNode p) {
+      p.remove(ReplicaProperties.SOURCE_METADATA_FILE);
+      p.remove(ReplicaProperties.SOURCE_LAST_UPDATED_MS);
+    }
+    return copy;
+  }
+}

@@ -1,0 +1,102 @@
+package io.icerepl.app.cli;
+
+import io.icerepl.app.replicate.ReplicationOptions;
+import io.icerepl.app.replicate.ReplicationSummary;
+import io.icerepl.app.replicate.TableReplicator;
+import io.icerepl.copier.store.LocalObjectStore;
+import io.icerepl.merge.json.TableMetadataParser;
+import io.icerepl.merge.path.PathMapping;
+import java.io.PrintWriter;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code replicate}: brings a replica up to date with its source, one commit per source version. */
+@Command(
+    name = "replicate",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Replicates a table: the first run backfills the replica from the source's current metadata;",
+      "later runs apply each newer source metadata version, in the source's order, as one replica",
+      "commit each. Nothing new: no new replica file, exit 0. On error the replica is left as it",
+      "was and the exit code is 1."
+    })
+final class ReplicateCommand implements Callable<Integer> {
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Option(names = "--source", required = true, paramLabel = "<location>",
+      description = "Source table location: an absolute path or a file: URI.")
+  String source;
+
+  @Option(names = "--target", required = true, paramLabel = "<location>",
+      description = "Replica table location: an absolute path or a file: URI.")
+  String target;
+
+  @Option(names = "--source-metadata", paramLabel = "<file>",
+      description = "Source metadata file to replicate up to (a path, or a name in the source's"
+          + " metadata folder). Default: version-hint.text, else the single newest *.metadata.json.")
+  String sourceMetadata;
+
+  @Option(names = "--map", paramLabel = "<source-prefix>=<target-prefix>",
+      description = "Maps one more path prefix (repeatable), for files outside the table location"
+          + " and its write.data.path / write.metadata.path.")
+  List<String> maps = new ArrayList<>();
+
+  @Option(names = "--coalesce",
+      description = "Apply only the newest source version instead of each intermediate one.")
+  boolean coalesce;
+
+  @Option(names = "--max-metadata-bytes", paramLabel = "<bytes>",
+      description = "Largest metadata file read, after decompression (default: ${DEFAULT-VALUE}).")
+  long maxMetadataBytes = TableMetadataParser.DEFAULT_MAX_METADATA_BYTES;
+
+  @Option(names = "--parallelism", paramLabel = "<n>",
+      description = "Files copied at once (default: ${DEFAULT-VALUE}).")
+  int parallelism = 8;
+
+  @Override
+  public Integer call() {
+    List<PathMapping.Prefix> prefixes = new ArrayList<>();
+    for (String map : maps) {
+      int eq = map.indexOf('=');
+      if (eq <= 0 || eq == map.length() - 1) {
+        throw new IllegalArgumentException("Cannot parse --map " + map + ": expected <source-prefix>=<target-prefix>");
+      }
+      prefixes.add(new PathMapping.Prefix(map.substring(0, eq), map.substring(eq + 1)));
+    }
+    ReplicationOptions options = new ReplicationOptions(prefixes, coalesce, maxMetadataBytes, parallelism);
+    ExecutorService executor = Executors.newFixedThreadPool(parallelism);
+    try {
+      LocalObjectStore store = new LocalObjectStore();
+      ReplicationSummary summary =
+          new TableReplicator(store, store, Clock.systemUTC(), executor, options)
+              .replicate(source, target, Optional.ofNullable(sourceMetadata));
+      print(spec.commandLine().getOut(), summary);
+      return 0;
+    } finally {
+      executor.shutdownNow();
+    }
+  }
+
+  static void print(PrintWriter out, ReplicationSummary summary) {
+    out.println("versions applied   " + summary.versionsApplied());
+    out.println("snapshots added    " + summary.snapshotsAdded());
+    out.println("files copied       " + summary.filesCopied());
+    out.println("bytes copied       " + summary.bytesCopied());
+    out.println("files rewritten    " + summary.filesRewritten());
+    summary.replicaMetadataFiles().forEach(f -> out.println("replica metadata   " + f));
+    summary.skippedVersions().forEach(f -> out.println("skipped version    " + f));
+    if (!summary.lostSnapshots().isEmpty()) {
+      out.println("snapshots not kept " + summary.lostSnapshots());
+    }
+    out.flush();
+  }
+}

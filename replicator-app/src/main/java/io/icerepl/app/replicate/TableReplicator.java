@@ -1,0 +1,238 @@
+package io.icerepl.app.replicate;
+
+import io.icerepl.copier.commit.CopyPlanner;
+import io.icerepl.copier.commit.MetadataPublisher;
+import io.icerepl.copier.commit.PlanExecutor;
+import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.merge.error.BadInputException;
+import io.icerepl.merge.error.ConflictException;
+import io.icerepl.merge.error.MissingFileException;
+import io.icerepl.merge.error.ReplicationException;
+import io.icerepl.merge.head.MetadataFileNames;
+import io.icerepl.merge.head.SourceHead;
+import io.icerepl.merge.json.TableMetadata;
+import io.icerepl.merge.json.TableMetadataParser;
+import io.icerepl.merge.metadata.MergeRequest;
+import io.icerepl.merge.metadata.MergeResult;
+import io.icerepl.merge.metadata.MetadataMerge;
+import io.icerepl.merge.metadata.VersionSequence;
+import io.icerepl.merge.path.PathMapping;
+import io.icerepl.merge.path.TableLayout;
+import io.icerepl.merge.plan.CopyPlan;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.NoSuchFileException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Replicates one source table to one replica location: resolves the source head, applies every
+ * newer source version in the source's order as one replica commit each, and publishes each
+ * commit only after everything it names is in place.
+ */
+public final class TableReplicator {
+  private static final Logger LOG = LoggerFactory.getLogger(TableReplicator.class);
+
+  private final ObjectStore source;
+  private final ObjectStore target;
+  private final Clock clock;
+  private final ReplicationOptions options;
+  private final CopyPlanner planner;
+  private final PlanExecutor executor;
+  private final MetadataPublisher publisher;
+
+  public TableReplicator(
+      ObjectStore source, ObjectStore target, Clock clock, ExecutorService executor, ReplicationOptions options) {
+    this.source = source;
+    this.target = target;
+    this.clock = clock;
+    this.options = options;
+    this.planner = new CopyPlanner(source, target);
+    this.executor = new PlanExecutor(source, target, executor);
+    this.publisher = new MetadataPublisher(target);
+  }
+
+  /**
+   * @param sourceLocation the source table location
+   * @param targetLocation the replica table location
+   * @param sourceMetadata the source metadata file to replicate up to, instead of resolving the head
+   * @throws TableReplicationException with the specific error; the replica is left as it was
+   */
+  public ReplicationSummary replicate(String sourceLocation, String targetLocation, Optional<String> sourceMetadata) {
+    String table = sourceLocation;
+    try {
+      return run(table, sourceLocation, targetLocation, sourceMetadata);
+    } catch (ReplicationException | UncheckedIOException e) {
+      throw new TableReplicationException(table, e);
+    } catch (IOException e) {
+      throw new TableReplicationException(table, new UncheckedIOException(e.getMessage(), e));
+    }
+  }
+
+  private ReplicationSummary run(
+      String table, String sourceLocation, String targetLocation, Optional<String> sourceMetadata)
+      throws IOException {
+    String headFile = sourceMetadata.map(f -> resolveGiven(sourceLocation, f)).orElseGet(() -> resolveHead(sourceLocation));
+    TableMetadata head = readMetadata(source, headFile);
+    Optional<ReplicaHead> replica = readReplicaHead(table, targetLocation);
+    List<String> versions =
+        VersionSequence.toApply(
+            head,
+            headFile,
+            replica.flatMap(ReplicaHead::lastSourceFile),
+            replica.flatMap(ReplicaHead::lastSourceUpdatedMs),
+            options.coalesce());
+    if (versions.isEmpty()) {
+      LOG.info("{}: replica {} is up to date with {}", table, targetLocation, headFile);
+    }
+
+    Counts counts = new Counts();
+    Set<Long> pendingLost = new HashSet<>();
+    for (int i = 0; i < versions.size(); i++) {
+      String file = versions.get(i);
+      boolean last = i == versions.size() - 1;
+      TableMetadata metadata;
+      try {
+        metadata = file.equals(headFile) ? head : readMetadata(source, file);
+      } catch (MissingFileException e) {
+        if (last) {
+          throw e;
+        }
+        LOG.warn("{}: source version {} is gone; folding it into the next", table, file);
+        counts.skipped.add(file);
+        continue;
+      }
+      PathMapping mapping = TableLayout.mapping(metadata, targetLocation, options.extraPrefixes());
+      MergeRequest.Builder request =
+          MergeRequest.builder()
+              .source(metadata, file)
+              .targetLocation(targetLocation)
+              .mapping(mapping)
+              .commitTimeMs(clock.millis());
+      replica.ifPresent(r -> request.replica(r.metadata(), r.file()));
+      MergeResult merge = MetadataMerge.merge(request.build());
+      CopyPlan plan;
+      try {
+        plan = planner.plan(table, merge, replica.map(ReplicaHead::metadata), mapping);
+      } catch (MissingFileException e) {
+        if (last) {
+          throw e;
+        }
+        LOG.warn("{}: cannot complete source version {} ({}); folding it into the next", table, file, e.getMessage());
+        counts.skipped.add(file);
+        merge.addedSnapshots().forEach(s -> pendingLost.add(s.snapshotId()));
+        continue;
+      }
+      PlanExecutor.Outcome outcome = executor.execute(table, plan, mapping);
+      long version = replica.map(ReplicaHead::version).orElse(0L) + 1;
+      String published =
+          publisher.publish(table, targetLocation, version, TableMetadataParser.toJson(merge.metadata()));
+      replica = Optional.of(new ReplicaHead(version, published, merge.metadata()));
+      counts.add(merge, outcome, published);
+      LOG.info(
+          "{}: committed replica version {} from {} ({} new snapshots, {} files copied, {} rewritten)",
+          table, version, file, merge.addedSnapshots().size(), outcome.filesCopied(), outcome.filesRewritten());
+    }
+    Set<Long> held = new HashSet<>();
+    replica.ifPresent(r -> r.metadata().snapshots().forEach(s -> held.add(s.snapshotId())));
+    List<Long> lost = pendingLost.stream().filter(id -> !held.contains(id)).sorted().toList();
+    if (!lost.isEmpty()) {
+      LOG.warn("{}: could not keep snapshots {}: the source removed their files first", table, lost);
+    }
+    return new ReplicationSummary(
+        counts.versions, counts.snapshots, counts.filesCopied, counts.bytesCopied, counts.filesRewritten,
+        counts.published, counts.skipped, lost);
+  }
+
+  private String resolveGiven(String sourceLocation, String file) {
+    return file.contains("/") ? file : TableLayout.join(MetadataPublisher.metadataFolder(sourceLocation), file);
+  }
+
+  private String resolveHead(String sourceLocation) {
+    String folder = MetadataPublisher.metadataFolder(sourceLocation);
+    try {
+      List<String> names = source.list(folder);
+      Optional<String> hint = Optional.empty();
+      if (names.contains(MetadataPublisher.VERSION_HINT)) {
+        hint = Optional.of(readText(source, TableLayout.join(folder, MetadataPublisher.VERSION_HINT)));
+      }
+      String name =
+          SourceHead.resolve(folder, names, hint)
+              .orElseThrow(
+                  () -> new BadInputException(
+                      "Cannot resolve the current metadata of " + folder + ": it holds no metadata file"));
+      return TableLayout.join(folder, name);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot list " + folder, e);
+    }
+  }
+
+  /** The replica's current version: the hint, looking past it as readers do, or the newest file. */
+  private Optional<ReplicaHead> readReplicaHead(String table, String targetLocation) throws IOException {
+    String folder = MetadataPublisher.metadataFolder(targetLocation);
+    List<String> names = target.list(folder);
+    if (names.stream().noneMatch(MetadataFileNames::isMetadataFile)) {
+      return Optional.empty();
+    }
+    Optional<String> hint = Optional.empty();
+    if (names.contains(MetadataPublisher.VERSION_HINT)) {
+      hint = Optional.of(readText(target, TableLayout.join(folder, MetadataPublisher.VERSION_HINT)));
+    }
+    String name = SourceHead.resolve(folder, names, hint).orElseThrow();
+    OptionalLong version = MetadataFileNames.version(name);
+    String file = TableLayout.join(folder, name);
+    TableMetadata metadata = readMetadata(target, file);
+    ReplicaHead head = new ReplicaHead(version.orElseThrow(), file, metadata);
+    if (head.lastSourceFile().isEmpty() || !name.equals(MetadataFileNames.replicaFileName(version.getAsLong()))) {
+      throw new ConflictException(
+          "Cannot replicate table " + table + " into " + targetLocation + ": it already holds a table"
+              + " the replicator did not write (" + file + ")");
+    }
+    return Optional.of(head);
+  }
+
+  private TableMetadata readMetadata(ObjectStore store, String file) {
+    try (InputStream in = store.open(file)) {
+      return TableMetadataParser.read(in, file, options.maxMetadataBytes());
+    } catch (NoSuchFileException e) {
+      throw new MissingFileException("Cannot read table metadata " + file + ": it does not exist", file);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read table metadata " + file, e);
+    }
+  }
+
+  private static String readText(ObjectStore store, String file) throws IOException {
+    try (InputStream in = store.open(file)) {
+      return new String(in.readNBytes(4096), StandardCharsets.UTF_8).trim();
+    }
+  }
+
+  private static final class Counts {
+    int versions;
+    int snapshots;
+    long filesCopied;
+    long bytesCopied;
+    long filesRewritten;
+    final List<String> published = new ArrayList<>();
+    final List<String> skipped = new ArrayList<>();
+
+    void add(MergeResult merge, PlanExecutor.Outcome outcome, String file) {
+      versions++;
+      snapshots += merge.addedSnapshots().size();
+      filesCopied += outcome.filesCopied();
+      bytesCopied += outcome.bytesCopied();
+      filesRewritten += outcome.filesRewritten();
+      published.add(file);
+    }
+  }
+}
