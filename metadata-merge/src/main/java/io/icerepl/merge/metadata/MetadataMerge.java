@@ -95,7 +95,11 @@ public final class MetadataMerge {
     return new MergeResult(metadata, snapshots.added(), statisticsFiles, changed);
   }
 
-  private static void checkSameTable(
+  /**
+   * Refuses a source that is not the table the replica was made from, or that went backwards.
+   * Checked first, so a replaced table is reported as such rather than as a gap in its log.
+   */
+  public static void checkSameTable(
       TableMetadata source, TableMetadata replica, String sourceFile, String replicaFile) {
     if (source.tableUuid().isPresent()
         && replica.tableUuid().isPresent()

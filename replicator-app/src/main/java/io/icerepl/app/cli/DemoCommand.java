@@ -155,7 +155,7 @@ final class DemoCommand implements Callable<Integer> {
     try (writer) {
       PositionDelete<Record> delete = PositionDelete.create();
       for (long position : positions) {
-        writer.write(delete.set(dataFile.location(), position, null));
+        writer.write(delete.set(dataFile.location(), position));
       }
     }
     DeleteFile deletes = writer.toDeleteFile();

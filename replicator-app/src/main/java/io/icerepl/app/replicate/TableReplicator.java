@@ -85,6 +85,9 @@ public final class TableReplicator {
     String headFile = sourceMetadata.map(f -> resolveGiven(sourceLocation, f)).orElseGet(() -> resolveHead(sourceLocation));
     TableMetadata head = readMetadata(source, headFile);
     Optional<ReplicaHead> replica = readReplicaHead(table, targetLocation);
+    if (replica.isPresent()) {
+      MetadataMerge.checkSameTable(head, replica.get().metadata(), headFile, replica.get().file());
+    }
     List<String> versions =
         VersionSequence.toApply(
             head,
