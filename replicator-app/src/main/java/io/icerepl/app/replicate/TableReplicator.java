@@ -201,6 +201,10 @@ public final class TableReplicator {
           "Cannot replicate table " + table + " into " + targetLocation + ": it already holds a table"
               + " the replicator did not write (" + file + ")");
     }
+    if (!hint.equals(Optional.of(Long.toString(head.version())))) {
+      // an earlier run published this version and stopped before the hint: finish that commit
+      publisher.writeVersionHint(targetLocation, head.version());
+    }
     return Optional.of(head);
   }
 
