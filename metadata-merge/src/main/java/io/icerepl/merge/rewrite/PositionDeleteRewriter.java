@@ -66,7 +66,7 @@ public final class PositionDeleteRewriter {
     try {
       return switch (format) {
         case PARQUET -> ParquetPositionDeletes.describe(replicaFile);
-        case AVRO -> AvroPositionDeletes.describe(replicaFile);
+        case AVRO -> AvroPositionDeletes.describe(replicaFile, fileName);
       };
     } catch (ReplicationException e) {
       throw e;
