@@ -65,7 +65,7 @@ public final class PositionDeleteRewriter {
     Format format = format(fileFormat, fileName);
     try {
       return switch (format) {
-        case PARQUET -> ParquetPositionDeletes.describe(replicaFile);
+        case PARQUET -> ParquetPositionDeletes.describe(replicaFile, fileName);
         case AVRO -> AvroPositionDeletes.describe(replicaFile, fileName);
       };
     } catch (ReplicationException e) {
