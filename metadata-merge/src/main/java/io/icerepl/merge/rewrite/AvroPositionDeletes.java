@@ -23,6 +23,7 @@ final class AvroPositionDeletes {
       SeekableInput in, OutputStream out, String fileName, Function<String, String> mapPath)
       throws IOException {
     CountingOutput counting = new CountingOutput(out);
+    long expectedRecords = AvroBlockWalk.countRecords(in, fileName);
     try (InputStream stream = new SeekableInputFile(in).newStream();
         DataFileStream<GenericRecord> records =
             new DataFileStream<>(stream, new GenericDatumReader<>())) {
@@ -40,7 +41,9 @@ final class AvroPositionDeletes {
       writer.create(schema, counting);
 
       GenericRecord record = null;
+      long count = 0;
       while (records.hasNext()) {
+        count += 1;
         record = records.next(record);
         Object path = record.get(pathPos);
         if (path == null) {
@@ -50,6 +53,15 @@ final class AvroPositionDeletes {
         record.put(pathPos, mapPath.apply(path.toString()));
         writer.append(record);
       }
+      if (count != expectedRecords) {
+        throw new BadInputException(
+            "Cannot read position delete file "
+                + fileName
+                + ": read "
+                + count
+                + " records where its blocks declare "
+                + expectedRecords);
+      }
       writer.close();
       return new RewrittenFile(counting.count(), null);
     } catch (IOException | RuntimeException e) {
@@ -57,8 +69,9 @@ final class AvroPositionDeletes {
     }
   }
 
-  static RewrittenFile describe(SeekableInput replicaFile) throws IOException {
-    // Reading the header checks that the replica is an Avro data file at all.
+  static RewrittenFile describe(SeekableInput replicaFile, String fileName) throws IOException {
+    // The walk checks that the replica is a whole Avro data file; reading the header, its schema.
+    AvroBlockWalk.countRecords(replicaFile, fileName);
     try (InputStream stream = new SeekableInputFile(replicaFile).newStream();
         DataFileStream<GenericRecord> records =
             new DataFileStream<>(stream, new GenericDatumReader<>())) {

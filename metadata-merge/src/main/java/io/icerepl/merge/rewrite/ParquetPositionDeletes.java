@@ -1,10 +1,13 @@
 package io.icerepl.merge.rewrite;
 
 import io.icerepl.merge.error.BadInputException;
+import io.icerepl.merge.error.UnsupportedFeatureException;
 import io.icerepl.merge.io.SeekableInput;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,12 +41,15 @@ import org.apache.parquet.schema.Type;
 final class ParquetPositionDeletes {
   private ParquetPositionDeletes() {}
 
+  private static final byte[] ENCRYPTED_MAGIC = "PARE".getBytes(StandardCharsets.US_ASCII);
+
   /** One row read from the source and the replica path its file_path becomes. */
   private record Row(Group group, String mappedPath) {}
 
   static RewrittenFile rewrite(
       SeekableInput in, OutputStream out, String fileName, Function<String, String> mapPath)
       throws IOException {
+    rejectEncryptedFooter(in, fileName);
     CountingOutput counting = new CountingOutput(out);
     try (ParquetFileReader reader = open(in)) {
       ParquetMetadata footer = reader.getFooter();
@@ -75,9 +81,26 @@ final class ParquetPositionDeletes {
     }
   }
 
-  static RewrittenFile describe(SeekableInput replicaFile) throws IOException {
+  static RewrittenFile describe(SeekableInput replicaFile, String fileName) throws IOException {
+    rejectEncryptedFooter(replicaFile, fileName);
     try (ParquetFileReader reader = open(replicaFile)) {
       return new RewrittenFile(replicaFile.length(), splitOffsets(reader.getFooter()));
+    }
+  }
+
+  /** Parquet modular encryption with an encrypted footer ends the file with "PARE", not "PAR1". */
+  private static void rejectEncryptedFooter(SeekableInput in, String fileName) throws IOException {
+    long length = in.length();
+    if (length < ENCRYPTED_MAGIC.length) {
+      return; // too short for Parquet at all: the reader says so
+    }
+    byte[] tail = new byte[ENCRYPTED_MAGIC.length];
+    in.readFully(length - tail.length, tail, 0, tail.length);
+    if (Arrays.equals(tail, ENCRYPTED_MAGIC)) {
+      throw new UnsupportedFeatureException(
+          "Cannot rewrite position delete file "
+              + fileName
+              + ": it is an encrypted Parquet file, which is not supported");
     }
   }
 

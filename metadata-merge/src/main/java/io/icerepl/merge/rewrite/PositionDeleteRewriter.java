@@ -65,8 +65,8 @@ public final class PositionDeleteRewriter {
     Format format = format(fileFormat, fileName);
     try {
       return switch (format) {
-        case PARQUET -> ParquetPositionDeletes.describe(replicaFile);
-        case AVRO -> AvroPositionDeletes.describe(replicaFile);
+        case PARQUET -> ParquetPositionDeletes.describe(replicaFile, fileName);
+        case AVRO -> AvroPositionDeletes.describe(replicaFile, fileName);
       };
     } catch (ReplicationException e) {
       throw e;

@@ -439,4 +439,23 @@ class ParquetPositionDeleteRewriteTest {
         });
     assertThat(calls.values().stream().mapToInt(Integer::intValue).sum()).isEqualTo(120);
   }
+
+  @Test
+  void encryptedParquetFooterIsUnsupported() throws IOException {
+    Path source = writeDeletes("deletes.parquet", deletes(5));
+    byte[] bytes = java.nio.file.Files.readAllBytes(source);
+    // an encrypted footer ends the file with "PARE"
+    bytes[bytes.length - 1] = 'E';
+    assertThatThrownBy(
+            () ->
+                PositionDeleteRewriter.rewrite(
+                    "PARQUET",
+                    new io.icerepl.merge.io.ByteArraySeekableInput(bytes),
+                    new ByteArrayOutputStream(),
+                    "enc.parquet",
+                    mapping::map))
+        .isExactlyInstanceOf(io.icerepl.merge.error.UnsupportedFeatureException.class)
+        .hasMessage(
+            "Cannot rewrite position delete file enc.parquet: it is an encrypted Parquet file, which is not supported");
+  }
 }
