@@ -98,11 +98,17 @@ final class IcebergTables {
   private IcebergTables() {}
 
   static Fixture create(Path dir, int formatVersion) {
+    return create(dir, formatVersion, Map.of());
+  }
+
+  static Fixture create(Path dir, int formatVersion, Map<String, String> properties) {
+    Map<String, String> props = new HashMap<>(properties);
+    props.put("format-version", Integer.toString(formatVersion));
     String source = "file:" + dir.resolve("source");
     String replica = "file:" + dir.resolve("replica");
     Table table =
         new HadoopTables(new Configuration())
-            .create(SCHEMA, SPEC, Map.of("format-version", Integer.toString(formatVersion)), source);
+            .create(SCHEMA, SPEC, props, source);
     String lookalike = source + "/not-a-path";
 
     DataFile dataA = dataFile(source + "/data/a.parquet", lookalike, List.of(4L, 1000L));
@@ -140,7 +146,6 @@ final class IcebergTables {
             positionDeletes(
                 dataB,
                 source + "/data/pos-single.parquet",
-                lookalike,
                 dataB.location(),
                 dataB.location(),
                 List.of(4L, 200L));
@@ -148,7 +153,6 @@ final class IcebergTables {
             positionDeletes(
                 dataB,
                 source + "/data/pos-range.parquet",
-                lookalike,
                 dataB.location(),
                 dataC.location(),
                 List.of(4L));
@@ -156,7 +160,6 @@ final class IcebergTables {
             positionDeletes(
                 dataB,
                 source + "/data/pos-escaping.parquet",
-                lookalike,
                 dataC.location(),
                 "s3://elsewhere/warehouse/z.parquet",
                 null);
@@ -202,7 +205,9 @@ final class IcebergTables {
   private static DeleteFile positionDeletes(
       DataFile partitionOf,
       String path,
-      String lookalike, String lowerPath, String upperPath, List<Long> splitOffsets) {
+      String lowerPath,
+      String upperPath,
+      List<Long> splitOffsets) {
     return FileMetadata.deleteFileBuilder(SPEC)
         .ofPositionDeletes()
         .withPath(path)

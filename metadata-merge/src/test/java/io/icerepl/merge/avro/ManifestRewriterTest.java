@@ -340,6 +340,29 @@ class ManifestRewriterTest {
     }
   }
 
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"uncompressed", "snappy", "zstd", "gzip"})
+  void rewriteKeepsTheCodecOfEveryManifestAndTheList(String icebergCodec) {
+    Fixture fixture =
+        IcebergTables.create(dir, 2, Map.of("write.manifest.compression-codec", icebergCodec));
+    String avroCodec =
+        Map.of("uncompressed", "null", "snappy", "snappy", "zstd", "zstandard", "gzip", "deflate")
+            .get(icebergCodec);
+
+    Replica replica = IcebergTables.replicate(fixture, fixture.current(), p -> null);
+
+    // Iceberg applies the manifest codec to manifests only; the list keeps whatever it has.
+    assertThat(avro(bytes(replica.snapshot().manifestListLocation())).meta().get("avro.codec"))
+        .isEqualTo(avro(bytes(fixture.current().manifestListLocation())).meta().get("avro.codec"));
+    for (ManifestFile manifest : fixture.current().allManifests(fixture.io())) {
+      assertThat(avro(bytes(manifest.path())).meta()).containsEntry("avro.codec", avroCodec);
+    }
+    for (ManifestFile manifest : replica.snapshot().allManifests(replica.io())) {
+      assertThat(avro(bytes(manifest.path())).meta()).containsEntry("avro.codec", avroCodec);
+      assertThat(icebergFiles(manifest, replica.io(), fixture)).isNotEmpty();
+    }
+  }
+
   @Test
   void rewritingTheSameManifestTwiceGivesTheSameBytes() {
     Fixture fixture = IcebergTables.create(dir, 2);
