@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.util.List;
+import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.Schema;
 import org.apache.avro.file.CodecFactory;
 import org.apache.avro.file.DataFileConstants;
@@ -167,9 +168,14 @@ final class AvroContainer implements AutoCloseable {
     }
   }
 
+  /** The most telling message of an exception, looking through Avro's wrapping of IOExceptions. */
   static String describe(Throwable e) {
-    String message = e.getMessage();
-    return message == null ? e.getClass().getSimpleName() : message;
+    Throwable shown = e;
+    while (shown instanceof AvroRuntimeException && shown.getCause() != null) {
+      shown = shown.getCause();
+    }
+    String message = shown.getMessage();
+    return message == null ? shown.getClass().getSimpleName() : message;
   }
 
   private static final class NonClosingOutputStream extends OutputStream {

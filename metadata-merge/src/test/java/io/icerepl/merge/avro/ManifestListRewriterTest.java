@@ -276,6 +276,61 @@ class ManifestListRewriterTest {
   }
 
   @Test
+  void truncationMessageSaysWhereTheInputEnds() {
+    Fixture fixture = IcebergTables.create(dir, 2);
+    byte[] input = bytes(fixture.current().manifestListLocation());
+    byte[] truncated = Arrays.copyOf(input, input.length - 5);
+
+    assertThatThrownBy(
+            () -> ManifestListRewriter.read(new ByteArrayInputStream(truncated), "snap-4.avro"))
+        .isInstanceOf(BadInputException.class)
+        .hasMessageContaining("snap-4.avro")
+        .hasMessageContaining("the input ends inside block 1");
+  }
+
+  @Test
+  void listWithoutSnapshotIdOrContentReadsAsMinusOneAndData() throws IOException {
+    org.apache.avro.Schema schema =
+        org.apache.avro.SchemaBuilder.record("manifest_file")
+            .fields()
+            .requiredString("manifest_path")
+            .requiredLong("manifest_length")
+            .optionalLong("added_snapshot_id")
+            .endRecord();
+    GenericRecord row = new org.apache.avro.generic.GenericData.Record(schema);
+    row.put("manifest_path", "s3://b/t/metadata/m1.avro");
+    row.put("manifest_length", 77L);
+
+    assertThat(ManifestListRewriter.read(new ByteArrayInputStream(avroFile(schema, row)), "v1.avro"))
+        .containsExactly(new ManifestFileEntry("s3://b/t/metadata/m1.avro", 77L, 0, -1L));
+  }
+
+  @Test
+  void failingOutputIsAnIoFailureNotBadInput() {
+    Fixture fixture = IcebergTables.create(dir, 2);
+    byte[] input = bytes(fixture.current().manifestListLocation());
+    java.io.OutputStream broken =
+        new java.io.OutputStream() {
+          @Override
+          public void write(int b) throws IOException {
+            throw new IOException("disk full");
+          }
+        };
+
+    assertThatThrownBy(
+            () ->
+                ManifestListRewriter.rewrite(
+                    new ByteArrayInputStream(input),
+                    broken,
+                    "snap-5.avro",
+                    fixture.mapping()::map,
+                    path -> 1L))
+        .isInstanceOf(java.io.UncheckedIOException.class)
+        .hasMessageContaining("snap-5.avro")
+        .hasMessageContaining("disk full");
+  }
+
+  @Test
   void callerStreamsAreNotClosed() {
     Fixture fixture = IcebergTables.create(dir, 2);
     byte[] input = bytes(fixture.current().manifestListLocation());
