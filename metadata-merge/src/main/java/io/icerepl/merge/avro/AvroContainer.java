@@ -2,12 +2,10 @@ package io.icerepl.merge.avro;
 
 import io.icerepl.merge.error.BadInputException;
 import java.io.BufferedInputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.util.Arrays;
 import java.util.List;
 import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.Schema;
@@ -19,8 +17,6 @@ import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
-import org.apache.avro.io.BinaryDecoder;
-import org.apache.avro.io.DecoderFactory;
 
 /**
  * One Avro object container file read record by record with its own writer schema, and a writer
@@ -60,50 +56,20 @@ final class AvroContainer implements AutoCloseable {
     }
     // No generic conversions: every value stays in its raw Avro form, so it is written back as read.
     GenericData data = new GenericData();
-    BufferedInputStream buffered = new BufferedInputStream(new NonClosingInputStream(in), 64 * 1024);
-    byte[] sync;
+    BlockFramedInputStream framed;
     try {
-      buffered.mark(Integer.MAX_VALUE);
-      sync = readSyncMarker(buffered, noun);
-      buffered.reset();
+      framed = BlockFramedInputStream.open(new BufferedInputStream(in, 64 * 1024), noun);
     } catch (IOException e) {
       throw new BadInputException(
           "Cannot read " + noun + ": cannot read the Avro header: " + describe(e), e);
     }
     try {
       DataFileStream<GenericRecord> stream =
-          new DataFileStream<>(buffered, new GenericDatumReader<>(null, null, data));
-      return new AvroContainer(noun, data, stream, sync);
+          new DataFileStream<>(framed, new GenericDatumReader<>(null, null, data));
+      return new AvroContainer(noun, data, stream, framed.sync());
     } catch (IOException | RuntimeException e) {
       throw new BadInputException(
           "Cannot read " + noun + ": cannot read the Avro header: " + describe(e), e);
-    }
-  }
-
-  /** Reads magic, metadata and sync marker; leaves the stream wherever the header ends. */
-  private static byte[] readSyncMarker(InputStream in, String noun) throws IOException {
-    BinaryDecoder decoder = DecoderFactory.get().directBinaryDecoder(in, null);
-    byte[] magic = new byte[DataFileConstants.MAGIC.length];
-    try {
-      decoder.readFixed(magic);
-    } catch (EOFException e) {
-      throw new BadInputException("Cannot read " + noun + ": it is not an Avro data file", e);
-    }
-    if (!Arrays.equals(magic, DataFileConstants.MAGIC)) {
-      throw new BadInputException("Cannot read " + noun + ": it is not an Avro data file");
-    }
-    try {
-      for (long n = decoder.readMapStart(); n != 0; n = decoder.mapNext()) {
-        for (long i = 0; i < n; i++) {
-          decoder.skipString();
-          decoder.skipBytes();
-        }
-      }
-      byte[] sync = new byte[DataFileConstants.SYNC_SIZE];
-      decoder.readFixed(sync);
-      return sync;
-    } catch (AvroRuntimeException e) {
-      throw new IOException(e.getMessage(), e);
     }
   }
 
@@ -202,35 +168,14 @@ final class AvroContainer implements AutoCloseable {
     }
   }
 
-  private static String describe(Throwable e) {
-    String message = e.getMessage();
-    return message == null ? e.getClass().getSimpleName() : message;
-  }
-
-  private static final class NonClosingInputStream extends InputStream {
-    private final InputStream in;
-
-    NonClosingInputStream(InputStream in) {
-      this.in = in;
+  /** The most telling message of an exception, looking through Avro's wrapping of IOExceptions. */
+  static String describe(Throwable e) {
+    Throwable shown = e;
+    while (shown instanceof AvroRuntimeException && shown.getCause() != null) {
+      shown = shown.getCause();
     }
-
-    @Override
-    public int read() throws IOException {
-      return in.read();
-    }
-
-    @Override
-    public int read(byte[] b, int off, int len) throws IOException {
-      return in.read(b, off, len);
-    }
-
-    @Override
-    public int available() throws IOException {
-      return in.available();
-    }
-
-    @Override
-    public void close() {}
+    String message = shown.getMessage();
+    return message == null ? shown.getClass().getSimpleName() : message;
   }
 
   private static final class NonClosingOutputStream extends OutputStream {

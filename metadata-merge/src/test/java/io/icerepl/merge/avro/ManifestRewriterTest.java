@@ -1,0 +1,513 @@
+package io.icerepl.merge.avro;
+
+import static io.icerepl.merge.avro.IcebergTables.DATA_COLUMN;
+import static io.icerepl.merge.avro.IcebergTables.DELETE_FILE_PATH;
+import static io.icerepl.merge.avro.IcebergTables.DELETE_POS;
+import static io.icerepl.merge.avro.IcebergTables.avro;
+import static io.icerepl.merge.avro.IcebergTables.bytes;
+import static io.icerepl.merge.avro.IcebergTables.fileName;
+import static io.icerepl.merge.avro.IcebergTables.rewriteManifest;
+import static io.icerepl.merge.avro.IcebergTables.string;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.icerepl.merge.avro.IcebergTables.AvroView;
+import io.icerepl.merge.avro.IcebergTables.Fixture;
+import io.icerepl.merge.avro.IcebergTables.Replica;
+import io.icerepl.merge.error.BadInputException;
+import io.icerepl.merge.error.PathOutsideMappingException;
+import io.icerepl.merge.path.PathMapping;
+import io.icerepl.merge.rewrite.RewrittenFile;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.apache.avro.SchemaBuilder;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.iceberg.ContentFile;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.ManifestContent;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.ManifestFiles;
+import org.apache.iceberg.ManifestReader;
+import org.apache.iceberg.util.ContentFileUtil;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class ManifestRewriterTest {
+
+  @TempDir java.nio.file.Path dir;
+
+  // ------------------------------------------------------------------ readLiveFiles
+
+  @ParameterizedTest(name = "format v{0}")
+  @ValueSource(ints = {1, 2, 3})
+  void readLiveFilesReturnsTheFilesIcebergReadsAsLive(int formatVersion) {
+    Fixture fixture = IcebergTables.create(dir, formatVersion);
+
+    for (ManifestFile manifest : fixture.current().allManifests(fixture.io())) {
+      List<ManifestEntryFile> live =
+          ManifestRewriter.readLiveFiles(
+              new ByteArrayInputStream(bytes(manifest.path())), fileName(manifest.path()));
+
+      List<ManifestEntryFile> expected =
+          icebergFiles(manifest, fixture.io(), fixture).stream()
+              .map(
+                  file ->
+                      new ManifestEntryFile(
+                          0,
+                          file.content().id(),
+                          file.location(),
+                          file.format().name(),
+                          file.fileSizeInBytes(),
+                          file instanceof DeleteFile delete && delete.referencedDataFile() != null
+                              ? delete.referencedDataFile().toString()
+                              : null))
+              .toList();
+      assertThat(live)
+          .usingRecursiveFieldByFieldElementComparatorIgnoringFields("status")
+          .containsExactlyElementsOf(expected);
+      assertThat(live).allSatisfy(file -> assertThat(file.live()).isTrue());
+    }
+  }
+
+  @ParameterizedTest(name = "format v{0}")
+  @ValueSource(ints = {1, 2, 3})
+  void readLiveFilesLeavesOutDeletedEntries(int formatVersion) {
+    Fixture fixture = IcebergTables.create(dir, formatVersion);
+    ManifestFile withDeleted = manifestWithDeletedEntries(fixture);
+
+    List<ManifestEntryFile> live =
+        ManifestRewriter.readLiveFiles(
+            new ByteArrayInputStream(bytes(withDeleted.path())), "m.avro");
+
+    assertThat(live).extracting(ManifestEntryFile::filePath).containsExactly(fixture.dataB().location());
+    assertThat(live).extracting(ManifestEntryFile::status).containsExactly(0); // EXISTING
+    assertThat(statusByPath(avro(bytes(withDeleted.path()))))
+        .containsEntry(fixture.dataA().location(), 2);
+  }
+
+  @Test
+  void readLiveFilesReportsFormatReferencedFileAndDeleteContent() {
+    Fixture fixture = IcebergTables.create(dir, 3);
+    ManifestFile deletes = fixture.current().deleteManifests(fixture.io()).get(0);
+
+    List<ManifestEntryFile> live =
+        ManifestRewriter.readLiveFiles(new ByteArrayInputStream(bytes(deletes.path())), "d.avro");
+
+    assertThat(live)
+        .contains(
+            new ManifestEntryFile(
+                1, 1, fixture.dvB().location(), "PUFFIN", 180, fixture.dataB().location()),
+            new ManifestEntryFile(
+                1, 2, fixture.eqDelete().location(), "PARQUET", 321, null));
+  }
+
+  // ------------------------------------------------------------------ rewrite: paths
+
+  @ParameterizedTest(name = "format v{0}")
+  @ValueSource(ints = {1, 2, 3})
+  void rewriteMapsThePathOfEveryEntryIncludingDeletedOnes(int formatVersion) {
+    Fixture fixture = IcebergTables.create(dir, formatVersion);
+    ManifestFile withDeleted = manifestWithDeletedEntries(fixture);
+
+    byte[] output =
+        rewriteManifest(bytes(withDeleted.path()), "m.avro", fixture.mapping()::map, p -> null);
+
+    Map<String, Integer> statuses = statusByPath(avro(output));
+    assertThat(statuses)
+        .containsEntry(fixture.mapping().map(fixture.dataA().location()), 2)
+        .containsEntry(fixture.mapping().map(fixture.dataB().location()), 0)
+        .hasSize(2);
+    assertThat(statuses.keySet()).allSatisfy(p -> assertThat(p).startsWith(fixture.replicaLocation()));
+  }
+
+  @ParameterizedTest(name = "format v{0}")
+  @ValueSource(ints = {1, 2, 3})
+  void replicaManifestsReadByIcebergNameOnlyReplicaPaths(int formatVersion) {
+    Fixture fixture = IcebergTables.create(dir, formatVersion);
+
+    Replica replica = IcebergTables.replicate(fixture, fixture.current(), p -> null);
+
+    List<ContentFile<?>> files = new ArrayList<>();
+    for (ManifestFile manifest : replica.snapshot().allManifests(replica.io())) {
+      files.addAll(icebergFiles(manifest, replica.io(), fixture));
+    }
+    assertThat(files).hasSize(formatVersion == 1 ? 2 : formatVersion == 2 ? 6 : 4);
+    String data = fixture.replicaLocation() + "/data/";
+    for (ContentFile<?> file : files) {
+      assertThat(file.location()).startsWith(data);
+      if (file instanceof DeleteFile delete && delete.content() != org.apache.iceberg.FileContent.EQUALITY_DELETES) {
+        // what readers use to pair a file-scoped delete with its data file
+        String referenced = ContentFileUtil.referencedDataFileLocation(delete);
+        if (referenced != null) {
+          assertThat(referenced).startsWith(data);
+        }
+      }
+    }
+    if (formatVersion == 3) {
+      DeleteFile dv = find(files, fixture.mapping().map(fixture.dvB().location()));
+      assertThat(dv.referencedDataFile().toString())
+          .isEqualTo(fixture.mapping().map(fixture.dataB().location()));
+      assertThat(dv.contentOffset()).isEqualTo(4L);
+      assertThat(dv.contentSizeInBytes()).isEqualTo(60L);
+      assertThat(dv.format()).isEqualTo(FileFormat.PUFFIN);
+    }
+  }
+
+  @Test
+  void dataFileOutsideTheMappingFailsTheRewrite() {
+    Fixture fixture = IcebergTables.create(dir, 2);
+    ManifestFile manifest = fixture.current().dataManifests(fixture.io()).get(0);
+    PathMapping elsewhere = PathMapping.of("s3://other/warehouse", "s3://replica/warehouse");
+
+    assertThatThrownBy(
+            () -> rewriteManifest(bytes(manifest.path()), "m.avro", elsewhere::map, p -> null))
+        .isInstanceOf(PathOutsideMappingException.class)
+        .hasMessageContaining(fixture.sourceLocation() + "/data/");
+  }
+
+  // ------------------------------------------------------------------ rewrite: bounds
+
+  @Test
+  void equalPositionDeleteBoundsAreMappedAndStayEqual() {
+    Fixture fixture = IcebergTables.create(dir, 2);
+
+    DeleteFile single = replicaDeleteFile(fixture, fixture.posDeleteSingleFile(), p -> null);
+
+    String mappedB = fixture.mapping().map(fixture.dataB().location());
+    assertThat(string(single.lowerBounds().get(DELETE_FILE_PATH))).isEqualTo(mappedB);
+    assertThat(string(single.upperBounds().get(DELETE_FILE_PATH))).isEqualTo(mappedB);
+    assertThat(ContentFileUtil.referencedDataFileLocation(single)).isEqualTo(mappedB);
+    assertThat(single.lowerBounds().get(DELETE_POS))
+        .isEqualTo(fixture.posDeleteSingleFile().lowerBounds().get(DELETE_POS));
+  }
+
+  @Test
+  void differingPositionDeleteBoundsInsideTheMappingAreBothMapped() {
+    Fixture fixture = IcebergTables.create(dir, 2);
+
+    DeleteFile range = replicaDeleteFile(fixture, fixture.posDeleteRange(), p -> null);
+
+    assertThat(string(range.lowerBounds().get(DELETE_FILE_PATH)))
+        .isEqualTo(fixture.mapping().map(fixture.dataB().location()));
+    assertThat(string(range.upperBounds().get(DELETE_FILE_PATH)))
+        .isEqualTo(fixture.mapping().map(fixture.dataC().location()));
+  }
+
+  @Test
+  void differingPositionDeleteBoundsThatCannotBeMappedAreDroppedFromBothMaps() {
+    Fixture fixture = IcebergTables.create(dir, 2);
+    assertThat(fixture.posDeleteEscaping().upperBounds()).containsKey(DELETE_FILE_PATH);
+
+    DeleteFile escaping = replicaDeleteFile(fixture, fixture.posDeleteEscaping(), p -> null);
+
+    assertThat(escaping.lowerBounds()).doesNotContainKey(DELETE_FILE_PATH).containsKey(DELETE_POS);
+    assertThat(escaping.upperBounds()).doesNotContainKey(DELETE_FILE_PATH).containsKey(DELETE_POS);
+    assertThat(escaping.location()).startsWith(fixture.replicaLocation());
+  }
+
+  @Test
+  void equalPositionDeleteBoundsThatCannotBeMappedFailTheRewrite() {
+    Fixture fixture = IcebergTables.create(dir, 2);
+    ManifestFile deletes = fixture.current().deleteManifests(fixture.io()).get(0);
+    String dataB = fixture.dataB().location();
+    Function<String, String> mapAllButB =
+        path -> {
+          if (path.equals(dataB)) {
+            throw new PathOutsideMappingException("Cannot map path " + path + ": test");
+          }
+          return fixture.mapping().map(path);
+        };
+
+    assertThatThrownBy(
+            () -> rewriteManifest(bytes(deletes.path()), "d.avro", mapAllButB, p -> null))
+        .isInstanceOf(PathOutsideMappingException.class)
+        .hasMessageContaining(dataB);
+  }
+
+  @ParameterizedTest(name = "format v{0}")
+  @ValueSource(ints = {1, 2, 3})
+  void userColumnBoundsAndPartitionValuesThatContainTheSourcePrefixAreUnchanged(
+      int formatVersion) {
+    Fixture fixture = IcebergTables.create(dir, formatVersion);
+
+    Replica replica = IcebergTables.replicate(fixture, fixture.current(), p -> null);
+
+    for (ManifestFile manifest : replica.snapshot().allManifests(replica.io())) {
+      for (ContentFile<?> file : icebergFiles(manifest, replica.io(), fixture)) {
+        assertThat(file.partition().get(0, String.class)).isEqualTo(fixture.prefixLookalike());
+        if (file.content() == org.apache.iceberg.FileContent.DATA) {
+          assertThat(string(file.lowerBounds().get(DATA_COLUMN)))
+              .isEqualTo(fixture.prefixLookalike() + "/a");
+          assertThat(string(file.upperBounds().get(DATA_COLUMN)))
+              .isEqualTo(fixture.prefixLookalike() + "/z");
+        }
+        if (file.content() == org.apache.iceberg.FileContent.EQUALITY_DELETES) {
+          assertThat(file.lowerBounds()).isEqualTo(fixture.eqDelete().lowerBounds());
+          assertThat(file.upperBounds()).isEqualTo(fixture.eqDelete().upperBounds());
+        }
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ rewrite: rewritten files
+
+  @Test
+  void rewrittenDeleteFilesGetTheirNewSizeAndSplitOffsetsAndNoOtherFileChanges() {
+    Fixture fixture = IcebergTables.create(dir, 2);
+    Map<String, RewrittenFile> rewritten = new HashMap<>();
+    rewritten.put(fixture.posDeleteSingleFile().location(), new RewrittenFile(999, List.of(4L, 500L)));
+    rewritten.put(fixture.posDeleteRange().location(), new RewrittenFile(777, null));
+
+    Replica replica = IcebergTables.replicate(fixture, fixture.current(), rewritten::get);
+
+    List<ContentFile<?>> files = new ArrayList<>();
+    for (ManifestFile manifest : replica.snapshot().allManifests(replica.io())) {
+      files.addAll(icebergFiles(manifest, replica.io(), fixture));
+    }
+    DeleteFile single = find(files, fixture.mapping().map(fixture.posDeleteSingleFile().location()));
+    assertThat(single.fileSizeInBytes()).isEqualTo(999);
+    assertThat(single.splitOffsets()).containsExactly(4L, 500L);
+    DeleteFile range = find(files, fixture.mapping().map(fixture.posDeleteRange().location()));
+    assertThat(range.fileSizeInBytes()).isEqualTo(777);
+    assertThat(range.splitOffsets()).isNull();
+    DeleteFile escaping = find(files, fixture.mapping().map(fixture.posDeleteEscaping().location()));
+    assertThat(escaping.fileSizeInBytes()).isEqualTo(555);
+    DeleteFile eq = find(files, fixture.mapping().map(fixture.eqDelete().location()));
+    assertThat(eq.fileSizeInBytes()).isEqualTo(321);
+    assertThat(eq.splitOffsets()).containsExactly(4L);
+    DataFile dataB = find(files, fixture.mapping().map(fixture.dataB().location()));
+    assertThat(dataB.fileSizeInBytes()).isEqualTo(1234);
+    assertThat(dataB.splitOffsets()).containsExactly(4L);
+  }
+
+  @Test
+  void rewrittenFileIsAppliedToLiveEntriesOnlyAndLookedUpBySourcePath() {
+    Fixture fixture = IcebergTables.create(dir, 2);
+    ManifestFile withDeleted = manifestWithDeletedEntries(fixture);
+    List<String> asked = new ArrayList<>();
+    Function<String, RewrittenFile> everything =
+        path -> {
+          asked.add(path);
+          return new RewrittenFile(42, List.of(8L));
+        };
+
+    AvroView after =
+        avro(rewriteManifest(bytes(withDeleted.path()), "m.avro", fixture.mapping()::map, everything));
+
+    assertThat(asked).containsExactly(fixture.dataB().location());
+    for (GenericRecord entry : after.records()) {
+      GenericRecord file = (GenericRecord) entry.get("data_file");
+      long expected = (Integer) entry.get("status") == 2 ? 1234L : 42L;
+      assertThat(file.get("file_size_in_bytes")).isEqualTo(expected);
+    }
+  }
+
+  // ------------------------------------------------------------------ rewrite: file level
+
+  @ParameterizedTest(name = "format v{0}")
+  @ValueSource(ints = {1, 2, 3})
+  void rewriteKeepsSchemaFileMetadataCodecAndFormatVersion(int formatVersion) {
+    Fixture fixture = IcebergTables.create(dir, formatVersion);
+
+    for (ManifestFile manifest : fixture.current().allManifests(fixture.io())) {
+      byte[] input = bytes(manifest.path());
+      AvroView before = avro(input);
+      AvroView after = avro(rewriteManifest(input, "m.avro", fixture.mapping()::map, p -> null));
+
+      assertThat(after.schema()).isEqualTo(before.schema());
+      assertThat(after.meta()).isEqualTo(before.meta());
+      assertThat(after.meta())
+          .containsEntry("format-version", Integer.toString(formatVersion))
+          .containsKeys("schema", "partition-spec", "partition-spec-id", "avro.codec");
+      if (formatVersion >= 2) {
+        assertThat(after.meta())
+            .containsEntry("content", manifest.content() == ManifestContent.DATA ? "data" : "deletes");
+      }
+      assertThat(after.records()).hasSameSizeAs(before.records());
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"uncompressed", "snappy", "zstd", "gzip"})
+  void rewriteKeepsTheCodecOfEveryManifestAndTheList(String icebergCodec) {
+    Fixture fixture =
+        IcebergTables.create(dir, 2, Map.of("write.manifest.compression-codec", icebergCodec));
+    String avroCodec =
+        Map.of("uncompressed", "null", "snappy", "snappy", "zstd", "zstandard", "gzip", "deflate")
+            .get(icebergCodec);
+
+    Replica replica = IcebergTables.replicate(fixture, fixture.current(), p -> null);
+
+    // Iceberg applies the manifest codec to manifests only; the list keeps whatever it has.
+    assertThat(avro(bytes(replica.snapshot().manifestListLocation())).meta().get("avro.codec"))
+        .isEqualTo(avro(bytes(fixture.current().manifestListLocation())).meta().get("avro.codec"));
+    for (ManifestFile manifest : fixture.current().allManifests(fixture.io())) {
+      assertThat(avro(bytes(manifest.path())).meta()).containsEntry("avro.codec", avroCodec);
+    }
+    for (ManifestFile manifest : replica.snapshot().allManifests(replica.io())) {
+      assertThat(avro(bytes(manifest.path())).meta()).containsEntry("avro.codec", avroCodec);
+      assertThat(icebergFiles(manifest, replica.io(), fixture)).isNotEmpty();
+    }
+  }
+
+  @Test
+  void rewritingTheSameManifestTwiceGivesTheSameBytes() {
+    Fixture fixture = IcebergTables.create(dir, 2);
+    byte[] input = bytes(fixture.current().deleteManifests(fixture.io()).get(0).path());
+
+    assertThat(rewriteManifest(input, "d.avro", fixture.mapping()::map, p -> null))
+        .isEqualTo(rewriteManifest(input, "d.avro", fixture.mapping()::map, p -> null));
+  }
+
+  // ------------------------------------------------------------------ errors
+
+  @Test
+  void truncatedManifestIsBadInputNamingTheFile() {
+    Fixture fixture = IcebergTables.create(dir, 2);
+    ManifestFile manifest = fixture.current().dataManifests(fixture.io()).get(0);
+    byte[] input = bytes(manifest.path());
+    String name = fileName(manifest.path());
+
+    for (int cut : new int[] {input.length - 1, input.length - 17, input.length / 2, 10}) {
+      byte[] truncated = Arrays.copyOf(input, cut);
+      assertThatThrownBy(
+              () -> ManifestRewriter.readLiveFiles(new ByteArrayInputStream(truncated), name))
+          .as("cut at %d of %d", cut, input.length)
+          .isInstanceOf(BadInputException.class)
+          .hasMessageStartingWith("Cannot read manifest " + name + ": ");
+      assertThatThrownBy(
+              () ->
+                  ManifestRewriter.rewrite(
+                      new ByteArrayInputStream(truncated),
+                      new ByteArrayOutputStream(),
+                      name,
+                      fixture.mapping()::map,
+                      p -> null))
+          .isInstanceOf(BadInputException.class)
+          .hasMessageStartingWith("Cannot read manifest " + name + ": ");
+    }
+  }
+
+  @Test
+  void corruptedBlockIsBadInput() {
+    Fixture fixture = IcebergTables.create(dir, 2);
+    byte[] input = bytes(fixture.current().dataManifests(fixture.io()).get(0).path());
+    byte[] corrupted = input.clone();
+    for (int i = corrupted.length - 40; i < corrupted.length - 16; i++) {
+      corrupted[i] = (byte) 0xff;
+    }
+
+    assertThatThrownBy(
+            () -> ManifestRewriter.readLiveFiles(new ByteArrayInputStream(corrupted), "bad.avro"))
+        .isInstanceOf(BadInputException.class)
+        .hasMessageStartingWith("Cannot read manifest bad.avro: ");
+  }
+
+  @Test
+  void manifestWithoutFilePathIsBadInput() throws IOException {
+    org.apache.avro.Schema dataFile =
+        SchemaBuilder.record("r2").fields().requiredLong("file_size_in_bytes").endRecord();
+    org.apache.avro.Schema entry =
+        SchemaBuilder.record("manifest_entry")
+            .fields()
+            .requiredInt("status")
+            .name("data_file")
+            .type(dataFile)
+            .noDefault()
+            .endRecord();
+    GenericRecord file = new GenericData.Record(dataFile);
+    file.put("file_size_in_bytes", 1L);
+    GenericRecord row = new GenericData.Record(entry);
+    row.put("status", 1);
+    row.put("data_file", file);
+    byte[] bytes = ManifestListRewriterTest.avroFile(entry, row);
+
+    assertThatThrownBy(
+            () -> ManifestRewriter.readLiveFiles(new ByteArrayInputStream(bytes), "x.avro"))
+        .isInstanceOf(BadInputException.class)
+        .hasMessage("Cannot read manifest x.avro: its data_file has no file_path field");
+  }
+
+  @Test
+  void manifestListIsNotAManifest() {
+    Fixture fixture = IcebergTables.create(dir, 2);
+    byte[] list = bytes(fixture.current().manifestListLocation());
+
+    assertThatThrownBy(
+            () -> ManifestRewriter.readLiveFiles(new ByteArrayInputStream(list), "snap.avro"))
+        .isInstanceOf(BadInputException.class)
+        .hasMessage("Cannot read manifest snap.avro: it has no status field");
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  private static ManifestFile manifestWithDeletedEntries(Fixture fixture) {
+    return IcebergTables.allManifests(fixture).stream()
+        .filter(m -> m.deletedFilesCount() != null && m.deletedFilesCount() > 0)
+        .findFirst()
+        .orElseThrow();
+  }
+
+  private static Map<String, Integer> statusByPath(AvroView manifest) {
+    Map<String, Integer> statuses = new HashMap<>();
+    for (GenericRecord entry : manifest.records()) {
+      GenericRecord file = (GenericRecord) entry.get("data_file");
+      statuses.put(file.get("file_path").toString(), (Integer) entry.get("status"));
+    }
+    return statuses;
+  }
+
+  private DeleteFile replicaDeleteFile(
+      Fixture fixture, DeleteFile source, Function<String, RewrittenFile> rewritten) {
+    Replica replica = IcebergTables.replicate(fixture, fixture.current(), rewritten);
+    List<ContentFile<?>> files = new ArrayList<>();
+    for (ManifestFile manifest : replica.snapshot().deleteManifests(replica.io())) {
+      files.addAll(icebergFiles(manifest, replica.io(), fixture));
+    }
+    return find(files, fixture.mapping().map(source.location()));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <F extends ContentFile<?>> F find(List<ContentFile<?>> files, String location) {
+    return (F)
+        files.stream()
+            .filter(f -> f.location().equals(location))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no file " + location + " in " + files));
+  }
+
+  /** The live files of a manifest, read with Iceberg. */
+  private static List<ContentFile<?>> icebergFiles(
+      ManifestFile manifest, org.apache.iceberg.io.FileIO io, Fixture fixture) {
+    List<ContentFile<?>> files = new ArrayList<>();
+    try {
+      if (manifest.content() == ManifestContent.DATA) {
+        try (ManifestReader<DataFile> reader =
+            ManifestFiles.read(manifest, io, fixture.table().specs())) {
+          reader.forEach(file -> files.add(file.copy()));
+        }
+      } else {
+        try (ManifestReader<DeleteFile> reader =
+            ManifestFiles.readDeleteManifest(manifest, io, fixture.table().specs())) {
+          reader.forEach(file -> files.add(file.copy()));
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return files;
+  }
+}
