@@ -80,6 +80,12 @@ final class SourceTable {
   }
 
   DeleteFile deletePositions(DataFile dataFile, long... positions) {
+    DeleteFile deletes = writePositionDeletes(dataFile, positions);
+    table.newRowDelta().addDeletes(deletes).commit();
+    return deletes;
+  }
+
+  DeleteFile writePositionDeletes(DataFile dataFile, long... positions) {
     GenericFileWriterFactory writers =
         new GenericFileWriterFactory.Builder(table).deleteFileFormat(FileFormat.PARQUET).build();
     String path =
@@ -95,9 +101,7 @@ final class SourceTable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    DeleteFile deletes = writer.toDeleteFile();
-    table.newRowDelta().addDeletes(deletes).commit();
-    return deletes;
+    return writer.toDeleteFile();
   }
 
   /** Rows a table reads at a snapshot, sorted, as strings. */
