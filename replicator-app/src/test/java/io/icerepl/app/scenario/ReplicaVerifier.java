@@ -118,6 +118,8 @@ public final class ReplicaVerifier {
       return problems;
     }
 
+    // rows the replica read per snapshot id, so asOfTime and refs reuse them
+    Map<Long, List<String>> replicaRows = new java.util.HashMap<>();
     for (Map.Entry<Long, List<String>> entry : expected.snapshotRows().entrySet()) {
       long id = entry.getKey();
       ScenarioExpectations.SnapshotFacts facts = expected.snapshots().get(id);
@@ -133,6 +135,7 @@ public final class ReplicaVerifier {
       }
       try {
         List<String> rows = Rows.atSnapshot(replica, id);
+        replicaRows.put(id, rows);
         if (!rows.equals(entry.getValue())) {
           problems.add(label + ": rows differ: " + Rows.diff(entry.getValue(), rows));
         }
@@ -145,7 +148,7 @@ public final class ReplicaVerifier {
       long ts = entry.getKey();
       ScenarioExpectations.AsOfAnswer want = entry.getValue();
       try {
-        ScenarioExpectations.AsOfAnswer got = ScenarioTable.asOfTime(replica, ts);
+        ScenarioExpectations.AsOfAnswer got = ScenarioTable.asOfTime(replica, ts, replicaRows::get);
         if (!Objects.equals(want.snapshotId(), got.snapshotId())) {
           problems.add(
               "asOfTime("
@@ -184,7 +187,8 @@ public final class ReplicaVerifier {
         continue;
       }
       try {
-        List<String> rows = Rows.atSnapshot(replica, actual.snapshotId());
+        List<String> rows =
+            replicaRows.computeIfAbsent(actual.snapshotId(), id -> Rows.atSnapshot(replica, id));
         if (!rows.equals(ref.rows())) {
           problems.add(label + ": rows differ: " + Rows.diff(ref.rows(), rows));
         }

@@ -323,7 +323,7 @@ public final class ScenarioTable {
       probes.add(probes.last() + 1);
     }
     for (long ts : probes) {
-      expectations.putAsOfTime(ts, asOfTime(t, ts));
+      expectations.putAsOfTime(ts, asOfTime(t, ts, expectations.snapshotRows()::get));
     }
 
     Map<String, ScenarioExpectations.RefFacts> refs = new LinkedHashMap<>();
@@ -336,7 +336,9 @@ public final class ScenarioTable {
                         refName,
                         ref.isBranch(),
                         ref.snapshotId(),
-                        Rows.atSnapshot(t, ref.snapshotId()))));
+                        expectations.snapshotRows().containsKey(ref.snapshotId())
+                            ? expectations.snapshotRows().get(ref.snapshotId())
+                            : Rows.atSnapshot(t, ref.snapshotId()))));
     expectations.replaceRefs(refs);
     expectations.setTable(tableFacts(metadata));
     return expectations;
@@ -354,14 +356,23 @@ public final class ScenarioTable {
         snapshot.addedRows());
   }
 
-  static ScenarioExpectations.AsOfAnswer asOfTime(Table t, long ts) {
+  /**
+   * The answer of {@code asOfTime(ts)} on {@code t}. The snapshot is chosen the way {@code
+   * IcebergGenerics.read(t).asOfTime(ts)} chooses it; its rows come from {@code knownRows} when
+   * that already holds them (reading them again would give the same answer), otherwise they are
+   * read with {@code asOfTime}.
+   */
+  static ScenarioExpectations.AsOfAnswer asOfTime(
+      Table t, long ts, java.util.function.Function<Long, List<String>> knownRows) {
     long snapshotId;
     try {
       snapshotId = SnapshotUtil.snapshotIdAsOfTime(t, ts);
     } catch (IllegalArgumentException e) {
       return ScenarioExpectations.AsOfAnswer.none();
     }
-    return new ScenarioExpectations.AsOfAnswer(snapshotId, Rows.asOfTime(t, ts), false);
+    List<String> rows = knownRows.apply(snapshotId);
+    return new ScenarioExpectations.AsOfAnswer(
+        snapshotId, rows != null ? rows : Rows.asOfTime(t, ts), false);
   }
 
   static ScenarioExpectations.TableFacts tableFacts(TableMetadata m) {
