@@ -21,6 +21,7 @@ import org.apache.iceberg.types.Types;
  * expectations (before anything expires). Every writer returns the recorded table.
  */
 public enum Scenario {
+  /** Also carries a Puffin table statistics file and a partition statistics file. */
   APPENDS_OVER_IDENTITY_AND_BUCKET_PARTITIONS {
     @Override
     ScenarioTable writeAt(String location) {
@@ -29,6 +30,7 @@ public enum Scenario {
       ScenarioTable t = create(location, spec, null, 2);
       t.append(t.row(1, "a", "x"), t.row(2, "b", "x"), t.row(3, "c", "y"));
       t.append(t.row(4, "d", "y"), t.row(5, "e", "z"));
+      t.addStatisticsForCurrentSnapshot();
       t.append(t.row(6, "f", "x"), t.row(7, "g", "z"), t.row(8, "h", "z"));
       return recorded(t);
     }

@@ -52,6 +52,8 @@ public final class ScenarioExpectations {
       int defaultSortOrderId,
       long lastSequenceNumber,
       Long nextRowId,
+      List<Long> statisticsSnapshotIds,
+      List<Long> partitionStatisticsSnapshotIds,
       Map<Integer, String> schemas,
       Map<Integer, String> specs,
       Map<Integer, String> sortOrders) {}

@@ -45,6 +45,13 @@ class ScenarioHarnessSanityTest {
   }
 
   @Test
+  void appendsScenarioCarriesStatisticsFiles(@TempDir Path dir) {
+    ScenarioTable source = Scenario.APPENDS_OVER_IDENTITY_AND_BUCKET_PARTITIONS.write(dir);
+    assertThat(source.expectations().table().statisticsSnapshotIds()).hasSize(1);
+    assertThat(source.expectations().table().partitionStatisticsSnapshotIds()).hasSize(1);
+  }
+
+  @Test
   void oldSnapshotsReadWithTheOldSchema(@TempDir Path dir) {
     ScenarioTable source = Scenario.COLUMN_ADDED_WITHOUT_SNAPSHOT_THEN_APPENDS.write(dir);
     List<List<String>> rows = new ArrayList<>(source.expectations().snapshotRows().values());

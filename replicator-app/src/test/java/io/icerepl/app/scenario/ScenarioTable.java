@@ -293,6 +293,53 @@ public final class ScenarioTable {
     return OutputFileFactory.builderFor(t, 1, TASK_IDS.incrementAndGet()).format(format).build();
   }
 
+  // ---------------------------------------------------------------- statistics
+
+  /**
+   * Writes a Puffin table statistics file for the current snapshot (one blob of arbitrary bytes)
+   * and a partition statistics file computed by the library, and commits both.
+   */
+  public void addStatisticsForCurrentSnapshot() {
+    Table t = table();
+    Snapshot current = t.currentSnapshot();
+    String path =
+        ((HasTableOperations) t)
+            .operations()
+            .metadataFileLocation("stats-" + java.util.UUID.randomUUID() + ".puffin");
+    org.apache.iceberg.puffin.PuffinWriter writer =
+        org.apache.iceberg.puffin.Puffin.write(t.io().newOutputFile(path))
+            .createdBy("icerepl scenario")
+            .build();
+    try (org.apache.iceberg.puffin.PuffinWriter closing = writer) {
+      closing.add(
+          new org.apache.iceberg.puffin.Blob(
+              "icerepl-test-blob",
+              List.of(1),
+              current.snapshotId(),
+              current.sequenceNumber(),
+              java.nio.ByteBuffer.wrap("ndv=8".getBytes(java.nio.charset.StandardCharsets.UTF_8))));
+      closing.finish();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    t.updateStatistics()
+        .setStatistics(
+            new org.apache.iceberg.GenericStatisticsFile(
+                current.snapshotId(),
+                path,
+                writer.fileSize(),
+                writer.footerSize(),
+                org.apache.iceberg.GenericBlobMetadata.from(writer.writtenBlobsMetadata())))
+        .commit();
+    try {
+      t.updatePartitionStatistics()
+          .setPartitionStatistics(org.apache.iceberg.PartitionStatsHandler.computeAndWriteStatsFile(t))
+          .commit();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   // ---------------------------------------------------------------- recording
 
   /**
@@ -390,6 +437,8 @@ public final class ScenarioTable {
         m.defaultSortOrderId(),
         m.lastSequenceNumber(),
         m.formatVersion() >= 3 ? m.nextRowId() : null,
+        m.statisticsFiles().stream().map(f -> f.snapshotId()).sorted().toList(),
+        m.partitionStatisticsFiles().stream().map(f -> f.snapshotId()).sorted().toList(),
         schemas,
         specs,
         orders);
