@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icerepl.merge.error.ConflictException;
 import io.icerepl.merge.error.UnsupportedFeatureException;
+import io.icerepl.merge.head.MetadataFileNames;
 import io.icerepl.merge.json.Snapshot;
 import io.icerepl.merge.json.TableMetadata;
 import io.icerepl.merge.json.TableMetadataParser;
@@ -276,7 +277,7 @@ public final class MetadataMerge {
             (key, value) ->
                 properties.put(
                     key, TableLayout.isPathProperty(key) && !value.isBlank() ? mapping.map(value) : value));
-    properties.put(ReplicaProperties.SOURCE_METADATA_FILE, sourceFile);
+    properties.put(ReplicaProperties.SOURCE_METADATA_FILE, MetadataFileNames.fileName(sourceFile));
     properties.put(ReplicaProperties.SOURCE_LAST_UPDATED_MS, Long.toString(source.lastUpdatedMs()));
     return properties;
   }

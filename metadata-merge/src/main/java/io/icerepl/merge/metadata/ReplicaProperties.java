@@ -7,7 +7,10 @@ package io.icerepl.merge.metadata;
 public final class ReplicaProperties {
   private ReplicaProperties() {}
 
-  /** The source metadata file the replica's current version was built from. */
+  /**
+   * The name of the source metadata file the replica's current version was built from: a name,
+   * not a path, so that no replica file points into the source's location.
+   */
   public static final String SOURCE_METADATA_FILE = "replicator.source-metadata-file";
 
   /** The source's {@code last-updated-ms} at that file, to tell a short log from a rewind. */

@@ -3,7 +3,7 @@ package io.icerepl.merge.metadata;
 import io.icerepl.merge.error.ConflictException;
 import io.icerepl.merge.json.TableMetadata;
 import io.icerepl.merge.json.TableMetadata.LogEntry;
-import io.icerepl.merge.path.PathMapping;
+import io.icerepl.merge.head.MetadataFileNames;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -19,7 +19,8 @@ public final class VersionSequence {
   /**
    * @param head the source's current metadata
    * @param headFile where it was read
-   * @param lastReplicated the source file the replica was last built from, absent on backfill
+   * @param lastReplicated the source file (or its name) the replica was last built from, absent on
+   *     backfill
    * @param lastReplicatedUpdatedMs that file's {@code last-updated-ms}, if the replica recorded it
    * @param coalesce apply only the head, skipping intermediate versions
    * @return source metadata files to apply, oldest first; empty when the replica is up to date
@@ -33,14 +34,15 @@ public final class VersionSequence {
     if (lastReplicated.isEmpty()) {
       return List.of(headFile); // backfill starts from the current metadata
     }
-    String last = PathMapping.canonical(lastReplicated.get());
-    if (last.equals(PathMapping.canonical(headFile))) {
+    // Metadata file names are unique within a table (version numbers, uuids): compare names.
+    String last = MetadataFileNames.fileName(lastReplicated.get());
+    if (last.equals(MetadataFileNames.fileName(headFile))) {
       return List.of();
     }
     List<LogEntry> log = head.metadataLog();
     int index = -1;
     for (int i = 0; i < log.size(); i++) {
-      if (PathMapping.canonical(log.get(i).metadataFile()).equals(last)) {
+      if (MetadataFileNames.fileName(log.get(i).metadataFile()).equals(last)) {
         index = i;
       }
     }

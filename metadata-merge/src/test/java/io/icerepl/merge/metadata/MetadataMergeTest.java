@@ -209,7 +209,7 @@ class MetadataMergeTest {
         .containsEntry("write.data.path", DST + "/data")
         .containsEntry("write.metadata.path", DST + "/meta2")
         .containsEntry("comment", SRC + "/not-a-path-property")
-        .containsEntry(ReplicaProperties.SOURCE_METADATA_FILE, SRC + "/metadata/v9.metadata.json");
+        .containsEntry(ReplicaProperties.SOURCE_METADATA_FILE, "v9.metadata.json");
   }
 
   @Test

@@ -51,6 +51,12 @@ class VersionSequenceTest {
   }
 
   @Test
+  void theLastReplicatedFileIsFoundByItsName() {
+    assertThat(VersionSequence.toApply(headWithLog(5).build(), M + "v5.metadata.json", Optional.of("v3.metadata.json"), Optional.of(30L), false))
+        .containsExactly(M + "v4.metadata.json", M + "v5.metadata.json");
+  }
+
+  @Test
   void aFullLogThatStartsAfterTheLastReplicatedFileIsFollowedFromItsStart() {
     MetadataJson head = headWithLog(1).property("write.metadata.previous-versions-max", "2");
     head.logMetadataFile(40, M + "v4.metadata.json").logMetadataFile(50, M + "v5.metadata.json");

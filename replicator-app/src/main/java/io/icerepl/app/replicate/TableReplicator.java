@@ -97,6 +97,8 @@ public final class TableReplicator {
             options.coalesce());
     if (versions.isEmpty()) {
       LOG.info("{}: replica {} is up to date with {}", table, targetLocation, headFile);
+    } else {
+      LOG.info("{}: {} source version(s) to apply to {}: {}", table, versions.size(), targetLocation, versions);
     }
 
     Counts counts = new Counts();
