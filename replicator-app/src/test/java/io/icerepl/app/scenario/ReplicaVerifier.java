@@ -144,6 +144,22 @@ public final class ReplicaVerifier {
       }
     }
 
+    for (Map.Entry<Long, List<String>> entry : expected.lineageRows().entrySet()) {
+      long id = entry.getKey();
+      if (replica.snapshot(id) == null) {
+        continue; // reported above
+      }
+      try {
+        List<String> rows = Rows.lineageAtSnapshot(replica, id);
+        if (!rows.equals(entry.getValue())) {
+          problems.add(
+              "snapshot " + id + ": row lineage differs: " + Rows.diff(entry.getValue(), rows));
+        }
+      } catch (RuntimeException e) {
+        problems.add("snapshot " + id + ": row lineage cannot be read: " + e);
+      }
+    }
+
     for (Map.Entry<Long, ScenarioExpectations.AsOfAnswer> entry : expected.asOfTime().entrySet()) {
       long ts = entry.getKey();
       ScenarioExpectations.AsOfAnswer want = entry.getValue();

@@ -101,6 +101,8 @@ class ScenarioHarnessSanityTest {
           .anySatisfy(d -> assertThat(d.format()).isEqualTo(FileFormat.PUFFIN));
       assertThat(table.currentSnapshot().firstRowId()).isNotNull();
       assertThat(source.expectations().table().nextRowId()).isPositive();
+      assertThat(source.expectations().lineageRows().values())
+          .anySatisfy(rows -> assertThat(rows).anySatisfy(r -> assertThat(r).contains("_row_id=0")));
     }
   }
 
