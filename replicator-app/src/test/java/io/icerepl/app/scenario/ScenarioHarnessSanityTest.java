@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.List;
 import java.util.stream.Stream;
 import org.apache.iceberg.DataFile;
@@ -49,6 +51,24 @@ class ScenarioHarnessSanityTest {
     ScenarioTable source = Scenario.APPENDS_OVER_IDENTITY_AND_BUCKET_PARTITIONS.write(dir);
     assertThat(source.expectations().table().statisticsSnapshotIds()).hasSize(1);
     assertThat(source.expectations().table().partitionStatisticsSnapshotIds()).hasSize(1);
+  }
+
+  @Test
+  void sortOrderAndSpecEvolutionShowInTheWrittenFiles(@TempDir Path dir) {
+    Table sorted = Scenario.SORT_ORDER_SET_THEN_APPENDS.write(dir.resolve("sorted")).table();
+    assertThat(sorted.sortOrder().isSorted()).isTrue();
+    assertThat(sorted.currentSnapshot().addedDataFiles(sorted.io()))
+        .allSatisfy(f -> assertThat(f.sortOrderId()).isEqualTo(sorted.sortOrder().orderId()));
+
+    Table evolved = Scenario.PARTITION_SPEC_EVOLVED_MID_HISTORY.write(dir.resolve("evolved")).table();
+    assertThat(evolved.specs()).hasSize(3);
+    Set<Integer> specIds = new HashSet<>();
+    try (CloseableIterable<FileScanTask> tasks = evolved.newScan().planFiles()) {
+      tasks.forEach(task -> specIds.add(task.file().specId()));
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    assertThat(specIds).containsExactlyInAnyOrder(0, 1, 2);
   }
 
   @Test
