@@ -379,11 +379,14 @@ public final class ReplicaVerifier {
         Object contentValue = field(file, "content");
         int content = contentValue == null ? 0 : (Integer) contentValue;
         String format = string(file, "file_format");
-        if (ok && live && content == 1) {
+        // look inside every live position delete file or DV present on disk, even one whose own
+        // path was reported above, so wrong references inside it are reported too
+        String local = localPath(path);
+        if (live && content == 1 && local != null && new File(local).isFile()) {
           if ("PUFFIN".equalsIgnoreCase(format)) {
-            puffinFiles.add(localPath(path));
+            puffinFiles.add(local);
           } else {
-            positionDeleteFiles.put(localPath(path), format.toUpperCase());
+            positionDeleteFiles.put(local, format.toUpperCase());
           }
         }
       }

@@ -171,6 +171,33 @@ class ScenarioHarnessSanityTest {
         .hasMessageContaining("unexpected [{id=6, data=q, category=x}]");
   }
 
+  /**
+   * Pretends the table's data directory is the "source": every data file reference then points
+   * under the source, including those inside position delete files and deletion vectors.
+   */
+  @ParameterizedTest
+  @EnumSource(
+      value = Scenario.class,
+      names = {"ROW_LEVEL_DELETES_PARQUET_AVRO_POSITION_AND_EQUALITY", "V2_UPGRADED_TO_V3_MID_HISTORY"})
+  void verifierLooksInsideDeleteFilesAndDeletionVectors(Scenario scenario, @TempDir Path dir) {
+    ScenarioTable source = scenario.write(dir);
+    String dataDir = ReplicaVerifier.localPath(source.location()) + "/data";
+
+    List<String> problems = verifier.fileProblems(dataDir, source.location());
+
+    assertThat(problems)
+        .anySatisfy(p -> assertThat(p).matches("manifest .* live entry .* file_path points under the source location: .*"))
+        .anySatisfy(p -> assertThat(p).matches("position delete file .*\\.parquet file_path points under the source location: .*"));
+    if (scenario == Scenario.V2_UPGRADED_TO_V3_MID_HISTORY) {
+      assertThat(problems)
+          .anySatisfy(p -> assertThat(p).matches("manifest .* referenced_data_file points under the source location: .*"))
+          .anySatisfy(p -> assertThat(p).matches("deletion vector file .* referenced-data-file points under the source location: .*"));
+    } else {
+      assertThat(problems)
+          .anySatisfy(p -> assertThat(p).matches("position delete file .*\\.avro file_path points under the source location: .*"));
+    }
+  }
+
   @Test
   void verifierFailsWhenAManifestLengthIsWrong(@TempDir Path dir) throws IOException {
     ScenarioTable source = Scenario.APPENDS_OVER_IDENTITY_AND_BUCKET_PARTITIONS.write(dir);
