@@ -27,8 +27,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Replicates, lets the source move on (appends, a row-level delete, then an expiry that keeps only
- * the current snapshot), replicates again, and once more with nothing new.
+ * Replicates, lets the source move on (a schema change, appends, a row-level delete, then an expiry
+ * that keeps only the current snapshot), replicates again, and once more with nothing new.
  */
 class IncrementalReplicationTest {
   private final ReplicaVerifier verifier = new ReplicaVerifier();
@@ -55,8 +55,9 @@ class IncrementalReplicationTest {
     Set<Path> sourceVersionsBefore = new HashSet<>(Replication.versionFiles(source.location()));
     int replicaLogBefore = metadata(verifier.load(target)).previousFiles().size();
 
-    // the source moves on: appends, a position delete, then an expiry
-    source.append(source.row(4, "d", "x"), source.row(5, "e", "z"));
+    // the source moves on: a column added (no snapshot), appends, a position delete, an expiry
+    source.table().updateSchema().addColumn("extra", org.apache.iceberg.types.Types.LongType.get()).commit();
+    source.append(source.row(4, "d", "x", 40L), source.row(5, "e", "z"));
     source.commitDeletes(source.writePositionDeletes(FileFormat.PARQUET, first, 0));
     source.append(source.row(6, "f", "y"));
     source.record();
@@ -71,7 +72,7 @@ class IncrementalReplicationTest {
         Replication.versionFiles(source.location()).stream()
             .filter(p -> !sourceVersionsBefore.contains(p))
             .collect(Collectors.toList());
-    assertThat(newSourceVersions).hasSize(4);
+    assertThat(newSourceVersions).hasSize(5);
 
     // second run
     Replication.replicate(source.location(), target);

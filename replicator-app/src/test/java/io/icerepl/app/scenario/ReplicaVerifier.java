@@ -144,6 +144,22 @@ public final class ReplicaVerifier {
       }
     }
 
+    for (Map.Entry<Long, List<String>> entry : expected.lineageRows().entrySet()) {
+      long id = entry.getKey();
+      if (replica.snapshot(id) == null) {
+        continue; // reported above
+      }
+      try {
+        List<String> rows = Rows.lineageAtSnapshot(replica, id);
+        if (!rows.equals(entry.getValue())) {
+          problems.add(
+              "snapshot " + id + ": row lineage differs: " + Rows.diff(entry.getValue(), rows));
+        }
+      } catch (RuntimeException e) {
+        problems.add("snapshot " + id + ": row lineage cannot be read: " + e);
+      }
+    }
+
     for (Map.Entry<Long, ScenarioExpectations.AsOfAnswer> entry : expected.asOfTime().entrySet()) {
       long ts = entry.getKey();
       ScenarioExpectations.AsOfAnswer want = entry.getValue();
@@ -363,11 +379,14 @@ public final class ReplicaVerifier {
         Object contentValue = field(file, "content");
         int content = contentValue == null ? 0 : (Integer) contentValue;
         String format = string(file, "file_format");
-        if (ok && live && content == 1) {
+        // look inside every live position delete file or DV present on disk, even one whose own
+        // path was reported above, so wrong references inside it are reported too
+        String local = localPath(path);
+        if (live && content == 1 && local != null && new File(local).isFile()) {
           if ("PUFFIN".equalsIgnoreCase(format)) {
-            puffinFiles.add(localPath(path));
+            puffinFiles.add(local);
           } else {
-            positionDeleteFiles.put(localPath(path), format.toUpperCase());
+            positionDeleteFiles.put(local, format.toUpperCase());
           }
         }
       }

@@ -61,7 +61,7 @@ final class Replication {
     return Integer.parseInt(m.group(1));
   }
 
-  /** Every file under the table's metadata directory with its size and modification time. */
+  /** Every file under the table's metadata directory with its size. */
   static List<String> metadataDirListing(String location) {
     Path metadata = Paths.get(ReplicaVerifier.localPath(location), "metadata");
     try (Stream<Path> files = Files.list(metadata)) {
@@ -69,7 +69,7 @@ final class Replication {
           .map(
               p -> {
                 try {
-                  return p.getFileName() + " " + Files.size(p) + " " + Files.getLastModifiedTime(p);
+                  return p.getFileName() + " " + Files.size(p);
                 } catch (IOException e) {
                   throw new UncheckedIOException(e);
                 }

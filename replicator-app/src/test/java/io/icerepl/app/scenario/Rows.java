@@ -5,10 +5,13 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import org.apache.iceberg.MetadataColumns;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
 
 /**
@@ -22,6 +25,20 @@ final class Rows {
   /** The rows snapshot {@code snapshotId} reads, sorted. */
   static List<String> atSnapshot(Table table, long snapshotId) {
     return read(IcebergGenerics.read(table).useSnapshot(snapshotId).build());
+  }
+
+  /**
+   * The rows snapshot {@code snapshotId} reads with the row lineage columns {@code _row_id} and
+   * {@code _last_updated_sequence_number} projected after the snapshot's columns (v3 tables).
+   */
+  static List<String> lineageAtSnapshot(Table table, long snapshotId) {
+    Integer schemaId = table.snapshot(snapshotId).schemaId();
+    Schema schema = schemaId == null ? table.schema() : table.schemas().get(schemaId);
+    Schema projection =
+        TypeUtil.join(
+            schema,
+            new Schema(MetadataColumns.ROW_ID, MetadataColumns.LAST_UPDATED_SEQUENCE_NUMBER));
+    return read(IcebergGenerics.read(table).useSnapshot(snapshotId).project(projection).build());
   }
 
   /** The rows {@code asOfTime(timestampMillis)} reads, sorted. Throws if no snapshot is that old. */
@@ -46,7 +63,10 @@ final class Rows {
     StringBuilder out = new StringBuilder("{");
     List<Types.NestedField> fields = record.struct().fields();
     for (int i = 0; i < fields.size(); i++) {
-      if (i > 0) {
+      if (fields.get(i).fieldId() == MetadataColumns.ROW_POSITION.fieldId()) {
+        continue; // the generic reader adds _pos when it applies position deletes
+      }
+      if (out.length() > 1) {
         out.append(", ");
       }
       out.append(fields.get(i).name()).append('=').append(record.get(i));

@@ -27,7 +27,8 @@ public final class ScenarioExpectations {
       String operation,
       Integer schemaId,
       Long firstRowId,
-      Long addedRows) {}
+      Long addedRows,
+      Map<String, String> summary) {}
 
   /**
    * The answer of {@code asOfTime(timestamp)}: {@code snapshotId == null} means the table had no
@@ -59,6 +60,7 @@ public final class ScenarioExpectations {
       Map<Integer, String> sortOrders) {}
 
   private final Map<Long, List<String>> snapshotRows = new LinkedHashMap<>();
+  private final Map<Long, List<String>> lineageRows = new LinkedHashMap<>();
   private final Map<Long, SnapshotFacts> snapshots = new LinkedHashMap<>();
   private final TreeMap<Long, AsOfAnswer> asOfTime = new TreeMap<>();
   private final Map<String, RefFacts> refs = new LinkedHashMap<>();
@@ -67,6 +69,14 @@ public final class ScenarioExpectations {
   /** Rows per snapshot id, in the order recorded. */
   public Map<Long, List<String>> snapshotRows() {
     return Collections.unmodifiableMap(snapshotRows);
+  }
+
+  /**
+   * For v3 tables, rows per snapshot id read with {@code _row_id} and {@code
+   * _last_updated_sequence_number} (null before an upgrade to v3).
+   */
+  public Map<Long, List<String>> lineageRows() {
+    return Collections.unmodifiableMap(lineageRows);
   }
 
   /** Facts per snapshot id. */
@@ -92,6 +102,10 @@ public final class ScenarioExpectations {
   void putSnapshot(SnapshotFacts facts, List<String> rows) {
     snapshots.putIfAbsent(facts.snapshotId(), facts);
     snapshotRows.putIfAbsent(facts.snapshotId(), rows);
+  }
+
+  void putLineage(long snapshotId, List<String> rows) {
+    lineageRows.putIfAbsent(snapshotId, rows);
   }
 
   boolean hasSnapshot(long snapshotId) {

@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.List;
 import java.util.stream.Stream;
 import org.apache.iceberg.DataFile;
@@ -49,6 +51,24 @@ class ScenarioHarnessSanityTest {
     ScenarioTable source = Scenario.APPENDS_OVER_IDENTITY_AND_BUCKET_PARTITIONS.write(dir);
     assertThat(source.expectations().table().statisticsSnapshotIds()).hasSize(1);
     assertThat(source.expectations().table().partitionStatisticsSnapshotIds()).hasSize(1);
+  }
+
+  @Test
+  void sortOrderAndSpecEvolutionShowInTheWrittenFiles(@TempDir Path dir) {
+    Table sorted = Scenario.SORT_ORDER_SET_THEN_APPENDS.write(dir.resolve("sorted")).table();
+    assertThat(sorted.sortOrder().isSorted()).isTrue();
+    assertThat(sorted.currentSnapshot().addedDataFiles(sorted.io()))
+        .allSatisfy(f -> assertThat(f.sortOrderId()).isEqualTo(sorted.sortOrder().orderId()));
+
+    Table evolved = Scenario.PARTITION_SPEC_EVOLVED_MID_HISTORY.write(dir.resolve("evolved")).table();
+    assertThat(evolved.specs()).hasSize(3);
+    Set<Integer> specIds = new HashSet<>();
+    try (CloseableIterable<FileScanTask> tasks = evolved.newScan().planFiles()) {
+      tasks.forEach(task -> specIds.add(task.file().specId()));
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    assertThat(specIds).containsExactlyInAnyOrder(0, 1, 2);
   }
 
   @Test
@@ -101,6 +121,8 @@ class ScenarioHarnessSanityTest {
           .anySatisfy(d -> assertThat(d.format()).isEqualTo(FileFormat.PUFFIN));
       assertThat(table.currentSnapshot().firstRowId()).isNotNull();
       assertThat(source.expectations().table().nextRowId()).isPositive();
+      assertThat(source.expectations().lineageRows().values())
+          .anySatisfy(rows -> assertThat(rows).anySatisfy(r -> assertThat(r).contains("_row_id=0")));
     }
   }
 
@@ -147,6 +169,33 @@ class ScenarioHarnessSanityTest {
         .hasMessageContaining(
             "snapshot " + table.currentSnapshot().snapshotId() + " (append, seq 6): rows differ")
         .hasMessageContaining("unexpected [{id=6, data=q, category=x}]");
+  }
+
+  /**
+   * Pretends the table's data directory is the "source": every data file reference then points
+   * under the source, including those inside position delete files and deletion vectors.
+   */
+  @ParameterizedTest
+  @EnumSource(
+      value = Scenario.class,
+      names = {"ROW_LEVEL_DELETES_PARQUET_AVRO_POSITION_AND_EQUALITY", "V2_UPGRADED_TO_V3_MID_HISTORY"})
+  void verifierLooksInsideDeleteFilesAndDeletionVectors(Scenario scenario, @TempDir Path dir) {
+    ScenarioTable source = scenario.write(dir);
+    String dataDir = ReplicaVerifier.localPath(source.location()) + "/data";
+
+    List<String> problems = verifier.fileProblems(dataDir, source.location());
+
+    assertThat(problems)
+        .anySatisfy(p -> assertThat(p).matches("manifest .* live entry .* file_path points under the source location: .*"))
+        .anySatisfy(p -> assertThat(p).matches("position delete file .*\\.parquet file_path points under the source location: .*"));
+    if (scenario == Scenario.V2_UPGRADED_TO_V3_MID_HISTORY) {
+      assertThat(problems)
+          .anySatisfy(p -> assertThat(p).matches("manifest .* referenced_data_file points under the source location: .*"))
+          .anySatisfy(p -> assertThat(p).matches("deletion vector file .* referenced-data-file points under the source location: .*"));
+    } else {
+      assertThat(problems)
+          .anySatisfy(p -> assertThat(p).matches("position delete file .*\\.avro file_path points under the source location: .*"));
+    }
   }
 
   @Test

@@ -356,6 +356,15 @@ public final class ScenarioTable {
       }
     }
 
+    if (metadata.formatVersion() >= 3) {
+      for (Snapshot snapshot : t.snapshots()) {
+        if (!expectations.lineageRows().containsKey(snapshot.snapshotId())) {
+          expectations.putLineage(
+              snapshot.snapshotId(), Rows.lineageAtSnapshot(t, snapshot.snapshotId()));
+        }
+      }
+    }
+
     TreeSet<Long> probes = new TreeSet<>();
     for (Snapshot snapshot : t.snapshots()) {
       probes.add(snapshot.timestampMillis());
@@ -400,7 +409,8 @@ public final class ScenarioTable {
         snapshot.operation(),
         snapshot.schemaId(),
         snapshot.firstRowId(),
-        snapshot.addedRows());
+        snapshot.addedRows(),
+        new TreeMap<>(snapshot.summary()));
   }
 
   /**
