@@ -13,13 +13,11 @@ import java.util.List;
  *     and replica manifest list (or v1 manifests)
  * @param statisticsFiles statistics and partition statistics files of kept snapshots, copied byte
  *     for byte
- * @param changed whether the new metadata differs from the replica's in anything but bookkeeping
  */
 public record MergeResult(
     TableMetadata metadata,
     List<AddedSnapshot> addedSnapshots,
-    List<FileCopy> statisticsFiles,
-    boolean changed) {
+    List<FileCopy> statisticsFiles) {
 
   public MergeResult {
     addedSnapshots = List.copyOf(addedSnapshots);

@@ -91,9 +91,8 @@ public final class MetadataMerge {
     }
     out.put(LAST_UPDATED_MS, lastUpdated);
 
-    boolean changed = replica == null || !withoutBookkeeping(out).equals(withoutBookkeeping(replica.json()));
     TableMetadata metadata = TableMetadataParser.fromJson(out, "replica of " + sourceFile);
-    return new MergeResult(metadata, snapshots.added(), statisticsFiles, changed);
+    return new MergeResult(metadata, snapshots.added(), statisticsFiles);
   }
 
   /**
@@ -171,16 +170,15 @@ public final class MetadataMerge {
     List<MergeResult.AddedSnapshot> added = new ArrayList<>();
     for (Snapshot snapshot : request.source().snapshots()) {
       long id = snapshot.snapshotId();
-      ObjectNode mapped = mapSnapshot(snapshot, mapping);
       JsonNode existing = byId.get(id);
       if (existing != null) {
-        checkSameSnapshot(existing, mapped, id, request.sourceMetadataFile());
+        checkSameSnapshot(existing, snapshot, mapping, request.sourceMetadataFile());
         continue;
       }
       if (request.expiredSnapshotIds().contains(id) && !protectedIds.contains(id)) {
         continue; // expired by the replica's own retention: its files are gone
       }
-      byId.put(id, mapped);
+      byId.put(id, mapSnapshot(snapshot, mapping));
       added.add(
           new MergeResult.AddedSnapshot(
               id,
@@ -204,15 +202,32 @@ public final class MetadataMerge {
     return json;
   }
 
-  private static void checkSameSnapshot(JsonNode replica, ObjectNode source, long id, String sourceFile) {
-    for (String field : new String[] {MANIFEST_LIST, SEQUENCE_NUMBER, TIMESTAMP_MS, PARENT_SNAPSHOT_ID}) {
-      if (!Objects.equals(replica.get(field), source.get(field))) {
-        throw new ConflictException(
-            "Cannot merge snapshot " + id + " of table metadata " + sourceFile + ": the replica "
-                + "holds a different snapshot with the same snapshot-id (" + field + " "
-                + replica.get(field) + " vs " + source.get(field) + ")");
+  /**
+   * Snapshots are immutable: one the replica holds must be the source's, compared on the fields
+   * that decide what it reads. Compared in place: history is long and most snapshots are old.
+   */
+  private static void checkSameSnapshot(
+      JsonNode replica, Snapshot source, PathMapping mapping, String sourceFile) {
+    JsonNode sourceJson = source.json();
+    for (String field : new String[] {SEQUENCE_NUMBER, TIMESTAMP_MS, PARENT_SNAPSHOT_ID}) {
+      if (!Objects.equals(replica.get(field), sourceJson.get(field))) {
+        throw differentSnapshot(source.snapshotId(), sourceFile, field, replica.get(field), sourceJson.get(field));
       }
     }
+    JsonNode replicaList = replica.get(MANIFEST_LIST);
+    String sourceList = source.manifestList().map(mapping::map).orElse(null);
+    String replicaListText = replicaList == null || replicaList.isNull() ? null : replicaList.asText();
+    if (!Objects.equals(replicaListText, sourceList)) {
+      throw differentSnapshot(source.snapshotId(), sourceFile, MANIFEST_LIST, replicaListText, sourceList);
+    }
+  }
+
+  private static ConflictException differentSnapshot(
+      long id, String sourceFile, String field, Object replica, Object source) {
+    return new ConflictException(
+        "Cannot merge snapshot " + id + " of table metadata " + sourceFile + ": the replica "
+            + "holds a different snapshot with the same snapshot-id (" + field + " " + replica
+            + " vs " + source + ")");
   }
 
   /**
@@ -302,17 +317,5 @@ public final class MetadataMerge {
         }
       }
     }
-  }
-
-  /** The metadata without the fields every commit changes, to tell a no-op merge. */
-  private static JsonNode withoutBookkeeping(JsonNode json) {
-    ObjectNode copy = (ObjectNode) json.deepCopy();
-    copy.remove(List.of(LAST_UPDATED_MS, METADATA_LOG));
-    JsonNode props = copy.get(PROPERTIES);
-    if (props instanceof ObjectNode p) {
-      p.remove(ReplicaProperties.SOURCE_METADATA_FILE);
-      p.remove(ReplicaProperties.SOURCE_LAST_UPDATED_MS);
-    }
-    return copy;
   }
 }
