@@ -63,7 +63,10 @@ class IncrementalReplicationTest {
     source.record();
     Set<Long> beforeExpiry = snapshotIds(source.table());
     Thread.sleep(5);
-    source.table().expireSnapshots().expireOlderThan(System.currentTimeMillis()).retainLast(1).commit();
+    // the files stay until the replica has them: a replicator running behind a cleaning expiry is
+    // FallingBehindSourceRetentionTest
+    source.table().expireSnapshots().expireOlderThan(System.currentTimeMillis()).retainLast(1)
+        .cleanExpiredFiles(false).commit();
     source.record();
     Set<Long> expired = new HashSet<>(beforeExpiry);
     expired.removeAll(snapshotIds(source.table()));
