@@ -1,0 +1,94 @@
+package io.icerepl.copier.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.icerepl.merge.io.SeekableInput;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LocalObjectStoreTest {
+  @TempDir Path dir;
+  private final LocalObjectStore store = new LocalObjectStore();
+
+  private String uri(String name) {
+    return dir.resolve(name).toUri().toString();
+  }
+
+  @Test
+  void createIfAbsentNeverReplacesAnExistingFile() throws IOException {
+    assertThat(store.createIfAbsent(uri("metadata/v1.metadata.json"), bytes("first"))).isTrue();
+    assertThat(store.createIfAbsent(uri("metadata/v1.metadata.json"), bytes("second"))).isFalse();
+    assertThat(Files.readString(dir.resolve("metadata/v1.metadata.json"))).isEqualTo("first");
+    assertThat(hiddenTemporaries()).isZero();
+  }
+
+  @Test
+  void aFailedWriteLeavesNoFileAndNoTemporary() {
+    assertThatThrownBy(
+            () -> store.write(uri("data/a.parquet"), out -> {
+              out.write(bytes("partial"));
+              throw new IOException("disk gone");
+            }))
+        .hasMessage("disk gone");
+    assertThat(Files.exists(dir.resolve("data/a.parquet"))).isFalse();
+    assertThat(hiddenTemporaries()).isZero();
+  }
+
+  @Test
+  void writeReplacesAndReportsTheLength() throws IOException {
+    store.write(uri("version-hint.text"), out -> out.write(bytes("1")));
+    long length = store.write(uri("version-hint.text"), out -> out.write(bytes("12")));
+    assertThat(length).isEqualTo(2);
+    assertThat(store.length(uri("version-hint.text"))).hasValue(2);
+  }
+
+  @Test
+  void everyLocalSpellingNamesTheSameFile() throws IOException {
+    Files.writeString(dir.resolve("x"), "abc");
+    String plain = dir.resolve("x").toString();
+    assertThat(store.length(plain)).hasValue(3);
+    assertThat(store.length("file:" + plain)).hasValue(3);
+    assertThat(store.length("file://" + plain)).hasValue(3);
+    assertThat(store.length(uri("missing"))).isEmpty();
+  }
+
+  @Test
+  void seekableReadsAtAPositionAndFailsPastTheEnd() throws IOException {
+    Files.writeString(dir.resolve("f"), "0123456789");
+    try (SeekableInput in = store.openSeekable(uri("f"))) {
+      byte[] buffer = new byte[3];
+      in.readFully(4, buffer, 0, 3);
+      assertThat(new String(buffer, StandardCharsets.UTF_8)).isEqualTo("456");
+      assertThatThrownBy(() -> in.readFully(9, buffer, 0, 3)).isInstanceOf(java.io.EOFException.class);
+    }
+  }
+
+  @Test
+  void copyFromPutsAnIdenticalFileAndOpeningAMissingFileSaysSo() throws IOException {
+    Files.writeString(dir.resolve("src"), "payload");
+    store.copyFrom(store, uri("src"), uri("deep/er/dst"));
+    assertThat(Files.readString(dir.resolve("deep/er/dst"))).isEqualTo("payload");
+    assertThatThrownBy(() -> store.open(uri("nope"))).isInstanceOf(NoSuchFileException.class);
+    assertThat(store.list(uri("deep/er"))).containsExactly("dst");
+    assertThat(store.list(uri("absent"))).isEmpty();
+  }
+
+  private long hiddenTemporaries() {
+    try (Stream<Path> walk = Files.walk(dir)) {
+      return walk.filter(p -> p.getFileName().toString().endsWith(".tmp")).count();
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+}
