@@ -19,7 +19,7 @@ import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
 
 /**
- * One Avro object container file read record by record with its own writer schema, and a writer
+ * One Avro object container file (manifests, manifest lists, Avro delete files) read record by record with its own writer schema, and a writer
  * for a copy of it: same schema, same user metadata, same codec, same sync marker (so that the
  * same input always gives the same output bytes).
  *
@@ -27,7 +27,7 @@ import org.apache.avro.generic.GenericRecord;
  * to write the output become {@link UncheckedIOException}. Neither the caller's input nor its
  * output stream is closed.
  */
-final class AvroContainer implements AutoCloseable {
+public final class AvroContainer implements AutoCloseable {
 
   private static final String RESERVED_META_PREFIX = "avro.";
 
@@ -50,7 +50,7 @@ final class AvroContainer implements AutoCloseable {
    *
    * @param noun what the file is, with its name, e.g. "manifest list snap-1.avro"; used in messages
    */
-  static AvroContainer open(InputStream in, String noun) {
+  public static AvroContainer open(InputStream in, String noun) {
     if (in == null) {
       throw new NullPointerException("in");
     }
@@ -73,17 +73,17 @@ final class AvroContainer implements AutoCloseable {
     }
   }
 
-  Schema schema() {
+  public Schema schema() {
     return stream.getSchema();
   }
 
   /** How many records have been read so far. */
-  long recordsRead() {
+  public long recordsRead() {
     return recordsRead;
   }
 
   /** The next record, or null after the last. */
-  GenericRecord next() {
+  public GenericRecord next() {
     try {
       if (!stream.hasNext()) {
         return null;
@@ -101,7 +101,7 @@ final class AvroContainer implements AutoCloseable {
   }
 
   /** A writer for a copy of this file into {@code out}; close it to finish the copy. */
-  DataFileWriter<GenericRecord> newWriter(OutputStream out) {
+  public DataFileWriter<GenericRecord> newWriter(OutputStream out) {
     if (out == null) {
       throw new NullPointerException("out");
     }
@@ -122,7 +122,7 @@ final class AvroContainer implements AutoCloseable {
     }
   }
 
-  void append(DataFileWriter<GenericRecord> writer, GenericRecord record) {
+  public void append(DataFileWriter<GenericRecord> writer, GenericRecord record) {
     try {
       writer.append(record);
     } catch (IOException e) {
@@ -130,7 +130,7 @@ final class AvroContainer implements AutoCloseable {
     }
   }
 
-  void finish(DataFileWriter<GenericRecord> writer) {
+  public void finish(DataFileWriter<GenericRecord> writer) {
     try {
       writer.close();
     } catch (IOException e) {

@@ -1,5 +1,6 @@
 package io.icerepl.merge.rewrite;
 
+import io.icerepl.merge.avro.AvroContainer;
 import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.io.SeekableInput;
 import java.io.IOException;
@@ -7,74 +8,46 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.function.Function;
 import org.apache.avro.Schema;
-import org.apache.avro.file.CodecFactory;
-import org.apache.avro.file.DataFileConstants;
-import org.apache.avro.file.DataFileStream;
 import org.apache.avro.file.DataFileWriter;
-import org.apache.avro.generic.GenericDatumReader;
-import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
 
 /** Avro position deletes: streamed record by record with the file's own writer schema. */
 final class AvroPositionDeletes {
+  private static final String NOUN = "position delete file ";
+
   private AvroPositionDeletes() {}
 
   static RewrittenFile rewrite(
       SeekableInput in, OutputStream out, String fileName, Function<String, String> mapPath)
       throws IOException {
     CountingOutput counting = new CountingOutput(out);
-    long expectedRecords = AvroBlockWalk.countRecords(in, fileName);
     try (InputStream stream = new SeekableInputFile(in).newStream();
-        DataFileStream<GenericRecord> records =
-            new DataFileStream<>(stream, new GenericDatumReader<>())) {
-      Schema schema = records.getSchema();
-      int pathPos = filePathPosition(schema, fileName);
-
-      DataFileWriter<GenericRecord> writer = new DataFileWriter<>(new GenericDatumWriter<>(schema));
-      for (String key : records.getMetaKeys()) {
-        if (!key.startsWith("avro.")) {
-          writer.setMeta(key, records.getMeta(key));
-        }
-      }
-      String codec = records.getMetaString(DataFileConstants.CODEC);
-      writer.setCodec(CodecFactory.fromString(codec == null ? DataFileConstants.NULL_CODEC : codec));
-      writer.create(schema, counting);
-
-      GenericRecord record = null;
-      long count = 0;
-      while (records.hasNext()) {
-        count += 1;
-        record = records.next(record);
+        AvroContainer source = AvroContainer.open(stream, NOUN + fileName)) {
+      int pathPos = filePathPosition(source.schema(), fileName);
+      DataFileWriter<GenericRecord> writer = source.newWriter(counting);
+      for (GenericRecord record = source.next(); record != null; record = source.next()) {
         Object path = record.get(pathPos);
         if (path == null) {
           throw new BadInputException(
               "Cannot read position delete file " + fileName + ": a row has no file_path");
         }
         record.put(pathPos, mapPath.apply(path.toString()));
-        writer.append(record);
+        source.append(writer, record);
       }
-      if (count != expectedRecords) {
-        throw new BadInputException(
-            "Cannot read position delete file "
-                + fileName
-                + ": read "
-                + count
-                + " records where its blocks declare "
-                + expectedRecords);
-      }
-      writer.close();
+      source.finish(writer);
       return new RewrittenFile(counting.count(), null);
     } catch (IOException | RuntimeException e) {
       throw PositionDeleteRewriter.failure(e, counting, fileName);
     }
   }
 
+  /** Reads the replica file through to its end, so that a truncated one is not taken as done. */
   static RewrittenFile describe(SeekableInput replicaFile, String fileName) throws IOException {
-    // The walk checks that the replica is a whole Avro data file; reading the header, its schema.
-    AvroBlockWalk.countRecords(replicaFile, fileName);
     try (InputStream stream = new SeekableInputFile(replicaFile).newStream();
-        DataFileStream<GenericRecord> records =
-            new DataFileStream<>(stream, new GenericDatumReader<>())) {
+        AvroContainer replica = AvroContainer.open(stream, NOUN + fileName)) {
+      while (replica.next() != null) {
+        // every block is decoded and checked
+      }
       return new RewrittenFile(replicaFile.length(), null);
     }
   }
