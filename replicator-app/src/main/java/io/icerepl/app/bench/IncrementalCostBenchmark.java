@@ -2,6 +2,7 @@ package io.icerepl.app.bench;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.icerepl.app.demo.TableWrites;
 import io.icerepl.app.replicate.ReplicationOptions;
 import io.icerepl.app.replicate.ReplicationSummary;
 import io.icerepl.app.replicate.TableReplicator;
@@ -10,7 +11,6 @@ import io.icerepl.merge.json.TableMetadata;
 import io.icerepl.merge.json.TableMetadataParser;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -18,22 +18,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
-import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.encryption.EncryptedFiles;
 import org.apache.iceberg.hadoop.HadoopTables;
-import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.types.Types;
 
 /**
@@ -178,20 +173,12 @@ public final class IncrementalCostBenchmark {
   }
 
   private static DataFile writeData(Table table, int seed) {
-    GenericFileWriterFactory writers =
-        new GenericFileWriterFactory.Builder(table).dataFileFormat(FileFormat.PARQUET).build();
-    String path = table.locationProvider().newDataLocation(UUID.randomUUID() + ".parquet");
-    DataWriter<Record> writer =
-        writers.newDataWriter(EncryptedFiles.plainAsEncryptedOutput(table.io().newOutputFile(path)), table.spec(), null);
     GenericRecord record = GenericRecord.create(table.schema());
-    try (writer) {
-      for (int i = 0; i < 100; i++) {
-        writer.write(record.copy(Map.of("id", (long) seed * 1000 + i, "payload", "row-" + i)));
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    List<Record> rows = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      rows.add(record.copy(Map.of("id", (long) seed * 1000 + i, "payload", "row-" + i)));
     }
-    return writer.toDataFile();
+    return TableWrites.writeData(table, null, rows);
   }
 
   private static double median(List<Double> values) {

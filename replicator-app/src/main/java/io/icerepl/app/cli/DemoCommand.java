@@ -1,5 +1,6 @@
 package io.icerepl.app.cli;
 
+import io.icerepl.app.demo.TableWrites;
 import io.icerepl.app.replicate.ReplicationOptions;
 import io.icerepl.app.replicate.TableReplicator;
 import io.icerepl.copier.store.LocalObjectStore;
@@ -13,31 +14,23 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.DeleteFile;
-import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
-import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.deletes.PositionDelete;
-import org.apache.iceberg.deletes.PositionDeleteWriter;
-import org.apache.iceberg.encryption.EncryptedFiles;
 import org.apache.iceberg.hadoop.HadoopTables;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.types.Types;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -126,40 +119,22 @@ final class DemoCommand implements Callable<Integer> {
     }
   }
 
-  private DataFile append(Table table, String category, int rows) throws IOException {
-    GenericFileWriterFactory writers = new GenericFileWriterFactory.Builder(table).dataFileFormat(FileFormat.PARQUET).build();
+  private DataFile append(Table table, String category, int rows) {
     PartitionKey partition = new PartitionKey(table.spec(), table.schema());
     GenericRecord record = GenericRecord.create(table.schema());
     partition.partition(record.copy(Map.of("id", 0L, "category", category)));
-    String path = table.locationProvider().newDataLocation(table.spec(), partition, UUID.randomUUID() + ".parquet");
-    DataWriter<Record> writer =
-        writers.newDataWriter(EncryptedFiles.plainAsEncryptedOutput(table.io().newOutputFile(path)), table.spec(), partition);
-    try (writer) {
-      for (int i = 0; i < rows; i++) {
-        Record row = record.copy(Map.of("id", nextId, "category", category, "amount", nextId * 1.5));
-        nextId++;
-        writer.write(row);
-      }
+    List<Record> records = new ArrayList<>();
+    for (int i = 0; i < rows; i++) {
+      records.add(record.copy(Map.of("id", nextId, "category", category, "amount", nextId * 1.5)));
+      nextId++;
     }
-    DataFile file = writer.toDataFile();
+    DataFile file = TableWrites.writeData(table, partition, records);
     table.newAppend().appendFile(file).commit();
     return file;
   }
 
-  private static void deletePositions(Table table, DataFile dataFile, long... positions) throws IOException {
-    GenericFileWriterFactory writers = new GenericFileWriterFactory.Builder(table).deleteFileFormat(FileFormat.PARQUET).build();
-    String path = table.locationProvider().newDataLocation(table.spec(), dataFile.partition(), UUID.randomUUID() + "-deletes.parquet");
-    PositionDeleteWriter<Record> writer =
-        writers.newPositionDeleteWriter(
-            EncryptedFiles.plainAsEncryptedOutput(table.io().newOutputFile(path)), table.spec(), dataFile.partition());
-    try (writer) {
-      PositionDelete<Record> delete = PositionDelete.create();
-      for (long position : positions) {
-        writer.write(delete.set(dataFile.location(), position));
-      }
-    }
-    DeleteFile deletes = writer.toDeleteFile();
-    table.newRowDelta().addDeletes(deletes).commit();
+  private static void deletePositions(Table table, DataFile dataFile, long... positions) {
+    table.newRowDelta().addDeletes(TableWrites.writePositionDeletes(table, dataFile, positions)).commit();
   }
 
   private static Snapshot firstSnapshot(Table table) {
