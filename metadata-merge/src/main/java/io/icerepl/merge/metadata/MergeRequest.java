@@ -2,6 +2,7 @@ package io.icerepl.merge.metadata;
 
 import io.icerepl.merge.json.TableMetadata;
 import io.icerepl.merge.path.PathMapping;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -18,6 +19,7 @@ import java.util.Set;
  * @param commitTimeMs the time of this replica commit (passed in: the library reads no clock)
  * @param expiredSnapshotIds snapshots the replica's own retention expired: not brought back
  *     unless the source makes them current or points a ref at them
+ * @param droppedRefs refs the replica's retention dropped, with the snapshot each pointed at
  * @param previousVersionsMax how many previous replica metadata files the metadata-log keeps
  */
 public record MergeRequest(
@@ -29,6 +31,7 @@ public record MergeRequest(
     PathMapping mapping,
     long commitTimeMs,
     Set<Long> expiredSnapshotIds,
+    Map<String, Long> droppedRefs,
     int previousVersionsMax) {
 
   public MergeRequest {
@@ -37,6 +40,7 @@ public record MergeRequest(
     Objects.requireNonNull(targetLocation, "targetLocation");
     Objects.requireNonNull(mapping, "mapping");
     expiredSnapshotIds = Set.copyOf(expiredSnapshotIds);
+    droppedRefs = Map.copyOf(droppedRefs);
     if (replica.isPresent() != replicaMetadataFile.isPresent()) {
       throw new IllegalArgumentException("replica and replicaMetadataFile go together");
     }
@@ -56,6 +60,7 @@ public record MergeRequest(
     private PathMapping mapping;
     private long commitTimeMs;
     private Set<Long> expiredSnapshotIds = Set.of();
+    private Map<String, Long> droppedRefs = Map.of();
     private int previousVersionsMax = 100;
 
     public Builder source(TableMetadata metadata, String file) {
@@ -90,6 +95,11 @@ public record MergeRequest(
       return this;
     }
 
+    public Builder droppedRefs(Map<String, Long> refs) {
+      this.droppedRefs = refs;
+      return this;
+    }
+
     public Builder previousVersionsMax(int max) {
       this.previousVersionsMax = max;
       return this;
@@ -105,6 +115,7 @@ public record MergeRequest(
           mapping,
           commitTimeMs,
           expiredSnapshotIds,
+          droppedRefs,
           previousVersionsMax);
     }
   }

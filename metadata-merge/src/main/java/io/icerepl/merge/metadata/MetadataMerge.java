@@ -62,7 +62,8 @@ public final class MetadataMerge {
       out.set(idField[0], unionById(replica, source, idField[0], idField[1], idField[2], sourceFile));
     }
 
-    Set<Long> protectedIds = protectedSnapshotIds(source);
+    removeDroppedRefs(out, request.droppedRefs());
+    Set<Long> protectedIds = protectedSnapshotIds(out);
     SnapshotUnion snapshots = unionSnapshots(request, replica, protectedIds);
     out.set(SNAPSHOTS, snapshots.array());
     Set<Long> held = snapshots.ids();
@@ -81,15 +82,12 @@ public final class MetadataMerge {
     }
 
     out.set(SNAPSHOT_LOG, SnapshotLogMerge.merge(replica, source, held));
-    out.set(METADATA_LOG, metadataLog(request, replica));
+    ReplicaCommits.setMetadataLog(
+        out, request.replica(), request.replicaMetadataFile(), request.previousVersionsMax());
     out.set(PROPERTIES, properties(source, mapping, sourceFile));
     checkRefs(out, held, sourceFile);
 
-    long lastUpdated = Math.max(request.commitTimeMs(), source.lastUpdatedMs());
-    if (replica != null) {
-      lastUpdated = Math.max(lastUpdated, replica.lastUpdatedMs());
-    }
-    out.put(LAST_UPDATED_MS, lastUpdated);
+    ReplicaCommits.setLastUpdatedMs(out, request.replica(), request.commitTimeMs(), source.lastUpdatedMs());
 
     TableMetadata metadata = TableMetadataParser.fromJson(out, "replica of " + sourceFile);
     return new MergeResult(metadata, snapshots.added(), statisticsFiles);
@@ -151,11 +149,36 @@ public final class MetadataMerge {
     return array;
   }
 
-  /** Snapshots the source needs: its current one and every ref's. */
-  private static Set<Long> protectedSnapshotIds(TableMetadata source) {
-    Set<Long> ids = new HashSet<>(source.refs().values());
-    source.currentSnapshotId().ifPresent(ids::add);
+  /** Snapshots the source needs: its current one and every ref's the replica keeps. */
+  private static Set<Long> protectedSnapshotIds(ObjectNode out) {
+    Set<Long> ids = new HashSet<>();
+    JsonNode refs = out.get(REFS);
+    if (refs != null && refs.isObject()) {
+      refs.forEach(ref -> ids.add(ref.get(SNAPSHOT_ID).asLong()));
+    }
+    JsonNode current = out.get(CURRENT_SNAPSHOT_ID);
+    if (current != null && !current.isNull() && current.asLong() != -1) {
+      ids.add(current.asLong());
+    }
     return ids;
+  }
+
+  /**
+   * A ref the replica's retention dropped stays dropped while the source's ref still points where
+   * it did; a source that moves the ref brings it back.
+   */
+  private static void removeDroppedRefs(ObjectNode out, Map<String, Long> droppedRefs) {
+    JsonNode refs = out.get(REFS);
+    if (!(refs instanceof ObjectNode refsObject) || droppedRefs.isEmpty()) {
+      return;
+    }
+    droppedRefs.forEach(
+        (name, snapshotId) -> {
+          JsonNode ref = refsObject.get(name);
+          if (ref != null && ref.get(SNAPSHOT_ID).asLong() == snapshotId && !"main".equals(name)) {
+            refsObject.remove(name);
+          }
+        });
   }
 
   private record SnapshotUnion(ArrayNode array, Set<Long> ids, List<MergeResult.AddedSnapshot> added) {}
@@ -265,22 +288,6 @@ public final class MetadataMerge {
     bySnapshot.entrySet().stream()
         .filter(e -> held.contains(e.getKey()))
         .forEach(e -> array.add(e.getValue()));
-    return array;
-  }
-
-  /** The replica's own metadata files: its previous log plus the file this commit replaces. */
-  private static ArrayNode metadataLog(MergeRequest request, TableMetadata replica) {
-    List<JsonNode> entries = new ArrayList<>();
-    if (replica != null) {
-      replica.json().path(METADATA_LOG).forEach(entries::add);
-      ObjectNode previous = NODES.objectNode();
-      previous.put(TIMESTAMP_MS, replica.lastUpdatedMs());
-      previous.put(METADATA_FILE, request.replicaMetadataFile().orElseThrow());
-      entries.add(previous);
-    }
-    int max = Math.max(0, request.previousVersionsMax());
-    ArrayNode array = NODES.arrayNode();
-    entries.subList(Math.max(0, entries.size() - max), entries.size()).forEach(array::add);
     return array;
   }
 

@@ -284,6 +284,30 @@ class MetadataMergeTest {
   }
 
   @Test
+  void aRefTheReplicaDroppedStaysDroppedUntilTheSourceMovesIt() {
+    MetadataJson source = MetadataJson.table(2, SRC).commit(1, null, 100).commit(2, 1L, 200);
+    source.json.with("refs").putObject("audit").put("snapshot-id", 1).put("type", "tag");
+    TableMetadata metadata = source.build();
+    MergeRequest.Builder request =
+        MergeRequest.builder()
+            .source(metadata, SRC + "/metadata/v9.metadata.json")
+            .targetLocation(DST)
+            .mapping(TableLayout.mapping(metadata, DST, List.of()))
+            .commitTimeMs(300)
+            .expiredSnapshotIds(Set.of(1L))
+            .droppedRefs(java.util.Map.of("audit", 1L));
+
+    MergeResult kept = MetadataMerge.merge(request.build());
+    assertThat(kept.metadata().refs()).containsOnlyKeys("main");
+    assertThat(kept.metadata().snapshots()).extracting(s -> s.snapshotId()).containsExactly(2L);
+
+    source.json.with("refs").with("audit").put("snapshot-id", 2);
+    metadata = source.build();
+    MergeResult moved = MetadataMerge.merge(request.source(metadata, SRC + "/metadata/v10.metadata.json").build());
+    assertThat(moved.metadata().refs()).containsEntry("audit", 2L);
+  }
+
+  @Test
   void refsAreCarriedFromTheSource() {
     MetadataJson source = MetadataJson.table(2, SRC).commit(1, null, 100).commit(2, 1L, 200);
     source.json.with("refs").putObject("audit").put("snapshot-id", 1).put("type", "tag").put("max-ref-age-ms", 1000);

@@ -1,0 +1,91 @@
+package io.icerepl.merge.state;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.icerepl.merge.error.BadInputException;
+import io.icerepl.merge.json.TableMetadataParser;
+import io.icerepl.merge.retention.ExpiredSnapshot;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/** Reads and writes {@link ReplicaState} as versioned JSON; a newer state version is refused. */
+public final class ReplicaStateParser {
+  static final String STATE_VERSION = "state-version";
+  static final String EXPIRED_SNAPSHOT_IDS = "expired-snapshot-ids";
+  static final String DROPPED_REFS = "dropped-refs";
+  static final String PENDING_DELETES = "pending-deletes";
+  static final String SNAPSHOT_ID = "snapshot-id";
+  static final String MANIFEST_LIST = "manifest-list";
+  static final String MANIFESTS = "manifests";
+  static final String STATISTICS_FILES = "statistics-files";
+  private static final int VERSION = 1;
+  private static final ObjectMapper MAPPER = TableMetadataParser.mapper();
+
+  private ReplicaStateParser() {}
+
+  public static byte[] toJson(ReplicaState state) {
+    ObjectNode json = MAPPER.createObjectNode();
+    json.put(STATE_VERSION, VERSION);
+    ArrayNode ids = json.putArray(EXPIRED_SNAPSHOT_IDS);
+    new TreeSet<>(state.expiredSnapshotIds()).forEach(ids::add);
+    ObjectNode refs = json.putObject(DROPPED_REFS);
+    new java.util.TreeMap<>(state.droppedRefs()).forEach(refs::put);
+    ArrayNode pending = json.putArray(PENDING_DELETES);
+    for (ExpiredSnapshot snapshot : state.pendingDeletes()) {
+      ObjectNode node = pending.addObject();
+      node.put(SNAPSHOT_ID, snapshot.snapshotId());
+      if (snapshot.manifestList() != null) {
+        node.put(MANIFEST_LIST, snapshot.manifestList());
+      }
+      snapshot.manifests().forEach(node.putArray(MANIFESTS)::add);
+      snapshot.statisticsFiles().forEach(node.putArray(STATISTICS_FILES)::add);
+    }
+    try {
+      return MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(json);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("Cannot write replica state: " + e.getMessage(), e);
+    }
+  }
+
+  public static ReplicaState fromJson(byte[] bytes, String fileName) {
+    JsonNode json;
+    try {
+      json = MAPPER.readTree(bytes);
+    } catch (IOException e) {
+      throw new BadInputException("Cannot read replica state " + fileName + ": malformed JSON", e);
+    }
+    if (json == null || !json.isObject() || !json.has(STATE_VERSION)) {
+      throw new BadInputException("Cannot read replica state " + fileName + ": missing " + STATE_VERSION);
+    }
+    int version = json.get(STATE_VERSION).asInt();
+    if (version != VERSION) {
+      throw new BadInputException(
+          "Cannot read replica state " + fileName + ": state-version " + version
+              + " is newer than this replicator understands (" + VERSION + ")");
+    }
+    Set<Long> ids = new TreeSet<>();
+    json.path(EXPIRED_SNAPSHOT_IDS).forEach(n -> ids.add(n.asLong()));
+    Map<String, Long> refs = new LinkedHashMap<>();
+    json.path(DROPPED_REFS).fields().forEachRemaining(e -> refs.put(e.getKey(), e.getValue().asLong()));
+    List<ExpiredSnapshot> pending = new ArrayList<>();
+    for (JsonNode node : json.path(PENDING_DELETES)) {
+      List<String> manifests = new ArrayList<>();
+      node.path(MANIFESTS).forEach(n -> manifests.add(n.asText()));
+      List<String> statistics = new ArrayList<>();
+      node.path(STATISTICS_FILES).forEach(n -> statistics.add(n.asText()));
+      JsonNode list = node.get(MANIFEST_LIST);
+      pending.add(
+          new ExpiredSnapshot(
+              node.get(SNAPSHOT_ID).asLong(), list == null ? null : list.asText(), manifests, statistics));
+    }
+    return new ReplicaState(ids, refs, pending);
+  }
+}

@@ -1,0 +1,34 @@
+package io.icerepl.merge.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.icerepl.merge.error.BadInputException;
+import io.icerepl.merge.retention.ExpiredSnapshot;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class ReplicaStateParserTest {
+  @Test
+  void stateSurvivesARoundTrip() {
+    ReplicaState state =
+        new ReplicaState(
+            Set.of(3L, 1L),
+            Map.of("audit", 1L),
+            List.of(
+                new ExpiredSnapshot(1, "s3://r/t/metadata/snap-1.avro", List.of(), List.of("s3://r/t/metadata/s.puffin")),
+                new ExpiredSnapshot(3, null, List.of("s3://r/t/metadata/m.avro"), List.of())));
+    assertThat(ReplicaStateParser.fromJson(ReplicaStateParser.toJson(state), "state.json")).isEqualTo(state);
+  }
+
+  @Test
+  void aNewerStateVersionIsRefused() {
+    byte[] json = "{\"state-version\": 2}".getBytes(StandardCharsets.UTF_8);
+    assertThatThrownBy(() -> ReplicaStateParser.fromJson(json, "state.json"))
+        .isInstanceOf(BadInputException.class)
+        .hasMessage("Cannot read replica state state.json: state-version 2 is newer than this replicator understands (1)");
+  }
+}
