@@ -1,5 +1,6 @@
 package io.icerepl.copier.store;
 
+import io.icerepl.merge.error.ConflictException;
 import io.icerepl.merge.io.SeekableInput;
 import io.icerepl.merge.path.PathMapping;
 import java.io.BufferedOutputStream;
@@ -8,6 +9,12 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -152,6 +159,43 @@ public final class LocalObjectStore implements ObjectStore {
   @Override
   public void delete(String path) throws IOException {
     Files.deleteIfExists(toPath(path));
+  }
+
+  /**
+   * An OS file lock on a file named after the location in the temporary folder: outside the table,
+   * so the replica's files are untouched, and released by the OS if the process dies.
+   */
+  @Override
+  public Lock lock(String location) throws IOException {
+    String key = sha256(PathMapping.canonical(location).replaceAll("/+$", ""));
+    Path lockFile = Path.of(System.getProperty("java.io.tmpdir"), "iceberg-replicator-locks", key + ".lock");
+    Files.createDirectories(lockFile.getParent());
+    FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+    FileLock held;
+    try {
+      held = channel.tryLock();
+    } catch (OverlappingFileLockException e) {
+      held = null;
+    }
+    if (held == null) {
+      channel.close();
+      throw new ConflictException(
+          "Cannot lock table " + location + ": another replication or retention run holds it");
+    }
+    FileLock lock = held;
+    return () -> {
+      lock.release();
+      channel.close();
+    };
+  }
+
+  private static String sha256(String text) {
+    try {
+      return HexFormat.of()
+          .formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /** A hidden name no reader takes for a table file, in the target's folder (same file system). */

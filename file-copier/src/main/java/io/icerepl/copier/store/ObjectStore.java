@@ -44,6 +44,20 @@ public interface ObjectStore {
   /** Deletes an object; an object already gone is not an error. */
   void delete(String path) throws IOException;
 
+  /**
+   * Takes the exclusive lock of one table location, so that replication and retention of a table
+   * never run at the same time.
+   *
+   * @throws io.icerepl.merge.error.ConflictException when another run holds it
+   */
+  Lock lock(String location) throws IOException;
+
+  /** A held table lock; closing releases it. */
+  interface Lock extends AutoCloseable {
+    @Override
+    void close() throws IOException;
+  }
+
   /** Produces an object's bytes. */
   @FunctionalInterface
   interface Writer {

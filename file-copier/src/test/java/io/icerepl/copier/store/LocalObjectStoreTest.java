@@ -80,6 +80,17 @@ class LocalObjectStoreTest {
     assertThat(store.list(uri("absent"))).isEmpty();
   }
 
+  @Test
+  void aTableLockIsExclusiveUntilReleasedWhateverTheSpelling() throws IOException {
+    String location = dir.resolve("table").toString();
+    try (ObjectStore.Lock held = store.lock(location)) {
+      assertThatThrownBy(() -> store.lock("file://" + location + "/"))
+          .isInstanceOf(io.icerepl.merge.error.ConflictException.class)
+          .hasMessageContaining("another replication or retention run holds it");
+    }
+    store.lock("file:" + location).close();
+  }
+
   private long hiddenTemporaries() {
     try (Stream<Path> walk = Files.walk(dir)) {
       return walk.filter(p -> p.getFileName().toString().endsWith(".tmp")).count();

@@ -62,6 +62,11 @@ final class CountingStore implements ObjectStore {
   }
 
   @Override
+  public Lock lock(String location) throws IOException {
+    return delegate.lock(location);
+  }
+
+  @Override
   public void delete(String path) throws IOException {
     delegate.delete(path);
   }

@@ -1,14 +1,14 @@
 package io.icerepl.app.replicate;
 
+import io.icerepl.app.replica.ReplicaFiles;
+import io.icerepl.app.replica.ReplicaHead;
 import io.icerepl.copier.commit.CopyPlanner;
 import io.icerepl.copier.commit.MetadataPublisher;
 import io.icerepl.copier.commit.PlanExecutor;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.error.BadInputException;
-import io.icerepl.merge.error.ConflictException;
 import io.icerepl.merge.error.MissingFileException;
 import io.icerepl.merge.error.ReplicationException;
-import io.icerepl.merge.head.MetadataFileNames;
 import io.icerepl.merge.head.SourceHead;
 import io.icerepl.merge.json.TableMetadata;
 import io.icerepl.merge.json.TableMetadataParser;
@@ -19,17 +19,14 @@ import io.icerepl.merge.metadata.VersionSequence;
 import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.path.TableLayout;
 import io.icerepl.merge.plan.CopyPlan;
+import io.icerepl.merge.state.ReplicaState;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.NoSuchFileException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import org.slf4j.Logger;
@@ -50,6 +47,7 @@ public final class TableReplicator {
   private final CopyPlanner planner;
   private final PlanExecutor executor;
   private final MetadataPublisher publisher;
+  private final ReplicaFiles replicaFiles;
 
   public TableReplicator(
       ObjectStore source, ObjectStore target, Clock clock, ExecutorService executor, ReplicationOptions options) {
@@ -60,6 +58,7 @@ public final class TableReplicator {
     this.planner = new CopyPlanner(source, target);
     this.executor = new PlanExecutor(source, target, executor);
     this.publisher = new MetadataPublisher(target);
+    this.replicaFiles = new ReplicaFiles(target, options.maxMetadataBytes());
   }
 
   /**
@@ -70,7 +69,7 @@ public final class TableReplicator {
    */
   public ReplicationSummary replicate(String sourceLocation, String targetLocation, Optional<String> sourceMetadata) {
     String table = sourceLocation;
-    try {
+    try (ObjectStore.Lock lock = target.lock(targetLocation)) {
       return run(table, sourceLocation, targetLocation, sourceMetadata);
     } catch (ReplicationException | UncheckedIOException e) {
       throw new TableReplicationException(table, e);
@@ -83,8 +82,9 @@ public final class TableReplicator {
       String table, String sourceLocation, String targetLocation, Optional<String> sourceMetadata)
       throws IOException {
     String headFile = sourceMetadata.map(f -> resolveGiven(sourceLocation, f)).orElseGet(() -> resolveHead(sourceLocation));
-    TableMetadata head = readMetadata(source, headFile);
-    Optional<ReplicaHead> replica = readReplicaHead(table, targetLocation);
+    TableMetadata head = ReplicaFiles.readMetadata(source, headFile, options.maxMetadataBytes());
+    Optional<ReplicaHead> replica = replicaFiles.head(table, targetLocation);
+    ReplicaState state = replicaFiles.state(targetLocation);
     if (replica.isPresent()) {
       MetadataMerge.checkSameTable(head, replica.get().metadata(), headFile, replica.get().file());
     }
@@ -108,7 +108,7 @@ public final class TableReplicator {
       boolean last = i == versions.size() - 1;
       TableMetadata metadata;
       try {
-        metadata = file.equals(headFile) ? head : readMetadata(source, file);
+        metadata = file.equals(headFile) ? head : ReplicaFiles.readMetadata(source, file, options.maxMetadataBytes());
       } catch (MissingFileException e) {
         if (last) {
           throw e;
@@ -123,7 +123,9 @@ public final class TableReplicator {
               .source(metadata, file)
               .targetLocation(targetLocation)
               .mapping(mapping)
-              .commitTimeMs(clock.millis());
+              .commitTimeMs(clock.millis())
+              .expiredSnapshotIds(state.expiredSnapshotIds())
+              .droppedRefs(state.droppedRefs());
       replica.ifPresent(r -> request.replica(r.metadata(), r.file()));
       MergeResult merge = MetadataMerge.merge(request.build());
       CopyPlan plan;
@@ -169,7 +171,7 @@ public final class TableReplicator {
       List<String> names = source.list(folder);
       Optional<String> hint = Optional.empty();
       if (names.contains(MetadataPublisher.VERSION_HINT)) {
-        hint = Optional.of(readText(source, TableLayout.join(folder, MetadataPublisher.VERSION_HINT)));
+        hint = Optional.of(ReplicaFiles.readText(source, TableLayout.join(folder, MetadataPublisher.VERSION_HINT)));
       }
       String name =
           SourceHead.resolve(folder, names, hint)
@@ -179,50 +181,6 @@ public final class TableReplicator {
       return TableLayout.join(folder, name);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot list " + folder, e);
-    }
-  }
-
-  /** The replica's current version: the hint, looking past it as readers do, or the newest file. */
-  private Optional<ReplicaHead> readReplicaHead(String table, String targetLocation) throws IOException {
-    String folder = MetadataPublisher.metadataFolder(targetLocation);
-    List<String> names = target.list(folder);
-    if (names.stream().noneMatch(MetadataFileNames::isMetadataFile)) {
-      return Optional.empty();
-    }
-    Optional<String> hint = Optional.empty();
-    if (names.contains(MetadataPublisher.VERSION_HINT)) {
-      hint = Optional.of(readText(target, TableLayout.join(folder, MetadataPublisher.VERSION_HINT)));
-    }
-    String name = SourceHead.resolve(folder, names, hint).orElseThrow();
-    OptionalLong version = MetadataFileNames.version(name);
-    String file = TableLayout.join(folder, name);
-    TableMetadata metadata = readMetadata(target, file);
-    ReplicaHead head = new ReplicaHead(version.orElseThrow(), file, metadata);
-    if (head.lastSourceFile().isEmpty() || !name.equals(MetadataFileNames.replicaFileName(version.getAsLong()))) {
-      throw new ConflictException(
-          "Cannot replicate table " + table + " into " + targetLocation + ": it already holds a table"
-              + " the replicator did not write (" + file + ")");
-    }
-    if (!hint.equals(Optional.of(Long.toString(head.version())))) {
-      // an earlier run published this version and stopped before the hint: finish that commit
-      publisher.writeVersionHint(targetLocation, head.version());
-    }
-    return Optional.of(head);
-  }
-
-  private TableMetadata readMetadata(ObjectStore store, String file) {
-    try (InputStream in = store.open(file)) {
-      return TableMetadataParser.read(in, file, options.maxMetadataBytes());
-    } catch (NoSuchFileException e) {
-      throw new MissingFileException("Cannot read table metadata " + file + ": it does not exist", file);
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot read table metadata " + file, e);
-    }
-  }
-
-  private static String readText(ObjectStore store, String file) throws IOException {
-    try (InputStream in = store.open(file)) {
-      return new String(in.readNBytes(4096), StandardCharsets.UTF_8).trim();
     }
   }
 

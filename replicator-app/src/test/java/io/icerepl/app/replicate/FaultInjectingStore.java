@@ -73,6 +73,11 @@ final class FaultInjectingStore implements ObjectStore {
   }
 
   @Override
+  public Lock lock(String location) throws IOException {
+    return delegate.lock(location);
+  }
+
+  @Override
   public void delete(String path) throws IOException {
     if (crashed) {
       throw new IOException("crashed: not deleting " + path);

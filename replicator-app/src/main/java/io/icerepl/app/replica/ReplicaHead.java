@@ -1,4 +1,4 @@
-package io.icerepl.app.replicate;
+package io.icerepl.app.replica;
 
 import io.icerepl.merge.json.TableMetadata;
 import io.icerepl.merge.metadata.ReplicaProperties;
@@ -11,13 +11,13 @@ import java.util.Optional;
  * @param file that file
  * @param metadata its content
  */
-record ReplicaHead(long version, String file, TableMetadata metadata) {
+public record ReplicaHead(long version, String file, TableMetadata metadata) {
 
-  Optional<String> lastSourceFile() {
+  public Optional<String> lastSourceFile() {
     return Optional.ofNullable(metadata.properties().get(ReplicaProperties.SOURCE_METADATA_FILE));
   }
 
-  Optional<Long> lastSourceUpdatedMs() {
+  public Optional<Long> lastSourceUpdatedMs() {
     String value = metadata.properties().get(ReplicaProperties.SOURCE_LAST_UPDATED_MS);
     try {
       return value == null ? Optional.empty() : Optional.of(Long.parseLong(value));
