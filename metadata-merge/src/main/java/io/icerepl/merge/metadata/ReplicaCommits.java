@@ -53,4 +53,14 @@ public final class ReplicaCommits {
     }
     out.put(LAST_UPDATED_MS, lastUpdated);
   }
+
+  /** How many previous metadata files a table keeps in its log: its property, else Iceberg's 100. */
+  public static int previousVersionsMax(TableMetadata metadata) {
+    String value = metadata.properties().get("write.metadata.previous-versions-max");
+    try {
+      return value == null ? 100 : Math.max(1, Integer.parseInt(value.trim()));
+    } catch (NumberFormatException e) {
+      return 100;
+    }
+  }
 }

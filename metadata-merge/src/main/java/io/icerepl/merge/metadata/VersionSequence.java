@@ -71,19 +71,10 @@ public final class VersionSequence {
    * it starts after that file was written.
    */
   private static boolean logTooShort(TableMetadata head, List<LogEntry> log, Optional<Long> lastUpdatedMs) {
-    int max = previousVersionsMax(head);
+    int max = ReplicaCommits.previousVersionsMax(head);
     if (log.size() < max) {
       return false;
     }
     return lastUpdatedMs.isEmpty() || log.get(0).timestampMs() > lastUpdatedMs.get();
-  }
-
-  static int previousVersionsMax(TableMetadata metadata) {
-    String value = metadata.properties().get("write.metadata.previous-versions-max");
-    try {
-      return value == null ? 100 : Math.max(1, Integer.parseInt(value.trim()));
-    } catch (NumberFormatException e) {
-      return 100;
-    }
   }
 }

@@ -15,6 +15,7 @@ import io.icerepl.merge.json.TableMetadataParser;
 import io.icerepl.merge.metadata.MergeRequest;
 import io.icerepl.merge.metadata.MergeResult;
 import io.icerepl.merge.metadata.MetadataMerge;
+import io.icerepl.merge.metadata.ReplicaCommits;
 import io.icerepl.merge.metadata.VersionSequence;
 import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.path.TableLayout;
@@ -125,7 +126,8 @@ public final class TableReplicator {
               .mapping(mapping)
               .commitTimeMs(clock.millis())
               .expiredSnapshotIds(state.expiredSnapshotIds())
-              .droppedRefs(state.droppedRefs());
+              .droppedRefs(state.droppedRefs())
+              .previousVersionsMax(ReplicaCommits.previousVersionsMax(metadata));
       replica.ifPresent(r -> request.replica(r.metadata(), r.file()));
       MergeResult merge = MetadataMerge.merge(request.build());
       CopyPlan plan;
