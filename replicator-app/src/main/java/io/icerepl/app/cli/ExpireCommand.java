@@ -1,0 +1,120 @@
+package io.icerepl.app.cli;
+
+import io.icerepl.app.retention.RetentionResult;
+import io.icerepl.app.retention.RetentionRunner;
+import io.icerepl.app.retention.RetentionSettings;
+import io.icerepl.copier.store.LocalObjectStore;
+import io.icerepl.merge.json.TableMetadataParser;
+import io.icerepl.merge.retention.Durations;
+import io.icerepl.merge.retention.ExpireOptions;
+import io.icerepl.merge.retention.RetentionPolicy;
+import java.io.PrintWriter;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.function.UnaryOperator;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code expire}: the replica's own snapshot retention, with ClickHouse-grade controls. */
+@Command(
+    name = "expire",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Expires snapshots on a replica by the replica's own policy, then deletes the files no",
+      "retained snapshot reaches. The table-level policy is the replica's history.expire.*",
+      "properties (else 1 snapshot / 5 days / refs forever); refs' own fields override it.",
+      "Prints the metrics as 'name value' lines."
+    })
+final class ExpireCommand implements Callable<Integer> {
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Option(names = "--target", required = true, paramLabel = "<location>",
+      description = "Replica table location: an absolute path or a file: URI.")
+  String target;
+
+  @Option(names = "--retention-period", paramLabel = "<duration>",
+      description = "Keep snapshots younger than this (e.g. 90d, 1d12h, 500ms); overrides the table-level"
+          + " max snapshot age, never a ref's own.")
+  String retentionPeriod;
+
+  @Option(names = "--retain-last", paramLabel = "<n>",
+      description = "Keep at least this many snapshots per branch; overrides the table-level minimum, never a ref's own.")
+  Integer retainLast;
+
+  @Option(names = "--max-ref-age", paramLabel = "<duration>",
+      description = "Drop refs other than main whose snapshot is older than this (table level).")
+  String maxRefAge;
+
+  @Option(names = "--expire-before", paramLabel = "<timestamp>",
+      description = "Safety fuse, ISO-8601 (e.g. 2026-11-01T00:00:00Z): no snapshot at or after it expires.")
+  String expireBefore;
+
+  @Option(names = "--snapshot-ids", split = ",", paramLabel = "<id>",
+      description = "Expire exactly these snapshots (never the current one or a ref's); not with"
+          + " --retention-period or --retain-last.")
+  List<Long> snapshotIds = new ArrayList<>();
+
+  @Option(names = "--dry-run", description = "Plan and count; change nothing.")
+  boolean dryRun;
+
+  @Option(names = "--replica-owns-files",
+      description = "Delete unreachable files even when the table says gc.enabled=false.")
+  boolean replicaOwnsFiles;
+
+  @Override
+  public Integer call() {
+    if (!snapshotIds.isEmpty() && (retentionPeriod != null || retainLast != null)) {
+      throw new IllegalArgumentException(
+          "Cannot expire snapshots: --snapshot-ids cannot be combined with --retention-period or --retain-last");
+    }
+    if (retainLast != null && retainLast < 1) {
+      throw new IllegalArgumentException("Cannot expire snapshots: --retain-last must be at least 1, got " + retainLast);
+    }
+    ExpireOptions options =
+        new ExpireOptions(
+            Optional.ofNullable(expireBefore).map(ExpireCommand::parseInstant),
+            Optional.ofNullable(retentionPeriod).map(Durations::parseMillis),
+            Optional.ofNullable(retainLast),
+            new HashSet<>(snapshotIds),
+            dryRun);
+    UnaryOperator<RetentionPolicy> adjust = UnaryOperator.identity();
+    if (maxRefAge != null) {
+      long refAge = Durations.parseMillis(maxRefAge);
+      adjust = p -> new RetentionPolicy(p.minSnapshotsToKeep(), p.maxSnapshotAgeMs(), refAge);
+    }
+    RetentionSettings settings =
+        new RetentionSettings(replicaOwnsFiles, 100_000, TableMetadataParser.DEFAULT_MAX_METADATA_BYTES);
+    RetentionResult result =
+        new RetentionRunner(new LocalObjectStore(), Clock.systemUTC(), settings)
+            .expire(target, Optional.empty(), adjust, options);
+    print(spec.commandLine().getOut(), result);
+    return 0;
+  }
+
+  private static long parseInstant(String text) {
+    try {
+      return Instant.parse(text).toEpochMilli();
+    } catch (DateTimeParseException e) {
+      throw new IllegalArgumentException(
+          "Cannot parse --expire-before '" + text + "': expected an ISO-8601 instant such as 2026-11-01T00:00:00Z");
+    }
+  }
+
+  static void print(PrintWriter out, RetentionResult result) {
+    result.metrics().forEach((name, value) -> out.println(name + " " + value));
+    result.expiredSnapshotIds().forEach(id -> out.println("expired_snapshot " + id));
+    result.droppedRefs().forEach(r -> out.println("dropped_ref " + r.name() + " (" + r.reason() + ")"));
+    result.warnings().forEach(w -> out.println("warning " + w));
+    if (result.filesKept()) {
+      out.println("note gc.enabled=false: no file deleted (use --replica-owns-files if the replica's files are its own)");
+    }
+    out.flush();
+  }
+}
