@@ -14,16 +14,28 @@ import java.util.function.Predicate;
  * and from then on nothing is written or deleted, so whatever was in place stays as a crash would
  * leave it.
  */
-final class FaultInjectingStore implements ObjectStore {
+public final class FaultInjectingStore implements ObjectStore {
   private final ObjectStore delegate = new LocalObjectStore();
   private final Predicate<String> failOn;
+  private final Predicate<String> failOnDelete;
   private volatile boolean crashed;
 
-  FaultInjectingStore(Predicate<String> failOn) {
-    this.failOn = failOn;
+  /** Crashes at the first write to a path that matches. */
+  public FaultInjectingStore(Predicate<String> failOn) {
+    this(failOn, path -> false);
   }
 
-  boolean crashed() {
+  private FaultInjectingStore(Predicate<String> failOn, Predicate<String> failOnDelete) {
+    this.failOn = failOn;
+    this.failOnDelete = failOnDelete;
+  }
+
+  /** Crashes at the first delete: after a publish, before any file is removed. */
+  public static FaultInjectingStore crashingAtFirstDelete() {
+    return new FaultInjectingStore(path -> false, path -> true);
+  }
+
+  public boolean crashed() {
     return crashed;
   }
 
@@ -79,6 +91,10 @@ final class FaultInjectingStore implements ObjectStore {
 
   @Override
   public void delete(String path) throws IOException {
+    if (!crashed && failOnDelete.test(path)) {
+      crashed = true;
+      throw new IOException("injected crash deleting " + path);
+    }
     if (crashed) {
       throw new IOException("crashed: not deleting " + path);
     }

@@ -23,16 +23,16 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Types;
 
 /** A small partitioned source table written with the Iceberg library, the independent writer. */
-final class SourceTable {
-  static final Schema SCHEMA =
+public final class SourceTable {
+  public static final Schema SCHEMA =
       new Schema(
           Types.NestedField.required(1, "id", Types.LongType.get()),
           Types.NestedField.required(2, "category", Types.StringType.get()));
 
-  static final HadoopTables TABLES = new HadoopTables(new Configuration());
+  public static final HadoopTables TABLES = new HadoopTables(new Configuration());
 
-  final String location;
-  final Table table;
+  public final String location;
+  public final Table table;
   private long nextId = 1;
 
   private SourceTable(String location, Table table) {
@@ -40,7 +40,7 @@ final class SourceTable {
     this.table = table;
   }
 
-  static SourceTable create(Path dir, int formatVersion) {
+  public static SourceTable create(Path dir, int formatVersion) {
     String location = dir.toUri().toString();
     PartitionSpec spec = PartitionSpec.builderFor(SCHEMA).identity("category").build();
     Table table =
@@ -48,13 +48,13 @@ final class SourceTable {
     return new SourceTable(location, table);
   }
 
-  DataFile append(String category, int rows) {
+  public DataFile append(String category, int rows) {
     DataFile file = writeData(category, rows);
     table.newAppend().appendFile(file).commit();
     return file;
   }
 
-  DataFile writeData(String category, int rows) {
+  public DataFile writeData(String category, int rows) {
     PartitionKey partition = new PartitionKey(table.spec(), table.schema());
     GenericRecord record = GenericRecord.create(table.schema());
     partition.partition(record.copy(Map.of("id", 0L, "category", category)));
@@ -65,18 +65,18 @@ final class SourceTable {
     return TableWrites.writeData(table, partition, records);
   }
 
-  DeleteFile deletePositions(DataFile dataFile, long... positions) {
+  public DeleteFile deletePositions(DataFile dataFile, long... positions) {
     DeleteFile deletes = writePositionDeletes(dataFile, positions);
     table.newRowDelta().addDeletes(deletes).commit();
     return deletes;
   }
 
-  DeleteFile writePositionDeletes(DataFile dataFile, long... positions) {
+  public DeleteFile writePositionDeletes(DataFile dataFile, long... positions) {
     return TableWrites.writePositionDeletes(table, dataFile, positions);
   }
 
   /** Rows a table reads at a snapshot, sorted, as strings. */
-  static List<String> rows(Table table, long snapshotId) {
+  public static List<String> rows(Table table, long snapshotId) {
     List<String> rows = new ArrayList<>();
     try (CloseableIterable<Record> records = IcebergGenerics.read(table).useSnapshot(snapshotId).build()) {
       records.forEach(r -> rows.add(r.toString()));
