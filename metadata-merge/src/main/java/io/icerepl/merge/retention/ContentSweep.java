@@ -21,6 +21,7 @@ final class ContentSweep {
   private final int batchSize;
   private final Map<String, FileKind> batch = new LinkedHashMap<>();
   private final Map<String, FileKind> unreachable = new LinkedHashMap<>();
+  private boolean retainedRead;
 
   private ContentSweep(ReplicaManifests manifests, Collection<String> retainedManifests, int batchSize) {
     this.manifests = manifests;
@@ -39,6 +40,11 @@ final class ContentSweep {
       manifests.forEachLiveFile(manifest, sweep::offer);
     }
     sweep.checkBatch();
+    if (!sweep.retainedRead) {
+      // No candidate file at all: still read every retained manifest once, so an unreadable one
+      // fails the plan (and its manifest and list deletions) as it would with candidates.
+      sweep.passOverRetained();
+    }
     return sweep.unreachable;
   }
 
@@ -54,21 +60,26 @@ final class ContentSweep {
     }
   }
 
-  /**
-   * Drops every batch path a retained manifest names live. A file moved by a manifest merge or
-   * rewrite is named EXISTING by a new manifest; that still counts as reached.
-   */
+  /** Moves the batch paths no retained manifest names into the result. */
   private void checkBatch() {
     if (batch.isEmpty()) {
       return;
     }
-    for (String manifest : retainedManifests) {
-      manifests.forEachLiveFile(manifest, file -> batch.remove(file.filePath()));
-      if (batch.isEmpty()) {
-        return;
-      }
-    }
+    passOverRetained();
     unreachable.putAll(batch);
     batch.clear();
+  }
+
+  /**
+   * Drops every batch path a retained manifest names live. A file moved by a manifest merge or
+   * rewrite is named EXISTING by a new manifest; that still counts as reached. The pass reads
+   * every retained manifest even once the batch is empty: an unreadable retained manifest means
+   * the replica is damaged, and then nothing is deleted.
+   */
+  private void passOverRetained() {
+    for (String manifest : retainedManifests) {
+      manifests.forEachLiveFile(manifest, file -> batch.remove(file.filePath()));
+    }
+    retainedRead = true;
   }
 }
