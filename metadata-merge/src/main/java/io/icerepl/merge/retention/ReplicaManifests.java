@@ -1,0 +1,67 @@
+package io.icerepl.merge.retention;
+
+import io.icerepl.merge.avro.ManifestEntryFile;
+import io.icerepl.merge.avro.ManifestFileEntry;
+import io.icerepl.merge.avro.ManifestListRewriter;
+import io.icerepl.merge.avro.ManifestRewriter;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * Reads the replica's manifest lists and manifests through a {@link ManifestSource}. Every failure
+ * is thrown, never skipped: a manifest that cannot be read could name a file a retained snapshot
+ * still needs, so reachability must not be decided without it.
+ */
+final class ReplicaManifests {
+  private final ManifestSource source;
+
+  ReplicaManifests(ManifestSource source) {
+    this.source = java.util.Objects.requireNonNull(source, "source");
+  }
+
+  /** The manifest paths a manifest list names, in file order. */
+  List<String> manifestsOf(String manifestList) {
+    List<String> paths = new ArrayList<>();
+    try (InputStream in = open(manifestList, "manifest list")) {
+      for (ManifestFileEntry entry : ManifestListRewriter.read(in, fileName(manifestList))) {
+        paths.add(entry.manifestPath());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read manifest list " + manifestList + ": " + e.getMessage(), e);
+    }
+    return paths;
+  }
+
+  /**
+   * Hands the live entries (ADDED, EXISTING) of one manifest to {@code action}, in file order.
+   * Only one manifest's entries are held at a time, so memory follows the largest manifest, not
+   * the table.
+   */
+  void forEachLiveFile(String manifest, Consumer<ManifestEntryFile> action) {
+    List<ManifestEntryFile> files;
+    try (InputStream in = open(manifest, "manifest")) {
+      files = ManifestRewriter.readLiveFiles(in, fileName(manifest));
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read manifest " + manifest + ": " + e.getMessage(), e);
+    }
+    // Entries are handed on only after the whole manifest read cleanly: a truncated manifest
+    // throws before any of its entries is used.
+    files.forEach(action);
+  }
+
+  private InputStream open(String path, String noun) throws IOException {
+    InputStream in = source.open(path);
+    if (in == null) {
+      throw new IOException("the source opened no stream for " + noun + " " + path);
+    }
+    return in;
+  }
+
+  private static String fileName(String path) {
+    return path.substring(path.lastIndexOf('/') + 1);
+  }
+}
