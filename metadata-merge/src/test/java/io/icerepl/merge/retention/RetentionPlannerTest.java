@@ -460,7 +460,7 @@ class RetentionPlannerTest {
   }
 
   @Test
-  void snapshotLogKeepsEntriesBeforeNoGap() {
+  void snapshotLogIsCutAtTheLastRemovedEntryWhereverItIs() {
     HistoryJson table = mainHistory(2).tag("kept", 1);
 
     RetentionPlan plan = plan(table, ONE_DAY, snapshotIds(4L));
