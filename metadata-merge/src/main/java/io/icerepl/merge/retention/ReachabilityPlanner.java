@@ -39,6 +39,25 @@ public final class ReachabilityPlanner {
    */
   public static UnreachableFiles unreachable(
       List<ExpiredSnapshot> expired, TableMetadata retained, ManifestSource source, int batchSize) {
+    return unreachable(expired, retained, source, batchSize, false);
+  }
+
+  /**
+   * As {@link #unreachable(List, TableMetadata, ManifestSource, int)}, finishing a deletion that an
+   * earlier run began: the expired snapshots' manifest lists and manifests it already removed are
+   * skipped (it removed their contents first). Retained files are read as strictly as ever.
+   */
+  public static UnreachableFiles unreachableAfterInterruptedDelete(
+      List<ExpiredSnapshot> expired, TableMetadata retained, ManifestSource source, int batchSize) {
+    return unreachable(expired, retained, source, batchSize, true);
+  }
+
+  private static UnreachableFiles unreachable(
+      List<ExpiredSnapshot> expired,
+      TableMetadata retained,
+      ManifestSource source,
+      int batchSize,
+      boolean skipGone) {
     Objects.requireNonNull(expired, "expired");
     Objects.requireNonNull(retained, "retained");
     Objects.requireNonNull(source, "source");
@@ -66,10 +85,14 @@ public final class ReachabilityPlanner {
     Set<String> candidateManifests = new LinkedHashSet<>();
     for (ExpiredSnapshot snapshot : expired) {
       String list = snapshot.manifestList();
-      if (list != null && !retainedLists.contains(list) && candidateLists.add(list)) {
+      if (list != null && !retainedLists.contains(list) && !(skipGone && manifests.gone(list))
+          && candidateLists.add(list)) {
         addCandidates(manifests.manifestsOf(list), retainedManifests, candidateManifests);
       }
       addCandidates(snapshot.manifests(), retainedManifests, candidateManifests);
+    }
+    if (skipGone) {
+      candidateManifests.removeIf(manifests::gone);
     }
 
     Map<String, FileKind> content =

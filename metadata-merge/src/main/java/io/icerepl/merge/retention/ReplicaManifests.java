@@ -53,6 +53,21 @@ final class ReplicaManifests {
     files.forEach(action);
   }
 
+  /**
+   * Whether a file an earlier, interrupted deletion may already have removed is gone. Files are
+   * deleted contents first, then manifests, then manifest lists: a gone manifest's files are gone
+   * too, so skipping it loses nothing.
+   */
+  boolean gone(String path) {
+    try (InputStream in = source.open(path)) {
+      return in == null;
+    } catch (java.nio.file.NoSuchFileException | java.io.FileNotFoundException e) {
+      return true;
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read " + path + ": " + e.getMessage(), e);
+    }
+  }
+
   private InputStream open(String path, String noun) throws IOException {
     InputStream in = source.open(path);
     if (in == null) {

@@ -148,7 +148,7 @@ public final class RetentionRunner {
     List<ExpiredSnapshot> stillExpired =
         state.pendingDeletes().stream().filter(s -> !held.contains(s.snapshotId())).toList();
     UnreachableFiles orphans =
-        ReachabilityPlanner.unreachable(stillExpired, current, target::open, settings.batchSize());
+        ReachabilityPlanner.unreachableAfterInterruptedDelete(stillExpired, current, target::open, settings.batchSize());
     LOG.info("{}: finishing an earlier expiry: deleting {} orphaned file(s)", location, orphans.all().size());
     delete(location, orphans);
     replicaFiles.writeState(location, new ReplicaState(state.expiredSnapshotIds(), state.droppedRefs(), List.of()));

@@ -32,7 +32,12 @@ public final class FaultInjectingStore implements ObjectStore {
 
   /** Crashes at the first delete: after a publish, before any file is removed. */
   public static FaultInjectingStore crashingAtFirstDelete() {
-    return new FaultInjectingStore(path -> false, path -> true);
+    return crashingAtFirstDeleteOf(path -> true);
+  }
+
+  /** Crashes at the first delete of a path that matches, after the deletes before it. */
+  public static FaultInjectingStore crashingAtFirstDeleteOf(Predicate<String> path) {
+    return new FaultInjectingStore(p -> false, path);
   }
 
   public boolean crashed() {

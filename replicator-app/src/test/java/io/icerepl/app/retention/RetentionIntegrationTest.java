@@ -219,6 +219,29 @@ class RetentionIntegrationTest {
   }
 
   @Test
+  void aCrashHalfwayThroughTheDeletesIsFinishedByTheNextRun() throws Exception {
+    // data files and manifests are gone, the first manifest list is not
+    FaultInjectingStore crashing = FaultInjectingStore.crashingAtFirstDeleteOf(p -> p.contains("/metadata/snap-"));
+    assertThatThrownBy(() -> expire(crashing, 100 * DAY, keep(90 * DAY, 1, false), false))
+        .hasMessageContaining("injected crash deleting");
+    assertThat(Files.exists(replicaPathOf(fileA))).isFalse();
+    long listsLeft;
+    try (Stream<Path> files = Files.list(dir.resolve("replica/metadata"))) {
+      listsLeft = files.filter(p -> p.getFileName().toString().startsWith("snap-")).count();
+    }
+    assertThat(listsLeft).as("manifest lists after the crash").isEqualTo(4);
+
+    RetentionResult rerun = expire(new LocalObjectStore(), 100 * DAY, keep(90 * DAY, 1, false), false);
+
+    assertThat(rerun.expiredSnapshotIds()).isEmpty();
+    try (Stream<Path> files = Files.list(dir.resolve("replica/metadata"))) {
+      assertThat(files.filter(p -> p.getFileName().toString().startsWith("snap-")).count())
+          .as("manifest lists after the rerun").isEqualTo(1);
+    }
+    assertReplicaReads(s4);
+  }
+
+  @Test
   void gcDisabledKeepsFilesUnlessTheReplicaOwnsThem() throws Exception {
     source.table.updateProperties().set("gc.enabled", "false").commit();
     replicate();
