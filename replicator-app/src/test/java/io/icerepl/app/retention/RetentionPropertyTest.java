@@ -24,13 +24,11 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.lifecycle.AfterProperty;
+import java.util.Random;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.ManifestContent;
@@ -50,44 +48,31 @@ import org.apache.iceberg.io.CloseableIterable;
  * leaves every retained snapshot reading what it read before.
  */
 class RetentionPropertyTest {
-  private final List<Path> dirs = new ArrayList<>();
+  private static final int HISTORIES = 12;
 
   enum Kind { APPEND, APPEND_TO_BRANCH, CREATE_BRANCH, TAG, DELETE_FILE, POSITION_DELETE, COMPACT, REWRITE_MANIFESTS }
 
   record Op(Kind kind, int pick) {}
 
-  @Provide
-  Arbitrary<List<Op>> histories() {
-    Arbitrary<Op> op = Combinators.combine(Arbitraries.of(Kind.class), Arbitraries.integers().between(0, 99)).as(Op::new);
-    return op.list().ofMinSize(3).ofMaxSize(12);
+  /** One random history and policy per seed; a failure names its seed, which replays it exactly. */
+  static LongStream seeds() {
+    return LongStream.range(20261129L, 20261129L + HISTORIES);
   }
 
-  @Provide
-  Arbitrary<Long> periods() {
-    return Arbitraries.of(0L, 40L, 150L, 10L * 24 * 3600 * 1000);
-  }
-
-  @AfterProperty
-  void cleanUp() throws IOException {
-    for (Path dir : dirs) {
-      try (var walk = Files.walk(dir)) {
-        for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
-          Files.deleteIfExists(p);
-        }
-      }
-    }
-    dirs.clear();
-  }
-
-  @Property(tries = 12, seed = "20261129")
-  void expiryKeepsWhatThePolicyProtectsAndEveryFileARetainedSnapshotReads(
-      @ForAll("histories") List<Op> ops,
-      @ForAll("periods") long periodMs,
-      @ForAll @net.jqwik.api.constraints.IntRange(min = 1, max = 3) int retainLast,
-      @ForAll boolean dropRefs)
+  @ParameterizedTest(name = "seed {0}")
+  @MethodSource("seeds")
+  void expiryKeepsWhatThePolicyProtectsAndEveryFileARetainedSnapshotReads(long seed, @TempDir Path dir)
       throws Exception {
-    Path dir = Files.createTempDirectory("retention-property");
-    dirs.add(dir);
+    Random random = new Random(seed);
+    List<Op> ops = new ArrayList<>();
+    for (int i = 0, n = 3 + random.nextInt(10); i < n; i++) {
+      ops.add(new Op(Kind.values()[random.nextInt(Kind.values().length)], random.nextInt(100)));
+    }
+    long[] periods = {0L, 40L, 150L, 10L * 24 * 3600 * 1000};
+    long periodMs = periods[random.nextInt(periods.length)];
+    int retainLast = 1 + random.nextInt(3);
+    boolean dropRefs = random.nextBoolean();
+
     SourceTable source = SourceTable.create(dir.resolve("source"), 2);
     source.table.updateProperties().set("commit.manifest.min-count-to-merge", "3").commit();
     History history = new History(source);
