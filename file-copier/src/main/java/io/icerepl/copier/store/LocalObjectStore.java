@@ -157,6 +157,20 @@ public final class LocalObjectStore implements ObjectStore {
   }
 
   @Override
+  public List<String> listFolders(String folder) throws IOException {
+    Path dir = toPath(folder);
+    List<String> names = new ArrayList<>();
+    if (!Files.isDirectory(dir)) {
+      return names;
+    }
+    try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir, Files::isDirectory)) {
+      entries.forEach(entry -> names.add(entry.getFileName().toString()));
+    }
+    names.sort(null);
+    return names;
+  }
+
+  @Override
   public void delete(String path) throws IOException {
     Files.deleteIfExists(toPath(path));
   }

@@ -41,6 +41,9 @@ public interface ObjectStore {
   /** Names (not paths) of the objects directly under a folder, empty when there is none. */
   List<String> list(String folder) throws IOException;
 
+  /** Names of the folders directly under a folder (S3: common prefixes), empty when none. */
+  List<String> listFolders(String folder) throws IOException;
+
   /** Deletes an object; an object already gone is not an error. */
   void delete(String path) throws IOException;
 

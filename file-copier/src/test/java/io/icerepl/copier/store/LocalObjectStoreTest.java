@@ -77,6 +77,8 @@ class LocalObjectStoreTest {
     assertThat(Files.readString(dir.resolve("deep/er/dst"))).isEqualTo("payload");
     assertThatThrownBy(() -> store.open(uri("nope"))).isInstanceOf(NoSuchFileException.class);
     assertThat(store.list(uri("deep/er"))).containsExactly("dst");
+    assertThat(store.listFolders(uri("deep"))).containsExactly("er");
+    assertThat(store.list(uri("deep"))).isEmpty();
     assertThat(store.list(uri("absent"))).isEmpty();
   }
 

@@ -62,6 +62,11 @@ final class CountingStore implements ObjectStore {
   }
 
   @Override
+  public List<String> listFolders(String folder) throws IOException {
+    return delegate.listFolders(folder);
+  }
+
+  @Override
   public Lock lock(String location) throws IOException {
     return delegate.lock(location);
   }

@@ -90,6 +90,11 @@ public final class FaultInjectingStore implements ObjectStore {
   }
 
   @Override
+  public List<String> listFolders(String folder) throws IOException {
+    return delegate.listFolders(folder);
+  }
+
+  @Override
   public Lock lock(String location) throws IOException {
     return delegate.lock(location);
   }

@@ -1,0 +1,97 @@
+package io.icerepl.localstack;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.util.Map;
+import org.elasticmq.NodeAddress;
+import org.elasticmq.rest.sqs.SQSRestServer;
+import org.elasticmq.rest.sqs.SQSRestServerBuilder;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.CreateQueueRequest;
+import software.amazon.awssdk.services.sqs.model.GetQueueAttributesRequest;
+import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
+
+/**
+ * An SQS endpoint on loopback (ElasticMQ), for tests and for running the service without an AWS
+ * account: standard queues, visibility timeouts, long polling and dead-letter redrive.
+ */
+public final class EmbeddedSqs implements AutoCloseable {
+  private final SQSRestServer server;
+  private final int port;
+
+  private EmbeddedSqs(SQSRestServer server, int port) {
+    this.server = server;
+    this.port = port;
+  }
+
+  /** Starts on a free loopback port. */
+  public static EmbeddedSqs start() {
+    return start(freePort());
+  }
+
+  public static EmbeddedSqs start(int port) {
+    // The server address must carry the real port, or queue URLs name the wrong one.
+    SQSRestServer server =
+        SQSRestServerBuilder.withInterface("127.0.0.1")
+            .withPort(port)
+            .withServerAddress(new NodeAddress("http", "127.0.0.1", port, ""))
+            .start();
+    server.waitUntilStarted();
+    return new EmbeddedSqs(server, port);
+  }
+
+  public URI endpoint() {
+    return URI.create("http://127.0.0.1:" + port);
+  }
+
+  public SqsClient client() {
+    return SqsClient.builder()
+        .endpointOverride(endpoint())
+        .region(EmbeddedS3.REGION)
+        .credentialsProvider(
+            StaticCredentialsProvider.create(AwsBasicCredentials.create(EmbeddedS3.ACCESS_KEY, EmbeddedS3.SECRET_KEY)))
+        .build();
+  }
+
+  /**
+   * Creates a queue whose messages go to a dead-letter queue {@code <name>-dlq} after
+   * {@code maxReceives} receives, and returns the queue's URL.
+   */
+  public String createQueueWithDeadLetterQueue(String name, int maxReceives, int visibilityTimeoutSeconds) {
+    try (SqsClient sqs = client()) {
+      String dlqUrl = sqs.createQueue(CreateQueueRequest.builder().queueName(name + "-dlq").build()).queueUrl();
+      String dlqArn =
+          sqs.getQueueAttributes(
+                  GetQueueAttributesRequest.builder().queueUrl(dlqUrl).attributeNames(QueueAttributeName.QUEUE_ARN).build())
+              .attributes()
+              .get(QueueAttributeName.QUEUE_ARN);
+      String redrive = "{\"deadLetterTargetArn\":\"" + dlqArn + "\",\"maxReceiveCount\":\"" + maxReceives + "\"}";
+      return sqs.createQueue(
+              CreateQueueRequest.builder()
+                  .queueName(name)
+                  .attributes(
+                      Map.of(
+                          QueueAttributeName.REDRIVE_POLICY, redrive,
+                          QueueAttributeName.VISIBILITY_TIMEOUT, Integer.toString(visibilityTimeoutSeconds)))
+                  .build())
+          .queueUrl();
+    }
+  }
+
+  @Override
+  public void close() {
+    server.stopAndWait();
+  }
+
+  private static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot find a free port", e);
+    }
+  }
+}
