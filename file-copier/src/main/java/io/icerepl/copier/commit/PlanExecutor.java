@@ -35,14 +35,24 @@ import org.slf4j.LoggerFactory;
 public final class PlanExecutor {
   private static final Logger LOG = LoggerFactory.getLogger(PlanExecutor.class);
 
+  /** Long copies log their progress this often. */
+  private static final long LOG_INTERVAL_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+
   private final ObjectStore source;
   private final ObjectStore target;
   private final ExecutorService executor;
+  private final CopyProgress.Listener listener;
 
   public PlanExecutor(ObjectStore source, ObjectStore target, ExecutorService executor) {
+    this(source, target, executor, CopyProgress.Listener.NONE);
+  }
+
+  public PlanExecutor(
+      ObjectStore source, ObjectStore target, ExecutorService executor, CopyProgress.Listener listener) {
     this.source = source;
     this.target = target;
     this.executor = executor;
+    this.listener = listener;
   }
 
   /** Counts of what one execution did. */
@@ -73,6 +83,11 @@ public final class PlanExecutor {
     private final Map<String, RewrittenFile> rewritten = new ConcurrentHashMap<>();
     private final Map<String, Long> manifestLengths = new ConcurrentHashMap<>();
     private final java.util.Set<String> written = ConcurrentHashMap.newKeySet();
+    private final long startNanos = System.nanoTime();
+    private final long filesTotal;
+    private final long bytesTotal;
+    private final AtomicLong filesDone = new AtomicLong();
+    private final AtomicLong lastLogNanos = new AtomicLong(System.nanoTime());
     private final AtomicLong filesCopied = new AtomicLong();
     private final AtomicLong bytesCopied = new AtomicLong();
     private final AtomicLong filesRewritten = new AtomicLong();
@@ -82,6 +97,24 @@ public final class PlanExecutor {
       this.table = table;
       this.plan = plan;
       this.mapping = mapping;
+      this.filesTotal = plan.size();
+      this.bytesTotal = plan.files().stream().mapToLong(f -> Math.max(0, f.expectedSize())).sum();
+    }
+
+    private void reportProgress() {
+      CopyProgress progress =
+          new CopyProgress(
+              table, filesDone.incrementAndGet(), filesTotal, bytesCopied.get(), bytesTotal,
+              java.time.Duration.ofNanos(System.nanoTime() - startNanos));
+      listener.onProgress(progress);
+      long now = System.nanoTime();
+      long last = lastLogNanos.get();
+      if (now - last > LOG_INTERVAL_NANOS && lastLogNanos.compareAndSet(last, now)) {
+        LOG.info(
+            "{}: copied {}/{} files, {}/{} bytes, {} MiB/s, about {} left",
+            table, progress.filesDone(), progress.filesTotal(), progress.bytesDone(), progress.bytesTotal(),
+            String.format("%.1f", progress.bytesPerSecond() / (1024 * 1024)), progress.eta());
+      }
     }
 
     void removeWritten(RuntimeException failure) {
@@ -107,6 +140,7 @@ public final class PlanExecutor {
                   try {
                     step.apply(file);
                     written.add(file.target());
+                    reportProgress();
                   } catch (IOException e) {
                     throw new UncheckedIOException(
                         "Cannot put " + CopyPlanner.noun(file.kind()) + " " + file.target()

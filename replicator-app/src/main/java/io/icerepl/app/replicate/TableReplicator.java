@@ -3,6 +3,7 @@ package io.icerepl.app.replicate;
 import io.icerepl.app.replica.ReplicaFiles;
 import io.icerepl.app.replica.ReplicaHead;
 import io.icerepl.copier.commit.CopyPlanner;
+import io.icerepl.copier.commit.CopyProgress;
 import io.icerepl.copier.commit.MetadataPublisher;
 import io.icerepl.copier.commit.PlanExecutor;
 import io.icerepl.copier.store.ObjectStore;
@@ -52,12 +53,23 @@ public final class TableReplicator {
 
   public TableReplicator(
       ObjectStore source, ObjectStore target, Clock clock, ExecutorService executor, ReplicationOptions options) {
+    this(source, target, clock, executor, options, CopyProgress.Listener.NONE);
+  }
+
+  /** As above, reporting the copy progress of each commit to {@code progress}. */
+  public TableReplicator(
+      ObjectStore source,
+      ObjectStore target,
+      Clock clock,
+      ExecutorService executor,
+      ReplicationOptions options,
+      CopyProgress.Listener progress) {
     this.source = source;
     this.target = target;
     this.clock = clock;
     this.options = options;
     this.planner = new CopyPlanner(source, target);
-    this.executor = new PlanExecutor(source, target, executor);
+    this.executor = new PlanExecutor(source, target, executor, progress);
     this.publisher = new MetadataPublisher(target);
     this.replicaFiles = new ReplicaFiles(target, options.maxMetadataBytes());
   }
