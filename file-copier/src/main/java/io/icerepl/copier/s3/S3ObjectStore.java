@@ -1,0 +1,300 @@
+package io.icerepl.copier.s3;
+
+import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.merge.io.SeekableInput;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.NoSuchFileException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3AsyncClient;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.CommonPrefix;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
+import software.amazon.awssdk.services.s3.model.S3Object;
+import software.amazon.awssdk.transfer.s3.S3TransferManager;
+
+/**
+ * Objects on S3 (or an S3-compatible service) at {@code s3://bucket/key}; {@code s3a://} and
+ * {@code s3n://} name the same objects. Every call goes through {@link S3Resilience}.
+ *
+ * <p>A write is buffered until its writer has finished and then lands in one PutObject, or one
+ * completed multipart upload, so readers see the whole object or none.
+ */
+public final class S3ObjectStore implements ObjectStore, AutoCloseable {
+  /** S3 accepts at most this many parts per upload. */
+  private static final int MAX_PARTS = 10_000;
+
+  private final S3Client client;
+  private final S3AsyncClient asyncClient;
+  private final S3TransferManager transferManager;
+  private final S3StoreSettings settings;
+  private final S3Calls calls;
+  private final S3TableLocks locks;
+  private final Optional<S3Endpoint> endpoint;
+  private final boolean ownsClients;
+
+  /**
+   * A store on clients configured elsewhere, which stay open when the store closes. For single
+   * requests the async client must have multipart enabled, so that copies above the threshold
+   * use UploadPartCopy, and its SDK retries off like the sync client's.
+   */
+  public S3ObjectStore(S3Client client, S3AsyncClient asyncClient, S3StoreSettings settings,
+      S3Resilience resilience) {
+    this(client, asyncClient, settings, resilience, Optional.empty(), false);
+  }
+
+  private S3ObjectStore(S3Client client, S3AsyncClient asyncClient, S3StoreSettings settings,
+      S3Resilience resilience, Optional<S3Endpoint> endpoint, boolean ownsClients) {
+    this.client = client;
+    this.asyncClient = asyncClient;
+    this.transferManager = S3TransferManager.builder().s3Client(asyncClient).build();
+    this.settings = settings;
+    this.calls = new S3Calls(resilience);
+    this.locks = new S3TableLocks(client, calls, settings);
+    this.endpoint = endpoint;
+    this.ownsClients = ownsClients;
+  }
+
+  /** A store with its own clients for {@code endpoint}, closed with the store. */
+  public static S3ObjectStore create(S3Endpoint endpoint, S3StoreSettings settings,
+      S3Resilience resilience) {
+    AwsCredentialsProvider credentials = endpoint.accessKeyId().isPresent()
+        ? StaticCredentialsProvider.create(AwsBasicCredentials.create(
+            endpoint.accessKeyId().get(), endpoint.secretAccessKey().get()))
+        : DefaultCredentialsProvider.builder().build();
+    var sync = S3Client.builder()
+        .region(Region.of(endpoint.region()))
+        .credentialsProvider(credentials)
+        .forcePathStyle(endpoint.pathStyle())
+        // S3Resilience is the one retry layer; SDK retries underneath would multiply attempts.
+        .overrideConfiguration(c -> c.retryStrategy(AwsRetryStrategy.doNotRetry()));
+    var async = S3AsyncClient.builder()
+        .region(Region.of(endpoint.region()))
+        .credentialsProvider(credentials)
+        .forcePathStyle(endpoint.pathStyle())
+        .overrideConfiguration(c -> c.retryStrategy(AwsRetryStrategy.doNotRetry()))
+        .multipartEnabled(true)
+        .multipartConfiguration(m -> m
+            .thresholdInBytes(settings.multipartCopyThresholdBytes())
+            .minimumPartSizeInBytes(settings.partSizeBytes()));
+    endpoint.endpointOverride().ifPresent(uri -> {
+      sync.endpointOverride(uri);
+      async.endpointOverride(uri);
+    });
+    return new S3ObjectStore(sync.build(), async.build(), settings, resilience,
+        Optional.of(endpoint), true);
+  }
+
+  /**
+   * Whether a copy from {@code source} can run inside S3 (CopyObject) instead of streaming
+   * through this process: the source is an S3 store on the same clients, or on the same service
+   * reached with the same credentials.
+   */
+  public boolean canCopyServerSideFrom(ObjectStore source) {
+    if (!(source instanceof S3ObjectStore other)) {
+      return false;
+    }
+    if (other.client == client) {
+      return true;
+    }
+    return endpoint.isPresent() && other.endpoint.isPresent()
+        && endpoint.get().sameServiceAndPrincipal(other.endpoint.get());
+  }
+
+  @Override
+  public OptionalLong length(String path) throws IOException {
+    S3Location at = S3Location.parse(path);
+    try {
+      return OptionalLong.of(calls.run("get length of", path, at,
+          () -> client.headObject(b -> b.bucket(at.bucket()).key(at.key()))).contentLength());
+    } catch (NoSuchFileException e) {
+      return OptionalLong.empty();
+    }
+  }
+
+  @Override
+  public InputStream open(String path) throws IOException {
+    S3Location at = S3Location.parse(path);
+    return calls.run("open", path, at,
+        () -> client.getObject(b -> b.bucket(at.bucket()).key(at.key())));
+  }
+
+  @Override
+  public SeekableInput openSeekable(String path) throws IOException {
+    S3Location at = S3Location.parse(path);
+    long length = length(path).orElseThrow(() -> new NoSuchFileException(path));
+    return new S3SeekableInput(client, calls, path, at, length, settings.readAheadBytes());
+  }
+
+  @Override
+  public long write(String path, Writer writer) throws IOException {
+    S3Location at = S3Location.parse(path);
+    WriteBuffer buffer = new WriteBuffer(settings.memoryBufferBytes());
+    try {
+      try (buffer) {
+        writer.writeTo(buffer);
+      }
+      if (buffer.size() > settings.multipartThresholdBytes()) {
+        new MultipartUpload(client, calls, path, at).upload(buffer, partSize(buffer.size()));
+      } else {
+        RequestBody body = buffer.bytes() != null
+            ? RequestBody.fromBytes(buffer.bytes())
+            : RequestBody.fromFile(buffer.file());
+        calls.run("write", path, at,
+            () -> client.putObject(b -> b.bucket(at.bucket()).key(at.key()), body));
+      }
+      return buffer.size();
+    } finally {
+      buffer.discard();
+    }
+  }
+
+  /** The configured part size, or larger when the object would need too many parts. */
+  private long partSize(long length) {
+    return Math.max(settings.partSizeBytes(), (length + MAX_PARTS - 1) / MAX_PARTS);
+  }
+
+  @Override
+  public boolean createIfAbsent(String path, byte[] content) throws IOException {
+    S3Location at = S3Location.parse(path);
+    AtomicInteger attempts = new AtomicInteger();
+    try {
+      calls.run("create", path, at, () -> {
+        attempts.incrementAndGet();
+        return client.putObject(b -> b.bucket(at.bucket()).key(at.key()).ifNoneMatch("*"),
+            RequestBody.fromBytes(content));
+      });
+      return true;
+    } catch (IOException e) {
+      if (!S3Calls.hasStatus(e, 412, 409)) {
+        throw e;
+      }
+      // A retry after a lost answer finds the object its own first attempt created. Equal bytes
+      // mean that, or a writer that wrote the same thing: either way the object is as intended.
+      return attempts.get() > 1 && Arrays.equals(content, readAll(path));
+    }
+  }
+
+  private byte[] readAll(String path) throws IOException {
+    try (InputStream in = open(path)) {
+      return in.readAllBytes();
+    }
+  }
+
+  @Override
+  public void copyFrom(ObjectStore source, String sourcePath, String targetPath)
+      throws IOException {
+    long sourceLength = source.length(sourcePath)
+        .orElseThrow(() -> new NoSuchFileException(sourcePath));
+    S3Location to = S3Location.parse(targetPath);
+    if (canCopyServerSideFrom(source)) {
+      S3Location from = S3Location.parse(sourcePath);
+      calls.run("copy " + sourcePath + " to", targetPath, to, () -> transferManager
+          .copy(c -> c.copyObjectRequest(r -> r
+              .sourceBucket(from.bucket()).sourceKey(from.key())
+              .destinationBucket(to.bucket()).destinationKey(to.key())))
+          .completionFuture().join());
+    } else {
+      write(targetPath, out -> {
+        try (InputStream in = source.open(sourcePath)) {
+          in.transferTo(out);
+        }
+      });
+    }
+    OptionalLong copied = length(targetPath);
+    if (copied.isEmpty() || copied.getAsLong() != sourceLength) {
+      throw new IOException("Cannot copy " + sourcePath + " to " + targetPath + ": the copy has "
+          + (copied.isEmpty() ? "vanished" : copied.getAsLong() + " bytes") + ", the source "
+          + sourceLength);
+    }
+  }
+
+  @Override
+  public List<String> list(String folder) throws IOException {
+    List<String> names = new ArrayList<>();
+    listing(folder, page -> {
+      String prefix = page.prefix();
+      for (S3Object object : page.contents()) {
+        // A zero-byte "folder/" marker written by consoles is the folder itself, not a file.
+        if (object.key().length() > prefix.length()) {
+          names.add(object.key().substring(prefix.length()));
+        }
+      }
+    });
+    names.sort(null);
+    return names;
+  }
+
+  @Override
+  public List<String> listFolders(String folder) throws IOException {
+    List<String> names = new ArrayList<>();
+    listing(folder, page -> {
+      String prefix = page.prefix();
+      for (CommonPrefix common : page.commonPrefixes()) {
+        String name = common.prefix().substring(prefix.length());
+        names.add(name.substring(0, name.length() - 1));
+      }
+    });
+    names.sort(null);
+    return names;
+  }
+
+  /** Every page of the listing directly under {@code folder}, following continuation tokens. */
+  private void listing(String folder, Consumer<ListObjectsV2Response> pages)
+      throws IOException {
+    S3Location at = S3Location.parse(folder);
+    String prefix = at.folderPrefix();
+    String token = null;
+    do {
+      String continuation = token;
+      ListObjectsV2Response page = calls.run("list", folder, at, () -> client.listObjectsV2(b -> b
+          .bucket(at.bucket()).prefix(prefix).delimiter("/").maxKeys(settings.listPageSize())
+          .continuationToken(continuation)));
+      pages.accept(page);
+      token = Boolean.TRUE.equals(page.isTruncated()) ? page.nextContinuationToken() : null;
+    } while (token != null);
+  }
+
+  @Override
+  public void delete(String path) throws IOException {
+    S3Location at = S3Location.parse(path);
+    try {
+      calls.run("delete", path, at,
+          () -> client.deleteObject(b -> b.bucket(at.bucket()).key(at.key())));
+    } catch (NoSuchFileException e) {
+      // Already gone is what a delete wants.
+    }
+  }
+
+  @Override
+  public Lock lock(String location) throws IOException {
+    return locks.lock(location);
+  }
+
+  /** The lease object that {@link #lock} writes for {@code location}. */
+  public String leasePath(String location) {
+    return locks.leaseOf(location).toString();
+  }
+
+  @Override
+  public void close() {
+    transferManager.close();
+    if (ownsClients) {
+      client.close();
+      asyncClient.close();
+    }
+  }
+}

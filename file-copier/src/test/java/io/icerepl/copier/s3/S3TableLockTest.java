@@ -1,0 +1,123 @@
+package io.icerepl.copier.s3;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.localstack.EmbeddedS3;
+import io.icerepl.merge.error.ConflictException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class S3TableLockTest {
+  private static final String BUCKET = "lock-test";
+  private static final String TABLE = "s3://" + BUCKET + "/warehouse/db/orders";
+  private static EmbeddedS3 s3;
+  private static S3TestClients clients;
+
+  private final MutableClock clock = new MutableClock(Instant.parse("2025-01-01T00:00:00Z"));
+  private final S3ObjectStore first = store("first-run");
+  private final S3ObjectStore second = store("second-run");
+
+  @BeforeAll
+  static void startS3() {
+    s3 = EmbeddedS3.start();
+    s3.createBucket(BUCKET);
+    clients = new S3TestClients(s3, 64L * 1024 * 1024);
+  }
+
+  @AfterAll
+  static void stopS3() {
+    clients.close();
+    s3.close();
+  }
+
+  private S3ObjectStore store(String owner) {
+    S3StoreSettings settings = S3StoreSettings.defaults(owner)
+        .withLock("replicator/locks", owner, Duration.ofMinutes(10), clock);
+    return new S3ObjectStore(clients.client, clients.asyncClient, settings, S3Resilience.defaults());
+  }
+
+  @Test
+  void aTableLockIsExclusiveUntilClosed() throws IOException {
+    try (ObjectStore.Lock held = first.lock(TABLE)) {
+      assertThatThrownBy(() -> second.lock(TABLE))
+          .isInstanceOf(ConflictException.class)
+          .hasMessage("Cannot lock table " + TABLE + ": another replication or retention run "
+              + "holds it (owner first-run, until 2025-01-01T00:10:00Z)");
+      // The same table spelled differently is the same lock.
+      assertThatThrownBy(() -> second.lock("s3a://" + BUCKET + "/warehouse/db/orders/"))
+          .isInstanceOf(ConflictException.class);
+      second.lock(TABLE + "_other").close();
+    }
+    assertThat(first.length(first.leasePath(TABLE))).isEmpty();
+    second.lock(TABLE).close();
+  }
+
+  @Test
+  void anExpiredLeaseIsTakenOverAndItsOldHolderLeavesItAlone() throws IOException {
+    ObjectStore.Lock stale = first.lock(TABLE);
+    clock.advance(Duration.ofMinutes(10).plusMillis(1));
+    try (ObjectStore.Lock taken = second.lock(TABLE)) {
+      stale.close();
+      assertThat(read(first.leasePath(TABLE))).contains("\"owner\":\"second-run\"");
+      assertThatThrownBy(() -> first.lock(TABLE))
+          .isInstanceOf(ConflictException.class).hasMessageContaining("owner second-run");
+    }
+    assertThat(first.length(first.leasePath(TABLE))).isEmpty();
+  }
+
+  @Test
+  void theLeaseLivesOutsideTheTableUnderTheLockPrefix() throws IOException {
+    String lease = first.leasePath(TABLE);
+    assertThat(lease).startsWith("s3://" + BUCKET + "/replicator/locks/").doesNotStartWith(TABLE);
+    try (ObjectStore.Lock held = first.lock(TABLE)) {
+      assertThat(read(lease)).isEqualTo(
+          "{\"owner\":\"first-run\",\"expires-at-ms\":" + (clock.millis() + 600_000) + "}");
+      assertThat(first.list(TABLE)).isEmpty();
+    }
+  }
+
+  private String read(String path) throws IOException {
+    try (InputStream in = first.open(path)) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
+  /** A clock the test moves by hand, to expire leases without waiting. */
+  static final class MutableClock extends Clock {
+    private Instant now;
+
+    MutableClock(Instant start) {
+      this.now = start;
+    }
+
+    void advance(Duration by) {
+      now = now.plus(by);
+    }
+
+    @Override
+    public Instant instant() {
+      return now;
+    }
+
+    @Override
+    public ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+      return this;
+    }
+  }
+}

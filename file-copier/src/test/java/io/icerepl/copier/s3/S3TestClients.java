@@ -1,0 +1,105 @@
+package io.icerepl.copier.s3;
+
+import io.icerepl.localstack.EmbeddedS3;
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttribute;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
+import software.amazon.awssdk.http.SdkHttpResponse;
+import software.amazon.awssdk.services.s3.S3AsyncClient;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * Clients on an embedded S3 that record each request's operation and can answer 503 SlowDown in
+ * place of the server's answer, the way S3 throttles.
+ */
+final class S3TestClients implements ExecutionInterceptor {
+  private static final ExecutionAttribute<Boolean> THROTTLED = new ExecutionAttribute<>("throttled");
+  private static final byte[] SLOW_DOWN = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error>"
+      + "<Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>")
+      .getBytes(StandardCharsets.UTF_8);
+
+  private final List<String> operations = new CopyOnWriteArrayList<>();
+  private final Map<String, AtomicInteger> throttles = new ConcurrentHashMap<>();
+  final S3Client client;
+  final S3AsyncClient asyncClient;
+
+  S3TestClients(EmbeddedS3 s3, long multipartCopyThresholdBytes) {
+    var credentials = StaticCredentialsProvider.create(
+        AwsBasicCredentials.create(EmbeddedS3.ACCESS_KEY, EmbeddedS3.SECRET_KEY));
+    client = S3Client.builder().endpointOverride(s3.endpoint()).region(EmbeddedS3.REGION)
+        .credentialsProvider(credentials).forcePathStyle(true)
+        .overrideConfiguration(c -> c.retryStrategy(AwsRetryStrategy.doNotRetry())
+            .addExecutionInterceptor(this).apiCallTimeout(Duration.ofSeconds(30)))
+        .build();
+    asyncClient = S3AsyncClient.builder().endpointOverride(s3.endpoint()).region(EmbeddedS3.REGION)
+        .credentialsProvider(credentials).forcePathStyle(true)
+        .overrideConfiguration(c -> c.retryStrategy(AwsRetryStrategy.doNotRetry())
+            .addExecutionInterceptor(this))
+        .multipartEnabled(true)
+        .multipartConfiguration(m -> m.thresholdInBytes(multipartCopyThresholdBytes)
+            .minimumPartSizeInBytes(S3StoreSettings.MIN_PART_BYTES))
+        .build();
+  }
+
+  /** The next {@code times} requests of {@code operation} (e.g. "PutObject") get 503 SlowDown. */
+  void throttle(String operation, int times) {
+    throttles.put(operation, new AtomicInteger(times));
+  }
+
+  /** Operations sent so far, in order. */
+  List<String> operations() {
+    return List.copyOf(operations);
+  }
+
+  /** Forgets the operations sent and the throttling still pending. */
+  void reset() {
+    operations.clear();
+    throttles.clear();
+  }
+
+  @Override
+  public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
+    operations.add(attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME));
+  }
+
+  @Override
+  public SdkHttpResponse modifyHttpResponse(
+      Context.ModifyHttpResponse context, ExecutionAttributes attributes) {
+    AtomicInteger left = throttles.get(attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME));
+    if (left == null || left.getAndDecrement() <= 0) {
+      return context.httpResponse();
+    }
+    attributes.putAttribute(THROTTLED, true);
+    return context.httpResponse().toBuilder().statusCode(503).statusText("Slow Down")
+        .removeHeader("Content-Length").build();
+  }
+
+  @Override
+  public Optional<InputStream> modifyHttpResponseContent(
+      Context.ModifyHttpResponse context, ExecutionAttributes attributes) {
+    if (Boolean.TRUE.equals(attributes.getAttribute(THROTTLED))) {
+      return Optional.of(new ByteArrayInputStream(SLOW_DOWN));
+    }
+    return context.responseBody();
+  }
+
+  void close() {
+    client.close();
+    asyncClient.close();
+  }
+}
