@@ -1,0 +1,269 @@
+package io.icerepl.infra;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The target-region template: replica bucket, key, task role, service and lag alarm. */
+class ReplicatorTemplateTest {
+
+  static final String SOURCE_BUCKET = "arn:${AWS::Partition}:s3:::${SourceBucketName}";
+  static final String TARGET_BUCKET = "arn:${AWS::Partition}:s3:::${TargetBucketName}";
+  static final String SOURCE_OBJECTS = SOURCE_BUCKET + "/${SourcePrefix}";
+  static final String REPLICA_OBJECTS = TARGET_BUCKET + "/${TargetPrefix}";
+  static final String LOCK_OBJECTS = TARGET_BUCKET + "/${LockPrefix}";
+  static final Set<String> S3_WRITES = Set.of("s3:PutObject", "s3:DeleteObject",
+      "s3:DeleteObjectVersion", "s3:AbortMultipartUpload", "s3:PutObjectAcl");
+
+  private final Template template = Template.load(Template.REPLICATOR);
+  private final List<Statement> taskRole = template.statementsOfRole("TaskRole");
+
+  @Test
+  void replicaBucketIsTheTargetBucketParameter() {
+    assertThat(Template.render(template.properties("ReplicaBucket").path("BucketName")))
+        .isEqualTo("${TargetBucketName}");
+    assertThat(template.onlyResourceOfType("AWS::S3::Bucket")).isEqualTo("ReplicaBucket");
+  }
+
+  @Test
+  void replicaBucketHasVersioningOn() {
+    assertThat(template.properties("ReplicaBucket").path("VersioningConfiguration").path("Status").asText())
+        .isEqualTo("Enabled");
+  }
+
+  @Test
+  void replicaBucketEncryptsWithSseKmsUnderTheTemplatesKey() {
+    JsonNode rules = template.properties("ReplicaBucket").path("BucketEncryption")
+        .path("ServerSideEncryptionConfiguration");
+    assertThat(rules).hasSize(1);
+    JsonNode byDefault = rules.get(0).path("ServerSideEncryptionByDefault");
+    assertThat(byDefault.path("SSEAlgorithm").asText()).isEqualTo("aws:kms");
+    assertThat(Template.render(byDefault.path("KMSMasterKeyID"))).isEqualTo("${ReplicaKey.Arn}");
+    assertThat(template.resource("ReplicaKey").path("Type").asText()).isEqualTo("AWS::KMS::Key");
+    assertThat(template.properties("ReplicaKey").path("EnableKeyRotation").asBoolean()).isTrue();
+  }
+
+  @Test
+  void replicaBucketBlocksAllPublicAccess() {
+    JsonNode block = template.properties("ReplicaBucket").path("PublicAccessBlockConfiguration");
+    for (String setting : List.of("BlockPublicAcls", "BlockPublicPolicy", "IgnorePublicAcls",
+        "RestrictPublicBuckets")) {
+      assertThat(block.path(setting).asBoolean()).as(setting).isTrue();
+    }
+  }
+
+  @Test
+  void bucketPolicyDeniesReplicaWritesToEveryoneButTheReplicatorRole() {
+    assertThat(Template.render(template.properties("ReplicaBucketPolicy").path("Bucket")))
+        .isEqualTo("${ReplicaBucket}");
+    Statement deny = bucketPolicy().stream()
+        .filter(s -> s.effect().equals("Deny") && s.actions().contains("s3:PutObject"))
+        .findFirst().orElseThrow(() -> new AssertionError("no Deny of s3:PutObject"));
+
+    assertThat(deny.principal().asText()).isEqualTo("*");
+    assertThat(deny.actions()).contains("s3:PutObject", "s3:PutObjectAcl", "s3:DeleteObject",
+        "s3:DeleteObjectVersion");
+    assertThat(deny.resources()).containsExactlyInAnyOrder(
+        "${ReplicaBucket.Arn}/${TargetPrefix}*", "${ReplicaBucket.Arn}/${LockPrefix}*");
+    JsonNode exceptRole = deny.condition().path("ArnNotEquals").path("aws:PrincipalArn");
+    assertThat(Template.renderAll(exceptRole)).containsExactly("${TaskRole.Arn}");
+  }
+
+  @Test
+  void bucketPolicyDeniesInsecureTransport() {
+    Statement deny = bucketPolicy().stream()
+        .filter(s -> s.effect().equals("Deny")
+            && s.condition().path("Bool").path("aws:SecureTransport").asText().equals("false"))
+        .findFirst().orElseThrow(() -> new AssertionError("no Deny on aws:SecureTransport false"));
+    assertThat(deny.principal().asText()).isEqualTo("*");
+    assertThat(deny.actions()).containsExactly("s3:*");
+    assertThat(deny.resources()).containsExactlyInAnyOrder("${ReplicaBucket.Arn}", "${ReplicaBucket.Arn}/*");
+  }
+
+  @Test
+  void bucketPolicyAllowsNothing() {
+    assertThat(bucketPolicy()).allSatisfy(s -> assertThat(s.effect()).isEqualTo("Deny"));
+  }
+
+  @Test
+  void keyPolicyAdministersFromTheAccountAndLetsTheReplicatorUseTheKeyThroughS3Only() {
+    List<Statement> statements = Statement.of("ReplicaKey",
+        template.properties("ReplicaKey").path("KeyPolicy"));
+    assertThat(statements).allSatisfy(s -> assertThat(s.allows()).isTrue());
+    assertThat(statements).extracting(s -> Template.render(s.principal().path("AWS")))
+        .containsExactlyInAnyOrder("arn:${AWS::Partition}:iam::${AWS::AccountId}:root", "${TaskRole.Arn}");
+
+    Statement replicator = statements.stream()
+        .filter(s -> Template.render(s.principal().path("AWS")).equals("${TaskRole.Arn}"))
+        .findFirst().orElseThrow();
+    assertThat(replicator.actions())
+        .containsExactlyInAnyOrder("kms:Encrypt", "kms:Decrypt", "kms:GenerateDataKey");
+    assertThat(Template.render(replicator.condition().path("StringEquals").path("kms:ViaService")))
+        .isEqualTo("s3.${AWS::Region}.amazonaws.com");
+  }
+
+  @Test
+  void taskRoleIsGrantedOnlyThroughTheTemplatesPolicies() {
+    JsonNode role = template.properties("TaskRole");
+    assertThat(role.has("ManagedPolicyArns")).isFalse();
+    assertThat(taskRole).isNotEmpty();
+    assertThat(taskRole).allSatisfy(s -> assertThat(s.allows()).as(s.toString()).isTrue());
+    assertThat(PolicyChecks.actionsOutsideServices(taskRole, Set.of("s3", "kms", "sqs"))).isEmpty();
+    JsonNode trust = role.path("AssumeRolePolicyDocument").path("Statement");
+    assertThat(trust).hasSize(1);
+    assertThat(trust.get(0).path("Principal").path("Service").asText()).isEqualTo("ecs-tasks.amazonaws.com");
+  }
+
+  @Test
+  void taskRoleGrantsNoWildcardAction() {
+    assertThat(PolicyChecks.wildcardActions(taskRole)).isEmpty();
+  }
+
+  @Test
+  void taskRoleGrantsNoWildcardResource() {
+    assertThat(PolicyChecks.wildcardResources(taskRole)).isEmpty();
+  }
+
+  @Test
+  void taskRoleObjectAccessStaysInsideTheSourceReplicaAndLockPrefixes() {
+    assertThat(PolicyChecks.s3GrantsOutside(taskRole,
+        Set.of(SOURCE_OBJECTS, REPLICA_OBJECTS, LOCK_OBJECTS), Set.of(SOURCE_BUCKET, TARGET_BUCKET)))
+        .isEmpty();
+  }
+
+  @Test
+  void taskRoleOnlyReadsTheSource() {
+    List<String> sourceActions = taskRole.stream()
+        .filter(s -> s.resources().stream().anyMatch(r -> r.startsWith(SOURCE_BUCKET)))
+        .flatMap(s -> s.actions().stream())
+        .toList();
+    assertThat(sourceActions).containsOnly("s3:GetObject", "s3:ListBucket");
+  }
+
+  @Test
+  void taskRoleWritesOnlyUnderTheReplicaAndLockPrefixes() {
+    List<String> writtenResources = taskRole.stream()
+        .filter(s -> s.actions().stream().anyMatch(S3_WRITES::contains))
+        .flatMap(s -> s.resources().stream())
+        .toList();
+    assertThat(writtenResources).isNotEmpty()
+        .containsOnly(REPLICA_OBJECTS + "*", LOCK_OBJECTS + "*");
+  }
+
+  @Test
+  void taskRoleListBucketCarriesAnS3PrefixCondition() {
+    assertThat(taskRole.stream().filter(s -> s.actions().contains("s3:ListBucket")).toList())
+        .hasSize(2);
+    assertThat(PolicyChecks.listBucketWithoutPrefixCondition(taskRole)).isEmpty();
+  }
+
+  @Test
+  void taskRoleKmsPermissionsAreOnlyOnTheKeys() {
+    assertThat(PolicyChecks.grantsOutside(taskRole, "kms", Set.of("${ReplicaKey.Arn}", "${SourceKmsKeyArn}")))
+        .isEmpty();
+    assertThat(template.resource("SourceKeyPolicy").path("Condition").asText()).isEqualTo("HasSourceKmsKey");
+  }
+
+  @Test
+  void taskRoleSqsPermissionsAreOnlyOnTheQueue() {
+    assertThat(PolicyChecks.grantsOutside(taskRole, "sqs", Set.of("${QueueArn}"))).isEmpty();
+    assertThat(taskRole.stream().filter(s -> s.hasActionOf("sqs")).flatMap(s -> s.actions().stream()))
+        .containsExactlyInAnyOrder("sqs:ReceiveMessage", "sqs:DeleteMessage",
+            "sqs:ChangeMessageVisibility", "sqs:GetQueueAttributes", "sqs:GetQueueUrl");
+  }
+
+  @Test
+  void executionRoleUsesTheEcsTaskExecutionManagedPolicyAndNothingElse() {
+    JsonNode role = template.properties("TaskExecutionRole");
+    assertThat(Template.renderAll(role.path("ManagedPolicyArns"))).containsExactly(
+        "arn:${AWS::Partition}:iam::aws:policy/service-role/AmazonECSTaskExecutionRolePolicy");
+    assertThat(template.statementsOfRole("TaskExecutionRole")).isEmpty();
+  }
+
+  @Test
+  void serviceRunsOneFargateTaskWithTheTaskRole() {
+    JsonNode service = template.properties(template.onlyResourceOfType("AWS::ECS::Service"));
+    assertThat(service.path("LaunchType").asText()).isEqualTo("FARGATE");
+    assertThat(service.path("DesiredCount").asInt()).isEqualTo(1);
+    assertThat(Template.render(service.path("TaskDefinition"))).isEqualTo("${TaskDefinition}");
+    JsonNode vpc = service.path("NetworkConfiguration").path("AwsvpcConfiguration");
+    assertThat(Template.render(vpc.path("Subnets"))).isEqualTo("${Subnets}");
+    assertThat(Template.render(vpc.path("SecurityGroups"))).isEqualTo("${SecurityGroups}");
+    JsonNode breaker = service.path("DeploymentConfiguration").path("DeploymentCircuitBreaker");
+    assertThat(breaker.path("Enable").asBoolean()).isTrue();
+    assertThat(breaker.path("Rollback").asBoolean()).isTrue();
+
+    JsonNode task = template.properties("TaskDefinition");
+    assertThat(Template.renderAll(task.path("RequiresCompatibilities"))).containsExactly("FARGATE");
+    assertThat(task.path("NetworkMode").asText()).isEqualTo("awsvpc");
+    assertThat(Template.render(task.path("TaskRoleArn"))).isEqualTo("${TaskRole.Arn}");
+    assertThat(Template.render(task.path("ExecutionRoleArn"))).isEqualTo("${TaskExecutionRole.Arn}");
+  }
+
+  @Test
+  void containerIsConfiguredForTheRuleTheQueueAndTheLogGroup() {
+    JsonNode containers = template.properties("TaskDefinition").path("ContainerDefinitions");
+    assertThat(containers).hasSize(1);
+    JsonNode container = containers.get(0);
+    assertThat(Template.render(container.path("Image"))).isEqualTo("${ReplicatorImage}");
+
+    Map<String, String> environment = new java.util.TreeMap<>();
+    container.path("Environment").forEach(e -> environment.put(e.path("Name").asText(),
+        Template.render(e.path("Value"))));
+    assertThat(environment)
+        .containsEntry("REPLICATOR_RULES_0_SOURCE", "s3://${SourceBucketName}/${SourcePrefix}")
+        .containsEntry("REPLICATOR_RULES_0_TARGETS_0", "s3://${TargetBucketName}/${TargetPrefix}")
+        .containsEntry("REPLICATOR_LOCKS_LOCATION", "s3://${TargetBucketName}/${LockPrefix}")
+        .containsEntry("REPLICATOR_SQS_ENABLED", "true")
+        .containsEntry("REPLICATOR_SQS_QUEUE", "${QueueUrl}")
+        .containsEntry("REPLICATOR_METRICS_NAME", "${AWS::StackName}")
+        .containsEntry("SPRING_CLOUD_AWS_REGION_STATIC", "${AWS::Region}")
+        .containsKey("SPRING_CLOUD_AWS_SQS_REGION");
+
+    JsonNode logs = container.path("LogConfiguration");
+    assertThat(logs.path("LogDriver").asText()).isEqualTo("awslogs");
+    assertThat(Template.render(logs.path("Options").path("awslogs-group"))).isEqualTo("${LogGroup}");
+  }
+
+  @Test
+  void lagAlarmWatchesReplicationLagSecondsAgainstTheThresholdParameter() {
+    JsonNode alarm = template.properties("ReplicationLagAlarm");
+    assertThat(alarm.path("Namespace").asText()).isEqualTo("IcebergReplicator");
+    assertThat(alarm.path("MetricName").asText()).isEqualTo("ReplicationLagSeconds");
+    assertThat(alarm.path("Statistic").asText()).isEqualTo("Maximum");
+    assertThat(Template.render(alarm.path("Threshold"))).isEqualTo("${LagAlarmThresholdSeconds}");
+    assertThat(alarm.path("ComparisonOperator").asText()).isEqualTo("GreaterThanThreshold");
+    assertThat(alarm.path("TreatMissingData").asText()).isEqualTo("breaching");
+    // The container reports under the same dimension value the alarm selects.
+    JsonNode dimensions = alarm.path("Dimensions");
+    assertThat(dimensions).hasSize(1);
+    assertThat(dimensions.get(0).path("Name").asText()).isEqualTo("Replicator");
+    assertThat(Template.render(dimensions.get(0).path("Value"))).isEqualTo("${AWS::StackName}");
+    assertThat(template.section("Parameters")).containsKey("LagAlarmThresholdSeconds");
+  }
+
+  @Test
+  void outputsNameTheBucketQueueRoleAndService() {
+    Map<String, JsonNode> outputs = template.section("Outputs");
+    assertThat(outputs).containsKeys("TargetBucketArn", "QueueUrl", "TaskRoleArn", "ServiceName");
+    assertThat(Template.render(outputs.get("TargetBucketArn").path("Value"))).isEqualTo("${ReplicaBucket.Arn}");
+    assertThat(Template.render(outputs.get("TaskRoleArn").path("Value"))).isEqualTo("${TaskRole.Arn}");
+    assertThat(Template.render(outputs.get("ServiceName").path("Value"))).isEqualTo("${Service.Name}");
+  }
+
+  @Test
+  void replicaBucketAndKeyOutliveTheStack() {
+    for (String id : List.of("ReplicaBucket", "ReplicaKey")) {
+      assertThat(template.resource(id).path("DeletionPolicy").asText()).as(id).isEqualTo("Retain");
+    }
+  }
+
+  private List<Statement> bucketPolicy() {
+    return Statement.of("ReplicaBucketPolicy",
+        template.properties("ReplicaBucketPolicy").path("PolicyDocument"));
+  }
+}
