@@ -122,14 +122,47 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
           () -> client.headObject(b -> b.bucket(at.bucket()).key(at.key()))).contentLength());
     } catch (NoSuchFileException e) {
       return OptionalLong.empty();
+    } catch (IOException e) {
+      if (S3Calls.hasStatus(e, 403)) {
+        return listedLength(path, at, e);
+      }
+      throw e;
     }
+  }
+
+  /**
+   * S3 answers 403 instead of 404 for a missing key when the caller may list the bucket only under
+   * a prefix (a least-privilege role): a listing of the key itself tells missing from forbidden.
+   */
+  private OptionalLong listedLength(String path, S3Location at, IOException forbidden) throws IOException {
+    ListObjectsV2Response listing;
+    try {
+      listing = calls.run("list", path, at,
+          () -> client.listObjectsV2(b -> b.bucket(at.bucket()).prefix(at.key()).maxKeys(1)));
+    } catch (IOException e) {
+      forbidden.addSuppressed(e);
+      throw forbidden;
+    }
+    return listing.contents().stream()
+        .filter(o -> o.key().equals(at.key()))
+        .mapToLong(o -> o.size())
+        .findFirst();
   }
 
   @Override
   public InputStream open(String path) throws IOException {
     S3Location at = S3Location.parse(path);
-    return calls.run("open", path, at,
-        () -> client.getObject(b -> b.bucket(at.bucket()).key(at.key())));
+    try {
+      return calls.run("open", path, at,
+          () -> client.getObject(b -> b.bucket(at.bucket()).key(at.key())));
+    } catch (IOException e) {
+      if (S3Calls.hasStatus(e, 403) && listedLength(path, at, e).isEmpty()) {
+        NoSuchFileException missing = new NoSuchFileException(path, null, "not found (403 without list access)");
+        missing.initCause(e);
+        throw missing;
+      }
+      throw e;
+    }
   }
 
   @Override
