@@ -66,6 +66,18 @@ class S3ResilienceTest {
   }
 
   @Test
+  void aMissingKeyAnsweredWith403IsStillMissingButAnExistingOneIsRead() throws IOException {
+    store.write(uri("present"), out -> out.write(bytes("here")));
+    clients.forbidMissing("HeadObject");
+    clients.forbidMissing("GetObject");
+
+    assertThat(store.length(uri("absent"))).isEmpty();
+    assertThatThrownBy(() -> store.open(uri("absent"))).isInstanceOf(java.nio.file.NoSuchFileException.class);
+    assertThat(store.length(uri("present"))).hasValue(4);
+    assertThat(resilience.retries()).isZero();
+  }
+
+  @Test
   void throttlingBeyondTheAttemptsFailsNamingThePath() {
     clients.throttle("HeadObject", 10);
     assertThatThrownBy(() -> store.length(uri("a")))

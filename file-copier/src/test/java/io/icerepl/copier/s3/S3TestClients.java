@@ -35,6 +35,11 @@ final class S3TestClients implements ExecutionInterceptor {
 
   private final List<String> operations = new CopyOnWriteArrayList<>();
   private final Map<String, AtomicInteger> throttles = new ConcurrentHashMap<>();
+  private final java.util.Set<String> forbidMissing = ConcurrentHashMap.newKeySet();
+  private static final ExecutionAttribute<Boolean> FORBIDDEN = new ExecutionAttribute<>("forbidden");
+  private static final byte[] ACCESS_DENIED = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error>"
+      + "<Code>AccessDenied</Code><Message>Access Denied</Message></Error>")
+      .getBytes(StandardCharsets.UTF_8);
   final S3Client client;
   final S3AsyncClient asyncClient;
 
@@ -61,6 +66,14 @@ final class S3TestClients implements ExecutionInterceptor {
     throttles.put(operation, new AtomicInteger(times));
   }
 
+  /**
+   * Answers 403 instead of 404 to {@code operation}, as S3 does for a missing key when the caller
+   * may list the bucket only under a prefix.
+   */
+  void forbidMissing(String operation) {
+    forbidMissing.add(operation);
+  }
+
   /** Operations sent so far, in order. */
   List<String> operations() {
     return List.copyOf(operations);
@@ -70,6 +83,7 @@ final class S3TestClients implements ExecutionInterceptor {
   void reset() {
     operations.clear();
     throttles.clear();
+    forbidMissing.clear();
   }
 
   @Override
@@ -80,7 +94,13 @@ final class S3TestClients implements ExecutionInterceptor {
   @Override
   public SdkHttpResponse modifyHttpResponse(
       Context.ModifyHttpResponse context, ExecutionAttributes attributes) {
-    AtomicInteger left = throttles.get(attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME));
+    String operation = attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME);
+    if (context.httpResponse().statusCode() == 404 && forbidMissing.contains(operation)) {
+      attributes.putAttribute(FORBIDDEN, true);
+      return context.httpResponse().toBuilder().statusCode(403).statusText("Forbidden")
+          .removeHeader("Content-Length").build();
+    }
+    AtomicInteger left = throttles.get(operation);
     if (left == null || left.getAndDecrement() <= 0) {
       return context.httpResponse();
     }
@@ -94,6 +114,9 @@ final class S3TestClients implements ExecutionInterceptor {
       Context.ModifyHttpResponse context, ExecutionAttributes attributes) {
     if (Boolean.TRUE.equals(attributes.getAttribute(THROTTLED))) {
       return Optional.of(new ByteArrayInputStream(SLOW_DOWN));
+    }
+    if (Boolean.TRUE.equals(attributes.getAttribute(FORBIDDEN))) {
+      return Optional.of(new ByteArrayInputStream(ACCESS_DENIED));
     }
     return context.responseBody();
   }
