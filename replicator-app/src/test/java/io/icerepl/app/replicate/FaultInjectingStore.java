@@ -1,12 +1,9 @@
 package io.icerepl.app.replicate;
 
+import io.icerepl.copier.store.ForwardingObjectStore;
 import io.icerepl.copier.store.LocalObjectStore;
 import io.icerepl.copier.store.ObjectStore;
-import io.icerepl.merge.io.SeekableInput;
 import java.io.IOException;
-import java.io.InputStream;
-import java.util.List;
-import java.util.OptionalLong;
 import java.util.function.Predicate;
 
 /**
@@ -14,8 +11,7 @@ import java.util.function.Predicate;
  * and from then on nothing is written or deleted, so whatever was in place stays as a crash would
  * leave it.
  */
-public final class FaultInjectingStore implements ObjectStore {
-  private final ObjectStore delegate = new LocalObjectStore();
+public final class FaultInjectingStore extends ForwardingObjectStore {
   private final Predicate<String> failOn;
   private final Predicate<String> failOnDelete;
   private volatile boolean crashed;
@@ -26,6 +22,7 @@ public final class FaultInjectingStore implements ObjectStore {
   }
 
   private FaultInjectingStore(Predicate<String> failOn, Predicate<String> failOnDelete) {
+    super(new LocalObjectStore());
     this.failOn = failOn;
     this.failOnDelete = failOnDelete;
   }
@@ -51,53 +48,29 @@ public final class FaultInjectingStore implements ObjectStore {
     }
   }
 
-  @Override
-  public OptionalLong length(String path) throws IOException {
-    return delegate.length(path);
-  }
 
-  @Override
-  public InputStream open(String path) throws IOException {
-    return delegate.open(path);
-  }
 
-  @Override
-  public SeekableInput openSeekable(String path) throws IOException {
-    return delegate.openSeekable(path);
-  }
 
   @Override
   public long write(String path, Writer writer) throws IOException {
     check(path);
-    return delegate.write(path, writer);
+    return super.write(path, writer);
   }
 
   @Override
   public boolean createIfAbsent(String path, byte[] content) throws IOException {
     check(path);
-    return delegate.createIfAbsent(path, content);
+    return super.createIfAbsent(path, content);
   }
 
   @Override
   public void copyFrom(ObjectStore source, String sourcePath, String targetPath) throws IOException {
     check(targetPath);
-    delegate.copyFrom(source, sourcePath, targetPath);
+    super.copyFrom(source, sourcePath, targetPath);
   }
 
-  @Override
-  public List<String> list(String folder) throws IOException {
-    return delegate.list(folder);
-  }
 
-  @Override
-  public List<String> listFolders(String folder) throws IOException {
-    return delegate.listFolders(folder);
-  }
 
-  @Override
-  public Lock lock(String location) throws IOException {
-    return delegate.lock(location);
-  }
 
   @Override
   public void delete(String path) throws IOException {
@@ -108,6 +81,6 @@ public final class FaultInjectingStore implements ObjectStore {
     if (crashed) {
       throw new IOException("crashed: not deleting " + path);
     }
-    delegate.delete(path);
+    super.delete(path);
   }
 }

@@ -1,0 +1,72 @@
+package io.icerepl.copier.store;
+
+import io.icerepl.merge.io.SeekableInput;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.List;
+import java.util.OptionalLong;
+
+/** An {@link ObjectStore} that hands every call to another; subclasses override what they watch. */
+public abstract class ForwardingObjectStore implements ObjectStore {
+  private final ObjectStore delegate;
+
+  protected ForwardingObjectStore(ObjectStore delegate) {
+    this.delegate = delegate;
+  }
+
+  protected ObjectStore delegate() {
+    return delegate;
+  }
+
+  @Override
+  public OptionalLong length(String path) throws IOException {
+    return delegate.length(path);
+  }
+
+  @Override
+  public InputStream open(String path) throws IOException {
+    return delegate.open(path);
+  }
+
+  @Override
+  public SeekableInput openSeekable(String path) throws IOException {
+    return delegate.openSeekable(path);
+  }
+
+  @Override
+  public long write(String path, Writer writer) throws IOException {
+    return delegate.write(path, writer);
+  }
+
+  @Override
+  public boolean createIfAbsent(String path, byte[] content) throws IOException {
+    return delegate.createIfAbsent(path, content);
+  }
+
+  /** Copies from the store {@code source} forwards to, so a server-side copy stays possible. */
+  @Override
+  public void copyFrom(ObjectStore source, String sourcePath, String targetPath) throws IOException {
+    ObjectStore unwrapped = source instanceof ForwardingObjectStore f ? f.delegate() : source;
+    delegate.copyFrom(unwrapped, sourcePath, targetPath);
+  }
+
+  @Override
+  public List<String> list(String folder) throws IOException {
+    return delegate.list(folder);
+  }
+
+  @Override
+  public List<String> listFolders(String folder) throws IOException {
+    return delegate.listFolders(folder);
+  }
+
+  @Override
+  public Lock lock(String location) throws IOException {
+    return delegate.lock(location);
+  }
+
+  @Override
+  public void delete(String path) throws IOException {
+    delegate.delete(path);
+  }
+}
