@@ -67,7 +67,9 @@ public final class StatusBoard {
     e.failures.increment();
     ReplicationState state = stateOf(error);
     String message = error.getMessage() != null ? error.getMessage() : error.toString();
+    boolean repeated;
     synchronized (e) {
+      repeated = state == e.state && message.equals(e.lastError);
       e.state = state;
       e.lastError = message;
       e.lastRunAt = clock.instant();
@@ -77,6 +79,10 @@ public final class StatusBoard {
     }
     if (state == ReplicationState.WAITING) {
       LOG.info("{}: waiting for {}, trying again in {}: {}", key.table(), key.target(), retryIn, message);
+    } else if (repeated) {
+      // the stack trace was logged when this error first appeared
+      LOG.warn("{}: replication to {} failed again ({}), trying again in {}: {}", key.table(), key.target(), state,
+          retryIn, message);
     } else {
       LOG.warn("{}: replication to {} failed ({}), trying again in {}", key.table(), key.target(), state, retryIn, error);
     }
