@@ -10,7 +10,10 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "iceberg-replicator 0.1.0",
     description = "Keeps read-only replicas of Apache Iceberg tables, with their whole history.",
-    subcommands = {ReplicateCommand.class, ExpireCommand.class, DemoCommand.class, BenchmarkCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      ReplicateCommand.class, ExpireCommand.class, DemoCommand.class, BenchmarkCommand.class, ServeCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public final class ReplicatorCli implements Runnable {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

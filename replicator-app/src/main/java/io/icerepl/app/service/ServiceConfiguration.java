@@ -1,0 +1,111 @@
+package io.icerepl.app.service;
+
+import io.icerepl.app.replicate.ReplicationOptions;
+import io.icerepl.app.service.config.ReplicatorProperties;
+import io.icerepl.app.service.config.ReplicatorProperties.Rule;
+import io.icerepl.app.service.events.EventIntake;
+import io.icerepl.app.service.events.EventParser;
+import io.icerepl.app.service.status.StatusBoard;
+import io.icerepl.app.service.worker.LocalStoreFactory;
+import io.icerepl.app.service.worker.Reconciler;
+import io.icerepl.app.service.worker.ReplicationCoordinator;
+import io.icerepl.app.service.worker.ServiceSchedules;
+import io.icerepl.app.service.worker.StoreFactory;
+import io.icerepl.app.service.worker.TableDiscovery;
+import io.icerepl.app.service.worker.TableRules;
+import io.icerepl.app.service.worker.TableRunner;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.scheduling.TaskScheduler;
+
+/**
+ * The one place that creates the service's plain-Java core and binds it to Spring. A
+ * {@link Clock} or {@link StoreFactory} bean declared elsewhere (tests, S3 support) replaces the
+ * default.
+ */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(ReplicatorProperties.class)
+class ServiceConfiguration {
+
+  @Bean
+  StatusBoard statusBoard(ObjectProvider<Clock> clock, MeterRegistry meters) {
+    return new StatusBoard(clock.getIfAvailable(Clock::systemUTC), meters);
+  }
+
+  @Bean
+  TableRules tableRules(ReplicatorProperties properties) {
+    return new TableRules(properties.rules());
+  }
+
+  @Bean
+  TableDiscovery tableDiscovery(ObjectProvider<StoreFactory> stores) {
+    return new TableDiscovery(stores.getIfAvailable(LocalStoreFactory::new));
+  }
+
+  /** Closed after the coordinator, which depends on it, has let running work finish. */
+  @Bean(destroyMethod = "close")
+  TableRunner tableRunner(
+      ReplicatorProperties properties, ObjectProvider<StoreFactory> stores, ObjectProvider<Clock> clock, StatusBoard board) {
+    ExecutorService fileExecutor =
+        Executors.newFixedThreadPool(
+            properties.concurrency().tables() * properties.concurrency().filesPerTable(), threads("replicator-files-"));
+    ReplicationOptions options =
+        new ReplicationOptions(
+            List.of(), properties.coalesceVersions(), properties.maxMetadataBytes().toBytes(),
+            properties.concurrency().filesPerTable());
+    Map<String, ReplicatorProperties.Retention> retention =
+        properties.rules().stream().collect(Collectors.toMap(Rule::name, Rule::retention));
+    return new TableRunner(
+        stores.getIfAvailable(LocalStoreFactory::new), clock.getIfAvailable(Clock::systemUTC), fileExecutor, options,
+        retention::get, board);
+  }
+
+  @Bean(destroyMethod = "close")
+  ReplicationCoordinator replicationCoordinator(ReplicatorProperties properties, TableRunner runner, StatusBoard board) {
+    int tables = properties.concurrency().tables();
+    return new ReplicationCoordinator(
+        runner::replicate,
+        runner::expire,
+        board::failed,
+        Executors.newFixedThreadPool(tables, threads("replicator-table-")),
+        Executors.newSingleThreadScheduledExecutor(threads("replicator-retry-")),
+        tables,
+        properties.retry().initialBackoff(),
+        properties.retry().maxBackoff());
+  }
+
+  @Bean
+  Reconciler reconciler(TableRules rules, TableDiscovery discovery, ReplicationCoordinator coordinator) {
+    return new Reconciler(rules, discovery, coordinator);
+  }
+
+  @Bean
+  ServiceSchedules serviceSchedules(ReplicatorProperties properties, Reconciler reconciler, TaskScheduler taskScheduler) {
+    return new ServiceSchedules(properties, reconciler, taskScheduler);
+  }
+
+  @Bean
+  EventIntake eventIntake(TableRules rules, ReplicationCoordinator coordinator) {
+    return new EventIntake(new EventParser(), rules, coordinator);
+  }
+
+  private static ThreadFactory threads(String prefix) {
+    AtomicInteger count = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, prefix + count.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+}

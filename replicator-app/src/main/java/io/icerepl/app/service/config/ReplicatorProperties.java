@@ -1,0 +1,145 @@
+package io.icerepl.app.service.config;
+
+import io.icerepl.merge.retention.Durations;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.NotEmpty;
+import jakarta.validation.constraints.NotNull;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * The service's configuration, under {@code replicator.*}. Every key has a default; see
+ * {@code application.yml} for an annotated example.
+ *
+ * @param rules which source prefixes replicate to which target prefixes (none by default)
+ * @param concurrency how much runs at once
+ * @param reconciliationInterval how often every table of every rule is compared with its replicas,
+ *     catching up events that were lost (default PT1M)
+ * @param retry back-off of a table whose replication failed
+ * @param sqs S3 event intake from an SQS queue
+ * @param coalesceVersions apply only the source head when catching up, skipping intermediate
+ *     versions (default false: one replica commit per source version)
+ * @param maxMetadataBytes the largest metadata file read, decompressed (default 2GB, binary units)
+ */
+@Validated
+@ConfigurationProperties("replicator")
+public record ReplicatorProperties(
+    @Valid @DefaultValue List<Rule> rules,
+    @Valid @DefaultValue Concurrency concurrency,
+    @NotNull @DefaultValue("PT1M") Duration reconciliationInterval,
+    @Valid @DefaultValue Retry retry,
+    @Valid @DefaultValue Sqs sqs,
+    @DefaultValue("false") boolean coalesceVersions,
+    @NotNull @DefaultValue("2GB") DataSize maxMetadataBytes) {
+
+  public ReplicatorProperties {
+    rules = List.copyOf(rules);
+    if (maxMetadataBytes.toBytes() < 1) {
+      throw new IllegalArgumentException("replicator.max-metadata-bytes must be positive, got " + maxMetadataBytes);
+    }
+    long names = rules.stream().map(Rule::name).distinct().count();
+    if (names != rules.size()) {
+      throw new IllegalArgumentException("replicator.rules[].name must be unique");
+    }
+  }
+
+  /**
+   * Every table under {@code source} is replicated to the same relative path under each target.
+   *
+   * @param name the rule's name, unique, shown in logs
+   * @param source the source prefix URI (e.g. {@code s3://bucket/warehouse} or {@code file:/data/wh})
+   * @param targets where replicas go; one source fans out to every target
+   * @param retention the replicas' own snapshot retention
+   */
+  public record Rule(
+      @NotBlank String name,
+      @NotBlank String source,
+      @NotEmpty @Valid List<Target> targets,
+      @Valid @DefaultValue Retention retention) {
+    public Rule {
+      targets = List.copyOf(targets);
+      long names = targets.stream().map(Target::name).distinct().count();
+      if (names != targets.size()) {
+        throw new IllegalArgumentException("replicator.rules[" + name + "].targets[].name must be unique");
+      }
+    }
+  }
+
+  /**
+   * @param name the target's name, used in the status API and metric tags
+   * @param prefix the target prefix URI under which replicas are written
+   */
+  public record Target(@NotBlank String name, @NotBlank String prefix) {}
+
+  /**
+   * The replica's own retention, applied every {@code interval} when enabled. Unset values follow
+   * the replica's {@code history.expire.*} properties (copied from the source).
+   *
+   * @param enabled run retention on a schedule (default false)
+   * @param interval how often (default PT1H)
+   * @param retentionPeriod keep snapshots younger than this, e.g. {@code 90d} (optional)
+   * @param retainLast keep at least this many snapshots per branch (optional)
+   * @param maxRefAge drop refs other than main whose snapshot is older than this (optional)
+   * @param replicaOwnsFiles delete unreachable files even when the table says
+   *     {@code gc.enabled=false} (default false)
+   */
+  public record Retention(
+      @DefaultValue("false") boolean enabled,
+      @NotNull @DefaultValue("PT1H") Duration interval,
+      String retentionPeriod,
+      @Min(1) Integer retainLast,
+      String maxRefAge,
+      @DefaultValue("false") boolean replicaOwnsFiles) {
+    public Retention {
+      parse(retentionPeriod);
+      parse(maxRefAge);
+    }
+
+    public Optional<Long> retentionPeriodMs() {
+      return parse(retentionPeriod);
+    }
+
+    public Optional<Long> maxRefAgeMs() {
+      return parse(maxRefAge);
+    }
+
+    private static Optional<Long> parse(String text) {
+      return Optional.ofNullable(text).filter(t -> !t.isBlank()).map(Durations::parseMillis);
+    }
+  }
+
+  /**
+   * @param tables table replications running at once (default 4)
+   * @param filesPerTable files copied at once per running table (default 8)
+   */
+  public record Concurrency(@Min(1) @DefaultValue("4") int tables, @Min(1) @DefaultValue("8") int filesPerTable) {}
+
+  /**
+   * A failed table is tried again after {@code initialBackoff}, doubling up to {@code maxBackoff}.
+   *
+   * @param initialBackoff the first wait (default PT5S)
+   * @param maxBackoff the longest wait (default PT10M)
+   */
+  public record Retry(@NotNull @DefaultValue("PT5S") Duration initialBackoff, @NotNull @DefaultValue("PT10M") Duration maxBackoff) {
+    public Retry {
+      if (initialBackoff.isNegative() || initialBackoff.isZero() || maxBackoff.compareTo(initialBackoff) < 0) {
+        throw new IllegalArgumentException(
+            "replicator.retry needs 0 < initial-backoff <= max-backoff, got " + initialBackoff + " and " + maxBackoff);
+      }
+    }
+  }
+
+  /**
+   * @param enabled listen to the queue (default false; reconciliation alone still replicates)
+   * @param queue the queue name or URL receiving S3 ObjectCreated notifications or EventBridge
+   *     "Object Created" events; its redrive policy sends poison messages to a dead-letter queue
+   */
+  public record Sqs(@DefaultValue("false") boolean enabled, @DefaultValue("iceberg-replicator-events") String queue) {}
+}

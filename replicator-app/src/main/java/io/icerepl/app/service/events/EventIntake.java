@@ -1,0 +1,47 @@
+package io.icerepl.app.service.events;
+
+import io.icerepl.app.service.worker.ReplicationCoordinator;
+import io.icerepl.app.service.worker.TableKey;
+import io.icerepl.app.service.worker.TableRules;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Turns one event message into triggers of the tables it names, one per target. */
+public final class EventIntake {
+  private static final Logger LOG = LoggerFactory.getLogger(EventIntake.class);
+
+  private final EventParser parser;
+  private final TableRules rules;
+  private final ReplicationCoordinator coordinator;
+
+  public EventIntake(EventParser parser, TableRules rules, ReplicationCoordinator coordinator) {
+    this.parser = parser;
+    this.rules = rules;
+    this.coordinator = coordinator;
+  }
+
+  /**
+   * @return the keys triggered
+   * @throws IllegalArgumentException when the message cannot be parsed
+   */
+  public List<TableKey> accept(String message) {
+    List<TableKey> triggered =
+        parser.tableLocations(message).stream()
+            .flatMap(
+                location -> {
+                  List<TableKey> keys = rules.keysOf(location);
+                  if (keys.isEmpty()) {
+                    LOG.debug("{}: no rule replicates this table; event ignored", location);
+                  }
+                  return keys.stream();
+                })
+            .toList();
+    triggered.forEach(
+        key -> {
+          LOG.debug("{}: event for target {}", key.table(), key.target());
+          coordinator.trigger(key);
+        });
+    return triggered;
+  }
+}

@@ -1,0 +1,89 @@
+package io.icerepl.app.service.events;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Reads the table locations an SQS message names. Understands S3 event notifications
+ * ({@code Records[].s3}, keys URL-encoded), EventBridge "Object Created" events
+ * ({@code detail.bucket} / {@code detail.object}), and either wrapped in an SNS notification. Only
+ * a new metadata file ({@code …/metadata/*.metadata.json}, compressed variants included) or a
+ * version hint names a table: the location is the part before {@code /metadata/}. Everything else
+ * (data files, other event types, S3's test event) names nothing. Events are only triggers, so a
+ * key that is not a committed version (e.g. a losing writer's file) costs one no-op run.
+ */
+public final class EventParser {
+  static final String METADATA_FOLDER = "metadata/";
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /**
+   * @return the distinct table locations ({@code s3://bucket/prefix}), in message order
+   * @throws IllegalArgumentException when the message is not JSON, or a record lacks its bucket or key
+   */
+  public List<String> tableLocations(String message) {
+    JsonNode root;
+    try {
+      root = JSON.readTree(message);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("Cannot parse event message: not JSON (" + e.getOriginalMessage() + ")", e);
+    }
+    if (root == null || !root.isObject()) {
+      throw new IllegalArgumentException("Cannot parse event message: expected a JSON object");
+    }
+    Set<String> locations = new LinkedHashSet<>();
+    collect(root, locations);
+    return List.copyOf(locations);
+  }
+
+  private void collect(JsonNode root, Set<String> locations) {
+    if ("Notification".equals(root.path("Type").asText()) && root.path("Message").isTextual()) {
+      locations.addAll(tableLocations(root.path("Message").asText()));
+    } else if (root.path("Records").isArray()) {
+      for (JsonNode record : root.path("Records")) {
+        String eventName = record.path("eventName").asText("ObjectCreated");
+        if (!eventName.startsWith("ObjectCreated")) {
+          continue;
+        }
+        JsonNode s3 = record.path("s3");
+        String bucket = required(s3.path("bucket").path("name"), "Records[].s3.bucket.name");
+        String key = URLDecoder.decode(required(s3.path("object").path("key"), "Records[].s3.object.key"), StandardCharsets.UTF_8);
+        tableLocation(bucket, key).ifPresent(locations::add);
+      }
+    } else if ("Object Created".equals(root.path("detail-type").asText())) {
+      JsonNode detail = root.path("detail");
+      String bucket = required(detail.path("bucket").path("name"), "detail.bucket.name");
+      String key = required(detail.path("object").path("key"), "detail.object.key");
+      tableLocation(bucket, key).ifPresent(locations::add);
+    }
+    // anything else, S3's {"Event":"s3:TestEvent"} included, names no table
+  }
+
+  /** The table a created object belongs to, when the object is a metadata file or version hint. */
+  static Optional<String> tableLocation(String bucket, String key) {
+    int slash = key.lastIndexOf('/');
+    String name = key.substring(slash + 1);
+    String folder = key.substring(0, slash + 1);
+    boolean metadataFile =
+        name.endsWith(".metadata.json") || name.endsWith(".metadata.json.gz") || name.equals("version-hint.text");
+    if (!metadataFile || !(folder.equals(METADATA_FOLDER) || folder.endsWith("/" + METADATA_FOLDER))) {
+      return Optional.empty();
+    }
+    String table = folder.substring(0, folder.length() - METADATA_FOLDER.length());
+    String location = "s3://" + bucket + (table.isEmpty() ? "" : "/" + table);
+    return Optional.of(location.endsWith("/") ? location.substring(0, location.length() - 1) : location);
+  }
+
+  private static String required(JsonNode node, String field) {
+    if (!node.isTextual() || node.asText().isEmpty()) {
+      throw new IllegalArgumentException("Cannot parse event message: " + field + " is missing");
+    }
+    return node.asText();
+  }
+}

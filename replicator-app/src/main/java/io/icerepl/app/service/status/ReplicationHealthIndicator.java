@@ -1,0 +1,37 @@
+package io.icerepl.app.service.status;
+
+import java.util.List;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.stereotype.Component;
+
+/**
+ * UP when no replica failed, {@value #DEGRADED_CODE} (HTTP 200, some tables still replicate) when
+ * some did, DOWN when every known replica failed. Diverged replicas count as failed: they need an
+ * operator. Waiting ones do not: they resolve themselves.
+ */
+@Component("replication")
+public class ReplicationHealthIndicator implements HealthIndicator {
+  static final String DEGRADED_CODE = "DEGRADED";
+  public static final Status DEGRADED = new Status(DEGRADED_CODE, "Some replicas failed; the others replicate");
+
+  private final StatusBoard board;
+
+  public ReplicationHealthIndicator(StatusBoard board) {
+    this.board = board;
+  }
+
+  @Override
+  public Health health() {
+    List<ReplicationStatus> all = board.all();
+    List<String> failed =
+        all.stream()
+            .filter(s -> s.state() == ReplicationState.FAILED || s.state() == ReplicationState.DIVERGED)
+            .map(s -> s.target() + "/" + s.table())
+            .toList();
+    Health.Builder health =
+        failed.isEmpty() ? Health.up() : failed.size() == all.size() ? Health.down() : Health.status(DEGRADED);
+    return health.withDetail("replicas", all.size()).withDetail("failed", failed).build();
+  }
+}

@@ -1,0 +1,17 @@
+package io.icerepl.app.service.status;
+
+/** Where one replica stands. */
+public enum ReplicationState {
+  /** The replica is being created: no replica version exists yet. */
+  BACKFILLING,
+  /** The replica holds the source's current metadata version. */
+  IN_SYNC,
+  /** The source has versions the replica does not hold yet. */
+  LAGGING,
+  /** The last run failed; it is tried again after a back-off. */
+  FAILED,
+  /** The source head cannot be resolved yet (e.g. two files hold the newest version). */
+  WAITING,
+  /** Source and replica disagree (replica changed behind the replicator's back, source rewound or replaced). */
+  DIVERGED
+}

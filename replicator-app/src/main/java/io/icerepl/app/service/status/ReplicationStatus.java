@@ -1,0 +1,41 @@
+package io.icerepl.app.service.status;
+
+import java.time.Instant;
+
+/**
+ * One replica's status, as the status API shows it.
+ *
+ * @param rule the rule's name
+ * @param target the target's name
+ * @param table the table's path relative to the prefixes (e.g. {@code ns/orders})
+ * @param state where the replica stands
+ * @param sourceLocation the source table location
+ * @param targetLocation the replica table location
+ * @param lastSourceMetadataFile the source's current metadata file when last observed (null before)
+ * @param lastSourceCommitAt that file's {@code last-updated-ms} (null before)
+ * @param replicaMetadataFile the replica's current metadata file (null when there is none)
+ * @param lagSeconds 0 when in sync, else seconds since the oldest source version the replica lacks
+ * @param lagSnapshots source snapshots the replica lacks (not counting ones its retention expired)
+ * @param bytesPending bytes left to copy; not computed yet, always 0
+ * @param lastError the last failure's message, cleared by the next success
+ * @param lastRunAt when the last run ended (null before)
+ * @param commitsTotal replica commits made since the service started
+ * @param bytesCopiedTotal bytes copied since the service started
+ */
+public record ReplicationStatus(
+    String rule,
+    String target,
+    String table,
+    ReplicationState state,
+    String sourceLocation,
+    String targetLocation,
+    String lastSourceMetadataFile,
+    Instant lastSourceCommitAt,
+    String replicaMetadataFile,
+    long lagSeconds,
+    int lagSnapshots,
+    long bytesPending,
+    String lastError,
+    Instant lastRunAt,
+    long commitsTotal,
+    long bytesCopiedTotal) {}

@@ -1,0 +1,154 @@
+package io.icerepl.app.service.worker;
+
+import io.icerepl.app.replica.ReplicaFiles;
+import io.icerepl.app.replica.ReplicaHead;
+import io.icerepl.app.replicate.ReplicationOptions;
+import io.icerepl.app.replicate.ReplicationSummary;
+import io.icerepl.app.replicate.TableReplicator;
+import io.icerepl.app.retention.RetentionResult;
+import io.icerepl.app.retention.RetentionRunner;
+import io.icerepl.app.retention.RetentionSettings;
+import io.icerepl.app.service.config.ReplicatorProperties.Retention;
+import io.icerepl.app.service.status.Observation;
+import io.icerepl.app.service.status.StatusBoard;
+import io.icerepl.copier.commit.MetadataPublisher;
+import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.merge.error.BadInputException;
+import io.icerepl.merge.head.MetadataFileNames;
+import io.icerepl.merge.head.SourceHead;
+import io.icerepl.merge.json.Snapshot;
+import io.icerepl.merge.json.TableMetadata;
+import io.icerepl.merge.path.TableLayout;
+import io.icerepl.merge.retention.ExpireOptions;
+import io.icerepl.merge.retention.RetentionPolicy;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
+
+/**
+ * The work of one lane run, bound to the engine: replicate a key and record where source and
+ * replica stand, or expire a replica's snapshots by its rule's retention settings.
+ */
+public final class TableRunner implements AutoCloseable {
+  private final StoreFactory stores;
+  private final Clock clock;
+  private final ExecutorService fileExecutor;
+  private final ReplicationOptions options;
+  private final Function<String, Retention> retentionOfRule;
+  private final StatusBoard board;
+
+  /**
+   * @param fileExecutor copies files; shared by all runs, a separate pool from the lanes' so a
+   *     run waiting for its copies never holds the threads they need. Shut down by {@link #close}.
+   * @param retentionOfRule a rule's retention settings by its name
+   */
+  public TableRunner(
+      StoreFactory stores,
+      Clock clock,
+      ExecutorService fileExecutor,
+      ReplicationOptions options,
+      Function<String, Retention> retentionOfRule,
+      StatusBoard board) {
+    this.stores = stores;
+    this.clock = clock;
+    this.fileExecutor = fileExecutor;
+    this.options = options;
+    this.retentionOfRule = retentionOfRule;
+    this.board = board;
+  }
+
+  public void replicate(TableKey key) {
+    board.seen(key);
+    ObjectStore source = stores.sourceStore(key.sourceLocation());
+    ObjectStore target = stores.targetStore(key.targetLocation());
+    ReplicationSummary summary =
+        new TableReplicator(source, target, clock, fileExecutor, options)
+            .replicate(key.sourceLocation(), key.targetLocation(), Optional.empty());
+    board.succeeded(key, summary, observe(key, source, target));
+  }
+
+  public RetentionResult expire(TableKey key) {
+    Retention retention = retentionOfRule.apply(key.rule());
+    RetentionSettings settings =
+        new RetentionSettings(retention.replicaOwnsFiles(), RetentionSettings.defaults().batchSize(), options.maxMetadataBytes());
+    ExpireOptions expireOptions =
+        new ExpireOptions(
+            Optional.empty(), retention.retentionPeriodMs(), Optional.ofNullable(retention.retainLast()), Set.of(), false);
+    UnaryOperator<RetentionPolicy> adjust =
+        retention
+            .maxRefAgeMs()
+            .<UnaryOperator<RetentionPolicy>>map(
+                age -> p -> new RetentionPolicy(p.minSnapshotsToKeep(), p.maxSnapshotAgeMs(), age))
+            .orElse(UnaryOperator.identity());
+    return new RetentionRunner(stores.targetStore(key.targetLocation()), clock, settings)
+        .expire(key.targetLocation(), Optional.empty(), adjust, expireOptions);
+  }
+
+  /** Stops the file copies; call after the coordinator has let running work finish. */
+  @Override
+  public void close() {
+    fileExecutor.shutdownNow();
+  }
+
+  private Observation observe(TableKey key, ObjectStore source, ObjectStore target) {
+    try {
+      String sourceFile = sourceHead(source, key.sourceLocation());
+      TableMetadata head = ReplicaFiles.readMetadata(source, sourceFile, options.maxMetadataBytes());
+      ReplicaFiles replicaFiles = new ReplicaFiles(target, options.maxMetadataBytes());
+      Optional<ReplicaHead> replica = replicaFiles.head(key.table(), key.targetLocation());
+      Optional<String> replicated = replica.flatMap(ReplicaHead::lastSourceFile).map(MetadataFileNames::fileName);
+      boolean inSync = replicated.equals(Optional.of(MetadataFileNames.fileName(sourceFile)));
+
+      Set<Long> lacking = new HashSet<>();
+      head.snapshots().forEach(s -> lacking.add(s.snapshotId()));
+      replica.ifPresent(r -> r.metadata().snapshots().stream().map(Snapshot::snapshotId).forEach(lacking::remove));
+      lacking.removeAll(replicaFiles.state(key.targetLocation()).expiredSnapshotIds());
+
+      return new Observation(
+          sourceFile,
+          head.lastUpdatedMs(),
+          replica.map(ReplicaHead::file).orElse(null),
+          inSync,
+          oldestUnreplicatedMs(head, replicated),
+          lacking.size());
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read the heads of " + key + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The commit time of the first source version after the one replicated last, from the log. */
+  static long oldestUnreplicatedMs(TableMetadata head, Optional<String> replicatedFileName) {
+    List<TableMetadata.LogEntry> log = head.metadataLog();
+    int next = 0;
+    if (replicatedFileName.isPresent()) {
+      for (int i = 0; i < log.size(); i++) {
+        if (MetadataFileNames.fileName(log.get(i).metadataFile()).equals(replicatedFileName.get())) {
+          next = i + 1;
+        }
+      }
+    }
+    return next < log.size() ? log.get(next).timestampMs() : head.lastUpdatedMs();
+  }
+
+  /** The source's current metadata file, resolved as the engine resolves it. */
+  static String sourceHead(ObjectStore source, String location) throws IOException {
+    String folder = MetadataPublisher.metadataFolder(location);
+    List<String> names = source.list(folder);
+    Optional<String> hint = Optional.empty();
+    if (names.contains(MetadataPublisher.VERSION_HINT)) {
+      hint = Optional.of(ReplicaFiles.readText(source, TableLayout.join(folder, MetadataPublisher.VERSION_HINT)));
+    }
+    String name =
+        SourceHead.resolve(folder, names, hint)
+            .orElseThrow(() -> new BadInputException(
+                "Cannot resolve the current metadata of " + folder + ": it holds no metadata file"));
+    return TableLayout.join(folder, name);
+  }
+}

@@ -1,0 +1,39 @@
+package io.icerepl.app.service;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * The service started as {@code replicator serve} would start it, on a free port, with the given
+ * properties. Spring's JUnit extension is not used: Spring Framework 7's needs JUnit 6, and the
+ * build pins JUnit 5.
+ */
+final class RunningService implements AutoCloseable {
+  final ConfigurableApplicationContext context;
+  final HttpJson http;
+
+  private RunningService(ConfigurableApplicationContext context) {
+    this.context = context;
+    this.http = new HttpJson(((WebServerApplicationContext) context).getWebServer().getPort());
+  }
+
+  static RunningService start(Map<String, String> properties) {
+    List<String> args = new ArrayList<>();
+    args.add("--server.port=0");
+    properties.forEach((k, v) -> args.add("--" + k + "=" + v));
+    return new RunningService(SpringApplication.run(ReplicatorApplication.class, args.toArray(String[]::new)));
+  }
+
+  <T> T bean(Class<T> type) {
+    return context.getBean(type);
+  }
+
+  @Override
+  public void close() {
+    context.close();
+  }
+}

@@ -1,0 +1,73 @@
+package io.icerepl.app.service.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.Map;
+import org.assertj.core.api.InstanceOfAssertFactories;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+
+class ReplicatorPropertiesTest {
+
+  @Test
+  void everyKeyHasItsDocumentedDefault() {
+    ReplicatorProperties p = bind(Map.of("replicator.sqs.enabled", "false"));
+    assertThat(p.rules()).isEmpty();
+    assertThat(p.concurrency().tables()).isEqualTo(4);
+    assertThat(p.concurrency().filesPerTable()).isEqualTo(8);
+    assertThat(p.reconciliationInterval()).isEqualTo(Duration.ofMinutes(1));
+    assertThat(p.retry().initialBackoff()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(p.retry().maxBackoff()).isEqualTo(Duration.ofMinutes(10));
+    assertThat(p.sqs().enabled()).isFalse();
+    assertThat(p.sqs().queue()).isEqualTo("iceberg-replicator-events");
+    assertThat(p.coalesceVersions()).isFalse();
+    assertThat(p.maxMetadataBytes().toBytes()).isEqualTo(2L * 1024 * 1024 * 1024);
+  }
+
+  @Test
+  void aRuleGetsRetentionDefaultsAndParsesItsDurations() {
+    ReplicatorProperties p =
+        bind(Map.of(
+            "replicator.rules[0].name", "lake",
+            "replicator.rules[0].source", "s3://src/wh",
+            "replicator.rules[0].targets[0].name", "eu",
+            "replicator.rules[0].targets[0].prefix", "s3://eu/wh",
+            "replicator.rules[0].retention.retention-period", "90d",
+            "replicator.rules[0].retention.max-ref-age", "1d12h"));
+    ReplicatorProperties.Retention retention = p.rules().get(0).retention();
+    assertThat(retention.enabled()).isFalse();
+    assertThat(retention.interval()).isEqualTo(Duration.ofHours(1));
+    assertThat(retention.retentionPeriodMs()).contains(90L * 24 * 3600 * 1000);
+    assertThat(retention.maxRefAgeMs()).contains(36L * 3600 * 1000);
+    assertThat(retention.retainLast()).isNull();
+    assertThat(retention.replicaOwnsFiles()).isFalse();
+  }
+
+  @Test
+  void aMalformedRetentionPeriodIsRefused() {
+    assertThatThrownBy(() -> bind(Map.of(
+            "replicator.rules[0].name", "lake",
+            "replicator.rules[0].source", "s3://src/wh",
+            "replicator.rules[0].targets[0].name", "eu",
+            "replicator.rules[0].targets[0].prefix", "s3://eu/wh",
+            "replicator.rules[0].retention.retention-period", "ninety days")))
+        .rootCause()
+        .asInstanceOf(InstanceOfAssertFactories.THROWABLE)
+        .hasMessageStartingWith("Cannot parse duration 'ninety days'");
+  }
+
+  @Test
+  void aMaximumBackoffBelowTheInitialOneIsRefused() {
+    assertThatThrownBy(() -> bind(Map.of("replicator.retry.initial-backoff", "1m", "replicator.retry.max-backoff", "10s")))
+        .rootCause()
+        .hasMessage("replicator.retry needs 0 < initial-backoff <= max-backoff, got PT1M and PT10S");
+  }
+
+  private static ReplicatorProperties bind(Map<String, String> properties) {
+    return new Binder(new MapConfigurationPropertySource(properties))
+        .bindOrCreate("replicator", ReplicatorProperties.class);
+  }
+}

@@ -1,0 +1,92 @@
+package io.icerepl.app.service.events;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.icerepl.localstack.S3EventMessages;
+import org.junit.jupiter.api.Test;
+
+class EventParserTest {
+  private final EventParser parser = new EventParser();
+
+  @Test
+  void anS3NotificationNamesTheTableOfANewMetadataFileWithItsKeyUrlDecoded() {
+    String message = S3EventMessages.objectCreated("src", "wh/sales db/order+items/metadata/00003-ab.metadata.json", 10);
+    assertThat(message).contains("sales+db/order%2Bitems");
+    assertThat(parser.tableLocations(message)).containsExactly("s3://src/wh/sales db/order+items");
+  }
+
+  @Test
+  void aPlusInAnEncodedKeyIsASpace() {
+    String message =
+        """
+        {"Records":[{"eventName":"ObjectCreated:Put","s3":{"bucket":{"name":"b"},\
+        "object":{"key":"wh/my+table/metadata/v2.metadata.json"}}}]}""";
+    assertThat(parser.tableLocations(message)).containsExactly("s3://b/wh/my table");
+  }
+
+  @Test
+  void anEventBridgeObjectCreatedEventNamesItsTable() {
+    String message = S3EventMessages.eventBridgeObjectCreated("src", "wh/ns/t1/metadata/v5.gz.metadata.json", 10);
+    assertThat(parser.tableLocations(message)).containsExactly("s3://src/wh/ns/t1");
+  }
+
+  @Test
+  void compressedMetadataAndTheVersionHintNameTheirTable() {
+    assertThat(parser.tableLocations(S3EventMessages.objectCreated("b", "ns/t/metadata/v1.metadata.json.gz", 1)))
+        .containsExactly("s3://b/ns/t");
+    assertThat(parser.tableLocations(S3EventMessages.objectCreated("b", "ns/t/metadata/version-hint.text", 1)))
+        .containsExactly("s3://b/ns/t");
+  }
+
+  @Test
+  void dataFilesAndOtherMetadataFilesNameNothing() {
+    assertThat(parser.tableLocations(S3EventMessages.objectCreated("b", "ns/t/data/x=1/f.parquet", 1))).isEmpty();
+    assertThat(parser.tableLocations(S3EventMessages.objectCreated("b", "ns/t/metadata/snap-1-1-a.avro", 1))).isEmpty();
+    assertThat(parser.tableLocations(S3EventMessages.objectCreated("b", "ns/t/metadata/.v1.metadata.json.crc", 1)))
+        .isEmpty();
+    assertThat(parser.tableLocations(S3EventMessages.objectCreated("b", "ns/t/meta/v1.metadata.json", 1))).isEmpty();
+  }
+
+  @Test
+  void removalEventsNameNothing() {
+    String message =
+        """
+        {"Records":[{"eventName":"ObjectRemoved:Delete","s3":{"bucket":{"name":"b"},\
+        "object":{"key":"ns/t/metadata/v2.metadata.json"}}}]}""";
+    assertThat(parser.tableLocations(message)).isEmpty();
+  }
+
+  @Test
+  void theS3TestEventIsIgnored() {
+    String message =
+        """
+        {"Service":"Amazon S3","Event":"s3:TestEvent","Time":"2026-01-01T00:00:00.000Z","Bucket":"b",\
+        "RequestId":"r","HostId":"h"}""";
+    assertThat(parser.tableLocations(message)).isEmpty();
+  }
+
+  @Test
+  void anEventWrappedInAnSnsNotificationIsUnwrapped() {
+    String inner = S3EventMessages.objectCreated("b", "ns/t/metadata/v9.metadata.json", 1);
+    String message = "{\"Type\":\"Notification\",\"Message\":" + quote(inner) + "}";
+    assertThat(parser.tableLocations(message)).containsExactly("s3://b/ns/t");
+  }
+
+  @Test
+  void malformedJsonIsRefused() {
+    assertThatThrownBy(() -> parser.tableLocations("{\"Records\": [")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("Cannot parse event message: not JSON");
+  }
+
+  @Test
+  void aRecordWithoutItsKeyIsRefused() {
+    assertThatThrownBy(() -> parser.tableLocations("{\"Records\":[{\"s3\":{\"bucket\":{\"name\":\"b\"}}}]}"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Cannot parse event message: Records[].s3.object.key is missing");
+  }
+
+  private static String quote(String s) {
+    return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+  }
+}

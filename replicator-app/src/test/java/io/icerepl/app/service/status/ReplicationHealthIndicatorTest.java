@@ -1,0 +1,76 @@
+package io.icerepl.app.service.status;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.icerepl.app.replicate.ReplicationSummary;
+import io.icerepl.app.replicate.TableReplicationException;
+import io.icerepl.app.service.worker.TableKey;
+import io.icerepl.merge.error.ConflictException;
+import io.icerepl.merge.head.SourceHead;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.health.contributor.Status;
+
+class ReplicationHealthIndicatorTest {
+  private static final TableKey T1 = new TableKey("r", "a", "ns/t1", "file:/s/ns/t1", "file:/a/ns/t1");
+  private static final TableKey T2 = new TableKey("r", "a", "ns/t2", "file:/s/ns/t2", "file:/a/ns/t2");
+  private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-01-01T00:10:00Z"), ZoneOffset.UTC);
+
+  private final StatusBoard board = new StatusBoard(CLOCK, new SimpleMeterRegistry());
+  private final ReplicationHealthIndicator health = new ReplicationHealthIndicator(board);
+
+  @Test
+  void upWhenNoReplicaFailedDegradedWhenSomeDidDownWhenAllDid() {
+    board.succeeded(T1, summary(), inSync());
+    board.succeeded(T2, summary(), inSync());
+    assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+
+    board.failed(T2, new IllegalStateException("Cannot read manifest list x"), Duration.ofSeconds(5));
+    assertThat(health.health().getStatus()).isEqualTo(ReplicationHealthIndicator.DEGRADED);
+    assertThat(health.health().getDetails()).containsEntry("failed", List.of("a/ns/t2"));
+
+    board.failed(T1, new IllegalStateException("boom"), Duration.ofSeconds(5));
+    assertThat(health.health().getStatus()).isEqualTo(Status.DOWN);
+  }
+
+  @Test
+  void anAmbiguousHeadMakesTheTableWaitWithTheReason() {
+    board.failed(T1, new TableReplicationException("t1", new SourceHead.AmbiguousHeadException("Cannot resolve x")),
+        Duration.ofSeconds(5));
+    ReplicationStatus status = board.get(T1).orElseThrow();
+    assertThat(status.state()).isEqualTo(ReplicationState.WAITING);
+    assertThat(status.lastError()).contains("Cannot resolve x");
+    assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+  }
+
+  @Test
+  void aReplicaChangedBehindTheReplicatorsBackIsDiverged() {
+    board.failed(T1, new TableReplicationException("t1", new ConflictException("Cannot replicate table t1 into y:"
+        + " it already holds a table the replicator did not write")), Duration.ofSeconds(5));
+    assertThat(board.get(T1).orElseThrow().state()).isEqualTo(ReplicationState.DIVERGED);
+  }
+
+  @Test
+  void aLaggingReplicaReportsTheAgeOfItsOldestMissingCommit() {
+    long fiveMinutesAgo = CLOCK.millis() - 300_000;
+    board.succeeded(T1, summary(), new Observation("s/v3.metadata.json", CLOCK.millis(), "a/v2.metadata.json", false,
+        fiveMinutesAgo, 2));
+    ReplicationStatus status = board.get(T1).orElseThrow();
+    assertThat(status.state()).isEqualTo(ReplicationState.LAGGING);
+    assertThat(status.lagSeconds()).isEqualTo(300);
+    assertThat(status.lagSnapshots()).isEqualTo(2);
+  }
+
+  private static ReplicationSummary summary() {
+    return new ReplicationSummary(1, 1, 2, 100, 1, List.of("a/v1.metadata.json"), List.of(), List.of());
+  }
+
+  private static Observation inSync() {
+    return new Observation("s/v1.metadata.json", CLOCK.millis(), "a/v1.metadata.json", true, CLOCK.millis(), 0);
+  }
+}
