@@ -1,0 +1,68 @@
+package io.icerepl.app.service.s3;
+
+import io.icerepl.app.service.worker.StoreFactory;
+import io.icerepl.copier.s3.S3Endpoint;
+import io.icerepl.copier.s3.S3ObjectStore;
+import io.icerepl.copier.s3.S3Resilience;
+import io.icerepl.copier.s3.S3ResilienceSettings;
+import io.icerepl.copier.s3.S3StoreSettings;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.lang.management.ManagementFactory;
+import java.time.Clock;
+import java.util.Optional;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** The S3 stores of both sides, their resilience, and its metrics. */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(S3Properties.class)
+class S3Configuration {
+
+  @Bean
+  S3Resilience s3Resilience(S3Properties properties, MeterRegistry meters) {
+    S3ResilienceSettings settings =
+        S3ResilienceSettings.defaults()
+            .withRetry(
+                properties.retry().maxAttempts(), properties.retry().initialBackoff(), properties.retry().maxBackoff())
+            .withPermitsPerSecond(properties.permitsPerSecond());
+    S3Resilience resilience = new S3Resilience(settings);
+    FunctionCounter.builder("replicator_s3_retries_total", resilience, S3Resilience::retries)
+        .description("S3 requests retried after throttling, server errors or timeouts")
+        .register(meters);
+    return resilience;
+  }
+
+  @Bean(destroyMethod = "close")
+  S3ObjectStore sourceS3Store(S3Properties properties, S3Resilience resilience, ObjectProvider<Clock> clock) {
+    return S3ObjectStore.create(endpoint(properties.source()), settings(properties, clock), resilience);
+  }
+
+  @Bean(destroyMethod = "close")
+  S3ObjectStore targetS3Store(S3Properties properties, S3Resilience resilience, ObjectProvider<Clock> clock) {
+    return S3ObjectStore.create(endpoint(properties.target()), settings(properties, clock), resilience);
+  }
+
+  @Bean
+  StoreFactory s3StoreFactory(S3ObjectStore sourceS3Store, S3ObjectStore targetS3Store) {
+    return new S3StoreFactory(sourceS3Store, targetS3Store);
+  }
+
+  private static S3StoreSettings settings(S3Properties properties, ObjectProvider<Clock> clock) {
+    // The owner names this process in a lease, so an operator can tell who holds a table.
+    String owner = ManagementFactory.getRuntimeMXBean().getName();
+    return S3StoreSettings.defaults(owner)
+        .withLock(properties.lockPrefix(), owner, properties.lockTtl(), clock.getIfAvailable(Clock::systemUTC));
+  }
+
+  private static S3Endpoint endpoint(S3Properties.Side side) {
+    return new S3Endpoint(
+        Optional.ofNullable(side.endpoint()),
+        side.region(),
+        Optional.ofNullable(side.accessKeyId()),
+        Optional.ofNullable(side.secretAccessKey()),
+        side.pathStyle());
+  }
+}

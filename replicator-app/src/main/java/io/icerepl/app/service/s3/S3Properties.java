@@ -1,0 +1,60 @@
+package io.icerepl.app.service.s3;
+
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.NotNull;
+import java.net.URI;
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * {@code replicator.s3}: how the service reaches S3 on each side. Source and target usually differ
+ * in region and often in credentials; absent keys use the default credentials chain (the task
+ * role on ECS).
+ *
+ * @param source the source side
+ * @param target the target side (all targets of all rules)
+ * @param lockPrefix where table leases live in each target bucket, outside every table
+ * @param lockTtl how long a lease holds without its owner (a crashed run frees the table then)
+ * @param retry retries of throttled and failed requests
+ * @param permitsPerSecond requests per second per target prefix (0: no limit)
+ */
+@Validated
+@ConfigurationProperties("replicator.s3")
+public record S3Properties(
+    @Valid @NotNull @DefaultValue Side source,
+    @Valid @NotNull @DefaultValue Side target,
+    @NotBlank @DefaultValue(".iceberg-replicator/locks") String lockPrefix,
+    @NotNull @DefaultValue("PT30M") Duration lockTtl,
+    @Valid @NotNull @DefaultValue Retry retry,
+    @Min(0) @DefaultValue("0") int permitsPerSecond) {
+
+  /**
+   * One side's S3.
+   *
+   * @param region the region (default us-east-1)
+   * @param endpoint an endpoint override (LocalStack, the embedded S3, a gateway), else AWS
+   * @param accessKeyId static credentials, else the default chain
+   * @param secretAccessKey goes with accessKeyId
+   * @param pathStyle path-style addressing (needed by most S3-compatible servers)
+   */
+  public record Side(
+      @NotBlank @DefaultValue("us-east-1") String region,
+      URI endpoint,
+      String accessKeyId,
+      String secretAccessKey,
+      @DefaultValue("false") boolean pathStyle) {}
+
+  /**
+   * @param maxAttempts attempts per request, the first included
+   * @param initialBackoff wait before the first retry, doubled (with jitter) on each
+   * @param maxBackoff the longest wait
+   */
+  public record Retry(
+      @Min(1) @DefaultValue("8") int maxAttempts,
+      @NotNull @DefaultValue("PT0.2S") Duration initialBackoff,
+      @NotNull @DefaultValue("PT20S") Duration maxBackoff) {}
+}
