@@ -71,6 +71,16 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
   /** A store with its own clients for {@code endpoint}, closed with the store. */
   public static S3ObjectStore create(S3Endpoint endpoint, S3StoreSettings settings,
       S3Resilience resilience) {
+    return create(endpoint, settings, resilience, java.util.List.of());
+  }
+
+  /**
+   * As {@link #create(S3Endpoint, S3StoreSettings, S3Resilience)}, with SDK interceptors on both
+   * clients (request tracing, or faults injected by tests).
+   */
+  public static S3ObjectStore create(S3Endpoint endpoint, S3StoreSettings settings,
+      S3Resilience resilience,
+      java.util.List<software.amazon.awssdk.core.interceptor.ExecutionInterceptor> interceptors) {
     AwsCredentialsProvider credentials = endpoint.accessKeyId().isPresent()
         ? StaticCredentialsProvider.create(AwsBasicCredentials.create(
             endpoint.accessKeyId().get(), endpoint.secretAccessKey().get()))
@@ -80,12 +90,14 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
         .credentialsProvider(credentials)
         .forcePathStyle(endpoint.pathStyle())
         // S3Resilience is the one retry layer; SDK retries underneath would multiply attempts.
-        .overrideConfiguration(c -> c.retryStrategy(AwsRetryStrategy.doNotRetry()));
+        .overrideConfiguration(c -> c.retryStrategy(AwsRetryStrategy.doNotRetry())
+            .executionInterceptors(interceptors));
     var async = S3AsyncClient.builder()
         .region(Region.of(endpoint.region()))
         .credentialsProvider(credentials)
         .forcePathStyle(endpoint.pathStyle())
-        .overrideConfiguration(c -> c.retryStrategy(AwsRetryStrategy.doNotRetry()))
+        .overrideConfiguration(c -> c.retryStrategy(AwsRetryStrategy.doNotRetry())
+            .executionInterceptors(interceptors))
         .multipartEnabled(true)
         .multipartConfiguration(m -> m
             .thresholdInBytes(settings.multipartCopyThresholdBytes())

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.error.ConflictException;
+import io.icerepl.merge.error.TableBusyException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
@@ -51,7 +52,10 @@ final class S3TableLocks {
     S3Location lease = leaseOf(location);
     long now = settings.clock().millis();
     long expiresAt = now + settings.lockTtl().toMillis();
-    byte[] body = leaseJson(settings.lockOwner(), expiresAt);
+    // A token per attempt: a create whose answer was lost (and retried into a 412) is recognised
+    // as ours, where the owner alone could be another thread of the same process.
+    String token = java.util.UUID.randomUUID().toString();
+    byte[] body = leaseJson(settings.lockOwner(), token, expiresAt);
     for (int i = 0; i < MAX_TRIES; i++) {
       Optional<String> created = put(lease, body, "*", null);
       if (created.isPresent()) {
@@ -61,21 +65,28 @@ final class S3TableLocks {
       if (held.isEmpty()) {
         continue;
       }
+      if (token.equals(held.get().token())) {
+        return new Held(location, lease, held.get().etag());
+      }
       if (held.get().expiresAtMs() > now) {
-        throw new ConflictException("Cannot lock table " + location + ": another replication or "
+        throw new TableBusyException("Cannot lock table " + location + ": another replication or "
             + "retention run holds it (owner " + held.get().owner() + ", until "
             + Instant.ofEpochMilli(held.get().expiresAtMs()) + ")");
       }
       Optional<String> taken = put(lease, body, null, held.get().etag());
       if (taken.isEmpty()) {
-        throw new ConflictException("Cannot lock table " + location + ": another run took over "
+        Optional<Lease> after = read(lease);
+        if (after.isPresent() && token.equals(after.get().token())) {
+          return new Held(location, lease, after.get().etag());
+        }
+        throw new TableBusyException("Cannot lock table " + location + ": another run took over "
             + "the expired lease of " + held.get().owner() + " first");
       }
       LOG.info("{}: took over the lease of {}, expired at {}", location, held.get().owner(),
           Instant.ofEpochMilli(held.get().expiresAtMs()));
       return new Held(location, lease, taken.get());
     }
-    throw new ConflictException(
+    throw new TableBusyException(
         "Cannot lock table " + location + ": its lease kept changing under " + MAX_TRIES + " tries");
   }
 
@@ -115,12 +126,12 @@ final class S3TableLocks {
     if (!json.path("owner").isTextual() || !json.path("expires-at-ms").canConvertToLong()) {
       throw new IOException("Cannot read lease " + lease + ": no owner or expires-at-ms in " + json);
     }
-    return Optional.of(new Lease(json.get("owner").asText(), json.get("expires-at-ms").asLong(),
-        bytes.response().eTag()));
+    return Optional.of(new Lease(json.get("owner").asText(), json.path("token").asText(""),
+        json.get("expires-at-ms").asLong(), bytes.response().eTag()));
   }
 
-  private static byte[] leaseJson(String owner, long expiresAtMs) {
-    return JSON.createObjectNode().put("owner", owner).put("expires-at-ms", expiresAtMs)
+  private static byte[] leaseJson(String owner, String token, long expiresAtMs) {
+    return JSON.createObjectNode().put("owner", owner).put("token", token).put("expires-at-ms", expiresAtMs)
         .toString().getBytes(StandardCharsets.UTF_8);
   }
 
@@ -133,7 +144,7 @@ final class S3TableLocks {
     }
   }
 
-  private record Lease(String owner, long expiresAtMs, String etag) {}
+  private record Lease(String owner, String token, long expiresAtMs, String etag) {}
 
   private final class Held implements ObjectStore.Lock {
     private final String location;

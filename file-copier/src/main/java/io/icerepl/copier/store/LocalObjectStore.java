@@ -1,6 +1,7 @@
 package io.icerepl.copier.store;
 
 import io.icerepl.merge.error.ConflictException;
+import io.icerepl.merge.error.TableBusyException;
 import io.icerepl.merge.io.SeekableInput;
 import io.icerepl.merge.path.PathMapping;
 import java.io.BufferedOutputStream;
@@ -193,7 +194,7 @@ public final class LocalObjectStore implements ObjectStore {
     }
     if (held == null) {
       channel.close();
-      throw new ConflictException(
+      throw new TableBusyException(
           "Cannot lock table " + location + ": another replication or retention run holds it");
     }
     FileLock lock = held;

@@ -22,10 +22,17 @@ final class RunningService implements AutoCloseable {
   }
 
   static RunningService start(Map<String, String> properties) {
+    return start(properties, Map.of());
+  }
+
+  /** Starts with extra singleton beans (e.g. an SDK interceptor that injects S3 faults). */
+  static RunningService start(Map<String, String> properties, Map<String, Object> beans) {
     List<String> args = new ArrayList<>();
     args.add("--server.port=0");
     properties.forEach((k, v) -> args.add("--" + k + "=" + v));
-    return new RunningService(SpringApplication.run(ReplicatorApplication.class, args.toArray(String[]::new)));
+    SpringApplication application = new SpringApplication(ReplicatorApplication.class);
+    application.addInitializers(context -> beans.forEach(context.getBeanFactory()::registerSingleton));
+    return new RunningService(application.run(args.toArray(String[]::new)));
   }
 
   <T> T bean(Class<T> type) {

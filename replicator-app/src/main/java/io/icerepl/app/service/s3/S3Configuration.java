@@ -11,6 +11,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.util.Optional;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -35,14 +36,21 @@ class S3Configuration {
     return resilience;
   }
 
+  /** SDK interceptors declared as beans (tracing; tests inject faults with one) apply to both sides. */
   @Bean(destroyMethod = "close")
-  S3ObjectStore sourceS3Store(S3Properties properties, S3Resilience resilience, ObjectProvider<Clock> clock) {
-    return S3ObjectStore.create(endpoint(properties.source()), settings(properties, clock), resilience);
+  S3ObjectStore sourceS3Store(
+      S3Properties properties, S3Resilience resilience, ObjectProvider<Clock> clock,
+      ObjectProvider<ExecutionInterceptor> interceptors) {
+    return S3ObjectStore.create(
+        endpoint(properties.source()), settings(properties, clock), resilience, interceptors.orderedStream().toList());
   }
 
   @Bean(destroyMethod = "close")
-  S3ObjectStore targetS3Store(S3Properties properties, S3Resilience resilience, ObjectProvider<Clock> clock) {
-    return S3ObjectStore.create(endpoint(properties.target()), settings(properties, clock), resilience);
+  S3ObjectStore targetS3Store(
+      S3Properties properties, S3Resilience resilience, ObjectProvider<Clock> clock,
+      ObjectProvider<ExecutionInterceptor> interceptors) {
+    return S3ObjectStore.create(
+        endpoint(properties.target()), settings(properties, clock), resilience, interceptors.orderedStream().toList());
   }
 
   @Bean

@@ -64,8 +64,10 @@ public final class StatusBoard {
   /** A run failed: the specific message and the state it means. */
   public void failed(TableKey key, Exception error, Duration retryIn) {
     Entry e = entry(key);
-    e.failures.increment();
     ReplicationState state = stateOf(error);
+    if (state != ReplicationState.WAITING) {
+      e.failures.increment();
+    }
     String message = error.getMessage() != null ? error.getMessage() : error.toString();
     boolean repeated;
     synchronized (e) {
@@ -111,7 +113,7 @@ public final class StatusBoard {
     if (cause instanceof ReplicationException r && r.retryable()) {
       return ReplicationState.WAITING;
     }
-    if (cause instanceof ConflictException c && !String.valueOf(c.getMessage()).startsWith("Cannot lock")) {
+    if (cause instanceof ConflictException) {
       return ReplicationState.DIVERGED;
     }
     return ReplicationState.FAILED;
