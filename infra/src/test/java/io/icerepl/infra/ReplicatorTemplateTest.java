@@ -216,8 +216,11 @@ class ReplicatorTemplateTest {
         Template.render(e.path("Value"))));
     assertThat(environment)
         .containsEntry("REPLICATOR_RULES_0_SOURCE", "s3://${SourceBucketName}/${SourcePrefix}")
-        .containsEntry("REPLICATOR_RULES_0_TARGETS_0", "s3://${TargetBucketName}/${TargetPrefix}")
-        .containsEntry("REPLICATOR_LOCKS_LOCATION", "s3://${TargetBucketName}/${LockPrefix}")
+        .containsEntry("REPLICATOR_RULES_0_TARGETS_0_PREFIX", "s3://${TargetBucketName}/${TargetPrefix}")
+        .containsEntry("REPLICATOR_RULES_0_TARGETS_0_NAME", "${AWS::Region}")
+        .containsEntry("REPLICATOR_S3_LOCKPREFIX", "${LockPrefix}")
+        .containsEntry("REPLICATOR_S3_TARGET_REGION", "${AWS::Region}")
+        .containsKey("REPLICATOR_S3_SOURCE_REGION")
         .containsEntry("REPLICATOR_SQS_ENABLED", "true")
         .containsEntry("REPLICATOR_SQS_QUEUE", "${QueueUrl}")
         .containsEntry("REPLICATOR_METRICS_NAME", "${AWS::StackName}")

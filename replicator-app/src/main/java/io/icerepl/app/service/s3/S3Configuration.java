@@ -61,8 +61,9 @@ class S3Configuration {
   private static S3StoreSettings settings(S3Properties properties, ObjectProvider<Clock> clock) {
     // The owner names this process in a lease, so an operator can tell who holds a table.
     String owner = ManagementFactory.getRuntimeMXBean().getName();
+    String prefix = properties.lockPrefix().replaceAll("^/+|/+$", "");
     return S3StoreSettings.defaults(owner)
-        .withLock(properties.lockPrefix(), owner, properties.lockTtl(), clock.getIfAvailable(Clock::systemUTC));
+        .withLock(prefix, owner, properties.lockTtl(), clock.getIfAvailable(Clock::systemUTC));
   }
 
   private static S3Endpoint endpoint(S3Properties.Side side) {

@@ -1,0 +1,37 @@
+package io.icerepl.app.service.status;
+
+import java.time.Clock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes the largest replication lag once a minute as a CloudWatch embedded-metric-format log
+ * line: the container's log driver ships it and CloudWatch extracts the metric the lag alarm
+ * watches, so the task role needs no CloudWatch permission.
+ */
+public final class LagMetricPublisher {
+  /** A logger of its own, written without any prefix: CloudWatch parses the line as JSON. */
+  private static final Logger EMF = LoggerFactory.getLogger("io.icerepl.emf");
+
+  private final StatusBoard board;
+  private final Clock clock;
+  private final String replicatorName;
+
+  public LagMetricPublisher(StatusBoard board, Clock clock, String replicatorName) {
+    this.board = board;
+    this.clock = clock;
+    this.replicatorName = replicatorName;
+  }
+
+  /** The line published now. */
+  public String line() {
+    long lag = board.all().stream().mapToLong(ReplicationStatus::lagSeconds).max().orElse(0);
+    return "{\"_aws\":{\"Timestamp\":" + clock.millis() + ",\"CloudWatchMetrics\":[{\"Namespace\":\"IcebergReplicator\","
+        + "\"Dimensions\":[[\"Replicator\"]],\"Metrics\":[{\"Name\":\"ReplicationLagSeconds\",\"Unit\":\"Seconds\"}]}]},"
+        + "\"Replicator\":\"" + replicatorName.replace("\"", "") + "\",\"ReplicationLagSeconds\":" + lag + "}";
+  }
+
+  public void publish() {
+    EMF.info(line());
+  }
+}

@@ -1,0 +1,27 @@
+package io.icerepl.app.service.status;
+
+import java.time.Clock;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.stereotype.Component;
+
+/**
+ * {@code replicator.metrics.name}: when set (the deployment sets the stack name), the largest lag
+ * is published every minute for the CloudWatch lag alarm.
+ */
+@Component
+@ConditionalOnProperty("replicator.metrics.name")
+class LagMetricSchedule {
+  private final LagMetricPublisher publisher;
+
+  LagMetricSchedule(StatusBoard board, ObjectProvider<Clock> clock, @Value("${replicator.metrics.name}") String name) {
+    this.publisher = new LagMetricPublisher(board, clock.getIfAvailable(Clock::systemUTC), name);
+  }
+
+  @Scheduled(fixedRate = 60_000)
+  void publish() {
+    publisher.publish();
+  }
+}

@@ -1,0 +1,29 @@
+package io.icerepl.app.service.status;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import org.junit.jupiter.api.Test;
+
+class LagMetricPublisherTest {
+  @Test
+  void theLineIsAnEmbeddedMetricTheLagAlarmReads() throws Exception {
+    Clock clock = Clock.fixed(Instant.ofEpochMilli(1_735_689_600_000L), ZoneOffset.UTC);
+    StatusBoard board = new StatusBoard(clock, new SimpleMeterRegistry());
+
+    JsonNode line = new ObjectMapper().readTree(new LagMetricPublisher(board, clock, "iceberg-repl").line());
+
+    assertThat(line.path("_aws").path("Timestamp").asLong()).isEqualTo(1_735_689_600_000L);
+    JsonNode metric = line.path("_aws").path("CloudWatchMetrics").get(0);
+    assertThat(metric.path("Namespace").asText()).isEqualTo("IcebergReplicator");
+    assertThat(metric.path("Dimensions").get(0).get(0).asText()).isEqualTo("Replicator");
+    assertThat(metric.path("Metrics").get(0).path("Name").asText()).isEqualTo("ReplicationLagSeconds");
+    assertThat(line.path("Replicator").asText()).isEqualTo("iceberg-repl");
+    assertThat(line.path("ReplicationLagSeconds").asLong()).isZero();
+  }
+}
