@@ -56,6 +56,13 @@ class SqsIntakeTest {
             Map.entry("replicator.rules[0].targets[0].prefix", "file:" + replicas),
             Map.entry("replicator.reconciliation-interval", "PT1H"),
             Map.entry("replicator.retry.initial-backoff", "PT1M"),
+            // an S3 that refuses connections on loopback: the table's run fails at once, and
+            // nothing in this test reaches beyond this machine (static keys: no metadata lookups)
+            Map.entry("replicator.s3.source.endpoint", "http://127.0.0.1:9"),
+            Map.entry("replicator.s3.source.access-key-id", "none"),
+            Map.entry("replicator.s3.source.secret-access-key", "none"),
+            Map.entry("replicator.s3.source.path-style", "true"),
+            Map.entry("replicator.s3.retry.max-attempts", "1"),
             Map.entry("replicator.sqs.enabled", "true"),
             Map.entry("replicator.sqs.queue", QUEUE),
             Map.entry("spring.cloud.aws.sqs.endpoint", sqs.endpoint().toString()),
@@ -88,9 +95,7 @@ class SqsIntakeTest {
     await().atMost(PATIENCE).untilAsserted(() -> {
       ReplicationStatus status = status("sales/orders").orElseThrow();
       assertThat(status.sourceLocation()).isEqualTo("s3://source-bucket/wh/sales/orders");
-      assertThat(status.lastError())
-          .isEqualTo("Cannot open source store for s3://source-bucket/wh/sales/orders: scheme s3: is not supported"
-              + " by the local store (only file: and absolute paths)");
+      assertThat(status.lastError()).startsWith("Cannot list s3://source-bucket/wh/sales/orders/metadata");
     });
     awaitQueueEmpty();
   }
