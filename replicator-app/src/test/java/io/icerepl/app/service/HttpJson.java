@@ -10,7 +10,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 
 /** A tiny HTTP client for the running service. */
-final class HttpJson {
+public final class HttpJson {
   private static final ObjectMapper JSON = new ObjectMapper();
   private final HttpClient client = HttpClient.newHttpClient();
   private final int port;
@@ -19,8 +19,8 @@ final class HttpJson {
     this.port = port;
   }
 
-  record Response(int status, String body) {
-    JsonNode json() {
+  public record Response(int status, String body) {
+    public JsonNode json() {
       try {
         return JSON.readTree(body);
       } catch (IOException e) {
@@ -29,7 +29,7 @@ final class HttpJson {
     }
   }
 
-  Response get(String path) {
+  public Response get(String path) {
     return send(HttpRequest.newBuilder(uri(path)).GET().build());
   }
 

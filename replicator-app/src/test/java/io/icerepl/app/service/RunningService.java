@@ -12,21 +12,21 @@ import org.springframework.context.ConfigurableApplicationContext;
  * properties. Spring's JUnit extension is not used: Spring Framework 7's needs JUnit 6, and the
  * build pins JUnit 5.
  */
-final class RunningService implements AutoCloseable {
+public final class RunningService implements AutoCloseable {
   final ConfigurableApplicationContext context;
-  final HttpJson http;
+  public final HttpJson http;
 
   private RunningService(ConfigurableApplicationContext context) {
     this.context = context;
     this.http = new HttpJson(((WebServerApplicationContext) context).getWebServer().getPort());
   }
 
-  static RunningService start(Map<String, String> properties) {
+  public static RunningService start(Map<String, String> properties) {
     return start(properties, Map.of());
   }
 
   /** Starts with extra singleton beans (e.g. an SDK interceptor that injects S3 faults). */
-  static RunningService start(Map<String, String> properties, Map<String, Object> beans) {
+  public static RunningService start(Map<String, String> properties, Map<String, Object> beans) {
     List<String> args = new ArrayList<>();
     args.add("--server.port=0");
     properties.forEach((k, v) -> args.add("--" + k + "=" + v));
