@@ -3,7 +3,6 @@ package io.icerepl.app.cli;
 import io.icerepl.app.retention.RetentionResult;
 import io.icerepl.app.retention.RetentionRunner;
 import io.icerepl.app.retention.RetentionSettings;
-import io.icerepl.copier.store.LocalObjectStore;
 import io.icerepl.merge.json.TableMetadataParser;
 import io.icerepl.merge.retention.Durations;
 import io.icerepl.merge.retention.ExpireOptions;
@@ -35,8 +34,10 @@ import picocli.CommandLine.Option;
 final class ExpireCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
+  @CommandLine.Mixin StoreOptions stores;
+
   @Option(names = "--target", required = true, paramLabel = "<location>",
-      description = "Replica table location: an absolute path or a file: URI.")
+      description = "Replica table location: an absolute path, a file: URI or s3://bucket/path.")
   String target;
 
   @Option(names = "--retention-period", paramLabel = "<duration>",
@@ -91,11 +92,13 @@ final class ExpireCommand implements Callable<Integer> {
     }
     RetentionSettings settings =
         new RetentionSettings(replicaOwnsFiles, 100_000, TableMetadataParser.DEFAULT_MAX_METADATA_BYTES);
-    RetentionResult result =
-        new RetentionRunner(new LocalObjectStore(), Clock.systemUTC(), settings)
-            .expire(target, Optional.empty(), adjust, options);
-    print(spec.commandLine().getOut(), result);
-    return 0;
+    try (StoreOptions opened = stores) {
+      RetentionResult result =
+          new RetentionRunner(stores.target(target), Clock.systemUTC(), settings)
+              .expire(target, Optional.empty(), adjust, options);
+      print(spec.commandLine().getOut(), result);
+      return 0;
+    }
   }
 
   private static long parseInstant(String text) {

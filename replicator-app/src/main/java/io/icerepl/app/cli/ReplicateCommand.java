@@ -3,7 +3,6 @@ package io.icerepl.app.cli;
 import io.icerepl.app.replicate.ReplicationOptions;
 import io.icerepl.app.replicate.ReplicationSummary;
 import io.icerepl.app.replicate.TableReplicator;
-import io.icerepl.copier.store.LocalObjectStore;
 import io.icerepl.merge.json.TableMetadataParser;
 import io.icerepl.merge.path.PathMapping;
 import java.io.PrintWriter;
@@ -32,12 +31,14 @@ final class ReplicateCommand implements Callable<Integer> {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
+  @CommandLine.Mixin StoreOptions stores;
+
   @Option(names = "--source", required = true, paramLabel = "<location>",
-      description = "Source table location: an absolute path or a file: URI.")
+      description = "Source table location: an absolute path, a file: URI or s3://bucket/path.")
   String source;
 
   @Option(names = "--target", required = true, paramLabel = "<location>",
-      description = "Replica table location: an absolute path or a file: URI.")
+      description = "Replica table location: an absolute path, a file: URI or s3://bucket/path.")
   String target;
 
   @Option(names = "--source-metadata", paramLabel = "<file>",
@@ -74,10 +75,9 @@ final class ReplicateCommand implements Callable<Integer> {
     }
     ReplicationOptions options = new ReplicationOptions(prefixes, coalesce, maxMetadataBytes, parallelism);
     ExecutorService executor = Executors.newFixedThreadPool(parallelism);
-    try {
-      LocalObjectStore store = new LocalObjectStore();
+    try (StoreOptions opened = stores) {
       ReplicationSummary summary =
-          new TableReplicator(store, store, Clock.systemUTC(), executor, options)
+          new TableReplicator(stores.source(source), stores.target(target), Clock.systemUTC(), executor, options)
               .replicate(source, target, Optional.ofNullable(sourceMetadata));
       print(spec.commandLine().getOut(), summary);
       return 0;

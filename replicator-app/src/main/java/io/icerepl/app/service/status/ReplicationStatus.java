@@ -16,7 +16,7 @@ import java.time.Instant;
  * @param replicaMetadataFile the replica's current metadata file (null when there is none)
  * @param lagSeconds 0 when in sync, else seconds since the oldest source version the replica lacks
  * @param lagSnapshots source snapshots the replica lacks (not counting ones its retention expired)
- * @param bytesPending bytes left to copy; not computed yet, always 0
+ * @param bytesPending bytes of byte-for-byte copies the running commit still has to copy
  * @param lastError the last failure's message, cleared by the next success
  * @param lastRunAt when the last run ended (null before)
  * @param commitsTotal replica commits made since the service started

@@ -51,6 +51,7 @@ public final class StatusBoard {
     long now = clock.millis();
     synchronized (e) {
       e.observed = observed;
+      e.bytesPending = 0;
       e.lastError = null;
       e.lastRunAt = Instant.ofEpochMilli(now);
       e.state =
@@ -87,6 +88,14 @@ public final class StatusBoard {
           retryIn, message);
     } else {
       LOG.warn("{}: replication to {} failed ({}), trying again in {}", key.table(), key.target(), state, retryIn, error);
+    }
+  }
+
+  /** Copy progress of a running commit: what is still to copy shows as {@code bytesPending}. */
+  public void progress(TableKey key, io.icerepl.copier.commit.CopyProgress progress) {
+    Entry e = entry(key);
+    synchronized (e) {
+      e.bytesPending = progress.bytesPending();
     }
   }
 
@@ -146,6 +155,7 @@ public final class StatusBoard {
     long lagSeconds;
     String lastError;
     Instant lastRunAt;
+    long bytesPending;
 
     Entry(Counter commits, Counter bytes, Counter failures) {
       this.commits = commits;
@@ -171,7 +181,7 @@ public final class StatusBoard {
           o == null ? null : o.replicaMetadataFile(),
           lagSeconds,
           o == null ? 0 : o.lagSnapshots(),
-          0,
+          bytesPending,
           lastError,
           lastRunAt,
           (long) commits.count(),

@@ -69,7 +69,7 @@ public final class TableRunner implements AutoCloseable {
     ObjectStore source = stores.sourceStore(key.sourceLocation());
     ObjectStore target = stores.targetStore(key.targetLocation());
     ReplicationSummary summary =
-        new TableReplicator(source, target, clock, fileExecutor, options)
+        new TableReplicator(source, target, clock, fileExecutor, options, progress -> board.progress(key, progress))
             .replicate(key.sourceLocation(), key.targetLocation(), Optional.empty());
     board.succeeded(key, summary, observe(key, source, target));
   }
