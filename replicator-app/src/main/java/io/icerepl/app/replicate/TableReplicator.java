@@ -7,10 +7,8 @@ import io.icerepl.copier.commit.CopyProgress;
 import io.icerepl.copier.commit.MetadataPublisher;
 import io.icerepl.copier.commit.PlanExecutor;
 import io.icerepl.copier.store.ObjectStore;
-import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.error.MissingFileException;
 import io.icerepl.merge.error.ReplicationException;
-import io.icerepl.merge.head.SourceHead;
 import io.icerepl.merge.json.TableMetadata;
 import io.icerepl.merge.json.TableMetadataParser;
 import io.icerepl.merge.metadata.MergeRequest;
@@ -50,6 +48,7 @@ public final class TableReplicator {
   private final PlanExecutor executor;
   private final MetadataPublisher publisher;
   private final ReplicaFiles replicaFiles;
+  private final SourceHeadResolver headResolver;
 
   public TableReplicator(
       ObjectStore source, ObjectStore target, Clock clock, ExecutorService executor, ReplicationOptions options) {
@@ -72,6 +71,7 @@ public final class TableReplicator {
     this.executor = new PlanExecutor(source, target, executor, progress);
     this.publisher = new MetadataPublisher(target);
     this.replicaFiles = new ReplicaFiles(target, options.maxMetadataBytes());
+    this.headResolver = new FileSystemHeadResolver(source);
   }
 
   /**
@@ -94,7 +94,7 @@ public final class TableReplicator {
   private ReplicationSummary run(
       String table, String sourceLocation, String targetLocation, Optional<String> sourceMetadata)
       throws IOException {
-    String headFile = sourceMetadata.map(f -> resolveGiven(sourceLocation, f)).orElseGet(() -> resolveHead(sourceLocation));
+    String headFile = sourceMetadata.map(f -> resolveGiven(sourceLocation, f)).orElseGet(() -> headResolver.currentMetadataFile(sourceLocation));
     TableMetadata head = ReplicaFiles.readMetadata(source, headFile, options.maxMetadataBytes());
     Optional<ReplicaHead> replica = replicaFiles.head(table, targetLocation);
     ReplicaState state = replicaFiles.state(targetLocation);
@@ -177,25 +177,6 @@ public final class TableReplicator {
 
   private String resolveGiven(String sourceLocation, String file) {
     return file.contains("/") ? file : TableLayout.join(MetadataPublisher.metadataFolder(sourceLocation), file);
-  }
-
-  private String resolveHead(String sourceLocation) {
-    String folder = MetadataPublisher.metadataFolder(sourceLocation);
-    try {
-      List<String> names = source.list(folder);
-      Optional<String> hint = Optional.empty();
-      if (names.contains(MetadataPublisher.VERSION_HINT)) {
-        hint = Optional.of(ReplicaFiles.readText(source, TableLayout.join(folder, MetadataPublisher.VERSION_HINT)));
-      }
-      String name =
-          SourceHead.resolve(folder, names, hint)
-              .orElseThrow(
-                  () -> new BadInputException(
-                      "Cannot resolve the current metadata of " + folder + ": it holds no metadata file"));
-      return TableLayout.join(folder, name);
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot list " + folder, e);
-    }
   }
 
   private static final class Counts {

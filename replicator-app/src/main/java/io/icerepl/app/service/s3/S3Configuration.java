@@ -28,7 +28,11 @@ class S3Configuration {
         S3ResilienceSettings.defaults()
             .withRetry(
                 properties.retry().maxAttempts(), properties.retry().initialBackoff(), properties.retry().maxBackoff())
-            .withPermitsPerSecond(properties.permitsPerSecond());
+            .withPermitsPerSecond(properties.permitsPerSecond())
+            .withCircuitBreaker(
+                properties.circuitBreaker().failureRateThreshold(),
+                properties.circuitBreaker().slidingWindowSize(),
+                properties.circuitBreaker().openDuration());
     S3Resilience resilience = new S3Resilience(settings);
     FunctionCounter.builder("replicator_s3_retries_total", resilience, S3Resilience::retries)
         .description("S3 requests retried after throttling, server errors or timeouts")

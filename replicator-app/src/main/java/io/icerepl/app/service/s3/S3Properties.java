@@ -21,6 +21,7 @@ import org.springframework.validation.annotation.Validated;
  * @param lockTtl how long a lease holds without its owner (a crashed run frees the table then)
  * @param retry retries of throttled and failed requests
  * @param permitsPerSecond requests per second per target prefix (0: no limit)
+ * @param circuitBreaker when a bucket's calls are cut off after repeated failures
  */
 @Validated
 @ConfigurationProperties("replicator.s3")
@@ -30,7 +31,19 @@ public record S3Properties(
     @NotBlank @DefaultValue(".iceberg-replicator/locks") String lockPrefix,
     @NotNull @DefaultValue("PT30M") Duration lockTtl,
     @Valid @NotNull @DefaultValue Retry retry,
-    @Min(0) @DefaultValue("0") int permitsPerSecond) {
+    @Min(0) @DefaultValue("0") int permitsPerSecond,
+    @Valid @NotNull @DefaultValue CircuitBreaker circuitBreaker) {
+
+  /**
+   * @param failureRateThreshold percent of failed calls (throttling, 5xx, timeouts) that opens it
+   * @param slidingWindowSize calls the rate is computed over
+   * @param openDuration how long calls are refused before a few are let through again
+   */
+  public record CircuitBreaker(
+      @DefaultValue("50") float failureRateThreshold,
+      @Min(1) @DefaultValue("100") int slidingWindowSize,
+      @NotNull @DefaultValue("PT30S") Duration openDuration) {}
+
 
   /**
    * One side's S3.

@@ -2,6 +2,7 @@ package io.icerepl.app.service.worker;
 
 import io.icerepl.app.replica.ReplicaFiles;
 import io.icerepl.app.replica.ReplicaHead;
+import io.icerepl.app.replicate.FileSystemHeadResolver;
 import io.icerepl.app.replicate.ReplicationOptions;
 import io.icerepl.app.replicate.ReplicationSummary;
 import io.icerepl.app.replicate.TableReplicator;
@@ -11,14 +12,10 @@ import io.icerepl.app.retention.RetentionSettings;
 import io.icerepl.app.service.config.ReplicatorProperties.Retention;
 import io.icerepl.app.service.status.Observation;
 import io.icerepl.app.service.status.StatusBoard;
-import io.icerepl.copier.commit.MetadataPublisher;
 import io.icerepl.copier.store.ObjectStore;
-import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.head.MetadataFileNames;
-import io.icerepl.merge.head.SourceHead;
 import io.icerepl.merge.json.Snapshot;
 import io.icerepl.merge.json.TableMetadata;
-import io.icerepl.merge.path.TableLayout;
 import io.icerepl.merge.retention.ExpireOptions;
 import io.icerepl.merge.retention.RetentionPolicy;
 import java.io.IOException;
@@ -99,7 +96,7 @@ public final class TableRunner implements AutoCloseable {
 
   private Observation observe(TableKey key, ObjectStore source, ObjectStore target) {
     try {
-      String sourceFile = sourceHead(source, key.sourceLocation());
+      String sourceFile = new FileSystemHeadResolver(source).currentMetadataFile(key.sourceLocation());
       TableMetadata head = ReplicaFiles.readMetadata(source, sourceFile, options.maxMetadataBytes());
       ReplicaFiles replicaFiles = new ReplicaFiles(target, options.maxMetadataBytes());
       Optional<ReplicaHead> replica = replicaFiles.head(key.table(), key.targetLocation());
@@ -138,17 +135,5 @@ public final class TableRunner implements AutoCloseable {
   }
 
   /** The source's current metadata file, resolved as the engine resolves it. */
-  static String sourceHead(ObjectStore source, String location) throws IOException {
-    String folder = MetadataPublisher.metadataFolder(location);
-    List<String> names = source.list(folder);
-    Optional<String> hint = Optional.empty();
-    if (names.contains(MetadataPublisher.VERSION_HINT)) {
-      hint = Optional.of(ReplicaFiles.readText(source, TableLayout.join(folder, MetadataPublisher.VERSION_HINT)));
-    }
-    String name =
-        SourceHead.resolve(folder, names, hint)
-            .orElseThrow(() -> new BadInputException(
-                "Cannot resolve the current metadata of " + folder + ": it holds no metadata file"));
-    return TableLayout.join(folder, name);
-  }
+
 }
