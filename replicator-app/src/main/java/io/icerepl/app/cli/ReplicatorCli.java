@@ -11,7 +11,7 @@ import picocli.CommandLine.Command;
     version = "iceberg-replicator 0.1.0",
     description = "Keeps read-only replicas of Apache Iceberg tables, with their whole history.",
     subcommands = {
-      ReplicateCommand.class, ExpireCommand.class, DemoCommand.class, BenchmarkCommand.class, ServeCommand.class,
+      ReplicateCommand.class, ExpireCommand.class, DemoCommand.class, BenchmarkCommand.class, ServeCommand.class, CampaignCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class ReplicatorCli implements Runnable {
