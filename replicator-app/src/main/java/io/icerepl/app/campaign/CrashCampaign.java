@@ -39,7 +39,7 @@ public final class CrashCampaign {
   /** Settings; see the {@code campaign crash} options. */
   public record Settings(
       int kills, long seed, Path jar, Duration minDelay, Duration maxDelay, Duration commitInterval,
-      Duration convergeTimeout, Path workDir, List<String> jvmOptions) {}
+      Duration convergeTimeout, Duration readerPause, Path workDir, List<String> jvmOptions) {}
 
   private final Settings settings;
   private final PrintWriter out;
@@ -103,6 +103,7 @@ public final class CrashCampaign {
                 opens.incrementAndGet();
                 rowsRead.addAndGet(rows);
               }
+              sleep(settings.readerPause().toMillis());
             } catch (Exception e) {
               failures.incrementAndGet();
               if (failureMessages.size() < 5) {
@@ -133,6 +134,7 @@ public final class CrashCampaign {
 
         int kills = 0;
         int killedWhileStarting = 0;
+        int killedWhileBehind = 0;
         for (int k = 1; k <= settings.kills(); k++) {
           if (k > 1) {
             port = freePort();
@@ -155,11 +157,14 @@ public final class CrashCampaign {
           int versionsBefore = reader.versions().size();
           sleep(delay);
           boolean ready = isReady(port);
+          boolean behind = !holdsHead(reader, source.head());
           service.destroyForcibly(); // SIGKILL on Linux: no shutdown hook, no graceful stop
           service.waitFor();
           kills++;
           if (!ready) {
             killedWhileStarting++;
+          } else if (behind) {
+            killedWhileBehind++;
           }
           int replicaVersions = reader.versions().size();
           out.printf("  kill %3d at %5d ms after %s (life %5.1f s): replica %d -> %d versions, source %d commits%n",
@@ -222,15 +227,16 @@ public final class CrashCampaign {
         out.println();
         out.println("| crash campaign (seed " + settings.seed() + ") | |");
         out.println("|---|---|");
-        row("kills (SIGKILL)", kills + " (" + (kills - killedWhileStarting) + " while serving, " + killedWhileStarting
-            + " while starting)");
+        row("kills (SIGKILL)", kills + " (" + (kills - killedWhileStarting) + " while serving, of which "
+            + killedWhileBehind + " with the replica behind the source; " + killedWhileStarting + " while starting)");
         row("service starts (restarts)", starts + " (" + (starts - 1) + ")");
         row("reader opens of the current replica metadata", opens.get() + " (" + rowsRead.get() + " rows scanned; "
             + notYet.get() + " polls before the replica existed)");
         row("reader failures", Long.toString(failures.get()));
         row("source commits", committed + " " + source.operations() + (writerErrors.get() > 0
             ? ", writer errors " + writerErrors.get() : ""));
-        row("replica versions before the last restart", Integer.toString(replicaVersionsBefore));
+        row("replica versions before the last restart / committed by the last run",
+            replicaVersionsBefore + " / " + (versions.size() - replicaVersionsBefore));
         row("last restart: converged to the source head", converged ? String.format("yes, in %.1f s", convergeSeconds)
             : "NO (timeout " + settings.convergeTimeout().toSeconds() + " s)");
         row("source commits replicated / committed", replicated.size() + " / " + committed);

@@ -51,10 +51,13 @@ final class CampaignCommand implements Runnable {
     Duration minDelay = Duration.ofMillis(200);
 
     @Option(names = "--max-delay", description = "Longest time from the service serving to its kill (default: ${DEFAULT-VALUE}).")
-    Duration maxDelay = Duration.ofSeconds(6);
+    Duration maxDelay = Duration.ofSeconds(8);
+
+    @Option(names = "--reader-pause", description = "Pause between the reader's opens of the replica (default: ${DEFAULT-VALUE}).")
+    Duration readerPause = Duration.ofMillis(20);
 
     @Option(names = "--commit-interval", description = "Pause between the writer's commits (default: ${DEFAULT-VALUE}).")
-    Duration commitInterval = Duration.ofMillis(500);
+    Duration commitInterval = Duration.ofSeconds(1);
 
     @Option(names = "--converge-timeout", description = "How long the last service run may take to reach the source head (default: ${DEFAULT-VALUE}).")
     Duration convergeTimeout = Duration.ofMinutes(5);
@@ -71,7 +74,7 @@ final class CampaignCommand implements Runnable {
       PrintWriter out = spec.commandLine().getOut();
       CrashCampaign campaign = new CrashCampaign(
           new CrashCampaign.Settings(kills, seed, serviceJar, minDelay, maxDelay, commitInterval, convergeTimeout,
-              workDir, jvmOptions), out);
+              readerPause, workDir, jvmOptions), out);
       return campaign.run() ? 0 : 1;
     }
 
