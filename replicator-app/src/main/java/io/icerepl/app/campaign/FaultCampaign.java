@@ -49,7 +49,7 @@ public final class FaultCampaign {
   private record Result(
       int rate, int replicated, int committed, int duplicates, long events, FaultInterceptor faults, long retries,
       boolean converged, double convergeSeconds, double totalSeconds, long compared, long missing, long mismatched,
-      List<String> problems) {
+      List<String> problems, double writeSeconds) {
     boolean ok() {
       return converged && replicated == committed && duplicates == 0 && missing == 0 && mismatched == 0;
     }
@@ -69,15 +69,15 @@ public final class FaultCampaign {
     }
     out.println();
     out.println("| fault rate | commits replicated / committed | faults injected (503 / 500 / reset / slow) "
-        + "| S3 requests | S3 retries | events sent | converged after the last commit | total | snapshots compared / mismatches |");
-    out.println("|---|---|---|---|---|---|---|---|---|");
+        + "| S3 requests | S3 retries | events sent | commits written in | converged after the last commit | total | snapshots compared / mismatches |");
+    out.println("|---|---|---|---|---|---|---|---|---|---|");
     for (Result r : results) {
       FaultInterceptor f = r.faults();
-      out.printf("| %d %% | %d / %d%s | %d (%d / %d / %d / %d) | %d | %d | %d | %s | %.1f s | %d / %d |%n",
+      out.printf("| %d %% | %d / %d%s | %d (%d / %d / %d / %d) | %d | %d | %d | %.1f s | %s | %.1f s | %d / %d |%n",
           r.rate(), r.replicated(), r.committed(), r.duplicates() > 0 ? " (" + r.duplicates() + " twice)" : "",
           f.injectedTotal(), f.injected(FaultInterceptor.Kind.SLOW_DOWN_503),
           f.injected(FaultInterceptor.Kind.INTERNAL_ERROR_500), f.injected(FaultInterceptor.Kind.CONNECTION_RESET),
-          f.injected(FaultInterceptor.Kind.SLOW_RESPONSE), f.requests(), r.retries(), r.events(),
+          f.injected(FaultInterceptor.Kind.SLOW_RESPONSE), f.requests(), r.retries(), r.events(), r.writeSeconds(),
           r.converged() ? String.format("%.1f s", r.convergeSeconds()) : "NO (timeout)", r.totalSeconds(),
           r.compared(), r.missing() + r.mismatched());
     }
@@ -119,17 +119,26 @@ public final class FaultCampaign {
               }, seed + rate);
           ReplicaReader reader = new ReplicaReader(s3.endpoint(), region, EmbeddedS3.ACCESS_KEY, EmbeddedS3.SECRET_KEY,
               TARGET_BUCKET, "warehouse/" + CampaignSource.NAMESPACE + "/" + CampaignSource.TABLE)) {
+        // the table exists and is replicated before the measured commits: a new table is backfilled
+        // from its head, so from here on every source version must reach the replica
+        source.commit();
+        long setupDeadline = System.nanoTime() + convergeTimeout.toNanos();
+        while (!reader.holdsHead(source.head())) {
+          if (System.nanoTime() > setupDeadline) {
+            throw new IllegalStateException("The service did not replicate the new table at " + rate + " % faults");
+          }
+          CrashCampaign.sleep(100);
+        }
+        long firstCommit = System.nanoTime();
         for (int i = 0; i < commits; i++) {
           source.commit();
           CrashCampaign.sleep(100);
         }
         long lastCommit = System.nanoTime();
-        String head = ReplicaReader.fileName(source.head());
         boolean converged = false;
         long deadline = lastCommit + convergeTimeout.toNanos();
         while (System.nanoTime() < deadline) {
-          String current = reader.currentMetadataFile();
-          if (current != null && head.equals(reader.sourceFileOf(current))) {
+          if (reader.holdsHead(source.head())) {
             converged = true;
             break;
           }
@@ -154,7 +163,7 @@ public final class FaultCampaign {
         long[] compared = current == null ? new long[] {0, recorded.size(), 0} : reader.compare(current, recorded, problems);
         return new Result(rate, replicated.size(), source.commits(), sourceNames.size() - distinct.size(), sent[0],
             faults, retries, converged, convergeSeconds, (System.nanoTime() - started) / 1e9, compared[0], compared[1],
-            compared[2], problems);
+            compared[2], problems, (lastCommit - firstCommit) / 1e9);
       } finally {
         if (service.isActive()) {
           service.close();

@@ -129,6 +129,16 @@ final class ReplicaReader implements AutoCloseable {
     return count;
   }
 
+  /** Whether the replica's current metadata holds the source metadata file {@code head}; false on any error. */
+  boolean holdsHead(String head) {
+    try {
+      String current = currentMetadataFile();
+      return current != null && fileName(head).equals(sourceFileOf(current));
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
   Table table(String metadataFile) {
     return new BaseTable(new StaticTableOperations(metadataFile, io), "replica");
   }
