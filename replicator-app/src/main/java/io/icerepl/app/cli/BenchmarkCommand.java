@@ -1,5 +1,6 @@
 package io.icerepl.app.cli;
 
+import io.icerepl.app.bench.BackfillThroughputBenchmark;
 import io.icerepl.app.bench.IncrementalCostBenchmark;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -10,41 +11,92 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 /** {@code benchmark}: programs that print figures, each against a baseline measured in the same run. */
 @Command(
     name = "benchmark",
     mixinStandardHelpOptions = true,
-    description = {
-      "Runs a benchmark and prints its figures.",
-      "incremental-cost: one new commit on tables with short and long histories; files read,",
-      "copied and rewritten per commit, time per commit, and the floor of parsing and writing",
-      "that table's metadata JSON once."
+    description = "Runs a benchmark and prints its figures, each against a baseline measured in the same run.",
+    subcommands = {
+      BenchmarkCommand.IncrementalCost.class,
+      BenchmarkCommand.BackfillThroughput.class,
     })
 final class BenchmarkCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-  @Parameters(index = "0", paramLabel = "<name>", description = "Benchmark to run: incremental-cost.")
-  String name;
-
-  @Option(names = "--history", split = ",", paramLabel = "<n>",
-      description = "Prior snapshots of each table (default: 10,1000,10000).")
-  List<Integer> histories = new ArrayList<>(List.of(10, 1000, 10000));
-
-  @Option(names = "--commits", paramLabel = "<n>", description = "Measured commits per table (default: ${DEFAULT-VALUE}).")
-  int commits = 7;
-
-  @Option(names = "--dir", paramLabel = "<folder>", description = "Work folder (default: a new temporary folder).")
-  Path dir;
-
   @Override
-  public Integer call() throws IOException {
-    if (!"incremental-cost".equals(name)) {
-      throw new IllegalArgumentException("Cannot run benchmark " + name + ": unknown (known: incremental-cost)");
+  public Integer call() {
+    throw new CommandLine.ParameterException(spec.commandLine(), "Missing benchmark: "
+        + String.join(", ", spec.subcommands().keySet()));
+  }
+
+  /** A work folder option shared by every benchmark. */
+  static class WorkDir {
+    @Option(names = "--dir", paramLabel = "<folder>", description = "Work folder (default: a new temporary folder).")
+    Path dir;
+
+    Path resolve(String name) throws IOException {
+      return dir != null ? Files.createDirectories(dir) : Files.createTempDirectory(name);
     }
-    Path work = dir != null ? dir : Files.createTempDirectory("incremental-cost");
-    new IncrementalCostBenchmark(spec.commandLine().getOut()).run(work, histories, commits);
-    return 0;
+  }
+
+  @Command(
+      name = "incremental-cost",
+      mixinStandardHelpOptions = true,
+      description = {
+        "One new commit on tables with short and long histories; files read, copied and rewritten",
+        "per commit, time per commit, and the floor of parsing and writing that table's metadata",
+        "JSON once."
+      })
+  static final class IncrementalCost implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--history", split = ",", paramLabel = "<n>",
+        description = "Prior snapshots of each table (default: 10,1000,10000).")
+    List<Integer> histories = new ArrayList<>(List.of(10, 1000, 10000));
+
+    @Option(names = "--commits", paramLabel = "<n>", description = "Measured commits per table (default: ${DEFAULT-VALUE}).")
+    int commits = 7;
+
+    @CommandLine.Mixin WorkDir work;
+
+    @Override
+    public Integer call() throws IOException {
+      new IncrementalCostBenchmark(spec.commandLine().getOut()).run(work.resolve("incremental-cost"), histories, commits);
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "backfill-throughput",
+      mixinStandardHelpOptions = true,
+      description = {
+        "A new table's first replication on the embedded S3 (on disk, server-side copies) against",
+        "a raw parallel CopyObject of the same objects with the same concurrency; medians of",
+        "alternating runs."
+      })
+  static final class BackfillThroughput implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--files", paramLabel = "<n>", description = "Data files (default: ${DEFAULT-VALUE}).")
+    int files = 2000;
+
+    @Option(names = "--total-mib", paramLabel = "<MiB>", description = "Their total size (default: ${DEFAULT-VALUE}).")
+    int totalMiB = 1024;
+
+    @Option(names = "--threads", paramLabel = "<n>", description = "Copies at once on both sides (default: ${DEFAULT-VALUE}).")
+    int threads = 8;
+
+    @Option(names = "--rounds", paramLabel = "<n>", description = "Raw/replicator alternations (default: ${DEFAULT-VALUE}).")
+    int rounds = 2;
+
+    @CommandLine.Mixin WorkDir work;
+
+    @Override
+    public Integer call() throws Exception {
+      new BackfillThroughputBenchmark(spec.commandLine().getOut())
+          .run(work.resolve("backfill-throughput"), files, totalMiB, threads, rounds);
+      return 0;
+    }
   }
 }
