@@ -2,6 +2,7 @@ package io.icerepl.app.cli;
 
 import io.icerepl.app.bench.BackfillThroughputBenchmark;
 import io.icerepl.app.bench.IncrementalCostBenchmark;
+import io.icerepl.app.bench.LagBenchmark;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,6 +21,7 @@ import picocli.CommandLine.Option;
     subcommands = {
       BenchmarkCommand.IncrementalCost.class,
       BenchmarkCommand.BackfillThroughput.class,
+      BenchmarkCommand.Lag.class,
     })
 final class BenchmarkCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -96,6 +98,34 @@ final class BenchmarkCommand implements Callable<Integer> {
     public Integer call() throws Exception {
       new BackfillThroughputBenchmark(spec.commandLine().getOut())
           .run(work.resolve("backfill-throughput"), files, totalMiB, threads, rounds);
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "lag",
+      mixinStandardHelpOptions = true,
+      description = {
+        "The service in-process on the embedded S3 and SQS; a writer commits small appends and",
+        "publishes their S3 events; lag from each commit to the replica showing it (p50/p90/p99/max)",
+        "against the writer's own commit time."
+      })
+  static final class Lag implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--commits", paramLabel = "<n>", description = "Measured commits (default: ${DEFAULT-VALUE}).")
+    int commits = 200;
+
+    @Option(names = "--interval-ms", paramLabel = "<ms>",
+        description = "Pause between the writer's commits; 0 commits back to back (default: ${DEFAULT-VALUE}).")
+    int intervalMs = 100;
+
+    @Option(names = "--poll-ms", paramLabel = "<ms>", description = "Replica poll interval (default: ${DEFAULT-VALUE}).")
+    int pollMs = 20;
+
+    @Override
+    public Integer call() throws Exception {
+      new LagBenchmark(spec.commandLine().getOut()).run(commits, intervalMs, pollMs);
       return 0;
     }
   }
