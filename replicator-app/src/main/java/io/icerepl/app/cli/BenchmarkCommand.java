@@ -3,6 +3,7 @@ package io.icerepl.app.cli;
 import io.icerepl.app.bench.BackfillThroughputBenchmark;
 import io.icerepl.app.bench.IncrementalCostBenchmark;
 import io.icerepl.app.bench.LagBenchmark;
+import io.icerepl.app.bench.MemoryBenchmark;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,6 +23,7 @@ import picocli.CommandLine.Option;
       BenchmarkCommand.IncrementalCost.class,
       BenchmarkCommand.BackfillThroughput.class,
       BenchmarkCommand.Lag.class,
+      BenchmarkCommand.Memory.class,
     })
 final class BenchmarkCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -126,6 +128,35 @@ final class BenchmarkCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
       new LagBenchmark(spec.commandLine().getOut()).run(commits, intervalMs, pollMs);
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "memory",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Peak heap of replicating a table with many data files in many manifests (local to local,",
+        "empty placeholder data files) against parsing its metadata JSON and manifest list.",
+        "Under a fixed heap: java -Xmx1g -jar replicator-app.jar benchmark memory"
+      })
+  static final class Memory implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--files", paramLabel = "<n>", description = "Data files (default: ${DEFAULT-VALUE}).")
+    int files = 100_000;
+
+    @Option(names = "--manifests", paramLabel = "<n>", description = "Manifests they are in (default: ${DEFAULT-VALUE}).")
+    int manifests = 1_000;
+
+    @Option(names = "--threads", paramLabel = "<n>", description = "Replicator parallelism (default: ${DEFAULT-VALUE}).")
+    int threads = 8;
+
+    @CommandLine.Mixin WorkDir work;
+
+    @Override
+    public Integer call() throws Exception {
+      new MemoryBenchmark(spec.commandLine().getOut()).run(work.resolve("memory"), files, manifests, threads);
       return 0;
     }
   }
