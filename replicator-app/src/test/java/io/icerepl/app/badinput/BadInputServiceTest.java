@@ -1,0 +1,298 @@
+package io.icerepl.app.badinput;
+
+import static io.icerepl.app.badinput.Campaign.*;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.icerepl.app.demo.S3Warehouse;
+import io.icerepl.localstack.EmbeddedS3;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Table;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The bad-input campaign at service level, on the embedded S3 and SQS: each bad input makes its
+ * table FAILED (or WAITING / DIVERGED, or its message ignored or dead-lettered) with its specific
+ * error; the replica's objects stay byte for byte as they were; every message ends acknowledged or
+ * in the dead-letter queue; and a healthy table under the same rule keeps replicating.
+ *
+ * <p>The same bad inputs through the command line: {@code replicate.ValidationErrorTest}.
+ */
+class BadInputServiceTest {
+  @BeforeAll
+  static void startService() {
+    Campaign.start();
+  }
+
+  // --- metadata JSON -------------------------------------------------------------------------
+
+  @Test
+  void malformedMetadataJsonFailsTheTableNamingTheFile() {
+    Table t = replicated("malformed_json");
+    Map<String, String> before = replicaObjects("malformed_json");
+    String file = commitRaw(t, "{\"format-version\": 2, \"location\": ".getBytes(StandardCharsets.UTF_8));
+
+    awaitState("malformed_json", "FAILED", file, "malformed JSON");
+    assertContained("malformed_json", before);
+  }
+
+  @Test
+  void aMissingRequiredFieldFailsTheTableNamingTheField() {
+    Table t = replicated("missing_field");
+    Map<String, String> before = replicaObjects("missing_field");
+    String file = commitEdited(t, json -> ((ObjectNode) json.withArray("snapshots").get(0)).remove("manifest-list"));
+
+    awaitState("missing_field", "FAILED", file, "missing required field 'manifest-list' in snapshot");
+    assertContained("missing_field", before);
+  }
+
+  @Test
+  void anUnknownFormatVersionFailsTheTable() {
+    Table t = replicated("format_version");
+    Map<String, String> before = replicaObjects("format_version");
+    String file = commitEdited(t, json -> json.put("format-version", 4));
+
+    awaitState("format_version", "FAILED", "Cannot read table metadata " + file, "unsupported format-version 4");
+    assertContained("format_version", before);
+  }
+
+  @Test
+  void aChangedTableUuidAtTheSameLocationFailsTheTable() {
+    Table t = replicated("uuid_changed");
+    Map<String, String> before = replicaObjects("uuid_changed");
+    commitEdited(t, json -> json.put("table-uuid", UUID.randomUUID().toString()));
+
+    awaitState("uuid_changed", "FAILED", "table-uuid", "differs from the replica's", "the source table was replaced");
+    assertContained("uuid_changed", before);
+  }
+
+  @Test
+  void anEncryptedTableFailsTheTable() {
+    Table t = replicated("encrypted");
+    Map<String, String> before = replicaObjects("encrypted");
+    commitEdited(t, json -> json.putArray("encryption-keys").addObject().put("key-id", "k").put("encrypted-key-metadata", "AA=="));
+
+    awaitState("encrypted", "FAILED", "encrypted tables are not supported");
+    assertContained("encrypted", before);
+  }
+
+  @Test
+  void metadataOverTheConfiguredLimitFailsTheTable() {
+    Table t = replicated("too_large");
+    Map<String, String> before = replicaObjects("too_large");
+    t.updateProperties().set("padding", "x".repeat((int) MAX_METADATA_BYTES + 1024)).commit();
+    publish(t);
+
+    awaitState("too_large", "FAILED", "Cannot read table metadata " + metadataFile(t),
+        "larger than the configured limit of " + MAX_METADATA_BYTES + " bytes");
+    assertContained("too_large", before);
+  }
+
+  @Test
+  void twoMetadataFilesWithTheNewestVersionMakeTheTableWaitNamingBoth() {
+    Table t = replicated("two_heads");
+    Map<String, String> before = replicaObjects("two_heads");
+    ObjectNode json = nextMetadataJson(t);
+    String first = nextMetadataFile(t);
+    String second = nextMetadataFile(t);
+    put(SOURCE, key(first), json.toString().getBytes(StandardCharsets.UTF_8));
+    put(SOURCE, key(second), json.put("last-updated-ms", json.get("last-updated-ms").asLong() + 1).toString()
+        .getBytes(StandardCharsets.UTF_8));
+    publishKey(key(second));
+
+    int version = version(first);
+    awaitState("two_heads", "WAITING", "version " + version + " is held by more than one file",
+        first.substring(first.lastIndexOf('/') + 1), second.substring(second.lastIndexOf('/') + 1));
+    assertContained("two_heads", before);
+  }
+
+  // --- manifests, manifest lists, data files --------------------------------------------------
+
+  @Test
+  void aTruncatedManifestListFailsTheTable() {
+    Table t = replicated("truncated_list");
+    Map<String, String> before = replicaObjects("truncated_list");
+    append(t, 2);
+    String list = t.currentSnapshot().manifestListLocation();
+    truncate(list);
+    publish(t);
+
+    awaitState("truncated_list", "FAILED", "Cannot read manifest list " + list);
+    assertContained("truncated_list", before);
+  }
+
+  @Test
+  void aTruncatedManifestFailsTheTable() {
+    Table t = replicated("truncated_manifest");
+    Map<String, String> before = replicaObjects("truncated_manifest");
+    append(t, 2);
+    String manifest = newManifest(t);
+    truncate(manifest);
+    publish(t);
+
+    awaitState("truncated_manifest", "FAILED", "Cannot read manifest " + manifest);
+    assertContained("truncated_manifest", before);
+  }
+
+  @Test
+  void aManifestWithFlippedBytesFailsTheTable() {
+    Table t = replicated("corrupt_manifest");
+    Map<String, String> before = replicaObjects("corrupt_manifest");
+    append(t, 2);
+    String manifest = newManifest(t);
+    byte[] bytes = read(SOURCE, key(manifest));
+    // same length; the second half (the entries' data blocks) inverted
+    for (int i = bytes.length / 2; i < bytes.length - 20; i++) {
+      bytes[i] = (byte) ~bytes[i];
+    }
+    put(SOURCE, key(manifest), bytes);
+    publish(t);
+
+    awaitState("corrupt_manifest", "FAILED", "Cannot read manifest " + manifest);
+    assertContained("corrupt_manifest", before);
+  }
+
+  @Test
+  void aManifestListNamingAMissingManifestFailsTheTable() {
+    Table t = replicated("missing_manifest");
+    Map<String, String> before = replicaObjects("missing_manifest");
+    append(t, 2);
+    String manifest = newManifest(t);
+    delete(SOURCE, key(manifest));
+    publish(t);
+
+    awaitState("missing_manifest", "FAILED", manifest);
+    assertContained("missing_manifest", before);
+  }
+
+  @Test
+  void aMissingDataFileFailsTheTableNamingFileAndManifest() {
+    Table t = replicated("missing_data");
+    Map<String, String> before = replicaObjects("missing_data");
+    DataFile file = append(t, 2);
+    delete(SOURCE, key(file.location()));
+    publish(t);
+
+    awaitState("missing_data", "FAILED", "data file " + file.location(), "is missing at the source", "named by manifest");
+    assertContained("missing_data", before);
+  }
+
+  // --- paths ---------------------------------------------------------------------------------
+
+  @Test
+  void aDataFileOutsideTheMappingFailsTheTable() {
+    Table t = replicated("outside");
+    Map<String, String> before = replicaObjects("outside");
+    String outside = "s3://source/elsewhere/x.parquet";
+    put(SOURCE, key(outside), new byte[] {1, 2, 3});
+    t.newAppend().appendFile(foreignFile(outside)).commit();
+    publish(t);
+
+    awaitState("outside", "FAILED", "Cannot map path " + outside, "outside every mapped source prefix");
+    assertContained("outside", before);
+  }
+
+  @Test
+  void aDataFilePathWithDotDotFailsTheTable() {
+    Table t = replicated("dot_dot");
+    Map<String, String> before = replicaObjects("dot_dot");
+    String dotted = "s3://source/warehouse/ns/dot_dot/data/../../healthy/data/x.parquet";
+    t.newAppend().appendFile(foreignFile(dotted)).commit();
+    publish(t);
+
+    awaitState("dot_dot", "FAILED", "Cannot map path " + dotted, "it has a '..' segment");
+    assertContained("dot_dot", before);
+  }
+
+  // --- the replica side ----------------------------------------------------------------------
+
+  @Test
+  void aTargetHoldingATableTheReplicatorDidNotWriteIsDivergedAndLeftAlone() {
+    try (S3Warehouse replicaWarehouse =
+        new S3Warehouse("s3://replica/warehouse", s3.endpoint(), "us-east-1", EmbeddedS3.ACCESS_KEY, EmbeddedS3.SECRET_KEY)) {
+      Table other = replicaWarehouse.create("ns", "occupied", SCHEMA, PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
+      append(other, 1);
+    }
+    Map<String, String> before = replicaObjects("occupied");
+    Table t = create("occupied");
+    append(t, 2);
+    publish(t);
+
+    awaitState("occupied", "DIVERGED", "it already holds a table the replicator did not write");
+    assertContained("occupied", before);
+  }
+
+  @Test
+  void aReplicaVersionWrittenBehindTheServicesBackIsReportedAndNeverOverwritten() throws Exception {
+    Table t = replicated("foreign_version");
+    String folder = "warehouse/ns/foreign_version/metadata/";
+    int version = Integer.parseInt(new String(read(REPLICA, folder + "version-hint.text"), StandardCharsets.UTF_8).trim());
+    // another writer commits the next version into the replica, as an Iceberg writer would:
+    // the table's properties (the replicator's among them) carried over, one of its own added
+    ObjectNode foreign = (ObjectNode) JSON.readTree(read(REPLICA, folder + "v" + version + ".metadata.json"));
+    ((ObjectNode) foreign.get("properties")).put("written-by", "someone-else");
+    foreign.put("last-updated-ms", foreign.get("last-updated-ms").asLong() + 1);
+    String foreignKey = folder + "v" + (version + 1) + ".metadata.json";
+    put(REPLICA, foreignKey, JSON.writeValueAsBytes(foreign));
+    Map<String, String> before = replicaObjects("foreign_version");
+    append(t, 2);
+    publish(t);
+
+    awaitState("foreign_version", "DIVERGED", "v" + (version + 1) + ".metadata.json");
+    assertContained("foreign_version", before);
+  }
+
+  @Test
+  void aReplicaVersionWithoutTheReplicatorsPropertiesIsDivergedAndLeftAlone() throws Exception {
+    Table t = replicated("foreign_plain");
+    String folder = "warehouse/ns/foreign_plain/metadata/";
+    int version = Integer.parseInt(new String(read(REPLICA, folder + "version-hint.text"), StandardCharsets.UTF_8).trim());
+    ObjectNode foreign = (ObjectNode) JSON.readTree(read(REPLICA, folder + "v" + version + ".metadata.json"));
+    foreign.putObject("properties").put("written-by", "someone-else");
+    String foreignKey = folder + "v" + (version + 1) + ".metadata.json";
+    put(REPLICA, foreignKey, JSON.writeValueAsBytes(foreign));
+    Map<String, String> before = replicaObjects("foreign_plain");
+    append(t, 2);
+    publish(t);
+
+    awaitState("foreign_plain", "DIVERGED", "it already holds a table the replicator did not write",
+        "v" + (version + 1) + ".metadata.json");
+    assertContained("foreign_plain", before);
+  }
+
+  // --- helpers -------------------------------------------------------------------------------
+
+  private static DataFile foreignFile(String path) {
+    return DataFiles.builder(PartitionSpec.unpartitioned())
+        .withPath(path)
+        .withFormat(FileFormat.PARQUET)
+        .withFileSizeInBytes(3)
+        .withRecordCount(1)
+        .build();
+  }
+
+  /** The manifest the current snapshot added. */
+  private static String newManifest(Table t) {
+    long snapshot = t.currentSnapshot().snapshotId();
+    for (ManifestFile m : t.currentSnapshot().allManifests(t.io())) {
+      if (m.snapshotId() != null && m.snapshotId() == snapshot) {
+        return m.path();
+      }
+    }
+    throw new AssertionError("no manifest added by snapshot " + snapshot);
+  }
+
+  private static void truncate(String location) {
+    byte[] bytes = read(SOURCE, key(location));
+    put(SOURCE, key(location), Arrays.copyOf(bytes, bytes.length / 2));
+  }
+}
