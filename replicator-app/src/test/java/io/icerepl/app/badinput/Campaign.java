@@ -317,20 +317,24 @@ final class Campaign {
     });
   }
 
-  /** Waits for a message holding {@code marker} in the dead-letter queue, and takes it off. */
-  static Message awaitDeadLettered(String marker) {
-    List<Message> found = new ArrayList<>();
+  /** Every body taken off the dead-letter queue so far (each received once, then deleted). */
+  private static final List<String> DEAD_LETTERS = new ArrayList<>();
+
+  /** Waits for a message holding {@code marker} in the dead-letter queue, and returns its body. */
+  static String awaitDeadLettered(String marker) {
     await().atMost(PATIENCE).untilAsserted(() -> {
-      for (Message m : sqsClient.receiveMessage(ReceiveMessageRequest.builder().queueUrl(dlqUrl)
-          .maxNumberOfMessages(10).waitTimeSeconds(1).visibilityTimeout(30).build()).messages()) {
-        if (m.body().contains(marker)) {
-          found.add(m);
+      synchronized (DEAD_LETTERS) {
+        for (Message m : sqsClient.receiveMessage(ReceiveMessageRequest.builder().queueUrl(dlqUrl)
+            .maxNumberOfMessages(10).waitTimeSeconds(1).build()).messages()) {
+          DEAD_LETTERS.add(m.body());
           sqsClient.deleteMessage(b -> b.queueUrl(dlqUrl).receiptHandle(m.receiptHandle()));
         }
+        assertThat(DEAD_LETTERS).as("dead-lettered messages").anyMatch(b -> b.contains(marker));
       }
-      assertThat(found).as("dead-lettered messages holding %s", marker).isNotEmpty();
     });
-    return found.get(0);
+    synchronized (DEAD_LETTERS) {
+      return DEAD_LETTERS.stream().filter(b -> b.contains(marker)).findFirst().orElseThrow();
+    }
   }
 
   /** The healthy table under the same rule takes a new commit and gets in sync with it. */
