@@ -120,6 +120,63 @@ class BadInputServiceTest {
     assertContained("two_heads", before);
   }
 
+  @Test
+  void aGzipMetadataFileOverTheLimitOnceDecompressedFailsTheTable() throws Exception {
+    Table t = replicated("gzip_bomb");
+    Map<String, String> before = replicaObjects("gzip_bomb");
+    ObjectNode json = nextMetadataJson(t);
+    ((ObjectNode) json.get("properties")).put("padding", "x".repeat((int) MAX_METADATA_BYTES * 4));
+    java.io.ByteArrayOutputStream gz = new java.io.ByteArrayOutputStream();
+    try (java.util.zip.GZIPOutputStream out = new java.util.zip.GZIPOutputStream(gz)) {
+      out.write(JSON.writeValueAsBytes(json));
+    }
+    assertThat(gz.size()).as("compressed size").isLessThan((int) MAX_METADATA_BYTES / 8);
+    String file = nextMetadataFile(t).replace(".metadata.json", ".gz.metadata.json");
+    put(SOURCE, key(file), gz.toByteArray());
+    publishKey(key(file));
+
+    awaitState("gzip_bomb", "FAILED", "Cannot read table metadata " + file,
+        "larger than the configured limit of " + MAX_METADATA_BYTES + " bytes");
+    assertContained("gzip_bomb", before);
+  }
+
+  @Test
+  void metadataThatIsJsonButNotAnObjectFailsTheTable() {
+    Table t = replicated("json_null");
+    Map<String, String> before = replicaObjects("json_null");
+    String file = commitRaw(t, "[]".getBytes(StandardCharsets.UTF_8));
+
+    awaitState("json_null", "FAILED", "Cannot read table metadata " + file, "not a JSON object");
+    assertContained("json_null", before);
+  }
+
+  @Test
+  void aTableLocationMovedOutsideTheMappingFailsTheTable() {
+    Table t = replicated("moved");
+    Map<String, String> before = replicaObjects("moved");
+    commitEdited(t, json -> json.put("location", "s3://source/elsewhere/ns/moved"));
+
+    // the mapping follows the metadata's location: its own manifest list is then "outside"
+    awaitState("moved", "FAILED", "Cannot map path s3://source/warehouse/ns/moved/metadata/snap-",
+        "it is outside every mapped source prefix [s3://source/elsewhere/ns/moved]");
+    assertContained("moved", before);
+  }
+
+  @Test
+  void aCurrentSnapshotIdNamingNoSnapshotIsReportedAsDiverged() {
+    Table t = replicated("dangling_current");
+    Map<String, String> before = replicaObjects("dangling_current");
+    String file = commitEdited(t, json -> {
+      json.put("current-snapshot-id", 123456789L);
+      ((ObjectNode) json.get("refs").get("main")).put("snapshot-id", 123456789L);
+    });
+
+    // a ConflictException in MetadataMerge.checkRefs: reported DIVERGED although only the source is at fault
+    awaitState("dangling_current", "DIVERGED", "Cannot replicate table metadata " + file,
+        "its current-snapshot-id 123456789 is not among its snapshots");
+    assertContained("dangling_current", before);
+  }
+
   // --- manifests, manifest lists, data files --------------------------------------------------
 
   @Test

@@ -349,12 +349,19 @@ final class Campaign {
     });
   }
 
-  /** The campaign's common checks after a bad input made a table fail. */
+  /** The campaign's common checks after a bad input made a table fail (or wait, or diverge). */
   static void assertContained(String table, Map<String, String> replicaBefore) {
+    JsonNode failed = status(table).orElseThrow();
     assertThat(replicaObjects(table)).as("replica objects of ns/%s after the failure", table).isEqualTo(replicaBefore);
     awaitQueueDrained();
     healthyTableKeepsReplicating();
-    // retries ran meanwhile (back-off 0.5 s → 2 s): still nothing written
+    // a retry ran since (back-off 0.5 s → 2 s), with the same outcome, and still wrote nothing
+    await().atMost(PATIENCE).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+      JsonNode now = status(table).orElseThrow();
+      assertThat(now.path("lastRunAt").asText()).as("ns/%s retried", table).isNotEqualTo(failed.path("lastRunAt").asText());
+      assertThat(now.path("state").asText()).isEqualTo(failed.path("state").asText());
+      assertThat(now.path("lastError").asText()).isEqualTo(failed.path("lastError").asText());
+    });
     assertThat(replicaObjects(table)).as("replica objects of ns/%s after its retries", table).isEqualTo(replicaBefore);
   }
 }
