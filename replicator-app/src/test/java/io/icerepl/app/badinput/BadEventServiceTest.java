@@ -44,12 +44,12 @@ class BadEventServiceTest {
     send("{\"Records\": [ not json " + marker);
     // a record without its key: parsed, but refused
     String missingKey = "{\"Records\":[{\"eventName\":\"ObjectCreated:Put\",\"s3\":{\"bucket\":{\"name\":\"source\"},"
-        + "\"object\":{\"size\":1}}}],\"marker\":\"" + marker + "-nokey\"}";
+        + "\"object\":{\"size\":1}}}],\"marker\":\"nokey-" + marker + "\"}";
     send(missingKey);
     healthyTableKeepsReplicating();
 
-    assertThat(awaitDeadLettered(marker + "-nokey")).isEqualTo(missingKey);
-    assertThat(awaitDeadLettered(marker)).startsWith("{\"Records\": [ not json");
+    assertThat(awaitDeadLettered("nokey-" + marker)).isEqualTo(missingKey);
+    assertThat(awaitDeadLettered("not json " + marker)).isEqualTo("{\"Records\": [ not json " + marker);
     awaitQueueDrained();
   }
 

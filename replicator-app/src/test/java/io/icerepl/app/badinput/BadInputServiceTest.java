@@ -3,6 +3,7 @@ package io.icerepl.app.badinput;
 import static io.icerepl.app.badinput.Campaign.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icerepl.app.demo.S3Warehouse;
 import io.icerepl.localstack.EmbeddedS3;
@@ -175,6 +176,40 @@ class BadInputServiceTest {
     awaitState("dangling_current", "DIVERGED", "Cannot replicate table metadata " + file,
         "its current-snapshot-id 123456789 is not among its snapshots");
     assertContained("dangling_current", before);
+  }
+
+  @Test
+  void aMetadataFileWhoseVersionOverflowsIsNoVersionAndIsIgnored() {
+    Table t = replicated("huge_version");
+    Map<String, String> before = replicaObjects("huge_version");
+    String current = metadataFile(t);
+    // not a version by Iceberg's rules either (it parses versions as int): the head stays where it was
+    String file = current.substring(0, current.lastIndexOf('/') + 1) + "99999999999999999999-" + UUID.randomUUID() + ".metadata.json";
+    put(SOURCE, key(file), nextMetadataJson(t).toString().getBytes(StandardCharsets.UTF_8));
+    publishKey(key(file));
+
+    awaitQueueDrained();
+    healthyTableKeepsReplicating();
+    JsonNode status = status("huge_version").orElseThrow();
+    assertThat(status.path("state").asText()).isEqualTo("IN_SYNC");
+    assertThat(status.path("lastSourceMetadataFile").asText()).isEqualTo(current);
+    assertThat(replicaObjects("huge_version")).isEqualTo(before);
+  }
+
+  @Test
+  void aVersionHintThatIsNotANumberFailsTheTable() {
+    Table t = replicated("bad_hint");
+    Map<String, String> before = replicaObjects("bad_hint");
+    append(t, 1);
+    String current = metadataFile(t);
+    String hint = current.substring(0, current.lastIndexOf('/') + 1) + "version-hint.text";
+    put(SOURCE, key(hint), "not-a-number".getBytes(StandardCharsets.UTF_8));
+    publishKey(key(hint));
+
+    // stricter than Iceberg's HadoopTableOperations, which falls back to listing
+    awaitState("bad_hint", "FAILED", "Cannot resolve the current metadata of s3://source/warehouse/ns/bad_hint/metadata",
+        "version-hint.text says 'not-a-number' but no such metadata file exists");
+    assertContained("bad_hint", before);
   }
 
   // --- manifests, manifest lists, data files --------------------------------------------------
