@@ -10,6 +10,7 @@ import java.util.UUID;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Table;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
@@ -17,12 +18,17 @@ import org.junit.jupiter.api.Test;
 /**
  * Bad or unexpected SQS messages at service level: each ends acknowledged or in the dead-letter
  * queue, none stays on the queue, nothing is replicated that should not be, and the healthy table
- * keeps replicating.
+ * keeps replicating. Shares one service with the other campaign class ({@link Campaign}).
  */
 class BadEventServiceTest {
   @BeforeAll
   static void startService() {
     Campaign.start();
+  }
+
+  @AfterAll
+  static void releaseService() {
+    Campaign.finished(BadEventServiceTest.class);
   }
 
   @Test

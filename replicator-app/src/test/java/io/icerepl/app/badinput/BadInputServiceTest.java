@@ -17,6 +17,7 @@ import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Table;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
@@ -27,12 +28,18 @@ import org.junit.jupiter.api.Test;
  * error; the replica's objects stay byte for byte as they were; every message ends acknowledged or
  * in the dead-letter queue; and a healthy table under the same rule keeps replicating.
  *
- * <p>The same bad inputs through the command line: {@code replicate.ValidationErrorTest}.
+ * <p>Shares one service with the other campaign class ({@link Campaign}). The same bad inputs through the command
+ * line: {@code replicate.ValidationErrorTest}.
  */
 class BadInputServiceTest {
   @BeforeAll
   static void startService() {
     Campaign.start();
+  }
+
+  @AfterAll
+  static void releaseService() {
+    Campaign.finished(BadInputServiceTest.class);
   }
 
   // --- metadata JSON -------------------------------------------------------------------------
