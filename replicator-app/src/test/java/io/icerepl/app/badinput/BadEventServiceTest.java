@@ -12,7 +12,6 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Table;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -158,12 +157,6 @@ class BadEventServiceTest {
   }
 
   @Test
-  @Disabled("bug: EventParser.tableLocation (replicator-app/src/main/java/io/icerepl/app/service/events/EventParser.java:69)"
-      + " and TableRules.keysOf (replicator-app/src/main/java/io/icerepl/app/service/worker/TableRules.java:40) accept a key"
-      + " with '..' segments: the event for warehouse/../elsewhere/ns/climb2/metadata/<f>.metadata.json becomes table"
-      + " '../elsewhere/ns/climb2' of rule lake with target location s3://replica/warehouse/../elsewhere/ns/climb2; it is"
-      + " FAILED ('it holds no metadata file'), retried forever and turns health DEGRADED, instead of being refused as a"
-      + " path with '..'")
   void anEventWhoseKeyClimbsOutOfTheRulesPrefixIsNotTakenForATableOfTheRule() {
     publishClimbingEvent("climb2");
 

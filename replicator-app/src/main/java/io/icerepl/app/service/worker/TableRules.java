@@ -35,10 +35,17 @@ public final class TableRules {
 
   /**
    * The keys of a source table location, by the rule with the longest source prefix holding it;
-   * empty when no rule does.
+   * empty when no rule does. A location with {@code .} or {@code ..} segments is no rule's: it
+   * could name a folder outside the prefix it seems to be under.
    */
   public List<TableKey> keysOf(String sourceLocation) {
     String location = trimTrailing(sourceLocation);
+    String path = location.contains("://") ? location.substring(location.indexOf("://") + 3) : location;
+    for (String segment : path.split("/", -1)) {
+      if (segment.equals(".") || segment.equals("..")) {
+        return List.of();
+      }
+    }
     Optional<Rule> rule =
         rules.stream()
             .filter(r -> location.startsWith(trimTrailing(r.source()) + "/"))
