@@ -1,7 +1,7 @@
 package io.icerepl.copier.commit;
 
 import io.icerepl.copier.store.ObjectStore;
-import io.icerepl.merge.error.ConflictException;
+import io.icerepl.merge.error.DivergedReplicaException;
 import io.icerepl.merge.head.MetadataFileNames;
 import io.icerepl.merge.path.TableLayout;
 import java.io.IOException;
@@ -32,12 +32,12 @@ public final class MetadataPublisher {
 
   /**
    * @return the published metadata file
-   * @throws ConflictException when another writer created that version first
+   * @throws DivergedReplicaException when another writer created that version first
    */
   public String publish(String table, String location, long version, byte[] metadataJson) throws IOException {
     String file = metadataFile(location, version);
     if (!target.createIfAbsent(file, metadataJson)) {
-      throw new ConflictException(
+      throw new DivergedReplicaException(
           "Cannot commit replica version " + version + " of table " + table + ": " + file
               + " already exists; another writer committed to the replica");
     }

@@ -13,6 +13,12 @@ public final class ReplicaProperties {
    */
   public static final String SOURCE_METADATA_FILE = "replicator.source-metadata-file";
 
+  /**
+   * A token per replica commit, also recorded in the replicator's state: a version written behind
+   * the replicator's back cannot carry the token of a commit not made yet.
+   */
+  public static final String COMMIT_TOKEN = "replicator.commit-token";
+
   /** The source's {@code last-updated-ms} at that file, to tell a short log from a rewind. */
   public static final String SOURCE_LAST_UPDATED_MS = "replicator.source-last-updated-ms";
 }

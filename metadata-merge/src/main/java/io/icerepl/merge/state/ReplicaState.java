@@ -13,9 +13,13 @@ import java.util.Set;
  * @param expiredSnapshotIds snapshots the replica's retention expired
  * @param droppedRefs refs it dropped, with the snapshot each pointed at
  * @param pendingDeletes expired snapshots whose unreachable files may not all be deleted yet
+ * @param lastCommit the replica commit the replicator made last, or null before the first
  */
 public record ReplicaState(
-    Set<Long> expiredSnapshotIds, Map<String, Long> droppedRefs, List<ExpiredSnapshot> pendingDeletes) {
+    Set<Long> expiredSnapshotIds,
+    Map<String, Long> droppedRefs,
+    List<ExpiredSnapshot> pendingDeletes,
+    LastCommit lastCommit) {
 
   public ReplicaState {
     expiredSnapshotIds = Set.copyOf(expiredSnapshotIds);
@@ -23,7 +27,32 @@ public record ReplicaState(
     pendingDeletes = List.copyOf(pendingDeletes);
   }
 
-  public static ReplicaState empty() {
-    return new ReplicaState(Set.of(), Map.of(), List.of());
+  public ReplicaState(Set<Long> expiredSnapshotIds, Map<String, Long> droppedRefs, List<ExpiredSnapshot> pendingDeletes) {
+    this(expiredSnapshotIds, droppedRefs, pendingDeletes, null);
   }
+
+  public static ReplicaState empty() {
+    return new ReplicaState(Set.of(), Map.of(), List.of(), null);
+  }
+
+  /** The same state with another retention record, the last commit kept. */
+  public ReplicaState withRetention(
+      Set<Long> expired, Map<String, Long> dropped, List<ExpiredSnapshot> pending) {
+    return new ReplicaState(expired, dropped, pending, lastCommit);
+  }
+
+  public ReplicaState withLastCommit(LastCommit commit) {
+    return new ReplicaState(expiredSnapshotIds, droppedRefs, pendingDeletes, commit);
+  }
+
+  /**
+   * A replica commit, recorded just before its metadata file is published. Its token is also a
+   * property of that metadata file, so the replicator can tell its own latest version from one
+   * written behind its back (which copies the table's properties, but not a token not yet there).
+   *
+   * @param version the replica version number
+   * @param token this commit's token
+   * @param previousToken the token of the version it replaced, null when that had none
+   */
+  public record LastCommit(long version, String token, String previousToken) {}
 }

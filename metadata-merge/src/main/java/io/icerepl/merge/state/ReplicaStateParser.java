@@ -26,6 +26,10 @@ public final class ReplicaStateParser {
   static final String MANIFEST_LIST = "manifest-list";
   static final String MANIFESTS = "manifests";
   static final String STATISTICS_FILES = "statistics-files";
+  static final String LAST_COMMIT = "last-commit";
+  static final String VERSION_FIELD = "version";
+  static final String TOKEN = "token";
+  static final String PREVIOUS_TOKEN = "previous-token";
   private static final int VERSION = 1;
   private static final ObjectMapper MAPPER = TableMetadataParser.mapper();
 
@@ -47,6 +51,14 @@ public final class ReplicaStateParser {
       }
       snapshot.manifests().forEach(node.putArray(MANIFESTS)::add);
       snapshot.statisticsFiles().forEach(node.putArray(STATISTICS_FILES)::add);
+    }
+    if (state.lastCommit() != null) {
+      ObjectNode commit = json.putObject(LAST_COMMIT);
+      commit.put(VERSION_FIELD, state.lastCommit().version());
+      commit.put(TOKEN, state.lastCommit().token());
+      if (state.lastCommit().previousToken() != null) {
+        commit.put(PREVIOUS_TOKEN, state.lastCommit().previousToken());
+      }
     }
     try {
       return MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(json);
@@ -86,6 +98,15 @@ public final class ReplicaStateParser {
           new ExpiredSnapshot(
               node.get(SNAPSHOT_ID).asLong(), list == null ? null : list.asText(), manifests, statistics));
     }
-    return new ReplicaState(ids, refs, pending);
+    ReplicaState.LastCommit lastCommit = null;
+    JsonNode commit = json.get(LAST_COMMIT);
+    if (commit != null && commit.isObject()) {
+      JsonNode previous = commit.get(PREVIOUS_TOKEN);
+      lastCommit =
+          new ReplicaState.LastCommit(
+              commit.path(VERSION_FIELD).asLong(), commit.path(TOKEN).asText(),
+              previous == null || previous.isNull() ? null : previous.asText());
+    }
+    return new ReplicaState(ids, refs, pending, lastCommit);
   }
 }

@@ -2,7 +2,8 @@ package io.icerepl.app.replica;
 
 import io.icerepl.copier.commit.MetadataPublisher;
 import io.icerepl.copier.store.ObjectStore;
-import io.icerepl.merge.error.ConflictException;
+import io.icerepl.merge.error.DivergedReplicaException;
+import io.icerepl.merge.metadata.ReplicaProperties;
 import io.icerepl.merge.error.MissingFileException;
 import io.icerepl.merge.head.MetadataFileNames;
 import io.icerepl.merge.head.SourceHead;
@@ -42,7 +43,7 @@ public final class ReplicaFiles {
    * The replica's current version: the hint, looking past it as readers do, or the newest file.
    * A version published by a run that stopped before its hint gets its hint now.
    *
-   * @throws ConflictException when the location holds a table the replicator did not write
+   * @throws DivergedReplicaException when the location holds a table or a version the replicator did not write
    */
   public Optional<ReplicaHead> head(String table, String location) throws IOException {
     String folder = MetadataPublisher.metadataFolder(location);
@@ -60,15 +61,51 @@ public final class ReplicaFiles {
     TableMetadata metadata = readMetadata(store, file, maxMetadataBytes);
     ReplicaHead head = new ReplicaHead(version.orElseThrow(), file, metadata);
     if (head.lastSourceFile().isEmpty() || !name.equals(MetadataFileNames.replicaFileName(version.getAsLong()))) {
-      throw new ConflictException(
+      throw new DivergedReplicaException(
           "Cannot replicate table " + table + " into " + location + ": it already holds a table"
               + " the replicator did not write (" + file + ")");
     }
+    checkLastCommit(table, location, head, state(location).lastCommit());
     if (!hint.equals(Optional.of(Long.toString(head.version())))) {
       // an earlier run published this version and stopped before the hint: finish that commit
       publisher.writeVersionHint(location, head.version());
     }
     return Optional.of(head);
+  }
+
+  /**
+   * The head must be the version the replicator committed last, or the one before it when that
+   * commit stopped before publishing: a version written behind its back copies the table's
+   * properties but cannot carry the token of a commit not made yet.
+   */
+  private static void checkLastCommit(String table, String location, ReplicaHead head, ReplicaState.LastCommit last) {
+    if (last == null) {
+      return; // a replica from before commit tokens
+    }
+    String token = head.metadata().properties().get(ReplicaProperties.COMMIT_TOKEN);
+    boolean published = head.version() == last.version() && last.token().equals(token);
+    boolean notYetPublished = head.version() == last.version() - 1 && java.util.Objects.equals(last.previousToken(), token);
+    if (!published && !notYetPublished) {
+      throw new DivergedReplicaException(
+          "Cannot replicate table " + table + " into " + location + ": its current metadata " + head.file()
+              + " is not the version the replicator committed last (v" + last.version() + "); the replica was"
+              + " changed behind its back and is left alone");
+    }
+  }
+
+  /**
+   * Records the commit about to be published, and returns its metadata with the commit's token.
+   * Recorded first: the published file then always matches the record, or the one before it.
+   */
+  public TableMetadata recordCommit(String location, Optional<ReplicaHead> previous, long version, TableMetadata metadata)
+      throws IOException {
+    String token = java.util.UUID.randomUUID().toString();
+    String previousToken =
+        previous.map(h -> h.metadata().properties().get(ReplicaProperties.COMMIT_TOKEN)).orElse(null);
+    writeState(location, state(location).withLastCommit(new ReplicaState.LastCommit(version, token, previousToken)));
+    com.fasterxml.jackson.databind.node.ObjectNode json = metadata.copyOfJson();
+    json.with(io.icerepl.merge.json.TableMetadataFields.PROPERTIES).put(ReplicaProperties.COMMIT_TOKEN, token);
+    return TableMetadataParser.fromJson(json, "replica " + location);
   }
 
   public ReplicaState state(String location) throws IOException {

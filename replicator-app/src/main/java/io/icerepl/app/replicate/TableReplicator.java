@@ -156,9 +156,9 @@ public final class TableReplicator {
       }
       PlanExecutor.Outcome outcome = executor.execute(table, plan, mapping);
       long version = replica.map(ReplicaHead::version).orElse(0L) + 1;
-      String published =
-          publisher.publish(table, targetLocation, version, TableMetadataParser.toJson(merge.metadata()));
-      replica = Optional.of(new ReplicaHead(version, published, merge.metadata()));
+      TableMetadata committed = replicaFiles.recordCommit(targetLocation, replica, version, merge.metadata());
+      String published = publisher.publish(table, targetLocation, version, TableMetadataParser.toJson(committed));
+      replica = Optional.of(new ReplicaHead(version, published, committed));
       counts.add(merge, outcome, published);
       LOG.info(
           "{}: committed replica version {} from {} ({} new snapshots, {} files copied, {} rewritten)",

@@ -117,12 +117,14 @@ public final class RetentionRunner {
     if (!filesKept) {
       pending.addAll(expired);
     }
-    replicaFiles.writeState(location, new ReplicaState(expiredIds, droppedRefs, pending));
+    replicaFiles.writeState(location, state.withRetention(expiredIds, droppedRefs, pending));
 
     ObjectNode json = plan.metadata().copyOfJson();
     ReplicaCommits.setMetadataLog(json, Optional.of(before), Optional.of(head.file()), ReplicaCommits.previousVersionsMax(before));
     ReplicaCommits.setLastUpdatedMs(json, Optional.of(before), clock.millis(), before.lastUpdatedMs());
-    TableMetadata after = TableMetadataParser.fromJson(json, "replica " + location);
+    TableMetadata after =
+        replicaFiles.recordCommit(
+            location, Optional.of(head), head.version() + 1, TableMetadataParser.fromJson(json, "replica " + location));
     String published = publisher.publish(location, location, head.version() + 1, TableMetadataParser.toJson(after));
     LOG.info(
         "{}: expired {} snapshot(s), dropped refs {}; published {}",
@@ -130,7 +132,7 @@ public final class RetentionRunner {
 
     if (!filesKept) {
       delete(location, unreachable);
-      replicaFiles.writeState(location, new ReplicaState(expiredIds, droppedRefs, state.pendingDeletes()));
+      replicaFiles.writeState(location, replicaFiles.state(location).withRetention(expiredIds, droppedRefs, state.pendingDeletes()));
     }
     return new RetentionResult(
         filesKept ? UnreachableFiles.none() : unreachable, false, filesKept, plan.expiredSnapshotIds(),
@@ -151,7 +153,7 @@ public final class RetentionRunner {
         ReachabilityPlanner.unreachableAfterInterruptedDelete(stillExpired, current, target::open, settings.batchSize());
     LOG.info("{}: finishing an earlier expiry: deleting {} orphaned file(s)", location, orphans.all().size());
     delete(location, orphans);
-    replicaFiles.writeState(location, new ReplicaState(state.expiredSnapshotIds(), state.droppedRefs(), List.of()));
+    replicaFiles.writeState(location, state.withRetention(state.expiredSnapshotIds(), state.droppedRefs(), List.of()));
   }
 
   private void delete(String location, UnreachableFiles files) throws IOException {

@@ -19,7 +19,6 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Table;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -82,8 +81,8 @@ class BadInputServiceTest {
     String newUuid = UUID.randomUUID().toString();
     String file = commitEdited(t, json -> json.put("table-uuid", newUuid));
 
-    // a ConflictException: the service reports it as DIVERGED, not FAILED
-    awaitState("uuid_changed", "DIVERGED", "Cannot replicate table metadata " + file,
+    // the source was replaced: the table fails with the conflict (the replica itself is intact)
+    awaitState("uuid_changed", "FAILED", "Cannot replicate table metadata " + file,
         "its table-uuid " + newUuid + " differs from the replica's " + oldUuid, "the source table was replaced");
     assertContained("uuid_changed", before);
   }
@@ -179,8 +178,8 @@ class BadInputServiceTest {
       ((ObjectNode) json.get("refs").get("main")).put("snapshot-id", 123456789L);
     });
 
-    // a ConflictException in MetadataMerge.checkRefs: reported DIVERGED although only the source is at fault
-    awaitState("dangling_current", "DIVERGED", "Cannot replicate table metadata " + file,
+    // only the source is at fault: FAILED, not DIVERGED
+    awaitState("dangling_current", "FAILED", "Cannot replicate table metadata " + file,
         "its current-snapshot-id 123456789 is not among its snapshots");
     assertContained("dangling_current", before);
   }
@@ -369,11 +368,6 @@ class BadInputServiceTest {
   }
 
   @Test
-  @Disabled("bug: ReplicaFiles.head (replicator-app/src/main/java/io/icerepl/app/replica/ReplicaFiles.java:62) takes any"
-      + " v<N>.metadata.json that carries replicator.source-metadata-file for the replicator's own; a foreign writer"
-      + " copies the table's properties, so its v<N+1> is adopted: the hint is rewritten to N+1 (line 69), v<N+2> is"
-      + " committed on top of it (its metadata-log names the foreign file, the foreign property is silently dropped)"
-      + " and the table reports IN_SYNC with no error")
   void aReplicaVersionWrittenBehindTheServicesBackIsReportedAndNeverOverwritten() throws Exception {
     Table t = replicated("foreign_version");
     String folder = "warehouse/ns/foreign_version/metadata/";

@@ -2,10 +2,13 @@ package io.icerepl.app.replicate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.icerepl.copier.commit.MetadataPublisher;
+import io.icerepl.app.retention.RetentionResult;
+import io.icerepl.app.retention.RetentionRunner;
+import io.icerepl.app.retention.RetentionSettings;
 import io.icerepl.copier.store.LocalObjectStore;
-import io.icerepl.merge.json.TableMetadataParser;
+import io.icerepl.merge.retention.ExpireOptions;
+import java.util.Set;
+import java.util.function.UnaryOperator;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -101,27 +104,31 @@ class SubtleRulesTest {
   void aReplicaOnlyCommitFollowedByAReplicationStillParses() throws Exception {
     SourceTable source = SourceTable.create(dir.resolve("source"), 2);
     source.append("a", 3);
+    long first = source.table.currentSnapshot().snapshotId();
+    source.append("b", 1);
     replicate(source);
 
-    // a commit only the replica has (as its own retention makes): a new version, same snapshots
+    // a commit only the replica has: its own retention expires the first snapshot
+    RetentionResult expiry =
+        new RetentionRunner(new LocalObjectStore(), Clock.systemUTC(), RetentionSettings.defaults())
+            .expire(replica, Optional.empty(), UnaryOperator.identity(),
+                new ExpireOptions(Optional.empty(), Optional.of(0L), Optional.of(1), Set.of(), false));
+    assertThat(expiry.expiredSnapshotIds()).containsExactly(first);
+
+    source.append("c", 2);
+    replicate(source);
+
     Path metadata = dir.resolve("replica/metadata");
-    ObjectNode json = (ObjectNode) TableMetadataParser.mapper().readTree(metadata.resolve("v1.metadata.json").toFile());
-    json.withArray("metadata-log").addObject()
-        .put("timestamp-ms", json.get("last-updated-ms").asLong())
-        .put("metadata-file", metadata.resolve("v1.metadata.json").toUri().toString());
-    json.put("last-updated-ms", System.currentTimeMillis());
-    new MetadataPublisher(new LocalObjectStore())
-        .publish("replica", replica, 2, TableMetadataParser.mapper().writeValueAsBytes(json));
-
-    source.append("b", 2);
-    replicate(source);
-
     Table table = SourceTable.TABLES.load(replica);
     TableMetadata current = org.apache.iceberg.TableMetadataParser.read(table.io(), metadata.resolve("v3.metadata.json").toString());
     assertThat(current.previousFiles()).extracting(e -> Path.of(java.net.URI.create(e.file())).getFileName().toString())
         .containsExactly("v1.metadata.json", "v2.metadata.json");
+    assertThat(table.snapshot(first)).as("expired on the replica, not brought back").isNull();
+    source.table.refresh();
     for (Snapshot snapshot : source.table.snapshots()) {
-      assertThat(SourceTable.rows(table, snapshot.snapshotId())).isEqualTo(SourceTable.rows(source.table, snapshot.snapshotId()));
+      if (snapshot.snapshotId() != first) {
+        assertThat(SourceTable.rows(table, snapshot.snapshotId())).isEqualTo(SourceTable.rows(source.table, snapshot.snapshotId()));
+      }
     }
   }
 

@@ -3,7 +3,7 @@ package io.icerepl.app.service.status;
 import io.icerepl.app.replicate.ReplicationSummary;
 import io.icerepl.app.replicate.TableReplicationException;
 import io.icerepl.app.service.worker.TableKey;
-import io.icerepl.merge.error.ConflictException;
+import io.icerepl.merge.error.DivergedReplicaException;
 import io.icerepl.merge.error.ReplicationException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -122,7 +122,7 @@ public final class StatusBoard {
     if (cause instanceof ReplicationException r && r.retryable()) {
       return ReplicationState.WAITING;
     }
-    if (cause instanceof ConflictException) {
+    if (cause instanceof DivergedReplicaException) {
       return ReplicationState.DIVERGED;
     }
     return ReplicationState.FAILED;

@@ -50,7 +50,7 @@ class ReplicationHealthIndicatorTest {
 
   @Test
   void aReplicaChangedBehindTheReplicatorsBackIsDiverged() {
-    board.failed(T1, new TableReplicationException("t1", new ConflictException("Cannot replicate table t1 into y:"
+    board.failed(T1, new TableReplicationException("t1", new io.icerepl.merge.error.DivergedReplicaException("Cannot replicate table t1 into y:"
         + " it already holds a table the replicator did not write")), Duration.ofSeconds(5));
     assertThat(board.get(T1).orElseThrow().state()).isEqualTo(ReplicationState.DIVERGED);
   }
