@@ -32,9 +32,9 @@ import software.amazon.awssdk.services.sqs.SqsClient;
  * on the replica.
  */
 public final class CrashCampaign {
-  private static final String SOURCE_BUCKET = "source";
-  private static final String TARGET_BUCKET = "replica";
-  private static final String QUEUE = "campaign-events";
+  private static final String SOURCE_BUCKET = CampaignService.SOURCE_BUCKET;
+  private static final String TARGET_BUCKET = CampaignService.TARGET_BUCKET;
+  private static final String QUEUE = CampaignService.QUEUE;
 
   /** Settings; see the {@code campaign crash} options. */
   public record Settings(
@@ -274,28 +274,13 @@ public final class CrashCampaign {
 
   private List<String> serviceArguments(String s3Endpoint, String sqsEndpoint) {
     List<String> args = new ArrayList<>();
-    args.add("--replicator.rules[0].name=campaign");
-    args.add("--replicator.rules[0].source=s3://" + SOURCE_BUCKET + "/warehouse");
-    args.add("--replicator.rules[0].targets[0].name=replica");
-    args.add("--replicator.rules[0].targets[0].prefix=s3://" + TARGET_BUCKET + "/warehouse");
-    for (String side : List.of("source", "target")) {
-      args.add("--replicator.s3." + side + ".endpoint=" + s3Endpoint);
-      args.add("--replicator.s3." + side + ".access-key-id=" + EmbeddedS3.ACCESS_KEY);
-      args.add("--replicator.s3." + side + ".secret-access-key=" + EmbeddedS3.SECRET_KEY);
-      args.add("--replicator.s3." + side + ".path-style=true");
-    }
+    args.addAll(CampaignService.arguments(s3Endpoint, sqsEndpoint));
     // a killed run leaves its lease behind: the next instance takes it over once expired
     args.add("--replicator.s3.lock-ttl=PT5S");
     args.add("--replicator.s3.retry.initial-backoff=PT0.05S");
     args.add("--replicator.reconciliation-interval=PT2S");
     args.add("--replicator.retry.initial-backoff=PT0.5S");
     args.add("--replicator.retry.max-backoff=PT2S");
-    args.add("--replicator.sqs.enabled=true");
-    args.add("--replicator.sqs.queue=" + QUEUE);
-    args.add("--spring.cloud.aws.sqs.endpoint=" + sqsEndpoint);
-    args.add("--spring.cloud.aws.region.static=" + EmbeddedS3.REGION.id());
-    args.add("--spring.cloud.aws.credentials.access-key=" + EmbeddedS3.ACCESS_KEY);
-    args.add("--spring.cloud.aws.credentials.secret-key=" + EmbeddedS3.SECRET_KEY);
     return args;
   }
 

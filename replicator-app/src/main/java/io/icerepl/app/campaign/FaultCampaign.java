@@ -24,9 +24,9 @@ import software.amazon.awssdk.services.sqs.SqsClient;
  * head, then compares every snapshot. A 0 % baseline runs first.
  */
 public final class FaultCampaign {
-  private static final String SOURCE_BUCKET = "source";
-  private static final String TARGET_BUCKET = "replica";
-  private static final String QUEUE = "campaign-events";
+  private static final String SOURCE_BUCKET = CampaignService.SOURCE_BUCKET;
+  private static final String TARGET_BUCKET = CampaignService.TARGET_BUCKET;
+  private static final String QUEUE = CampaignService.QUEUE;
 
   private final List<Integer> rates;
   private final int commits;
@@ -178,27 +178,12 @@ public final class FaultCampaign {
     args.add("--spring.main.banner-mode=off");
     args.add("--logging.level.root=ERROR");
     args.add("--logging.level.io.icerepl=ERROR");
-    args.add("--replicator.rules[0].name=campaign");
-    args.add("--replicator.rules[0].source=s3://" + SOURCE_BUCKET + "/warehouse");
-    args.add("--replicator.rules[0].targets[0].name=replica");
-    args.add("--replicator.rules[0].targets[0].prefix=s3://" + TARGET_BUCKET + "/warehouse");
-    for (String side : List.of("source", "target")) {
-      args.add("--replicator.s3." + side + ".endpoint=" + s3Endpoint);
-      args.add("--replicator.s3." + side + ".access-key-id=" + EmbeddedS3.ACCESS_KEY);
-      args.add("--replicator.s3." + side + ".secret-access-key=" + EmbeddedS3.SECRET_KEY);
-      args.add("--replicator.s3." + side + ".path-style=true");
-    }
+    args.addAll(CampaignService.arguments(s3Endpoint, sqsEndpoint));
     args.add("--replicator.s3.retry.initial-backoff=PT0.05S");
     args.add("--replicator.s3.retry.max-backoff=PT2S");
     args.add("--replicator.reconciliation-interval=PT2S");
     args.add("--replicator.retry.initial-backoff=PT0.5S");
     args.add("--replicator.retry.max-backoff=PT2S");
-    args.add("--replicator.sqs.enabled=true");
-    args.add("--replicator.sqs.queue=" + QUEUE);
-    args.add("--spring.cloud.aws.sqs.endpoint=" + sqsEndpoint);
-    args.add("--spring.cloud.aws.region.static=" + EmbeddedS3.REGION.id());
-    args.add("--spring.cloud.aws.credentials.access-key=" + EmbeddedS3.ACCESS_KEY);
-    args.add("--spring.cloud.aws.credentials.secret-key=" + EmbeddedS3.SECRET_KEY);
     SpringApplication application = new SpringApplication(ReplicatorApplication.class);
     // a singleton ExecutionInterceptor bean: the service puts it on both S3 clients
     application.addInitializers(context -> context.getBeanFactory().registerSingleton("campaignFaults", faults));

@@ -47,22 +47,25 @@ public final class EmbeddedAws implements AutoCloseable {
 
   /** Spring arguments pointing the service at these endpoints. */
   public List<String> springArguments() {
-    String s3Endpoint = s3.endpoint().toString();
-    return List.of(
-        "--replicator.s3.source.endpoint=" + s3Endpoint,
-        "--replicator.s3.source.access-key-id=" + EmbeddedS3.ACCESS_KEY,
-        "--replicator.s3.source.secret-access-key=" + EmbeddedS3.SECRET_KEY,
-        "--replicator.s3.source.path-style=true",
-        "--replicator.s3.target.endpoint=" + s3Endpoint,
-        "--replicator.s3.target.access-key-id=" + EmbeddedS3.ACCESS_KEY,
-        "--replicator.s3.target.secret-access-key=" + EmbeddedS3.SECRET_KEY,
-        "--replicator.s3.target.path-style=true",
-        "--replicator.sqs.enabled=true",
-        "--replicator.sqs.queue=" + QUEUE,
-        "--spring.cloud.aws.sqs.endpoint=" + sqs.endpoint(),
-        "--spring.cloud.aws.region.static=" + EmbeddedS3.REGION.id(),
-        "--spring.cloud.aws.credentials.access-key=" + EmbeddedS3.ACCESS_KEY,
-        "--spring.cloud.aws.credentials.secret-key=" + EmbeddedS3.SECRET_KEY);
+    return endpointArguments(s3.endpoint().toString(), sqs.endpoint().toString(), QUEUE);
+  }
+
+  /** Spring arguments pointing the service at an embedded S3 (both sides) and SQS queue. */
+  public static List<String> endpointArguments(String s3Endpoint, String sqsEndpoint, String queue) {
+    List<String> args = new java.util.ArrayList<>();
+    for (String side : List.of("source", "target")) {
+      args.add("--replicator.s3." + side + ".endpoint=" + s3Endpoint);
+      args.add("--replicator.s3." + side + ".access-key-id=" + EmbeddedS3.ACCESS_KEY);
+      args.add("--replicator.s3." + side + ".secret-access-key=" + EmbeddedS3.SECRET_KEY);
+      args.add("--replicator.s3." + side + ".path-style=true");
+    }
+    args.add("--replicator.sqs.enabled=true");
+    args.add("--replicator.sqs.queue=" + queue);
+    args.add("--spring.cloud.aws.sqs.endpoint=" + sqsEndpoint);
+    args.add("--spring.cloud.aws.region.static=" + EmbeddedS3.REGION.id());
+    args.add("--spring.cloud.aws.credentials.access-key=" + EmbeddedS3.ACCESS_KEY);
+    args.add("--spring.cloud.aws.credentials.secret-key=" + EmbeddedS3.SECRET_KEY);
+    return args;
   }
 
   @Override
