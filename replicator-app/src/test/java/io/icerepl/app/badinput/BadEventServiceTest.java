@@ -107,7 +107,7 @@ class BadEventServiceTest {
     for (com.fasterxml.jackson.databind.JsonNode s : service.http.get("/api/replications").json()) {
       assertThat(s.path("sourceLocation").asText()).startsWith("s3://source/warehouse/");
     }
-    assertThat(objects(REPLICA, "")).allSatisfy((k, v) -> assertThat(k).doesNotContain("stray"));
+    assertThat(keys(REPLICA, "")).allSatisfy(k -> assertThat(k).doesNotContain("stray"));
   }
 
   @Test
@@ -153,7 +153,7 @@ class BadEventServiceTest {
 
     awaitQueueDrained();
     healthyTableKeepsReplicating();
-    assertThat(objects(REPLICA, "")).allSatisfy((k, v) -> assertThat(k).matches("warehouse/ns/[a-z_]+/.*|\\.iceberg-replicator/.*"));
+    assertThat(keys(REPLICA, "")).allSatisfy(k -> assertThat(k).matches("warehouse/ns/[a-z_]+/.*|\\.iceberg-replicator/.*"));
   }
 
   @Test

@@ -272,9 +272,22 @@ final class Campaign {
   static Map<String, String> objects(String bucket, String prefix) {
     Map<String, String> objects = new TreeMap<>();
     for (S3Object o : s3Client.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix)).contents()) {
-      objects.put(o.key(), sha256(read(bucket, o.key())));
+      try {
+        objects.put(o.key(), sha256(read(bucket, o.key())));
+      } catch (software.amazon.awssdk.services.s3.model.NoSuchKeyException e) {
+        // written and removed again by a failing run while we listed: not part of the replica
+      }
     }
     return objects;
+  }
+
+  /** Keys only: a whole-bucket listing races with the leases the service creates and deletes. */
+  static java.util.List<String> keys(String bucket, String prefix) {
+    java.util.List<String> keys = new java.util.ArrayList<>();
+    for (S3Object o : s3Client.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix)).contents()) {
+      keys.add(o.key());
+    }
+    return keys;
   }
 
   static String sha256(byte[] bytes) {
