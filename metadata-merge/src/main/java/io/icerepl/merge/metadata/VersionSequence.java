@@ -10,8 +10,8 @@ import java.util.Optional;
 
 /**
  * Which source metadata versions to apply, in the source's order, after the one the replica holds.
- * The source's {@code metadata-log} is the order; a replicated file missing from a log long enough
- * to hold it means the source was rewound or replaced.
+ * The source's {@code metadata-log} is the order; a replicated file missing from a log that reaches
+ * back to its time means the source was rewound or replaced.
  */
 public final class VersionSequence {
   private VersionSequence() {}
@@ -51,10 +51,9 @@ public final class VersionSequence {
       if (!coalesce) {
         log.subList(index + 1, log.size()).forEach(e -> result.add(e.metadataFile()));
       }
-    } else if (logTooShort(head, log, lastReplicatedUpdatedMs)) {
+    } else if (logStartsAfter(head, log, lastReplicatedUpdatedMs)) {
       if (!coalesce) {
-        long after = lastReplicatedUpdatedMs.orElse(Long.MIN_VALUE);
-        log.stream().filter(e -> e.timestampMs() > after).forEach(e -> result.add(e.metadataFile()));
+        log.forEach(e -> result.add(e.metadataFile()));
       }
     } else {
       throw new ConflictException(
@@ -67,14 +66,21 @@ public final class VersionSequence {
   }
 
   /**
-   * A log that dropped its oldest entries cannot say whether it once held the file: it can when
-   * it starts after that file was written.
+   * Whether the log lost its oldest entries after the last replicated file was written, so that it
+   * cannot name it. The log is the table's history without gaps: one that reaches back to the time
+   * that file was current and does not name it proves a rewind, and so does an empty log (the head
+   * is a table's first version). A log shorter than {@code write.metadata.previous-versions-max}
+   * proves nothing: the property may have been raised after the log was cut. Only a replica that
+   * did not record the file's time falls back to a full log as the sign of a cut one.
    */
-  private static boolean logTooShort(TableMetadata head, List<LogEntry> log, Optional<Long> lastUpdatedMs) {
-    int max = ReplicaCommits.previousVersionsMax(head);
-    if (log.size() < max) {
+  private static boolean logStartsAfter(TableMetadata head, List<LogEntry> log, Optional<Long> lastUpdatedMs) {
+    if (log.isEmpty()) {
       return false;
     }
-    return lastUpdatedMs.isEmpty() || log.get(0).timestampMs() > lastUpdatedMs.get();
+    if (lastUpdatedMs.isPresent()) {
+      // equal times: the entry is the replicated file's successor, written within the same millisecond
+      return log.get(0).timestampMs() >= lastUpdatedMs.get();
+    }
+    return log.size() >= ReplicaCommits.previousVersionsMax(head);
   }
 }

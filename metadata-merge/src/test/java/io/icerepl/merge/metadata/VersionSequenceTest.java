@@ -64,4 +64,23 @@ class VersionSequenceTest {
     assertThat(VersionSequence.toApply(head.build(), M + "v6.metadata.json", Optional.of(M + "v2.metadata.json"), Optional.of(20L), false))
         .containsExactly(M + "v4.metadata.json", M + "v5.metadata.json", M + "v6.metadata.json");
   }
+
+  @Test
+  void aLogShorterThanItsMaximumThatStartsAfterTheLastReplicatedFileIsFollowedFromItsStart() {
+    // previous-versions-max was 2 when v3 and v4 pushed v2 out, then raised to 10
+    MetadataJson head = headWithLog(1).property("write.metadata.previous-versions-max", "10");
+    head.logMetadataFile(30, M + "v3.metadata.json").logMetadataFile(40, M + "v4.metadata.json");
+
+    assertThat(VersionSequence.toApply(head.build(), M + "v5.metadata.json", Optional.of(M + "v2.metadata.json"), Optional.of(20L), false))
+        .containsExactly(M + "v3.metadata.json", M + "v4.metadata.json", M + "v5.metadata.json");
+  }
+
+  @Test
+  void aLogEntryWrittenInTheSameMillisecondAsTheLastReplicatedFileFollowsIt() {
+    MetadataJson head = headWithLog(1).property("write.metadata.previous-versions-max", "2");
+    head.logMetadataFile(20, M + "v3.metadata.json").logMetadataFile(30, M + "v4.metadata.json");
+
+    assertThat(VersionSequence.toApply(head.build(), M + "v5.metadata.json", Optional.of(M + "v2.metadata.json"), Optional.of(20L), false))
+        .containsExactly(M + "v3.metadata.json", M + "v4.metadata.json", M + "v5.metadata.json");
+  }
 }
