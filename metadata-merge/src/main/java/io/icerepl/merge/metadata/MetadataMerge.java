@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.BiPredicate;
 
 /**
  * The merge of one source metadata version into the replica: a pure function from (source,
@@ -56,11 +57,13 @@ public final class MetadataMerge {
     ObjectNode out = source.copyOfJson();
     out.put(LOCATION, request.targetLocation());
 
-    for (String[] idField :
-        new String[][] {{SCHEMAS, SCHEMA_ID, "schema"}, {PARTITION_SPECS, SPEC_ID, "partition spec"},
-          {SORT_ORDERS, ORDER_ID, "sort order"}}) {
-      out.set(idField[0], unionById(replica, source, idField[0], idField[1], idField[2], sourceFile));
-    }
+    out.set(SCHEMAS, unionById(replica, source, SCHEMAS, SCHEMA_ID, "schema", SameMeaning::schemas, sourceFile));
+    out.set(
+        PARTITION_SPECS,
+        unionById(replica, source, PARTITION_SPECS, SPEC_ID, "partition spec", SameMeaning::partitionSpecs, sourceFile));
+    out.set(
+        SORT_ORDERS,
+        unionById(replica, source, SORT_ORDERS, ORDER_ID, "sort order", SameMeaning::sortOrders, sourceFile));
 
     removeDroppedRefs(out, request.droppedRefs());
     Set<Long> protectedIds = protectedSnapshotIds(out);
@@ -120,13 +123,17 @@ public final class MetadataMerge {
     }
   }
 
-  /** Union by id: the replica's entries in its order, then the source's new ones in theirs. */
+  /**
+   * Union by id: the replica's entries in its order, then the source's new ones in theirs. An entry
+   * both hold is compared by meaning, and the replica keeps its own spelling of it.
+   */
   private static ArrayNode unionById(
       TableMetadata replica,
       TableMetadata source,
       String field,
       String idField,
       String noun,
+      BiPredicate<JsonNode, JsonNode> sameMeaning,
       String sourceFile) {
     Map<Long, JsonNode> byId = new LinkedHashMap<>();
     if (replica != null) {
@@ -137,7 +144,7 @@ public final class MetadataMerge {
       JsonNode existing = byId.get(id);
       if (existing == null) {
         byId.put(id, node);
-      } else if (!existing.equals(node)) {
+      } else if (!sameMeaning.test(existing, node)) {
         throw new ConflictException(
             "Cannot merge " + noun + " " + id + " of table metadata " + sourceFile
                 + ": the replica holds a different " + noun + " with the same " + idField

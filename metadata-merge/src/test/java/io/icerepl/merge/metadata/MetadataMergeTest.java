@@ -150,6 +150,22 @@ class MetadataMergeTest {
   }
 
   @Test
+  void aSchemaSpecAndOrderReSpelledByAnotherWriterKeepTheReplicasSpelling() {
+    MetadataJson source = MetadataJson.table(2, SRC).commit(1, null, 100);
+    TableMetadata replica = merge(source, null, 300).metadata();
+    com.fasterxml.jackson.databind.node.ObjectNode schema =
+        (com.fasterxml.jackson.databind.node.ObjectNode) source.json.withArray("schemas").get(0);
+    schema.putArray("identifier-field-ids");
+    ((com.fasterxml.jackson.databind.node.ObjectNode) schema.get("fields").get(0)).putNull("doc").put("type", "LONG");
+    ((com.fasterxml.jackson.databind.node.ObjectNode) source.json.withArray("sort-orders").get(0)).putNull("unknown");
+
+    MergeResult result = merge(source, replica, 400);
+
+    assertThat(result.metadata().json().get("schemas")).isEqualTo(replica.json().get("schemas"));
+    assertThat(result.metadata().json().get("sort-orders")).isEqualTo(replica.json().get("sort-orders"));
+  }
+
+  @Test
   void newSchemasAreAddedAndOldOnesKept() {
     MetadataJson source = MetadataJson.table(2, SRC).commit(1, null, 100);
     TableMetadata replica = merge(source, null, 300).metadata();
