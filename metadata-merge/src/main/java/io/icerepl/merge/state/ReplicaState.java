@@ -1,5 +1,6 @@
 package io.icerepl.merge.state;
 
+import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.retention.ExpiredSnapshot;
 import java.util.List;
 import java.util.Map;
@@ -14,17 +15,26 @@ import java.util.Set;
  * @param droppedRefs refs it dropped, with the snapshot each pointed at
  * @param pendingDeletes expired snapshots whose unreachable files may not all be deleted yet
  * @param lastCommit the replica commit the replicator made last, or null before the first
+ * @param sourcePrefixes every source prefix the table wrote under, with its replica folder (see
+ *     {@link io.icerepl.merge.path.SourcePrefixes}); empty for replicas made before they were kept
  */
 public record ReplicaState(
     Set<Long> expiredSnapshotIds,
     Map<String, Long> droppedRefs,
     List<ExpiredSnapshot> pendingDeletes,
-    LastCommit lastCommit) {
+    LastCommit lastCommit,
+    List<PathMapping.Prefix> sourcePrefixes) {
 
   public ReplicaState {
     expiredSnapshotIds = Set.copyOf(expiredSnapshotIds);
     droppedRefs = Map.copyOf(droppedRefs);
     pendingDeletes = List.copyOf(pendingDeletes);
+    sourcePrefixes = List.copyOf(sourcePrefixes);
+  }
+
+  public ReplicaState(
+      Set<Long> expiredSnapshotIds, Map<String, Long> droppedRefs, List<ExpiredSnapshot> pendingDeletes, LastCommit lastCommit) {
+    this(expiredSnapshotIds, droppedRefs, pendingDeletes, lastCommit, List.of());
   }
 
   public ReplicaState(Set<Long> expiredSnapshotIds, Map<String, Long> droppedRefs, List<ExpiredSnapshot> pendingDeletes) {
@@ -32,17 +42,21 @@ public record ReplicaState(
   }
 
   public static ReplicaState empty() {
-    return new ReplicaState(Set.of(), Map.of(), List.of(), null);
+    return new ReplicaState(Set.of(), Map.of(), List.of(), null, List.of());
   }
 
   /** The same state with another retention record, the last commit kept. */
   public ReplicaState withRetention(
       Set<Long> expired, Map<String, Long> dropped, List<ExpiredSnapshot> pending) {
-    return new ReplicaState(expired, dropped, pending, lastCommit);
+    return new ReplicaState(expired, dropped, pending, lastCommit, sourcePrefixes);
   }
 
   public ReplicaState withLastCommit(LastCommit commit) {
-    return new ReplicaState(expiredSnapshotIds, droppedRefs, pendingDeletes, commit);
+    return new ReplicaState(expiredSnapshotIds, droppedRefs, pendingDeletes, commit, sourcePrefixes);
+  }
+
+  public ReplicaState withSourcePrefixes(List<PathMapping.Prefix> prefixes) {
+    return new ReplicaState(expiredSnapshotIds, droppedRefs, pendingDeletes, lastCommit, prefixes);
   }
 
   /**

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.json.TableMetadataParser;
+import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.retention.ExpiredSnapshot;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -30,6 +31,9 @@ public final class ReplicaStateParser {
   static final String VERSION_FIELD = "version";
   static final String TOKEN = "token";
   static final String PREVIOUS_TOKEN = "previous-token";
+  static final String SOURCE_PREFIXES = "source-prefixes";
+  static final String SOURCE = "source";
+  static final String TARGET = "target";
   private static final int VERSION = 1;
   private static final ObjectMapper MAPPER = TableMetadataParser.mapper();
 
@@ -59,6 +63,10 @@ public final class ReplicaStateParser {
       if (state.lastCommit().previousToken() != null) {
         commit.put(PREVIOUS_TOKEN, state.lastCommit().previousToken());
       }
+    }
+    if (!state.sourcePrefixes().isEmpty()) {
+      ArrayNode prefixes = json.putArray(SOURCE_PREFIXES);
+      state.sourcePrefixes().forEach(p -> prefixes.addObject().put(SOURCE, p.source()).put(TARGET, p.target()));
     }
     try {
       return MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(json);
@@ -107,6 +115,15 @@ public final class ReplicaStateParser {
               commit.path(VERSION_FIELD).asLong(), commit.path(TOKEN).asText(),
               previous == null || previous.isNull() ? null : previous.asText());
     }
-    return new ReplicaState(ids, refs, pending, lastCommit);
+    // absent from the state of replicas made before prefixes were kept
+    List<PathMapping.Prefix> prefixes = new ArrayList<>();
+    for (JsonNode node : json.path(SOURCE_PREFIXES)) {
+      if (!node.path(SOURCE).isTextual() || !node.path(TARGET).isTextual()) {
+        throw new BadInputException(
+            "Cannot read replica state " + fileName + ": a " + SOURCE_PREFIXES + " entry lacks its " + SOURCE + " or " + TARGET);
+      }
+      prefixes.add(new PathMapping.Prefix(node.get(SOURCE).asText(), node.get(TARGET).asText()));
+    }
+    return new ReplicaState(ids, refs, pending, lastCommit, prefixes);
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icerepl.merge.error.BadInputException;
+import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.retention.ExpiredSnapshot;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -23,6 +24,20 @@ class ReplicaStateParserTest {
                 new ExpiredSnapshot(3, null, List.of("s3://r/t/metadata/m.avro"), List.of())),
             new ReplicaState.LastCommit(7, "t7", "t6"));
     assertThat(ReplicaStateParser.fromJson(ReplicaStateParser.toJson(state), "state.json")).isEqualTo(state);
+  }
+
+  @Test
+  void sourcePrefixesSurviveARoundTripAndAStateWithoutThemReadsAsNone() {
+    ReplicaState state =
+        ReplicaState.empty()
+            .withSourcePrefixes(
+                List.of(
+                    new PathMapping.Prefix("s3://b/wh/t", "s3://r/wh/t"),
+                    new PathMapping.Prefix("s3://other/data", "s3://r/wh/t/data/other-data-1a2b3c4d")));
+    assertThat(ReplicaStateParser.fromJson(ReplicaStateParser.toJson(state), "state.json")).isEqualTo(state);
+
+    byte[] before = "{\"state-version\": 1, \"expired-snapshot-ids\": [4]}".getBytes(StandardCharsets.UTF_8);
+    assertThat(ReplicaStateParser.fromJson(before, "state.json").sourcePrefixes()).isEmpty();
   }
 
   @Test

@@ -11,18 +11,34 @@ import java.util.List;
  * @param coalesce apply only the source head, skipping intermediate versions
  * @param maxMetadataBytes the largest metadata file read (decompressed)
  * @param parallelism files put in place at once
+ * @param allowedSourcePrefixes the prefixes a table's location and write paths must lie under
+ *     (besides {@code extraPrefixes}); empty: wherever its metadata says
  */
 public record ReplicationOptions(
-    List<PathMapping.Prefix> extraPrefixes, boolean coalesce, long maxMetadataBytes, int parallelism) {
+    List<PathMapping.Prefix> extraPrefixes,
+    boolean coalesce,
+    long maxMetadataBytes,
+    int parallelism,
+    List<String> allowedSourcePrefixes) {
 
   public ReplicationOptions {
     extraPrefixes = List.copyOf(extraPrefixes);
+    allowedSourcePrefixes = List.copyOf(allowedSourcePrefixes);
     if (parallelism < 1) {
       throw new IllegalArgumentException("parallelism must be at least 1, got " + parallelism);
     }
     if (maxMetadataBytes < 1) {
       throw new IllegalArgumentException("maxMetadataBytes must be positive, got " + maxMetadataBytes);
     }
+  }
+
+  public ReplicationOptions(List<PathMapping.Prefix> extraPrefixes, boolean coalesce, long maxMetadataBytes, int parallelism) {
+    this(extraPrefixes, coalesce, maxMetadataBytes, parallelism, List.of());
+  }
+
+  /** The same options for one table: these prefixes mapped, and paths only under the allowed ones. */
+  public ReplicationOptions forTable(List<PathMapping.Prefix> prefixes, List<String> allowed) {
+    return new ReplicationOptions(prefixes, coalesce, maxMetadataBytes, parallelism, allowed);
   }
 
   public static ReplicationOptions defaults() {

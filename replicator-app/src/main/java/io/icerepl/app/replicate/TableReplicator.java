@@ -8,6 +8,7 @@ import io.icerepl.copier.commit.MetadataPublisher;
 import io.icerepl.copier.commit.PlanExecutor;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.error.MissingFileException;
+import io.icerepl.merge.error.PathOutsideMappingException;
 import io.icerepl.merge.error.ReplicationException;
 import io.icerepl.merge.json.TableMetadata;
 import io.icerepl.merge.json.TableMetadataParser;
@@ -17,6 +18,7 @@ import io.icerepl.merge.metadata.MetadataMerge;
 import io.icerepl.merge.metadata.ReplicaCommits;
 import io.icerepl.merge.metadata.VersionSequence;
 import io.icerepl.merge.path.PathMapping;
+import io.icerepl.merge.path.SourcePrefixes;
 import io.icerepl.merge.path.TableLayout;
 import io.icerepl.merge.plan.CopyPlan;
 import io.icerepl.merge.state.ReplicaState;
@@ -84,6 +86,8 @@ public final class TableReplicator {
     String table = sourceLocation;
     try (ObjectStore.Lock lock = target.lock(targetLocation)) {
       return run(table, sourceLocation, targetLocation, sourceMetadata);
+    } catch (PathOutsideMappingException e) {
+      throw new TableReplicationException(table, new PathOutsideMappingException(e.getMessage() + outsideHint()));
     } catch (ReplicationException | UncheckedIOException e) {
       throw new TableReplicationException(table, e);
     } catch (IOException e) {
@@ -114,6 +118,11 @@ public final class TableReplicator {
       LOG.info("{}: {} source version(s) to apply to {}: {}", table, versions.size(), targetLocation, versions);
     }
 
+    SourcePrefixes prefixes =
+        SourcePrefixes.of(targetLocation, options.extraPrefixes(), options.allowedSourcePrefixes(), state.sourcePrefixes());
+    boolean formerLayout = replica.isPresent() && state.sourcePrefixes().isEmpty();
+    prefixes = learnEarlierVersions(prefixes, head, headFile, replica, versions);
+
     Counts counts = new Counts();
     Set<Long> pendingLost = new HashSet<>();
     for (int i = 0; i < versions.size(); i++) {
@@ -130,7 +139,12 @@ public final class TableReplicator {
         counts.skipped.add(file);
         continue;
       }
-      PathMapping mapping = TableLayout.mapping(metadata, targetLocation, options.extraPrefixes());
+      if (formerLayout) {
+        prefixes = prefixes.learnFormerLayout(metadata);
+        formerLayout = false;
+      }
+      prefixes = prefixes.learn(metadata, file).learnFolderOf(file);
+      PathMapping mapping = prefixes.mapping();
       MergeRequest.Builder request =
           MergeRequest.builder()
               .source(metadata, file)
@@ -154,6 +168,7 @@ public final class TableReplicator {
         merge.addedSnapshots().forEach(s -> pendingLost.add(s.snapshotId()));
         continue;
       }
+      rememberPrefixes(targetLocation, prefixes);
       PlanExecutor.Outcome outcome = executor.execute(table, plan, mapping);
       long version = replica.map(ReplicaHead::version).orElse(0L) + 1;
       TableMetadata committed = replicaFiles.recordCommit(targetLocation, replica, version, merge.metadata());
@@ -173,6 +188,52 @@ public final class TableReplicator {
     return new ReplicationSummary(
         counts.versions, counts.snapshots, counts.filesCopied, counts.bytesCopied, counts.filesRewritten,
         counts.published, counts.skipped, lost);
+  }
+
+  /**
+   * Learns the prefixes of source versions this run does not apply: on a backfill every earlier
+   * version the metadata-log names (its files may still name files under prefixes the head no
+   * longer declares), when coalescing the versions skipped. A version already gone still tells the
+   * folder it was written in.
+   */
+  private SourcePrefixes learnEarlierVersions(
+      SourcePrefixes prefixes, TableMetadata head, String headFile, Optional<ReplicaHead> replica, List<String> versions) {
+    List<String> earlier;
+    if (replica.isEmpty()) {
+      prefixes = prefixes.learn(head, headFile);
+      earlier = head.metadataLog().stream().map(TableMetadata.LogEntry::metadataFile).toList();
+    } else if (options.coalesce() && !versions.isEmpty()) {
+      earlier =
+          VersionSequence.toApply(
+                  head, headFile, replica.flatMap(ReplicaHead::lastSourceFile),
+                  replica.flatMap(ReplicaHead::lastSourceUpdatedMs), false)
+              .stream().filter(f -> !versions.contains(f)).toList();
+    } else {
+      return prefixes;
+    }
+    for (String file : earlier) {
+      try {
+        prefixes = prefixes.learnEarlier(ReplicaFiles.readMetadata(source, file, options.maxMetadataBytes()), file);
+      } catch (MissingFileException e) {
+        prefixes = prefixes.learnFolderOf(file);
+      }
+    }
+    return prefixes;
+  }
+
+  /** Recorded before any file is put under a newly learned prefix, so every later run maps it alike. */
+  private void rememberPrefixes(String targetLocation, SourcePrefixes prefixes) throws IOException {
+    ReplicaState state = replicaFiles.state(targetLocation);
+    if (!state.sourcePrefixes().equals(prefixes.learned())) {
+      replicaFiles.writeState(targetLocation, state.withSourcePrefixes(prefixes.learned()));
+    }
+  }
+
+  /** What declares a prefix, when no version of the table's metadata did. */
+  private String outsideHint() {
+    return options.allowedSourcePrefixes().isEmpty()
+        ? "; no version of the table's metadata declares a prefix holding it: map one with --map <source-prefix>=<target-prefix>"
+        : "; it lies outside the table's folder and every allowed source prefix " + options.allowedSourcePrefixes();
   }
 
   private String resolveGiven(String sourceLocation, String file) {

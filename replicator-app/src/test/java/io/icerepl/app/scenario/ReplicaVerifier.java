@@ -82,9 +82,21 @@ public final class ReplicaVerifier {
   /** Fails with an {@link AssertionError} listing every problem found. */
   public void verify(
       ScenarioExpectations expected, String sourceLocation, String replicaLocation) {
+    verify(expected, sourceLocation, List.of(), replicaLocation);
+  }
+
+  /**
+   * As above, for a source that also wrote outside its location: no replica path may point under
+   * {@code otherSourcePrefixes} either.
+   */
+  public void verify(
+      ScenarioExpectations expected, String sourceLocation, List<String> otherSourcePrefixes, String replicaLocation) {
     List<String> problems = new ArrayList<>();
     problems.addAll(readProblems(expected, replicaLocation));
     problems.addAll(fileProblems(sourceLocation, replicaLocation));
+    for (String prefix : otherSourcePrefixes) {
+      fileProblems(prefix, replicaLocation).stream().filter(p -> p.contains("source")).forEach(problems::add);
+    }
     failIfAny(replicaLocation, problems);
   }
 

@@ -1,0 +1,182 @@
+package io.icerepl.merge.path;
+
+import io.icerepl.merge.error.PathOutsideMappingException;
+import io.icerepl.merge.json.TableMetadata;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Every source prefix a table has written under, each with its own folder in the replica. A
+ * table's {@code location} and {@code write.*.path} properties change over its life, while
+ * manifests keep naming files under the old prefixes (EXISTING and DELETED entries, old
+ * snapshots), so the mapping is the union of what every version declared, remembered in the
+ * replica's state, never rebuilt from one version alone.
+ *
+ * <p>The first location maps to the replica location. Every other prefix gets a folder of its own,
+ * named deterministically from the prefix, so two source prefixes never share a replica folder:
+ * {@code <replica>/data/<name>} for data paths and other locations, {@code <replica>/metadata/<name>}
+ * for metadata paths. A prefix under one already mapped needs no pair of its own.
+ *
+ * <p>Explicit prefixes (given by the user) come first and are not remembered. When allowed roots
+ * are given, a location or write path outside every one of them is refused: a table's metadata
+ * alone must not make the replicator read files outside the table.
+ */
+public final class SourcePrefixes {
+  private static final int NAME_CHARS = 48;
+
+  private final String targetLocation;
+  private final List<PathMapping.Prefix> explicit;
+  private final List<String> allowedRoots;
+  private final List<PathMapping.Prefix> learned;
+
+  private SourcePrefixes(
+      String targetLocation, List<PathMapping.Prefix> explicit, List<String> allowedRoots, List<PathMapping.Prefix> learned) {
+    this.targetLocation = Objects.requireNonNull(targetLocation, "targetLocation");
+    this.explicit = List.copyOf(explicit);
+    this.allowedRoots = List.copyOf(allowedRoots);
+    this.learned = List.copyOf(learned);
+  }
+
+  /**
+   * @param targetLocation the replica location
+   * @param explicit prefixes mapped by configuration, ahead of everything learned
+   * @param allowedRoots the prefixes a declared path must lie under; empty: any
+   * @param remembered the pairs learned before, from the replica's state
+   */
+  public static SourcePrefixes of(
+      String targetLocation, List<PathMapping.Prefix> explicit, List<String> allowedRoots, List<PathMapping.Prefix> remembered) {
+    return new SourcePrefixes(targetLocation, explicit, allowedRoots, remembered);
+  }
+
+  /** The learned pairs, to remember in the replica's state. */
+  public List<PathMapping.Prefix> learned() {
+    return learned;
+  }
+
+  /** The mapping of every explicit and learned prefix; the longest matching one decides. */
+  public PathMapping mapping() {
+    List<PathMapping.Prefix> all = new ArrayList<>(explicit);
+    all.addAll(learned);
+    return PathMapping.of(all);
+  }
+
+  /**
+   * With the location and write paths one metadata version declares.
+   *
+   * @param metadataFile where the version was read, for messages
+   * @throws PathOutsideMappingException when allowed roots are given and a declared path lies
+   *     outside all of them
+   */
+  public SourcePrefixes learn(TableMetadata version, String metadataFile) {
+    return learn(version, metadataFile, true);
+  }
+
+  /**
+   * As {@link #learn}, for an earlier version read only to learn what the table wrote under (a
+   * backfill, or versions skipped): a prefix outside the allowed roots is passed over, not
+   * refused; the files still named under it fail where they are named.
+   */
+  public SourcePrefixes learnEarlier(TableMetadata version, String metadataFile) {
+    return learn(version, metadataFile, false).learnFolderOf(metadataFile);
+  }
+
+  private SourcePrefixes learn(TableMetadata version, String metadataFile, boolean strict) {
+    SourcePrefixes result = this;
+    result = result.add(version.location(), "location", metadataFile, Kind.LOCATION, strict);
+    Map<String, String> properties = version.properties();
+    for (String property : TableLayout.DATA_PATH_PROPERTIES) {
+      result = result.add(properties.get(property), property, metadataFile, Kind.DATA, strict);
+    }
+    String metadataPath = TableLayout.METADATA_PATH_PROPERTY;
+    return result.add(properties.get(metadataPath), metadataPath, metadataFile, Kind.METADATA, strict);
+  }
+
+  /**
+   * With the folder of a metadata file the source's {@code metadata-log} names: the table wrote
+   * metadata there, even when that file is gone. Outside the allowed roots it is not learned (its
+   * files then fail where they are named).
+   */
+  public SourcePrefixes learnFolderOf(String metadataFile) {
+    int slash = metadataFile.lastIndexOf('/');
+    if (slash <= 0) {
+      return this;
+    }
+    return add(metadataFile.substring(0, slash), "folder", metadataFile, Kind.METADATA, false);
+  }
+
+  /**
+   * With the layout of replicas made before prefixes were remembered: the location to the replica
+   * location, data paths outside it to its {@code data} folder, a metadata path to its
+   * {@code metadata} folder. Keeps the files those replicas already hold where they are.
+   */
+  public SourcePrefixes learnFormerLayout(TableMetadata version) {
+    List<PathMapping.Prefix> more = new ArrayList<>(learned);
+    PathMapping current = mapping();
+    for (PathMapping.Prefix prefix : TableLayout.mapping(version, targetLocation, List.of()).prefixes()) {
+      if (!current.covers(prefix.source()) && allowed(prefix.source())) {
+        more.add(prefix);
+      }
+    }
+    return new SourcePrefixes(targetLocation, explicit, allowedRoots, more);
+  }
+
+  private enum Kind { LOCATION, DATA, METADATA }
+
+  private SourcePrefixes add(String prefix, String declaredAs, String metadataFile, Kind kind, boolean strict) {
+    if (prefix == null || prefix.isBlank() || mapping().covers(prefix) || (!strict && !allowed(prefix))) {
+      return this;
+    }
+    if (!allowed(prefix)) {
+      throw new PathOutsideMappingException(
+          "Cannot map path " + prefix + " (" + declaredAs + " in table metadata " + metadataFile
+              + "): it is outside the mapping");
+    }
+    List<PathMapping.Prefix> more = new ArrayList<>(learned);
+    more.add(new PathMapping.Prefix(prefix, targetOf(prefix, kind)));
+    return new SourcePrefixes(targetLocation, explicit, allowedRoots, more);
+  }
+
+  private String targetOf(String prefix, Kind kind) {
+    boolean replicaLocationTaken =
+        learned.stream().anyMatch(p -> PathMapping.canonical(p.target()).equals(PathMapping.canonical(targetLocation)));
+    if (kind == Kind.LOCATION && !replicaLocationTaken) {
+      return targetLocation;
+    }
+    String folder = kind == Kind.METADATA ? "metadata" : "data";
+    return TableLayout.join(TableLayout.join(targetLocation, folder), folderName(prefix));
+  }
+
+  private boolean allowed(String path) {
+    return allowedRoots.isEmpty() || PathMapping.of(allowedRoots.stream().map(r -> new PathMapping.Prefix(r, r)).toList()).covers(path);
+  }
+
+  /**
+   * A folder name for a source prefix: its readable tail, then a hash of the whole prefix, so
+   * different prefixes never get the same name (e.g. {@code s3://b/ext/orders} →
+   * {@code b-ext-orders-1f0c3a9e}).
+   */
+  static String folderName(String prefix) {
+    String canonical = PathMapping.canonical(prefix).replaceAll("/+$", "");
+    String path = canonical.contains("://") ? canonical.substring(canonical.indexOf("://") + 3) : canonical;
+    String readable = path.replaceAll("[^A-Za-z0-9._-]+", "-").replaceAll("^[-.]+|-+$", "");
+    if (readable.length() > NAME_CHARS) {
+      readable = readable.substring(readable.length() - NAME_CHARS).replaceAll("^[-.]+", "");
+    }
+    String hash = sha256(canonical).substring(0, 8);
+    return readable.isEmpty() ? hash : readable + "-" + hash;
+  }
+
+  private static String sha256(String text) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+    }
+  }
+}
