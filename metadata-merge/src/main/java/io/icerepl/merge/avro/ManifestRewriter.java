@@ -1,7 +1,6 @@
 package io.icerepl.merge.avro;
 
 import io.icerepl.merge.error.BadInputException;
-import io.icerepl.merge.error.PathOutsideMappingException;
 import io.icerepl.merge.rewrite.RewrittenFile;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -68,9 +67,9 @@ public final class ManifestRewriter {
    *
    * <p>For every entry, live or deleted: data_file.file_path and data_file.referenced_data_file
    * (when present and non-null) are mapped with {@code mapPath}. For position-delete entries
-   * (content 1) the lower_bounds / upper_bounds values of field id 2147483546 are mapped too: equal
-   * bounds must map (the exception of {@code mapPath} propagates); differing bounds that cannot both
-   * be mapped ({@link PathOutsideMappingException}) are removed from both maps.
+   * (content 1) the lower_bounds / upper_bounds values of field id 2147483546 are mapped too when
+   * they are equal (the exception of {@code mapPath} propagates); differing ones are removed from
+   * both maps, the other columns' bounds staying.
    *
    * <p>For a live entry whose source file_path has a non-null {@code rewrittenDeleteFile}, the
    * file_size_in_bytes and (when the schema has it) split_offsets are replaced by its values.
@@ -247,8 +246,11 @@ public final class ManifestRewriter {
 
     /**
      * Maps the bounds of the position-delete file_path column. Equal bounds name the one data file
-     * the delete file applies to (readers rely on that), so they must map; differing bounds that
-     * cannot be mapped are dropped, since missing bounds are safe and wrong ones are not.
+     * the delete file applies to (readers pair them by that), so they are mapped and must map.
+     * Differing bounds are a range, and mapping each end on its own can invert it when two source
+     * prefixes meet in one replica folder: a reader that range-checks bounds would then skip the
+     * delete file and deleted rows come back. They are removed, as Iceberg's own path rewrite
+     * does; without them readers consider the delete file for every data file of its partition.
      */
     void mapDeletedPathBounds(
         GenericRecord dataFile, AvroContainer source, Function<String, String> mapPath) {
@@ -274,24 +276,11 @@ public final class ManifestRewriter {
         upper.get(upperIndex).put("value", mapped.duplicate());
         return;
       }
-      ByteBuffer mappedLower = lowerIndex < 0 ? null : tryMap(lowerValue, mapPath);
-      ByteBuffer mappedUpper = upperIndex < 0 ? null : tryMap(upperValue, mapPath);
-      boolean unmappable =
-          (lowerIndex >= 0 && mappedLower == null) || (upperIndex >= 0 && mappedUpper == null);
-      if (unmappable) {
-        if (lowerIndex >= 0) {
-          lower.remove(lowerIndex);
-        }
-        if (upperIndex >= 0) {
-          upper.remove(upperIndex);
-        }
-        return;
-      }
       if (lowerIndex >= 0) {
-        lower.get(lowerIndex).put("value", mappedLower);
+        lower.remove(lowerIndex);
       }
       if (upperIndex >= 0) {
-        upper.get(upperIndex).put("value", mappedUpper);
+        upper.remove(upperIndex);
       }
     }
 
@@ -317,19 +306,6 @@ public final class ManifestRewriter {
     private static ByteBuffer value(GenericRecord pair) {
       Object value = pair.get("value");
       return value instanceof ByteBuffer buffer ? buffer : null;
-    }
-
-    /** The mapped value, or null when the bound is not a path the mapping covers. */
-    private static ByteBuffer tryMap(ByteBuffer value, Function<String, String> mapPath) {
-      String path = utf8(value);
-      if (path == null) {
-        return null;
-      }
-      try {
-        return ByteBuffer.wrap(mapPath.apply(path).getBytes(StandardCharsets.UTF_8));
-      } catch (PathOutsideMappingException e) {
-        return null;
-      }
     }
 
     private static String utf8(ByteBuffer value) {

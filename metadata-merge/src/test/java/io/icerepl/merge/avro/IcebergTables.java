@@ -186,7 +186,7 @@ final class IcebergTables {
         dv);
   }
 
-  private static DataFile dataFile(String path, String lookalike, List<Long> splitOffsets) {
+  static DataFile dataFile(String path, String lookalike, List<Long> splitOffsets) {
     return DataFiles.builder(SPEC)
         .withPath(path)
         .withFormat(FileFormat.PARQUET)
@@ -202,7 +202,7 @@ final class IcebergTables {
         .build();
   }
 
-  private static DeleteFile positionDeletes(
+  static DeleteFile positionDeletes(
       DataFile partitionOf,
       String path,
       String lowerPath,
@@ -295,9 +295,17 @@ final class IcebergTables {
    */
   static Replica replicate(
       Fixture fixture, Snapshot snapshot, Function<String, RewrittenFile> rewrittenDeleteFiles) {
-    PathMapping mapping = fixture.mapping();
+    return replicate(fixture.io(), snapshot, fixture.mapping(), rewrittenDeleteFiles);
+  }
+
+  /** The same for any table's snapshot and mapping. */
+  static Replica replicate(
+      FileIO io,
+      Snapshot snapshot,
+      PathMapping mapping,
+      Function<String, RewrittenFile> rewrittenDeleteFiles) {
     Map<String, Long> lengths = new HashMap<>();
-    for (ManifestFile manifest : snapshot.allManifests(fixture.io())) {
+    for (ManifestFile manifest : snapshot.allManifests(io)) {
       byte[] rewritten =
           rewriteManifest(
               bytes(manifest.path()), fileName(manifest.path()), mapping::map,

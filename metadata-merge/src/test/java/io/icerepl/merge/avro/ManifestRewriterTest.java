@@ -22,6 +22,7 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -39,6 +40,7 @@ import org.apache.iceberg.ManifestContent;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.ManifestReader;
+import org.apache.iceberg.Table;
 import org.apache.iceberg.util.ContentFileUtil;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -195,15 +197,79 @@ class ManifestRewriterTest {
   }
 
   @Test
-  void differingPositionDeleteBoundsInsideTheMappingAreBothMapped() {
+  void differingPositionDeleteBoundsAreRemovedKeepingTheOtherColumnsBounds() {
     Fixture fixture = IcebergTables.create(dir, 2);
 
     DeleteFile range = replicaDeleteFile(fixture, fixture.posDeleteRange(), p -> null);
 
-    assertThat(string(range.lowerBounds().get(DELETE_FILE_PATH)))
-        .isEqualTo(fixture.mapping().map(fixture.dataB().location()));
-    assertThat(string(range.upperBounds().get(DELETE_FILE_PATH)))
-        .isEqualTo(fixture.mapping().map(fixture.dataC().location()));
+    assertThat(range.lowerBounds()).doesNotContainKey(DELETE_FILE_PATH);
+    assertThat(range.upperBounds()).doesNotContainKey(DELETE_FILE_PATH);
+    assertThat(range.lowerBounds().get(DELETE_POS))
+        .isEqualTo(fixture.posDeleteRange().lowerBounds().get(DELETE_POS));
+    assertThat(range.upperBounds().get(DELETE_POS))
+        .isEqualTo(fixture.posDeleteRange().upperBounds().get(DELETE_POS));
+  }
+
+  /**
+   * Data files under the table location and under a write path outside it land in one replica
+   * folder, where the order of their names flips: mapped one by one, the delete file's file_path
+   * bounds would invert and Iceberg would pair it with neither data file.
+   */
+  @Test
+  void boundsThatTwoPrefixesWouldInvertAreClearedAndIcebergStillAppliesTheDeletesToBothFiles()
+      throws IOException {
+    String source = "file:" + dir.resolve("source");
+    String writePath = "file:" + dir.resolve("source2") + "/data";
+    String replica = "file:" + dir.resolve("replica");
+    PathMapping mapping =
+        PathMapping.of(source, replica).with(writePath, replica + "/data");
+    Table table =
+        new org.apache.iceberg.hadoop.HadoopTables(new org.apache.hadoop.conf.Configuration())
+            .create(IcebergTables.SCHEMA, IcebergTables.SPEC, Map.of("format-version", "2"), source);
+    DataFile z = IcebergTables.dataFile(source + "/data/z.parquet", "x", null);
+    DataFile a = IcebergTables.dataFile(writePath + "/a.parquet", "x", null);
+    table.newAppend().appendFile(z).appendFile(a).commit();
+    DeleteFile both =
+        IcebergTables.positionDeletes(z, source + "/data/pos-both.parquet", z.location(), a.location(), null);
+    DeleteFile onlyA =
+        IcebergTables.positionDeletes(a, source + "/data/pos-a.parquet", a.location(), a.location(), null);
+    table.newRowDelta().addDeletes(both).addDeletes(onlyA).commit();
+    assertThat(z.location()).isLessThan(a.location());
+    assertThat(mapping.map(z.location())).isGreaterThan(mapping.map(a.location()));
+
+    Replica copy =
+        IcebergTables.replicate(table.io(), table.currentSnapshot(), mapping, p -> null);
+
+    Map<String, DeleteFile> deletes = new HashMap<>();
+    for (ManifestFile manifest : copy.snapshot().deleteManifests(copy.io())) {
+      try (ManifestReader<DeleteFile> reader =
+          ManifestFiles.readDeleteManifest(manifest, copy.io(), table.specs())) {
+        reader.forEach(file -> deletes.put(file.location(), file.copy()));
+      }
+    }
+    DeleteFile replicaBoth = deletes.get(mapping.map(both.location()));
+    assertThat(replicaBoth.lowerBounds()).doesNotContainKey(DELETE_FILE_PATH).containsKey(DELETE_POS);
+    assertThat(replicaBoth.upperBounds()).doesNotContainKey(DELETE_FILE_PATH).containsKey(DELETE_POS);
+    DeleteFile replicaOnlyA = deletes.get(mapping.map(onlyA.location()));
+    assertThat(string(replicaOnlyA.lowerBounds().get(DELETE_FILE_PATH)))
+        .isEqualTo(mapping.map(a.location()));
+    assertThat(string(replicaOnlyA.upperBounds().get(DELETE_FILE_PATH)))
+        .isEqualTo(mapping.map(a.location()));
+
+    // what a reader that range-checks file_path bounds decides
+    assertThat(boundsAdmit(replicaBoth, mapping.map(z.location()))).isTrue();
+    assertThat(boundsAdmit(replicaBoth, mapping.map(a.location()))).isTrue();
+    assertThat(boundsAdmit(replicaOnlyA, mapping.map(z.location()))).isFalse();
+    assertThat(boundsAdmit(replicaOnlyA, mapping.map(a.location()))).isTrue();
+    // and what Iceberg's own scan planning pairs
+    Map<String, List<String>> deletesByDataFile =
+        plannedDeletes(table, copy, mapping.map(table.currentSnapshot().manifestListLocation()));
+    assertThat(deletesByDataFile)
+        .containsOnlyKeys(mapping.map(z.location()), mapping.map(a.location()));
+    assertThat(deletesByDataFile.get(mapping.map(z.location())))
+        .containsExactly(replicaBoth.location());
+    assertThat(deletesByDataFile.get(mapping.map(a.location())))
+        .containsExactlyInAnyOrder(replicaBoth.location(), replicaOnlyA.location());
   }
 
   @Test
@@ -453,6 +519,44 @@ class ManifestRewriterTest {
   }
 
   // ------------------------------------------------------------------ helpers
+
+  /** Whether the delete file's file_path bounds, when present, admit a data file's path. */
+  private static boolean boundsAdmit(DeleteFile delete, String dataFile) {
+    ByteBuffer lower = delete.lowerBounds().get(DELETE_FILE_PATH);
+    ByteBuffer upper = delete.upperBounds().get(DELETE_FILE_PATH);
+    var order = org.apache.iceberg.types.Comparators.charSequences();
+    return (lower == null || order.compare(string(lower), dataFile) <= 0)
+        && (upper == null || order.compare(dataFile, string(upper)) <= 0);
+  }
+
+  /**
+   * The delete files Iceberg's scan planning pairs with each data file of the replica's current
+   * snapshot: the source metadata with only that snapshot's manifest list replaced by the
+   * replica's, opened as a static table.
+   */
+  private Map<String, List<String>> plannedDeletes(Table source, Replica replica, String replicaList)
+      throws IOException {
+    String json =
+        org.apache.iceberg.TableMetadataParser.toJson(
+                ((org.apache.iceberg.HasTableOperations) source).operations().current())
+            .replace(
+                "\"" + source.currentSnapshot().manifestListLocation() + "\"",
+                "\"" + replicaList + "\"");
+    java.nio.file.Path metadata = dir.resolve("replica-view.metadata.json");
+    java.nio.file.Files.writeString(metadata, json);
+    Table view =
+        new org.apache.iceberg.BaseTable(
+            new org.apache.iceberg.StaticTableOperations(metadata.toString(), replica.io()),
+            "replica");
+    Map<String, List<String>> planned = new HashMap<>();
+    try (var tasks = view.newScan().planFiles()) {
+      for (var task : tasks) {
+        planned.put(
+            task.file().location(), task.deletes().stream().map(DeleteFile::location).toList());
+      }
+    }
+    return planned;
+  }
 
   private static ManifestFile manifestWithDeletedEntries(Fixture fixture) {
     return IcebergTables.allManifests(fixture).stream()
