@@ -2,6 +2,8 @@ package io.icerepl.app.replicate;
 
 import io.icerepl.app.replica.ReplicaFiles;
 import io.icerepl.app.replica.ReplicaHead;
+import io.icerepl.app.retention.PendingDeletion;
+import io.icerepl.app.retention.RetentionSettings;
 import io.icerepl.copier.commit.CopyPlanner;
 import io.icerepl.copier.commit.CopyProgress;
 import io.icerepl.copier.commit.MetadataPublisher;
@@ -51,6 +53,7 @@ public final class TableReplicator {
   private final MetadataPublisher publisher;
   private final ReplicaFiles replicaFiles;
   private final SourceHeadResolver headResolver;
+  private final PendingDeletion pendingDeletion;
 
   public TableReplicator(
       ObjectStore source, ObjectStore target, Clock clock, ExecutorService executor, ReplicationOptions options) {
@@ -74,6 +77,7 @@ public final class TableReplicator {
     this.publisher = new MetadataPublisher(target);
     this.replicaFiles = new ReplicaFiles(target, options.maxMetadataBytes());
     this.headResolver = new FileSystemHeadResolver(source);
+    this.pendingDeletion = new PendingDeletion(target, replicaFiles, RetentionSettings.defaults().batchSize());
   }
 
   /**
@@ -104,6 +108,8 @@ public final class TableReplicator {
     ReplicaState state = replicaFiles.state(targetLocation);
     if (replica.isPresent()) {
       MetadataMerge.checkSameTable(head, replica.get().metadata(), headFile, replica.get().file());
+      // files an interrupted expiry left half deleted must not be taken as in place
+      state = pendingDeletion.finish(targetLocation, replica.get().metadata(), state);
     }
     List<String> versions =
         VersionSequence.toApply(

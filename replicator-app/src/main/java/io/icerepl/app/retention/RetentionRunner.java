@@ -47,6 +47,7 @@ public final class RetentionRunner {
   private final RetentionSettings settings;
   private final ReplicaFiles replicaFiles;
   private final MetadataPublisher publisher;
+  private final PendingDeletion pendingDeletion;
 
   public RetentionRunner(ObjectStore target, Clock clock, RetentionSettings settings) {
     this.target = target;
@@ -54,6 +55,7 @@ public final class RetentionRunner {
     this.settings = settings;
     this.replicaFiles = new ReplicaFiles(target, settings.maxMetadataBytes());
     this.publisher = new MetadataPublisher(target);
+    this.pendingDeletion = new PendingDeletion(target, replicaFiles, settings.batchSize());
   }
 
   /**
@@ -80,9 +82,8 @@ public final class RetentionRunner {
             .head(location, location)
             .orElseThrow(() -> new BadInputException("Cannot expire snapshots of " + location + ": it holds no replica"));
     ReplicaState state = replicaFiles.state(location);
-    if (!options.dryRun() && !state.pendingDeletes().isEmpty()) {
-      finishPendingDeletes(location, head.metadata(), state);
-      state = replicaFiles.state(location);
+    if (!options.dryRun()) {
+      state = pendingDeletion.finish(location, head.metadata(), state);
     }
 
     TableMetadata before = head.metadata();
@@ -137,23 +138,6 @@ public final class RetentionRunner {
     return new RetentionResult(
         filesKept ? UnreachableFiles.none() : unreachable, false, filesKept, plan.expiredSnapshotIds(),
         plan.droppedRefs(), plan.warnings(), published);
-  }
-
-  /**
-   * A run that published and then stopped before deleting left its expired snapshots pending:
-   * recompute what they alone reach against the current metadata, delete that, forget them.
-   */
-  private void finishPendingDeletes(String location, TableMetadata current, ReplicaState state) throws IOException {
-    Set<Long> held = new HashSet<>();
-    current.snapshots().forEach(s -> held.add(s.snapshotId()));
-    // a snapshot brought back by the source (a rollback) is retained again: not pending any more
-    List<ExpiredSnapshot> stillExpired =
-        state.pendingDeletes().stream().filter(s -> !held.contains(s.snapshotId())).toList();
-    UnreachableFiles orphans =
-        ReachabilityPlanner.unreachableAfterInterruptedDelete(stillExpired, current, target::open, settings.batchSize());
-    LOG.info("{}: finishing an earlier expiry: deleting {} orphaned file(s)", location, orphans.all().size());
-    delete(location, orphans);
-    replicaFiles.writeState(location, state.withRetention(state.expiredSnapshotIds(), state.droppedRefs(), List.of()));
   }
 
   private void delete(String location, UnreachableFiles files) throws IOException {
