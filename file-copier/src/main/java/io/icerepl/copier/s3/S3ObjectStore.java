@@ -89,6 +89,9 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
         .region(Region.of(endpoint.region()))
         .credentialsProvider(credentials)
         .forcePathStyle(endpoint.pathStyle())
+        // The other side's bucket is often in another region: a CopyObject's HEAD of its source,
+        // or any call on a bucket of another region, gets a 301 that this follows to that region.
+        .crossRegionAccessEnabled(true)
         // S3Resilience is the one retry layer; SDK retries underneath would multiply attempts.
         .overrideConfiguration(c -> c.retryStrategy(AwsRetryStrategy.doNotRetry())
             .executionInterceptors(interceptors));
@@ -96,6 +99,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
         .region(Region.of(endpoint.region()))
         .credentialsProvider(credentials)
         .forcePathStyle(endpoint.pathStyle())
+        .crossRegionAccessEnabled(true)
         .overrideConfiguration(c -> c.retryStrategy(AwsRetryStrategy.doNotRetry())
             .executionInterceptors(interceptors))
         .multipartEnabled(true)
