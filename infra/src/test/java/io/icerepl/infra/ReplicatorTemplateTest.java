@@ -233,6 +233,11 @@ class ReplicatorTemplateTest {
   }
 
   @Test
+  void theJvmExitsOnOutOfMemorySoEcsReplacesTheTask() {
+    assertThat(environment().get("JAVA_TOOL_OPTIONS")).contains("-XX:+ExitOnOutOfMemoryError");
+  }
+
+  @Test
   void lagAlarmWatchesReplicationLagSecondsAgainstTheThresholdParameter() {
     JsonNode alarm = template.properties("ReplicationLagAlarm");
     assertThat(alarm.path("Namespace").asText()).isEqualTo("IcebergReplicator");
@@ -263,6 +268,13 @@ class ReplicatorTemplateTest {
     for (String id : List.of("ReplicaBucket", "ReplicaKey")) {
       assertThat(template.resource(id).path("DeletionPolicy").asText()).as(id).isEqualTo("Retain");
     }
+  }
+
+  private Map<String, String> environment() {
+    Map<String, String> environment = new java.util.TreeMap<>();
+    template.properties("TaskDefinition").path("ContainerDefinitions").get(0).path("Environment")
+        .forEach(e -> environment.put(e.path("Name").asText(), Template.render(e.path("Value"))));
+    return environment;
   }
 
   private List<Statement> bucketPolicy() {

@@ -5,6 +5,7 @@ import static io.icerepl.merge.json.TableMetadataFields.*;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -22,8 +23,18 @@ import java.util.zip.GZIPInputStream;
  * applies to the decompressed bytes of gzip metadata.
  */
 public final class TableMetadataParser {
-  /** Default size limit of one metadata file: 2 GiB. */
-  public static final long DEFAULT_MAX_METADATA_BYTES = 2L * 1024 * 1024 * 1024;
+  /**
+   * Default size limit of one metadata file, decompressed: 256 MiB. The parsed tree takes several
+   * times its text in heap, so the limit stays well below the service's heap: a small gzip file
+   * that inflates past it fails its table instead of the JVM.
+   */
+  public static final long DEFAULT_MAX_METADATA_BYTES = 256L * 1024 * 1024;
+
+  /**
+   * Longest string value read: 64 MiB. Metadata strings are paths and JSON-encoded
+   * values (schemas, statistics), far below it; a longer one is hostile input.
+   */
+  public static final int MAX_STRING_LENGTH = 64 * 1024 * 1024;
 
   private static final ObjectMapper MAPPER = newMapper();
   private static final int MIN_FORMAT_VERSION = 1;
@@ -33,12 +44,12 @@ public final class TableMetadataParser {
 
   private static ObjectMapper newMapper() {
     ObjectMapper mapper = new ObjectMapper();
-    // Big tables have big metadata: lift Jackson's default document limits, ours applies instead.
+    // Big tables have big metadata: lift Jackson's default document limit, ours applies instead.
     mapper
         .getFactory()
         .setStreamReadConstraints(
             StreamReadConstraints.builder()
-                .maxStringLength(Integer.MAX_VALUE)
+                .maxStringLength(MAX_STRING_LENGTH)
                 .maxDocumentLength(-1)
                 .maxNestingDepth(1000)
                 .build());
@@ -51,6 +62,9 @@ public final class TableMetadataParser {
     try (InputStream limited = new LimitedInputStream(decompress(input), maxBytes, fileName)) {
       JsonNode node = MAPPER.readTree(limited);
       return validate(node, fileName);
+    } catch (StreamConstraintsException e) {
+      throw new BadInputException(
+          "Cannot read table metadata " + fileName + ": over the parser's limits: " + e.getOriginalMessage(), e);
     } catch (JsonProcessingException e) {
       throw new BadInputException(
           "Cannot read table metadata " + fileName + ": malformed JSON: " + e.getOriginalMessage(), e);

@@ -26,7 +26,7 @@ import org.springframework.validation.annotation.Validated;
  * @param sqs S3 event intake from an SQS queue
  * @param coalesceVersions apply only the source head when catching up, skipping intermediate
  *     versions (default false: one replica commit per source version)
- * @param maxMetadataBytes the largest metadata file read, decompressed (default 2GB, binary units)
+ * @param maxMetadataBytes the largest metadata file read, decompressed (default 256MB, binary units)
  */
 @Validated
 @ConfigurationProperties("replicator")
@@ -37,7 +37,7 @@ public record ReplicatorProperties(
     @Valid @DefaultValue Retry retry,
     @Valid @DefaultValue Sqs sqs,
     @DefaultValue("false") boolean coalesceVersions,
-    @NotNull @DefaultValue("2GB") DataSize maxMetadataBytes) {
+    @NotNull @DefaultValue("256MB") DataSize maxMetadataBytes) {
 
   public ReplicatorProperties {
     rules = List.copyOf(rules);

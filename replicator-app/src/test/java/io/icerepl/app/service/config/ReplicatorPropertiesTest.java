@@ -24,7 +24,7 @@ class ReplicatorPropertiesTest {
     assertThat(p.sqs().enabled()).isFalse();
     assertThat(p.sqs().queue()).isEqualTo("iceberg-replicator-events");
     assertThat(p.coalesceVersions()).isFalse();
-    assertThat(p.maxMetadataBytes().toBytes()).isEqualTo(2L * 1024 * 1024 * 1024);
+    assertThat(p.maxMetadataBytes().toBytes()).isEqualTo(256L * 1024 * 1024);
   }
 
   @Test
