@@ -158,12 +158,12 @@ public final class TableMetadataParser {
       JsonNode id = v.required(snapshot, SNAPSHOT_ID, " in a snapshot");
       String where = " in snapshot " + id.asText();
       v.required(snapshot, TIMESTAMP_MS, where);
-      if (formatVersion >= 2) {
-        v.required(snapshot, SEQUENCE_NUMBER, where);
+      // Not required even in v2 and v3 (spec, Appendix E): a snapshot kept from before an upgrade
+      // from v1 has no sequence-number (0, which Iceberg omits), and may have no summary and
+      // embedded manifests instead of a manifest list.
+      JsonNode manifestList = snapshot.get(MANIFEST_LIST);
+      if ((manifestList != null && !manifestList.isNull()) || !snapshot.has(MANIFESTS)) {
         v.requiredText(snapshot, MANIFEST_LIST, where);
-        v.required(snapshot, SUMMARY, where);
-      } else if (!snapshot.has(MANIFEST_LIST) && !snapshot.has(MANIFESTS)) {
-        v.required(snapshot, MANIFEST_LIST, where);
       }
     }
     for (JsonNode entry : iterable(json, SNAPSHOT_LOG)) {

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icerepl.merge.error.ConflictException;
 import io.icerepl.merge.error.UnsupportedFeatureException;
 import io.icerepl.merge.head.MetadataFileNames;
+import io.icerepl.merge.json.LegacyV1Fields;
 import io.icerepl.merge.json.Snapshot;
 import io.icerepl.merge.json.TableMetadata;
 import io.icerepl.merge.json.TableMetadataParser;
@@ -41,7 +42,7 @@ public final class MetadataMerge {
   private MetadataMerge() {}
 
   public static MergeResult merge(MergeRequest request) {
-    TableMetadata source = request.source();
+    TableMetadata source = LegacyV1Fields.withListFields(request.source());
     TableMetadata replica = request.replica().orElse(null);
     String sourceFile = request.sourceMetadataFile();
     PathMapping mapping = request.mapping();

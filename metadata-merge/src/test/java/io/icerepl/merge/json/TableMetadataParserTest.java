@@ -99,4 +99,25 @@ class TableMetadataParserTest {
         .isInstanceOf(BadInputException.class)
         .hasMessage("Cannot read table metadata v1.metadata.json: missing required field 'schema'");
   }
+
+  @Test
+  void aSnapshotKeptFromBeforeAnUpgradeFromV1NeedsNoSequenceNumberNorSummary() {
+    String upgraded =
+        V2.replace("\"sequence-number\":1,\"summary\":{\"operation\":\"append\"},", "")
+            .replace("\"format-version\":2", "\"format-version\":3")
+            .replace("\"table-uuid\"", "\"next-row-id\":0,\"table-uuid\"");
+    assertThat(upgraded).doesNotContain("\"sequence-number\"").doesNotContain("\"summary\"");
+
+    TableMetadata metadata = read(upgraded);
+
+    assertThat(metadata.snapshots().get(0).sequenceNumber()).isZero();
+  }
+
+  @Test
+  void aV2SnapshotWithEmbeddedManifestsIsRead() {
+    String upgraded =
+        V2.replace("\"manifest-list\":\"s3://b/t/metadata/snap-5.avro\"", "\"manifests\":[\"s3://b/t/metadata/m0.avro\"]");
+
+    assertThat(read(upgraded).snapshots().get(0).manifests()).containsExactly("s3://b/t/metadata/m0.avro");
+  }
 }

@@ -166,6 +166,33 @@ class MetadataMergeTest {
   }
 
   @Test
+  void v1MetadataFromBeforeIceberg011GetsTheListsReadersDerive() {
+    MetadataJson source = MetadataJson.table(1, SRC).commit(1, null, 100);
+    for (String field :
+        List.of("schemas", "current-schema-id", "partition-specs", "default-spec-id", "last-partition-id",
+            "sort-orders", "default-sort-order-id")) {
+      source.json.remove(field);
+    }
+    ((com.fasterxml.jackson.databind.node.ObjectNode) source.json.get("schema")).remove("schema-id");
+    source.json.putArray("partition-spec").addObject().put("name", "id").put("transform", "identity").put("source-id", 1);
+
+    JsonNode out = merge(source, null, 300).metadata().json();
+
+    assertThat(out.get("schemas")).hasSize(1);
+    assertThat(out.get("schemas").get(0).get("schema-id").asInt()).isZero();
+    assertThat(out.get("schemas").get(0).get("fields")).isEqualTo(source.json.get("schema").get("fields"));
+    assertThat(out.get("current-schema-id").asInt()).isZero();
+    assertThat(out.get("partition-specs").toString())
+        .isEqualTo("[{\"spec-id\":0,\"fields\":[{\"name\":\"id\",\"transform\":\"identity\",\"source-id\":1,\"field-id\":1000}]}]");
+    assertThat(out.get("default-spec-id").asInt()).isZero();
+    assertThat(out.get("last-partition-id").asInt()).isEqualTo(1000);
+    assertThat(out.get("sort-orders").toString()).isEqualTo("[{\"order-id\":0,\"fields\":[]}]");
+    assertThat(out.get("default-sort-order-id").asInt()).isZero();
+    assertThat(out.get("schema")).isEqualTo(source.json.get("schema"));
+    assertThat(out.get("partition-spec")).isEqualTo(source.json.get("partition-spec"));
+  }
+
+  @Test
   void newSchemasAreAddedAndOldOnesKept() {
     MetadataJson source = MetadataJson.table(2, SRC).commit(1, null, 100);
     TableMetadata replica = merge(source, null, 300).metadata();

@@ -23,6 +23,7 @@ import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.PartitionStatisticsFile;
 import org.apache.iceberg.Schema;
@@ -339,6 +340,16 @@ public final class ReplicaVerifier {
       }
       for (Snapshot snapshot : m.snapshots()) {
         String list = snapshot.manifestListLocation();
+        if (list == null) {
+          // v1 snapshots from before manifest lists embed their manifests
+          for (ManifestFile manifest : snapshot.allManifests(io)) {
+            String label = where + " snapshot " + snapshot.snapshotId() + " manifest";
+            if (checkPath(label, manifest.path(), true)) {
+              manifests.add(localPath(manifest.path()));
+            }
+          }
+          continue;
+        }
         if (checkPath(where + " snapshot " + snapshot.snapshotId() + " manifest list", list, true)) {
           manifestLists.add(localPath(list));
         }

@@ -410,7 +410,8 @@ public final class ScenarioTable {
         snapshot.schemaId(),
         snapshot.firstRowId(),
         snapshot.addedRows(),
-        new TreeMap<>(snapshot.summary()));
+        // v1 snapshots written before Iceberg 0.11 may have no summary
+        snapshot.summary() == null ? new TreeMap<>() : new TreeMap<>(snapshot.summary()));
   }
 
   /**
