@@ -17,7 +17,7 @@ import java.util.function.Function;
  * Rewrites a v3 deletion-vector Puffin file for a replica. Everything before the footer (magic
  * and blobs) is copied byte for byte, so the content_offset and content_size_in_bytes recorded in
  * manifests stay valid; the new footer differs only in each blob's "referenced-data-file"
- * property, mapped to the replica location.
+ * property, mapped to the replica location, and is compressed when the source's was (same flags).
  *
  * <p>Pure: the caller's OutputStream is flushed but never closed. When an exception is thrown the
  * output holds an incomplete file and must be discarded.
@@ -35,7 +35,7 @@ public final class DeletionVectorRewriter {
    *
    * @return the new length; splitOffsets null
    * @throws BadInputException when the input is truncated or corrupted
-   * @throws UnsupportedFeatureException when the footer payload is compressed or uses unknown flags
+   * @throws UnsupportedFeatureException when the footer uses flags the spec does not define
    * @throws io.icerepl.merge.error.PathOutsideMappingException from mapPath, unchanged
    * @throws UncheckedIOException when out fails
    */
@@ -84,7 +84,7 @@ public final class DeletionVectorRewriter {
       write(counting, buffer, 0, step, fileName);
       position += step;
     }
-    byte[] tail = PuffinFooter.footerBytes(payload);
+    byte[] tail = footer.footerBytes(payload);
     write(counting, tail, 0, tail.length, fileName);
     try {
       counting.flush();

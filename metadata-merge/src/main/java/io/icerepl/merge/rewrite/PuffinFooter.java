@@ -6,23 +6,35 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.error.UnsupportedFeatureException;
 import io.icerepl.merge.io.SeekableInput;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
+import net.jpountz.lz4.LZ4Factory;
+import net.jpountz.lz4.LZ4FrameInputStream;
+import net.jpountz.lz4.LZ4FrameOutputStream;
+import net.jpountz.xxhash.XXHashFactory;
 
 /**
  * The footer of a Puffin file: {@code Magic FooterPayload FooterPayloadSize Flags Magic}, the
  * file starting with Magic too. Sizes are 4-byte little-endian signed ints; flags bit 0 of byte 0
- * says the payload is LZ4-compressed.
+ * says the payload is compressed, as a single LZ4 frame with its content size (the spec's only
+ * footer codec).
  *
  * @param fileLength the whole file's length
  * @param footerStart offset of the footer's leading magic: everything before it is magic and blobs
- * @param metadata the FileMetadata JSON object, checked to have a "blobs" list of objects whose
- *     offset and length lie between the file's magic and the footer
+ * @param flags the footer's flags, kept for the rewritten footer
+ * @param metadata the FileMetadata JSON object (decompressed), checked to have a "blobs" list of
+ *     objects whose offset and length lie between the file's magic and the footer
  */
-record PuffinFooter(long fileLength, long footerStart, ObjectNode metadata) {
+record PuffinFooter(long fileLength, long footerStart, int flags, ObjectNode metadata) {
   static final byte[] MAGIC = {0x50, 0x46, 0x41, 0x31};
+
+  /** Flags bit 0 of byte 0. */
+  private static final int FOOTER_PAYLOAD_COMPRESSED = 1;
 
   /** FooterPayloadSize (4) + Flags (4) + Magic (4). */
   private static final int FOOTER_STRUCT_LENGTH = 12;
@@ -48,13 +60,7 @@ record PuffinFooter(long fileLength, long footerStart, ObjectNode metadata) {
       if (payloadSize < 0 || footerStart < MAGIC.length) {
         throw bad(fileName, "footer payload size " + payloadSize + " does not fit in the file", null);
       }
-      if ((flags & 1) != 0) {
-        throw new UnsupportedFeatureException(
-            "Cannot rewrite deletion vector file "
-                + fileName
-                + ": its Puffin footer payload is compressed (LZ4), which is not supported");
-      }
-      if (flags != 0) {
+      if ((flags & ~FOOTER_PAYLOAD_COMPRESSED) != 0) {
         throw new UnsupportedFeatureException(
             "Cannot rewrite deletion vector file "
                 + fileName
@@ -64,21 +70,62 @@ record PuffinFooter(long fileLength, long footerStart, ObjectNode metadata) {
       checkMagic(in, footerStart, fileName, "at the footer's start");
       byte[] payload = new byte[payloadSize];
       in.readFully(footerStart + MAGIC.length, payload, 0, payloadSize);
+      if ((flags & FOOTER_PAYLOAD_COMPRESSED) != 0) {
+        payload = decompress(payload, fileName);
+      }
       ObjectNode metadata = parse(payload, fileName);
       checkBlobs(metadata, footerStart, fileName);
-      return new PuffinFooter(length, footerStart, metadata);
+      return new PuffinFooter(length, footerStart, flags, metadata);
     } catch (IOException e) {
       throw bad(fileName, PositionDeleteRewriter.reason(e), e);
     }
   }
 
-  /** A footer for an uncompressed payload. */
-  static byte[] footerBytes(byte[] payload) {
+  /** A footer around the JSON payload, compressed when this footer's flags say so. */
+  byte[] footerBytes(byte[] json) {
+    byte[] payload = (flags & FOOTER_PAYLOAD_COMPRESSED) != 0 ? compress(json) : json;
     ByteBuffer footer =
         ByteBuffer.allocate(MAGIC.length + payload.length + FOOTER_STRUCT_LENGTH)
             .order(ByteOrder.LITTLE_ENDIAN);
-    footer.put(MAGIC).put(payload).putInt(payload.length).putInt(0).put(MAGIC);
+    footer.put(MAGIC).put(payload).putInt(payload.length).putInt(flags).put(MAGIC);
     return footer.array();
+  }
+
+  /**
+   * One LZ4 frame with the content size in its header, as the Puffin spec requires, and
+   * independent blocks. The pure-Java codec: the footer is small and no native code is loaded.
+   */
+  private static byte[] compress(byte[] json) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(json.length / 2 + 64);
+    try (LZ4FrameOutputStream frame =
+        new LZ4FrameOutputStream(
+            out,
+            LZ4FrameOutputStream.BLOCKSIZE.SIZE_4MB,
+            json.length,
+            LZ4Factory.safeInstance().fastCompressor(),
+            XXHashFactory.safeInstance().hash32(),
+            LZ4FrameOutputStream.FLG.Bits.CONTENT_SIZE,
+            LZ4FrameOutputStream.FLG.Bits.BLOCK_INDEPENDENCE)) {
+      frame.write(json);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot compress a Puffin footer in memory", e);
+    }
+    return out.toByteArray();
+  }
+
+  private static byte[] decompress(byte[] payload, String fileName) {
+    try (LZ4FrameInputStream frame =
+        new LZ4FrameInputStream(
+            new ByteArrayInputStream(payload),
+            LZ4Factory.safeInstance().safeDecompressor(),
+            XXHashFactory.safeInstance().hash32())) {
+      return frame.readAllBytes();
+    } catch (IOException | RuntimeException e) {
+      throw bad(
+          fileName,
+          "footer payload is not a valid LZ4 frame: " + PositionDeleteRewriter.reason(e),
+          e);
+    }
   }
 
   private static void checkMagic(SeekableInput in, long position, String fileName, String where)

@@ -237,12 +237,57 @@ class DeletionVectorRewriteTest {
     assertThat(replicaData).isEqualTo(sourceData);
   }
 
-  // Iceberg 1.12's Puffin writer cannot compress a footer (LZ4 is not implemented), so the file
-  // is made by hand: the flags are what matters.
-  @ParameterizedTest
-  @ValueSource(ints = {1, 0x101})
-  void compressedFooterIsUnsupportedNamingTheFile(int flags) {
-    byte[] file = handMadePuffin("(LZ4 frame would be here)", flags);
+  @Test
+  void lz4CompressedFooterIsMappedAndCompressedAgainWithTheSourceFlagsAndBlobsByteForByte()
+      throws IOException {
+    List<DeleteFile> dvs = writeDeletionVectors();
+    byte[] source = Lz4PuffinFooters.compressFooter(
+        java.nio.file.Files.readAllBytes(local(dvs.get(0).location())));
+    assertThat(Lz4PuffinFooters.flags(source)).isEqualTo(1);
+
+    DeleteFixtures.TrackingOutput out = new DeleteFixtures.TrackingOutput();
+    RewrittenFile result =
+        DeletionVectorRewriter.rewrite(
+            new ByteArraySeekableInput(source), out, "dv.puffin", mapping::map);
+    byte[] replica = out.toByteArray();
+
+    assertThat(result.fileSizeInBytes()).isEqualTo(replica.length);
+    assertThat(Lz4PuffinFooters.flags(replica)).isEqualTo(1);
+    assertThat(Lz4PuffinFooters.isLz4FrameWithContentSize(Lz4PuffinFooters.storedPayload(replica)))
+        .isTrue();
+    int blobsEnd = Lz4PuffinFooters.footerStart(source);
+    assertThat(Lz4PuffinFooters.footerStart(replica)).isEqualTo(blobsEnd);
+    assertThat(Arrays.copyOfRange(replica, 0, blobsEnd))
+        .isEqualTo(Arrays.copyOfRange(source, 0, blobsEnd));
+    FileMetadata before = Lz4PuffinFooters.fileMetadata(source);
+    FileMetadata after = Lz4PuffinFooters.fileMetadata(replica);
+    assertThat(after.properties()).isEqualTo(before.properties());
+    assertThat(after.blobs()).hasSize(3);
+    for (int i = 0; i < 3; i++) {
+      BlobMetadata was = before.blobs().get(i);
+      BlobMetadata is = after.blobs().get(i);
+      assertThat(is.offset()).isEqualTo(was.offset());
+      assertThat(is.length()).isEqualTo(was.length());
+      Map<String, String> expected = new HashMap<>(was.properties());
+      expected.put("referenced-data-file", mapping.map(was.properties().get("referenced-data-file")));
+      assertThat(is.properties()).isEqualTo(expected);
+      assertThat(is.properties().get("referenced-data-file")).startsWith(TARGET + "/data/");
+    }
+    for (DeleteFile dv : dvs) {
+      byte[] blob =
+          Arrays.copyOfRange(
+              replica,
+              dv.contentOffset().intValue(),
+              (int) (dv.contentOffset() + dv.contentSizeInBytes()));
+      assertThat(PositionDeleteIndex.deserialize(blob, dv).cardinality()).isEqualTo(dv.recordCount());
+    }
+    assertThat(DeletionVectorRewriter.describe(new ByteArraySeekableInput(replica), "r.puffin"))
+        .isEqualTo(result);
+  }
+
+  @Test
+  void footerFlaggedCompressedThatIsNoLz4FrameIsBadInputNamingTheFile() {
+    byte[] file = handMadePuffin("{\"blobs\": []}", 1);
     assertThatThrownBy(
             () ->
                 DeletionVectorRewriter.rewrite(
@@ -250,14 +295,16 @@ class DeletionVectorRewriteTest {
                     new ByteArrayOutputStream(),
                     "s3://src/compressed.puffin",
                     mapping::map))
-        .isExactlyInstanceOf(UnsupportedFeatureException.class)
-        .hasMessageStartingWith("Cannot rewrite deletion vector file s3://src/compressed.puffin: ")
-        .hasMessageContaining("compressed");
+        .isExactlyInstanceOf(BadInputException.class)
+        .hasMessageStartingWith(
+            "Cannot read deletion vector file s3://src/compressed.puffin: footer payload is not a"
+                + " valid LZ4 frame");
   }
 
-  @Test
-  void unknownFooterFlagsAreUnsupported() {
-    byte[] file = handMadePuffin("{\"blobs\": []}", 0x100);
+  @ParameterizedTest
+  @ValueSource(ints = {0x100, 0x101})
+  void unknownFooterFlagsAreUnsupported(int flags) {
+    byte[] file = handMadePuffin("{\"blobs\": []}", flags);
     assertThatThrownBy(
             () ->
                 DeletionVectorRewriter.rewrite(

@@ -1,5 +1,6 @@
 package io.icerepl.app.scenario;
 
+import io.icerepl.merge.rewrite.Lz4PuffinFooters;
 import java.io.File;
 import java.io.IOException;
 import java.lang.reflect.RecordComponent;
@@ -44,6 +45,7 @@ import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.puffin.BlobMetadata;
 import org.apache.iceberg.puffin.Puffin;
+import org.apache.iceberg.puffin.FileMetadata;
 import org.apache.iceberg.puffin.PuffinReader;
 
 /**
@@ -433,8 +435,8 @@ public final class ReplicaVerifier {
 
     private void checkPuffin(FileIO io, String path) {
       String where = "deletion vector file " + path;
-      try (PuffinReader reader = Puffin.read(io.newInputFile(path)).build()) {
-        for (BlobMetadata blob : reader.fileMetadata().blobs()) {
+      try {
+        for (BlobMetadata blob : puffinFooter(io, path).blobs()) {
           String referenced = blob.properties().get("referenced-data-file");
           if (referenced == null) {
             problems.add(where + " has a " + blob.type() + " blob with no referenced-data-file");
@@ -505,6 +507,20 @@ public final class ReplicaVerifier {
         problems.add(where + " cannot be read: " + e);
       }
       return records;
+    }
+  }
+
+  /**
+   * The Puffin footer, read by Iceberg's reader; an LZ4-compressed one (which Iceberg 1.12 cannot
+   * decompress) is decompressed first and parsed by Iceberg's footer parser.
+   */
+  private static FileMetadata puffinFooter(FileIO io, String path) throws IOException {
+    byte[] bytes = Files.readAllBytes(Paths.get(localPath(path)));
+    if ((Lz4PuffinFooters.flags(bytes) & 1) != 0) {
+      return Lz4PuffinFooters.fileMetadata(bytes);
+    }
+    try (PuffinReader reader = Puffin.read(io.newInputFile(path)).build()) {
+      return reader.fileMetadata();
     }
   }
 

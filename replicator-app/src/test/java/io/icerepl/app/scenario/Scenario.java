@@ -186,6 +186,25 @@ public enum Scenario {
     }
   },
 
+  V3_DELETION_VECTORS_WITH_LZ4_COMPRESSED_PUFFIN_FOOTERS {
+    @Override
+    ScenarioTable writeAt(String location) {
+      PartitionSpec spec = PartitionSpec.builderFor(SCHEMA).identity("category").build();
+      ScenarioTable t = create(location, spec, null, 3);
+      DataFile f1 = t.append(t.row(1, "a", "x"), t.row(2, "b", "x"), t.row(3, "c", "x")).get(0);
+      List<DataFile> second = t.append(t.row(4, "d", "y"), t.row(5, "e", "y"), t.row(6, "f", "z"));
+      Map<DataFile, long[]> dvs = new LinkedHashMap<>();
+      dvs.put(f1, new long[] {0, 2});
+      dvs.put(second.get(0), new long[] {1});
+      t.commitDeletes(t.withLz4CompressedFooters(t.writeDeletionVectors(dvs)));
+      DataFile f3 = t.append(t.row(7, "g", "x"), t.row(8, "h", "x")).get(0);
+      t.commitDeletes(
+          t.withLz4CompressedFooters(t.writeDeletionVectors(Map.of(f3, new long[] {1}))));
+      t.append(t.row(9, "i", "z"));
+      return recorded(t);
+    }
+  },
+
   V2_UPGRADED_TO_V3_MID_HISTORY {
     @Override
     ScenarioTable writeAt(String location) {

@@ -276,6 +276,41 @@ public final class ScenarioTable {
     return writer.result().deleteFiles();
   }
 
+  /**
+   * The same deletion vectors with the footer of each Puffin file LZ4-compressed in place (flags
+   * bit 0), as the Puffin spec allows and Iceberg 1.12 cannot write; blobs stay where they were.
+   * No commit.
+   */
+  public List<DeleteFile> withLz4CompressedFooters(List<DeleteFile> deletionVectors) {
+    Table t = table();
+    Map<String, Long> lengths = new LinkedHashMap<>();
+    List<DeleteFile> result = new ArrayList<>();
+    for (DeleteFile dv : deletionVectors) {
+      long length =
+          lengths.computeIfAbsent(
+              dv.location(),
+              location -> {
+                // through the table's FileIO, so Hadoop's checksum sidecar is written anew too
+                try (var in = t.io().newInputFile(location).newStream()) {
+                  byte[] compressed =
+                      io.icerepl.merge.rewrite.Lz4PuffinFooters.compressFooter(in.readAllBytes());
+                  try (var out = t.io().newOutputFile(location).createOrOverwrite()) {
+                    out.write(compressed);
+                  }
+                  return (long) compressed.length;
+                } catch (IOException e) {
+                  throw new UncheckedIOException(e);
+                }
+              });
+      result.add(
+          org.apache.iceberg.FileMetadata.deleteFileBuilder(t.specs().get(dv.specId()))
+              .copy(dv)
+              .withFileSizeInBytes(length)
+              .build());
+    }
+    return result;
+  }
+
   /** Commits a row delta on main adding {@code deletes}. */
   public void commitDeletes(DeleteFile... deletes) {
     var delta = table().newRowDelta();
