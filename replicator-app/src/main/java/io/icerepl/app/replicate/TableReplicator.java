@@ -83,7 +83,7 @@ public final class TableReplicator {
   public ReplicationSummary replicate(String sourceLocation, String targetLocation, Optional<String> sourceMetadata) {
     String table = sourceLocation;
     try (ObjectStore.Lock lock = target.lock(targetLocation)) {
-      return run(table, sourceLocation, targetLocation, sourceMetadata);
+      return run(table, sourceLocation, targetLocation, sourceMetadata, lock);
     } catch (ReplicationException | UncheckedIOException e) {
       throw new TableReplicationException(table, e);
     } catch (IOException e) {
@@ -92,8 +92,8 @@ public final class TableReplicator {
   }
 
   private ReplicationSummary run(
-      String table, String sourceLocation, String targetLocation, Optional<String> sourceMetadata)
-      throws IOException {
+      String table, String sourceLocation, String targetLocation, Optional<String> sourceMetadata,
+      ObjectStore.Lock lock) throws IOException {
     String headFile = sourceMetadata.map(f -> resolveGiven(sourceLocation, f)).orElseGet(() -> headResolver.currentMetadataFile(sourceLocation));
     TableMetadata head = ReplicaFiles.readMetadata(source, headFile, options.maxMetadataBytes());
     Optional<ReplicaHead> replica = replicaFiles.head(table, targetLocation);
@@ -154,8 +154,9 @@ public final class TableReplicator {
         merge.addedSnapshots().forEach(s -> pendingLost.add(s.snapshotId()));
         continue;
       }
-      PlanExecutor.Outcome outcome = executor.execute(table, plan, mapping);
+      PlanExecutor.Outcome outcome = executor.execute(table, plan, mapping, lock);
       long version = replica.map(ReplicaHead::version).orElse(0L) + 1;
+      lock.checkHeld("commit replica version " + version);
       TableMetadata committed = replicaFiles.recordCommit(targetLocation, replica, version, merge.metadata());
       String published = publisher.publish(table, targetLocation, version, TableMetadataParser.toJson(committed));
       replica = Optional.of(new ReplicaHead(version, published, committed));
