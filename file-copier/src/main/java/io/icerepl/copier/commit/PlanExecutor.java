@@ -60,15 +60,22 @@ public final class PlanExecutor {
 
   /**
    * Puts every file of the plan in place. When a file fails, the files this call wrote are removed
-   * again: no published metadata names them yet, and the replica is left as it was.
+   * again: no published metadata names them yet, and the replica is left as it was. They are left
+   * when {@code lock} was lost meanwhile: the run that holds the table now may have published them.
    */
-  public Outcome execute(String table, CopyPlan plan, PathMapping mapping) {
+  public Outcome execute(String table, CopyPlan plan, PathMapping mapping, ObjectStore.Lock lock) {
     Run run = new Run(table, plan, mapping);
     try {
       run.phase(plan.files(), run::putFile);
       run.phase(plan.manifests(), run::rewriteManifest);
       run.phase(plan.manifestLists(), run::rewriteManifestList);
     } catch (RuntimeException e) {
+      try {
+        lock.checkHeld("remove the files of a failed commit");
+      } catch (IOException | RuntimeException lost) {
+        lost.addSuppressed(e);
+        throw lost instanceof RuntimeException r ? r : new UncheckedIOException((IOException) lost);
+      }
       run.removeWritten(e);
       throw e;
     }

@@ -340,6 +340,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
 
   @Override
   public void close() {
+    locks.close();
     transferManager.close();
     if (ownsClients) {
       client.close();

@@ -17,7 +17,8 @@ import java.util.Objects;
  * @param listPageSize keys per ListObjectsV2 page (S3 caps it at 1000)
  * @param lockPrefix key prefix of table lease objects, in the bucket of the table
  * @param lockOwner names this process in a lease, for whoever finds the table locked
- * @param lockTtl how long a lease holds; a lease past it is taken over (its holder is presumed dead)
+ * @param lockTtl how long a lease holds unless renewed (every third of it, while its run goes on);
+ *     a lease past it is taken over (its holder is presumed dead)
  * @param clock decides when a lease expires
  */
 public record S3StoreSettings(
@@ -31,6 +32,18 @@ public record S3StoreSettings(
     String lockOwner,
     Duration lockTtl,
     Clock clock) {
+
+  /**
+   * Where leases live unless configured otherwise: the command line, the service and the
+   * deployment template use this one prefix, so that they exclude each other.
+   */
+  public static final String DEFAULT_LOCK_PREFIX = ".replicator-locks";
+
+  /**
+   * How long a lease holds unless configured otherwise. Leases are renewed every third of it,
+   * so it bounds only how long a killed run's table stays locked.
+   */
+  public static final String DEFAULT_LOCK_TTL = "PT2M";
 
   private static final long MIB = 1024 * 1024;
   static final long MIN_PART_BYTES = 5 * MIB;
@@ -65,7 +78,7 @@ public record S3StoreSettings(
   public static S3StoreSettings defaults(String lockOwner) {
     return new S3StoreSettings(
         8 * MIB, 64 * MIB, 1024 * MIB, 16 * MIB, (int) MIB, 1000,
-        ".iceberg-replicator/locks", lockOwner, Duration.ofMinutes(30), Clock.systemUTC());
+        DEFAULT_LOCK_PREFIX, lockOwner, Duration.parse(DEFAULT_LOCK_TTL), Clock.systemUTC());
   }
 
   public S3StoreSettings withMultipart(long thresholdBytes, long copyThresholdBytes, long partBytes) {
@@ -82,6 +95,14 @@ public record S3StoreSettings(
     return new S3StoreSettings(memoryBufferBytes, multipartThresholdBytes,
         multipartCopyThresholdBytes, partSizeBytes, readAheadBytes, keys, lockPrefix, lockOwner,
         lockTtl, clock);
+  }
+
+  /**
+   * Leases under {@code prefix} as configured: a template's {@code .replicator-locks/} names the
+   * same prefix as {@code .replicator-locks}.
+   */
+  public S3StoreSettings withLockPrefix(String prefix) {
+    return withLock(prefix.replaceAll("^/+|/+$", ""), lockOwner, lockTtl, clock);
   }
 
   public S3StoreSettings withLock(String prefix, String owner, Duration ttl, Clock lockClock) {

@@ -3,7 +3,6 @@ package io.icerepl.copier.s3;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.icerepl.copier.store.ObjectStore;
-import io.icerepl.merge.error.ConflictException;
 import io.icerepl.merge.error.TableBusyException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -13,6 +12,10 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.util.HexFormat;
 import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.core.ResponseBytes;
@@ -25,8 +28,13 @@ import software.amazon.awssdk.services.s3.model.GetObjectResponse;
  * bucket, outside the table so that its readers and its retention never see them. S3 has no lock
  * that dies with its holder, so a lease carries an expiry, and an expired lease is taken over with
  * a write conditional on its ETag: of two runs taking over, one wins.
+ *
+ * <p>A held lease is renewed every third of the TTL (a write conditional on its ETag), so a run
+ * longer than the TTL keeps it and the TTL can be short: a killed run's lease frees its table
+ * soon. Every change is conditional on the ETag this run wrote last, so a run never renews or
+ * releases a lease another run took over.
  */
-final class S3TableLocks {
+final class S3TableLocks implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(S3TableLocks.class);
   private static final ObjectMapper JSON = new ObjectMapper();
   /** Create, find released, create again: a lease that keeps vanishing means heavy contention. */
@@ -35,6 +43,7 @@ final class S3TableLocks {
   private final S3Client client;
   private final S3Calls calls;
   private final S3StoreSettings settings;
+  private ScheduledExecutorService renewals;
 
   S3TableLocks(S3Client client, S3Calls calls, S3StoreSettings settings) {
     this.client = client;
@@ -49,6 +58,13 @@ final class S3TableLocks {
   }
 
   ObjectStore.Lock lock(String location) throws IOException {
+    Held held = take(location);
+    long period = Math.max(1, settings.lockTtl().toMillis() / 3);
+    held.renewal = renewals().scheduleAtFixedRate(held::renew, period, period, TimeUnit.MILLISECONDS);
+    return held;
+  }
+
+  private Held take(String location) throws IOException {
     S3Location lease = leaseOf(location);
     long now = settings.clock().millis();
     long expiresAt = now + settings.lockTtl().toMillis();
@@ -59,35 +75,54 @@ final class S3TableLocks {
     for (int i = 0; i < MAX_TRIES; i++) {
       Optional<String> created = put(lease, body, "*", null);
       if (created.isPresent()) {
-        return new Held(location, lease, created.get());
+        return new Held(location, lease, token, created.get(), expiresAt);
       }
       Optional<Lease> held = read(lease);
       if (held.isEmpty()) {
         continue;
       }
       if (token.equals(held.get().token())) {
-        return new Held(location, lease, held.get().etag());
+        return new Held(location, lease, token, held.get().etag(), expiresAt);
       }
       if (held.get().expiresAtMs() > now) {
-        throw new TableBusyException("Cannot lock table " + location + ": another replication or "
-            + "retention run holds it (owner " + held.get().owner() + ", until "
-            + Instant.ofEpochMilli(held.get().expiresAtMs()) + ")");
+        throw new TableBusyException("Cannot lock table " + location + ": locked by " + held.get().owner()
+            + " until " + Instant.ofEpochMilli(held.get().expiresAtMs()));
       }
       Optional<String> taken = put(lease, body, null, held.get().etag());
       if (taken.isEmpty()) {
         Optional<Lease> after = read(lease);
         if (after.isPresent() && token.equals(after.get().token())) {
-          return new Held(location, lease, after.get().etag());
+          return new Held(location, lease, token, after.get().etag(), expiresAt);
         }
         throw new TableBusyException("Cannot lock table " + location + ": another run took over "
             + "the expired lease of " + held.get().owner() + " first");
       }
       LOG.info("{}: took over the lease of {}, expired at {}", location, held.get().owner(),
           Instant.ofEpochMilli(held.get().expiresAtMs()));
-      return new Held(location, lease, taken.get());
+      return new Held(location, lease, token, taken.get(), expiresAt);
     }
     throw new TableBusyException(
         "Cannot lock table " + location + ": its lease kept changing under " + MAX_TRIES + " tries");
+  }
+
+  private synchronized ScheduledExecutorService renewals() {
+    if (renewals == null) {
+      renewals = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread thread = new Thread(r, "s3-lease-renewal");
+        // a process that ends without releasing leaves its leases to expire
+        thread.setDaemon(true);
+        return thread;
+      });
+    }
+    return renewals;
+  }
+
+  /** Stops renewing; leases still held expire by themselves. */
+  @Override
+  public synchronized void close() {
+    if (renewals != null) {
+      renewals.shutdownNow();
+    }
   }
 
   /** Writes the lease under a condition; the new ETag, or empty when the condition failed. */
@@ -146,36 +181,115 @@ final class S3TableLocks {
 
   private record Lease(String owner, String token, long expiresAtMs, String etag) {}
 
-  private final class Held implements ObjectStore.Lock {
+  /** A lease this run wrote; its ETag and expiry follow each renewal. */
+  final class Held implements ObjectStore.Lock {
     private final String location;
     private final S3Location lease;
-    private final String etag;
+    private final String token;
+    private String etag;
+    private long expiresAtMs;
+    /** Who took the lease over once this run lost it; null while held. */
+    private String lostTo;
     private boolean released;
+    private volatile ScheduledFuture<?> renewal;
 
-    Held(String location, S3Location lease, String etag) {
+    Held(String location, S3Location lease, String token, String etag, long expiresAtMs) {
       this.location = location;
       this.lease = lease;
+      this.token = token;
       this.etag = etag;
+      this.expiresAtMs = expiresAtMs;
+    }
+
+    /** The scheduled renewal: a write conditional on the ETag, pushing the expiry one TTL ahead. */
+    synchronized void renew() {
+      if (released || lostTo != null) {
+        return;
+      }
+      long expiry = settings.clock().millis() + settings.lockTtl().toMillis();
+      try {
+        Optional<String> written = put(lease, leaseJson(settings.lockOwner(), token, expiry), null, etag);
+        if (written.isPresent()) {
+          etag = written.get();
+          expiresAtMs = expiry;
+          return;
+        }
+        Optional<Lease> now = read(lease);
+        if (now.isPresent() && token.equals(now.get().token())) {
+          // a renewal of ours whose answer was lost, retried into a 412
+          etag = now.get().etag();
+          expiresAtMs = now.get().expiresAtMs();
+          return;
+        }
+        lostTo = now.map(Lease::owner).orElse("nobody (the lease is gone)");
+        LOG.warn("{}: lease lost to {}; this run stops before its next change to the replica", location, lostTo);
+        if (renewal != null) {
+          renewal.cancel(false);
+        }
+      } catch (IOException | RuntimeException e) {
+        // the next renewal tries again; checkHeld fails once the lease has expired meanwhile
+        LOG.warn("{}: cannot renew the lease (expires at {}): {}", location, Instant.ofEpochMilli(expiresAtMs),
+            e.getMessage());
+      }
     }
 
     /**
-     * Deletes the lease only while it is still the one written here: after it expired another run
-     * may have taken it over, and deleting that would let a third run in beside it.
+     * Confirms from the lease object itself that this run still holds it: its ETag is the one
+     * written last, and it has not expired (an expired lease nobody took over is renewed here).
+     */
+    @Override
+    public synchronized void checkHeld(String action) throws IOException {
+      if (lostTo == null && settings.clock().millis() >= expiresAtMs) {
+        renew();
+      }
+      if (lostTo == null) {
+        Optional<Lease> now = read(lease);
+        if (now.isEmpty() || !now.get().etag().equals(etag)) {
+          lostTo = now.map(Lease::owner).orElse("nobody (the lease is gone)");
+        }
+      }
+      if (lostTo != null) {
+        throw new TableBusyException("Cannot " + action + " of table " + location + ": its lease was lost to "
+            + lostTo + " (this run's lease expired at " + Instant.ofEpochMilli(expiresAtMs) + ")");
+      }
+      if (settings.clock().millis() >= expiresAtMs) {
+        throw new TableBusyException("Cannot " + action + " of table " + location + ": its lease expired at "
+            + Instant.ofEpochMilli(expiresAtMs) + " and could not be renewed");
+      }
+    }
+
+    /**
+     * Deletes the lease only while it is still the one written here (If-Match on its ETag): after
+     * it expired another run may have taken it over, and deleting that would let a third run in.
      */
     @Override
     public void close() throws IOException {
-      if (released) {
-        return;
+      String written;
+      synchronized (this) {
+        if (released) {
+          return;
+        }
+        released = true;
+        if (renewal != null) {
+          renewal.cancel(false);
+        }
+        if (lostTo != null) {
+          LOG.warn("{}: lease was taken over by {}; left to it", location, lostTo);
+          return;
+        }
+        written = etag;
       }
-      released = true;
-      Optional<Lease> now = read(lease);
-      if (now.isEmpty() || !now.get().etag().equals(etag)) {
-        LOG.warn("{}: lease expired and was taken over by {} before release", location,
-            now.map(Lease::owner).orElse("nobody"));
-        return;
+      try {
+        calls.run("release lease", lease.toString(), lease,
+            () -> client.deleteObject(b -> b.bucket(lease.bucket()).key(lease.key()).ifMatch(written)));
+      } catch (NoSuchFileException e) {
+        // already gone: nothing to release
+      } catch (IOException e) {
+        if (!S3Calls.hasStatus(e, 412, 409)) {
+          throw e;
+        }
+        LOG.warn("{}: lease expired and was taken over before release; left to its new holder", location);
       }
-      calls.run("release lease", lease.toString(), lease,
-          () -> client.deleteObject(b -> b.bucket(lease.bucket()).key(lease.key())));
     }
   }
 }

@@ -198,9 +198,20 @@ public final class LocalObjectStore implements ObjectStore {
           "Cannot lock table " + location + ": another replication or retention run holds it");
     }
     FileLock lock = held;
-    return () -> {
-      lock.release();
-      channel.close();
+    return new Lock() {
+      @Override
+      public void checkHeld(String action) {
+        // an OS lock holds while its channel is open; only a closed one is lost
+        if (!lock.isValid()) {
+          throw new TableBusyException("Cannot " + action + " of table " + location + ": its lock was released");
+        }
+      }
+
+      @Override
+      public void close() throws IOException {
+        lock.release();
+        channel.close();
+      }
     };
   }
 

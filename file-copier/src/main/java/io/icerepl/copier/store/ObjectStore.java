@@ -57,6 +57,16 @@ public interface ObjectStore {
 
   /** A held table lock; closing releases it. */
   interface Lock extends AutoCloseable {
+    /**
+     * Fails unless this run still holds the lock. Called before each step that must never run
+     * beside another run of the table (removing a failed commit's files, publishing, deleting):
+     * a lock that can expire may have been taken over meanwhile.
+     *
+     * @param action what the run is about to do, for the message ("publish replica version 3")
+     * @throws io.icerepl.merge.error.TableBusyException naming the table and who holds it now
+     */
+    void checkHeld(String action) throws IOException;
+
     @Override
     void close() throws IOException;
   }

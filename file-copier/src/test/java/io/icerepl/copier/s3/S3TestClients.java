@@ -36,6 +36,7 @@ final class S3TestClients implements ExecutionInterceptor {
   private final List<String> operations = new CopyOnWriteArrayList<>();
   private final Map<String, AtomicInteger> throttles = new ConcurrentHashMap<>();
   private final java.util.Set<String> forbidMissing = ConcurrentHashMap.newKeySet();
+  private final Map<String, Runnable> beforeNext = new ConcurrentHashMap<>();
   private static final ExecutionAttribute<Boolean> FORBIDDEN = new ExecutionAttribute<>("forbidden");
   private static final byte[] ACCESS_DENIED = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error>"
       + "<Code>AccessDenied</Code><Message>Access Denied</Message></Error>")
@@ -74,6 +75,14 @@ final class S3TestClients implements ExecutionInterceptor {
     forbidMissing.add(operation);
   }
 
+  /**
+   * Runs {@code action} just before the next request of {@code operation} is sent, once: another
+   * process acting between two requests of the code under test.
+   */
+  void beforeNext(String operation, Runnable action) {
+    beforeNext.put(operation, action);
+  }
+
   /** Operations sent so far, in order. */
   List<String> operations() {
     return List.copyOf(operations);
@@ -84,11 +93,17 @@ final class S3TestClients implements ExecutionInterceptor {
     operations.clear();
     throttles.clear();
     forbidMissing.clear();
+    beforeNext.clear();
   }
 
   @Override
   public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
-    operations.add(attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME));
+    String operation = attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME);
+    operations.add(operation);
+    Runnable action = beforeNext.remove(operation);
+    if (action != null) {
+      action.run();
+    }
   }
 
   @Override

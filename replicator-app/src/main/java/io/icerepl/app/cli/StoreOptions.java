@@ -41,6 +41,11 @@ final class StoreOptions implements AutoCloseable {
   @Option(names = "--path-style", description = "Path-style S3 addressing (most S3-compatible servers need it).")
   boolean pathStyle;
 
+  @Option(names = "--lock-prefix", paramLabel = "<prefix>",
+      description = "Key prefix of the table leases in the target bucket; the service's replicator.s3.lock-prefix "
+          + "(default: ${DEFAULT-VALUE}), so that the command and the service never run on one table at once.")
+  String lockPrefix = S3StoreSettings.DEFAULT_LOCK_PREFIX;
+
   private final List<S3ObjectStore> opened = new ArrayList<>();
 
   ObjectStore source(String location) {
@@ -59,8 +64,9 @@ final class StoreOptions implements AutoCloseable {
     S3Endpoint s3 =
         new S3Endpoint(Optional.ofNullable(uri), sideRegion != null ? sideRegion : region, Optional.empty(), Optional.empty(),
             pathStyle);
-    S3ObjectStore store =
-        S3ObjectStore.create(s3, S3StoreSettings.defaults(ManagementFactory.getRuntimeMXBean().getName()), S3Resilience.defaults());
+    S3StoreSettings settings =
+        S3StoreSettings.defaults(ManagementFactory.getRuntimeMXBean().getName()).withLockPrefix(lockPrefix);
+    S3ObjectStore store = S3ObjectStore.create(s3, settings, S3Resilience.defaults());
     opened.add(store);
     return store;
   }

@@ -89,7 +89,7 @@ public final class TableReplicator {
   public ReplicationSummary replicate(String sourceLocation, String targetLocation, Optional<String> sourceMetadata) {
     String table = sourceLocation;
     try (ObjectStore.Lock lock = target.lock(targetLocation)) {
-      return run(table, sourceLocation, targetLocation, sourceMetadata);
+      return run(table, sourceLocation, targetLocation, sourceMetadata, lock);
     } catch (PathOutsideMappingException e) {
       throw new TableReplicationException(table, new PathOutsideMappingException(e.getMessage() + outsideHint()));
     } catch (ReplicationException | UncheckedIOException e) {
@@ -100,8 +100,8 @@ public final class TableReplicator {
   }
 
   private ReplicationSummary run(
-      String table, String sourceLocation, String targetLocation, Optional<String> sourceMetadata)
-      throws IOException {
+      String table, String sourceLocation, String targetLocation, Optional<String> sourceMetadata,
+      ObjectStore.Lock lock) throws IOException {
     String headFile = sourceMetadata.map(f -> resolveGiven(sourceLocation, f)).orElseGet(() -> headResolver.currentMetadataFile(sourceLocation));
     TableMetadata head = ReplicaFiles.readMetadata(source, headFile, options.maxMetadataBytes());
     Optional<ReplicaHead> replica = replicaFiles.head(table, targetLocation);
@@ -109,6 +109,9 @@ public final class TableReplicator {
     if (replica.isPresent()) {
       MetadataMerge.checkSameTable(head, replica.get().metadata(), headFile, replica.get().file());
       // files an interrupted expiry left half deleted must not be taken as in place
+      if (!state.pendingDeletes().isEmpty()) {
+        lock.checkHeld("finish the deletes of an earlier expiry");
+      }
       state = pendingDeletion.finish(targetLocation, replica.get().metadata(), state);
     }
     List<String> versions =
@@ -175,8 +178,9 @@ public final class TableReplicator {
         continue;
       }
       rememberPrefixes(targetLocation, prefixes);
-      PlanExecutor.Outcome outcome = executor.execute(table, plan, mapping);
+      PlanExecutor.Outcome outcome = executor.execute(table, plan, mapping, lock);
       long version = replica.map(ReplicaHead::version).orElse(0L) + 1;
+      lock.checkHeld("commit replica version " + version);
       TableMetadata committed = replicaFiles.recordCommit(targetLocation, replica, version, merge.metadata());
       String published = publisher.publish(table, targetLocation, version, TableMetadataParser.toJson(committed));
       replica = Optional.of(new ReplicaHead(version, published, committed));

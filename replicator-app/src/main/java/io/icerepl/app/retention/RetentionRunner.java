@@ -68,21 +68,24 @@ public final class RetentionRunner {
   public RetentionResult expire(
       String location, Optional<RetentionPolicy> policy, UnaryOperator<RetentionPolicy> adjust, ExpireOptions options) {
     try (ObjectStore.Lock lock = target.lock(location)) {
-      return run(location, policy, adjust, options);
+      return run(location, policy, adjust, options, lock);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot expire snapshots of replica " + location + ": " + e.getMessage(), e);
     }
   }
 
   private RetentionResult run(
-      String location, Optional<RetentionPolicy> configured, UnaryOperator<RetentionPolicy> adjust, ExpireOptions options)
-      throws IOException {
+      String location, Optional<RetentionPolicy> configured, UnaryOperator<RetentionPolicy> adjust, ExpireOptions options,
+      ObjectStore.Lock lock) throws IOException {
     ReplicaHead head =
         replicaFiles
             .head(location, location)
             .orElseThrow(() -> new BadInputException("Cannot expire snapshots of " + location + ": it holds no replica"));
     ReplicaState state = replicaFiles.state(location);
     if (!options.dryRun()) {
+      if (!state.pendingDeletes().isEmpty()) {
+        lock.checkHeld("finish the deletes of an earlier expiry");
+      }
       state = pendingDeletion.finish(location, head.metadata(), state);
     }
 
@@ -118,6 +121,7 @@ public final class RetentionRunner {
     if (!filesKept) {
       pending.addAll(expired);
     }
+    lock.checkHeld("expire snapshots");
     replicaFiles.writeState(location, state.withRetention(expiredIds, droppedRefs, pending));
 
     ObjectNode json = plan.metadata().copyOfJson();
@@ -132,6 +136,7 @@ public final class RetentionRunner {
         location, plan.expiredSnapshotIds().size(), plan.droppedRefs().stream().map(DroppedRef::name).toList(), published);
 
     if (!filesKept) {
+      lock.checkHeld("delete the files of expired snapshots");
       delete(location, unreachable);
       replicaFiles.writeState(location, replicaFiles.state(location).withRetention(expiredIds, droppedRefs, state.pendingDeletes()));
     }

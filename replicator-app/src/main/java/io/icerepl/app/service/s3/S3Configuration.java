@@ -46,7 +46,7 @@ class S3Configuration {
       S3Properties properties, S3Resilience resilience, ObjectProvider<Clock> clock,
       ObjectProvider<ExecutionInterceptor> interceptors) {
     return S3ObjectStore.create(
-        endpoint(properties.source()), settings(properties, clock), resilience, interceptors.orderedStream().toList());
+        endpoint(properties.source()), settings(properties, clock.getIfAvailable(Clock::systemUTC)), resilience, interceptors.orderedStream().toList());
   }
 
   @Bean(destroyMethod = "close")
@@ -54,7 +54,7 @@ class S3Configuration {
       S3Properties properties, S3Resilience resilience, ObjectProvider<Clock> clock,
       ObjectProvider<ExecutionInterceptor> interceptors) {
     return S3ObjectStore.create(
-        endpoint(properties.target()), settings(properties, clock), resilience, interceptors.orderedStream().toList());
+        endpoint(properties.target()), settings(properties, clock.getIfAvailable(Clock::systemUTC)), resilience, interceptors.orderedStream().toList());
   }
 
   @Bean
@@ -62,12 +62,11 @@ class S3Configuration {
     return new S3StoreFactory(sourceS3Store, targetS3Store);
   }
 
-  private static S3StoreSettings settings(S3Properties properties, ObjectProvider<Clock> clock) {
+  static S3StoreSettings settings(S3Properties properties, Clock clock) {
     // The owner names this process in a lease, so an operator can tell who holds a table.
     String owner = ManagementFactory.getRuntimeMXBean().getName();
-    String prefix = properties.lockPrefix().replaceAll("^/+|/+$", "");
-    return S3StoreSettings.defaults(owner)
-        .withLock(prefix, owner, properties.lockTtl(), clock.getIfAvailable(Clock::systemUTC));
+    S3StoreSettings settings = S3StoreSettings.defaults(owner).withLockPrefix(properties.lockPrefix());
+    return settings.withLock(settings.lockPrefix(), owner, properties.lockTtl(), clock);
   }
 
   private static S3Endpoint endpoint(S3Properties.Side side) {

@@ -1,5 +1,6 @@
 package io.icerepl.app.service.s3;
 
+import io.icerepl.copier.s3.S3StoreSettings;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
@@ -17,8 +18,10 @@ import org.springframework.validation.annotation.Validated;
  *
  * @param source the source side
  * @param target the target side (all targets of all rules)
- * @param lockPrefix where table leases live in each target bucket, outside every table
- * @param lockTtl how long a lease holds without its owner (a crashed run frees the table then)
+ * @param lockPrefix where table leases live in each target bucket, outside every table (the
+ *     command line's default too, so that both exclude each other)
+ * @param lockTtl how long a lease holds without its owner renewing it (a killed run frees the
+ *     table then); a running run renews it every third of this
  * @param retry retries of throttled and failed requests
  * @param permitsPerSecond requests per second per target prefix (0: no limit)
  * @param circuitBreaker when a bucket's calls are cut off after repeated failures
@@ -28,8 +31,8 @@ import org.springframework.validation.annotation.Validated;
 public record S3Properties(
     @Valid @NotNull @DefaultValue Side source,
     @Valid @NotNull @DefaultValue Side target,
-    @NotBlank @DefaultValue(".iceberg-replicator/locks") String lockPrefix,
-    @NotNull @DefaultValue("PT30M") Duration lockTtl,
+    @NotBlank @DefaultValue(S3StoreSettings.DEFAULT_LOCK_PREFIX) String lockPrefix,
+    @NotNull @DefaultValue(S3StoreSettings.DEFAULT_LOCK_TTL) Duration lockTtl,
     @Valid @NotNull @DefaultValue Retry retry,
     @Min(0) @DefaultValue("0") int permitsPerSecond,
     @Valid @NotNull @DefaultValue CircuitBreaker circuitBreaker) {
