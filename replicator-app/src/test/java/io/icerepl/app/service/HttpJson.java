@@ -9,14 +9,21 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 
-/** A tiny HTTP client for the running service. */
+/** A tiny HTTP client for the running service, sending its bearer token if it has one. */
 public final class HttpJson {
   private static final ObjectMapper JSON = new ObjectMapper();
   private final HttpClient client = HttpClient.newHttpClient();
   private final int port;
+  private final String token;
 
-  HttpJson(int port) {
+  HttpJson(int port, String token) {
     this.port = port;
+    this.token = token;
+  }
+
+  /** The same service, with another token (null: none). */
+  public HttpJson withToken(String other) {
+    return new HttpJson(port, other);
   }
 
   public record Response(int status, String body) {
@@ -30,11 +37,28 @@ public final class HttpJson {
   }
 
   public Response get(String path) {
-    return send(HttpRequest.newBuilder(uri(path)).GET().build());
+    return send(request(path).GET().build());
   }
 
-  Response post(String path) {
-    return send(HttpRequest.newBuilder(uri(path)).POST(HttpRequest.BodyPublishers.noBody()).build());
+  public Response post(String path) {
+    return send(request(path).POST(HttpRequest.BodyPublishers.noBody()).build());
+  }
+
+  /** A request as a browser sends it for an HTML form on another site: no token, a form body. */
+  public Response crossSiteFormPost(String path, String origin) {
+    return send(HttpRequest.newBuilder(uri(path))
+        .header("Origin", origin)
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .POST(HttpRequest.BodyPublishers.ofString("confirm=yes"))
+        .build());
+  }
+
+  private HttpRequest.Builder request(String path) {
+    HttpRequest.Builder builder = HttpRequest.newBuilder(uri(path));
+    if (token != null) {
+      builder.header("Authorization", "Bearer " + token);
+    }
+    return builder;
   }
 
   private URI uri(String path) {

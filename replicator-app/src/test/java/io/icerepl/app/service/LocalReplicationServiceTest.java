@@ -53,7 +53,8 @@ class LocalReplicationServiceTest {
                 "replicator.reconciliation-interval", "300ms",
                 "replicator.retry.initial-backoff", "200ms",
                 "replicator.retry.max-backoff", "1s",
-                "replicator.sqs.enabled", "false"));
+                // the on-demand expiry of step 5 needs the rule's retention enabled
+                "replicator.rules[0].retention.enabled", "true"));
   }
 
   @AfterAll

@@ -13,12 +13,16 @@ import org.springframework.context.ConfigurableApplicationContext;
  * build pins JUnit 5.
  */
 public final class RunningService implements AutoCloseable {
+  /** The API token every service started here has, unless the test sets its own. */
+  public static final String TOKEN = "test-token-0123456789";
+
   final ConfigurableApplicationContext context;
+  /** Sends {@link #TOKEN}. */
   public final HttpJson http;
 
   private RunningService(ConfigurableApplicationContext context) {
     this.context = context;
-    this.http = new HttpJson(((WebServerApplicationContext) context).getWebServer().getPort());
+    this.http = new HttpJson(((WebServerApplicationContext) context).getWebServer().getPort(), TOKEN);
   }
 
   public static RunningService start(Map<String, String> properties) {
@@ -29,6 +33,9 @@ public final class RunningService implements AutoCloseable {
   public static RunningService start(Map<String, String> properties, Map<String, Object> beans) {
     List<String> args = new ArrayList<>();
     args.add("--server.port=0");
+    if (properties.keySet().stream().noneMatch(k -> k.startsWith("replicator.api.token"))) {
+      args.add("--replicator.api.token=" + TOKEN);
+    }
     properties.forEach((k, v) -> args.add("--" + k + "=" + v));
     SpringApplication application = new SpringApplication(ReplicatorApplication.class);
     application.addInitializers(context -> beans.forEach(context.getBeanFactory()::registerSingleton));

@@ -1,11 +1,15 @@
 package io.icerepl.app.service.status;
 
-import io.icerepl.app.retention.RetentionResult;
+import io.icerepl.app.service.config.ReplicatorProperties;
+import io.icerepl.app.service.security.ApiProperties;
 import io.icerepl.app.service.worker.ReplicationCoordinator;
 import io.icerepl.app.service.worker.TableKey;
+import jakarta.servlet.http.HttpServletRequest;
+import java.security.Principal;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -16,18 +20,26 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * The status API. A replica is addressed as {@code {target}/{namespace}/{table}}, where the
- * namespace's levels are joined with '.' (a table at {@code a/b/orders} under the prefixes is
- * {@code a.b/orders}). Tables directly under a prefix have no namespace and are only listed.
+ * namespace's levels are joined with the unit separator U+001F, {@code %1F} in a URL, as the
+ * Iceberg REST catalog joins them: a table at {@code a/b/orders} under the prefixes is
+ * {@code a%1Fb/orders}, and one at {@code a.b/orders} is {@code a.b/orders}. Tables directly under
+ * a prefix have no namespace and are only listed.
  */
 @RestController
 @RequestMapping("/api/replications")
 public class ReplicationController {
   private final StatusBoard board;
-  private final ReplicationCoordinator coordinator;
+  private final OnDemandExpiries expiries;
 
-  public ReplicationController(StatusBoard board, ReplicationCoordinator coordinator) {
+  public ReplicationController(
+      StatusBoard board, ReplicationCoordinator coordinator, ReplicatorProperties properties, ApiProperties api) {
     this.board = board;
-    this.coordinator = coordinator;
+    Set<String> retentionEnabled = properties.rules().stream()
+        .filter(rule -> rule.retention().enabled())
+        .map(ReplicatorProperties.Rule::name)
+        .collect(Collectors.toUnmodifiableSet());
+    this.expiries = new OnDemandExpiries(coordinator::expireNow, retentionEnabled::contains,
+        api.expire().maxPending(), api.expire().timeout());
   }
 
   @GetMapping
@@ -42,22 +54,42 @@ public class ReplicationController {
         .orElseGet(() -> ResponseEntity.notFound().build());
   }
 
-  /** Runs the replica's retention now, in the table's lane, and returns ClickHouse's metrics. */
+  /**
+   * Runs the replica's retention now, in the table's lane, and returns ClickHouse's metrics; 202
+   * when it is still running after {@code replicator.api.expire.timeout}, 409 when the rule's
+   * retention is disabled or the expiry failed, 429 when too many are pending.
+   */
   @PostMapping("/{target}/{namespace}/{table}/expire")
   public ResponseEntity<Map<String, Object>> expire(
-      @PathVariable String target, @PathVariable String namespace, @PathVariable String table)
-      throws InterruptedException {
+      @PathVariable String target, @PathVariable String namespace, @PathVariable String table, Principal caller,
+      HttpServletRequest request) throws InterruptedException {
     TableKey key = board.find(target, namespace, table).orElse(null);
     if (key == null) {
       return ResponseEntity.notFound().build();
     }
-    try {
-      RetentionResult result = coordinator.expireNow(key).get();
-      return ResponseEntity.ok(result.metrics());
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      return ResponseEntity.status(HttpStatus.CONFLICT)
-          .body(Map.of("error", cause.getMessage() != null ? cause.getMessage() : cause.toString()));
+    String cannot = "Cannot expire snapshots of " + key.table() + " on " + key.target() + ": ";
+    OnDemandExpiries.Outcome outcome = expiries.request(key, caller.getName(), request.getRemoteAddr());
+    if (outcome instanceof OnDemandExpiries.Done done) {
+      return ResponseEntity.ok(done.result().metrics());
     }
+    if (outcome instanceof OnDemandExpiries.Running running) {
+      return ResponseEntity.status(HttpStatus.ACCEPTED).body(Map.of(
+          "status", "running",
+          "message", "Expiry of " + key.table() + " on " + key.target() + " still running after " + running.waited()
+              + "; its outcome is logged"));
+    }
+    if (outcome instanceof OnDemandExpiries.RetentionDisabled disabled) {
+      return error(HttpStatus.CONFLICT,
+          cannot + "retention is disabled for rule " + disabled.rule() + " (replicator.rules[].retention.enabled)");
+    }
+    if (outcome instanceof OnDemandExpiries.TooManyPending busy) {
+      return error(HttpStatus.TOO_MANY_REQUESTS,
+          cannot + busy.pending() + " expiries are already pending; try again later");
+    }
+    return error(HttpStatus.CONFLICT, ((OnDemandExpiries.Failed) outcome).message());
+  }
+
+  private static ResponseEntity<Map<String, Object>> error(HttpStatus status, String message) {
+    return ResponseEntity.status(status).body(Map.of("error", message));
   }
 }

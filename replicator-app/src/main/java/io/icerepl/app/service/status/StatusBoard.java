@@ -110,7 +110,7 @@ public final class StatusBoard {
     return Optional.ofNullable(entries.get(key)).map(e -> e.status(key));
   }
 
-  /** The key of a target's table given by its namespace (levels joined with '.') and name. */
+  /** The key of a target's table given by its namespace (levels joined with U+001F) and name. */
   public Optional<TableKey> find(String target, String namespace, String table) {
     return entries.keySet().stream()
         .filter(k -> k.target().equals(target) && k.namespace().equals(namespace) && k.name().equals(table))

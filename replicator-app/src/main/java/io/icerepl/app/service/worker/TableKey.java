@@ -13,6 +13,9 @@ import java.util.Objects;
  * @param targetLocation the replica table location
  */
 public record TableKey(String rule, String target, String table, String sourceLocation, String targetLocation) {
+  /** Joins namespace levels. */
+  public static final char NAMESPACE_SEPARATOR = '\u001F';
+
   public TableKey {
     Objects.requireNonNull(rule, "rule");
     Objects.requireNonNull(target, "target");
@@ -21,10 +24,14 @@ public record TableKey(String rule, String target, String table, String sourceLo
     Objects.requireNonNull(targetLocation, "targetLocation");
   }
 
-  /** The namespace, its levels joined with '.' (empty for a table directly under the prefix). */
+  /**
+   * The namespace, its levels joined with the unit separator U+001F as in the Iceberg REST
+   * catalog (empty for a table directly under the prefix). A '.' joins nothing: folder names may
+   * hold one, and {@code a.b/t} and {@code a/b/t} are two tables.
+   */
   public String namespace() {
     int slash = table.lastIndexOf('/');
-    return slash < 0 ? "" : table.substring(0, slash).replace('/', '.');
+    return slash < 0 ? "" : table.substring(0, slash).replace('/', NAMESPACE_SEPARATOR);
   }
 
   /** The table's own name, the last level of its relative path. */

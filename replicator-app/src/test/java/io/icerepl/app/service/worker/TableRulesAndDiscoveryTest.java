@@ -44,9 +44,10 @@ class TableRulesAndDiscoveryTest {
   }
 
   @Test
-  void aKeyNamesItsNamespaceWithLevelsJoinedByDots() {
+  void aKeyNamesItsNamespaceWithLevelsJoinedByTheUnitSeparator() {
     TableKey key = new TableKey("r", "t", "a/b/orders", "s", "d");
-    assertThat(key.namespace()).isEqualTo("a.b");
+    assertThat(key.namespace()).isEqualTo("a\u001Fb");
+    assertThat(new TableKey("r", "t", "a.b/orders", "s", "d").namespace()).isEqualTo("a.b");
     assertThat(key.name()).isEqualTo("orders");
   }
 

@@ -1,0 +1,70 @@
+package io.icerepl.app.service.security;
+
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.http.HttpServletResponse;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpMethod;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.config.annotation.web.configurers.AbstractHttpConfigurer;
+import org.springframework.security.config.http.SessionCreationPolicy;
+import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.authentication.AnonymousAuthenticationFilter;
+
+/**
+ * Who may call the HTTP API. Health answers everyone (its details only the token's holder); the
+ * status API and Prometheus reveal bucket names and errors, so they need the token unless
+ * {@code replicator.api.public-status} is set; everything else, every mutation included, always
+ * needs it. Stateless: no session, no cookie, no login form, so a browser holds nothing a
+ * cross-site request could ride on, and no CSRF token is needed.
+ */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(ApiProperties.class)
+class SecurityConfiguration {
+  private static final Logger LOG = LoggerFactory.getLogger(SecurityConfiguration.class);
+
+  @Bean
+  ApiToken apiToken(ApiProperties properties) {
+    Optional<String> token = Optional.empty();
+    if (ApiProperties.has(properties.token())) {
+      token = Optional.of(properties.token());
+    } else if (ApiProperties.has(properties.tokenSecretId())) {
+      token = Optional.of(SecretsManagerToken.read(properties));
+      LOG.info("API token read from secret {}", properties.tokenSecretId());
+    } else {
+      LOG.warn("No API token configured (replicator.api.token or replicator.api.token-secret-id): "
+          + "only /actuator/health answers{}", properties.publicStatus() ? ", with the status API and Prometheus" : "");
+    }
+    return new ApiToken(properties.tokenName(), token);
+  }
+
+  @Bean
+  SecurityFilterChain apiSecurity(HttpSecurity http, ApiProperties properties, ApiToken token) throws Exception {
+    http.csrf(AbstractHttpConfigurer::disable)
+        .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
+        .httpBasic(AbstractHttpConfigurer::disable)
+        .formLogin(AbstractHttpConfigurer::disable)
+        .logout(AbstractHttpConfigurer::disable)
+        .requestCache(AbstractHttpConfigurer::disable)
+        .addFilterBefore(new BearerTokenFilter(token), AnonymousAuthenticationFilter.class)
+        .exceptionHandling(e -> e.authenticationEntryPoint((request, response, failure) ->
+            JsonErrors.write(response, HttpServletResponse.SC_UNAUTHORIZED, "Bearer",
+                "Cannot authorize " + request.getMethod() + " " + request.getRequestURI()
+                    + ": send the API token as 'Authorization: Bearer <token>'")))
+        .authorizeHttpRequests(requests -> {
+          // an error page is rendered for a request already let through
+          requests.dispatcherTypeMatchers(DispatcherType.ERROR).permitAll();
+          requests.requestMatchers(HttpMethod.GET, "/actuator/health", "/actuator/health/**").permitAll();
+          if (properties.publicStatus()) {
+            requests.requestMatchers(HttpMethod.GET, "/api/replications", "/api/replications/**",
+                "/actuator/prometheus").permitAll();
+          }
+          requests.anyRequest().authenticated();
+        });
+    return http.build();
+  }
+}
