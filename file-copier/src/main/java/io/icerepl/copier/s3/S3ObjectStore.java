@@ -288,6 +288,21 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
   }
 
   @Override
+  public List<Entry> listEntries(String folder) throws IOException {
+    List<Entry> entries = new ArrayList<>();
+    listing(folder, page -> {
+      String prefix = page.prefix();
+      for (S3Object object : page.contents()) {
+        if (object.key().length() > prefix.length()) {
+          entries.add(new Entry(object.key().substring(prefix.length()), object.lastModified().toEpochMilli()));
+        }
+      }
+    });
+    entries.sort(java.util.Comparator.comparing(Entry::name));
+    return entries;
+  }
+
+  @Override
   public List<String> listFolders(String folder) throws IOException {
     List<String> names = new ArrayList<>();
     listing(folder, page -> {

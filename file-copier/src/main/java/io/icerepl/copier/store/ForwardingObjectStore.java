@@ -56,6 +56,11 @@ public abstract class ForwardingObjectStore implements ObjectStore {
   }
 
   @Override
+  public List<Entry> listEntries(String folder) throws IOException {
+    return delegate.listEntries(folder);
+  }
+
+  @Override
   public List<String> listFolders(String folder) throws IOException {
     return delegate.listFolders(folder);
   }

@@ -158,6 +158,19 @@ public final class LocalObjectStore implements ObjectStore {
   }
 
   @Override
+  public List<Entry> listEntries(String folder) throws IOException {
+    List<Entry> entries = new ArrayList<>();
+    for (String name : list(folder)) {
+      try {
+        entries.add(new Entry(name, Files.getLastModifiedTime(toPath(folder).resolve(name)).toMillis()));
+      } catch (NoSuchFileException e) {
+        // removed since the listing: not there
+      }
+    }
+    return entries;
+  }
+
+  @Override
   public List<String> listFolders(String folder) throws IOException {
     Path dir = toPath(folder);
     List<String> names = new ArrayList<>();

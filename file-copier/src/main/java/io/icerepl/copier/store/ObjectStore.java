@@ -41,6 +41,12 @@ public interface ObjectStore {
   /** Names (not paths) of the objects directly under a folder, empty when there is none. */
   List<String> list(String folder) throws IOException;
 
+  /**
+   * The objects directly under a folder with when each was last written, by name; empty when there
+   * is none. A new metadata file is only a candidate until it is old enough to trust.
+   */
+  List<Entry> listEntries(String folder) throws IOException;
+
   /** Names of the folders directly under a folder (S3: common prefixes), empty when none. */
   List<String> listFolders(String folder) throws IOException;
 
@@ -54,6 +60,9 @@ public interface ObjectStore {
    * @throws io.icerepl.merge.error.ConflictException when another run holds it
    */
   Lock lock(String location) throws IOException;
+
+  /** An object in a listing: its name and its last modification time. */
+  record Entry(String name, long lastModifiedMs) {}
 
   /** A held table lock; closing releases it. */
   interface Lock extends AutoCloseable {

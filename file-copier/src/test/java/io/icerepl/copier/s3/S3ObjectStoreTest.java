@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icerepl.copier.store.LocalObjectStore;
 import io.icerepl.copier.store.ObjectStore;
+import java.util.List;
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.merge.io.SeekableInput;
 import java.io.EOFException;
@@ -170,6 +171,18 @@ class S3ObjectStoreTest {
     assertThat(paged.listFolders(uri("t"))).containsExactly("data");
     // 42 entries at 7 a page make 6 pages per listing, and 1 page for each small one.
     assertThat(clients.operations()).containsOnly("ListObjectsV2").hasSize(14);
+  }
+
+  @Test
+  void entriesCarryTheirLastModificationTimes() throws IOException {
+    long before = System.currentTimeMillis() - 1_000;
+    store.write(uri("t/metadata/00001-a.metadata.json"), out -> out.write(bytes("{}")));
+    store.write(uri("t/metadata/00002-b.metadata.json"), out -> out.write(bytes("{}")));
+
+    List<ObjectStore.Entry> entries = store.listEntries(uri("t/metadata"));
+
+    assertThat(entries).extracting(ObjectStore.Entry::name).containsExactly("00001-a.metadata.json", "00002-b.metadata.json");
+    assertThat(entries).allSatisfy(e -> assertThat(e.lastModifiedMs()).isBetween(before, System.currentTimeMillis() + 1_000));
   }
 
   @Test

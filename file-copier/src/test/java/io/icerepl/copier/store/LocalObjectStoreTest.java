@@ -22,6 +22,17 @@ class LocalObjectStoreTest {
   }
 
   @Test
+  void entriesCarryTheirLastModificationTimes() throws IOException {
+    Path folder = Files.createDirectories(dir.resolve("metadata"));
+    Files.writeString(folder.resolve("00001-a.metadata.json"), "{}");
+    Files.setLastModifiedTime(folder.resolve("00001-a.metadata.json"), java.nio.file.attribute.FileTime.fromMillis(1_000_000L));
+    Files.createDirectories(folder.resolve("sub"));
+
+    assertThat(store.listEntries(folder.toUri().toString()))
+        .containsExactly(new ObjectStore.Entry("00001-a.metadata.json", 1_000_000L));
+  }
+
+  @Test
   void createIfAbsentNeverReplacesAnExistingFile() throws IOException {
     assertThat(store.createIfAbsent(uri("metadata/v1.metadata.json"), bytes("first"))).isTrue();
     assertThat(store.createIfAbsent(uri("metadata/v1.metadata.json"), bytes("second"))).isFalse();

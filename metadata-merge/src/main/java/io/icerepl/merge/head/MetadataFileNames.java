@@ -38,6 +38,15 @@ public final class MetadataFileNames {
     }
   }
 
+  /**
+   * Whether a name follows the catalogs' {@code <V>-<uuid>.metadata.json}: such a file exists
+   * before its catalog commit, which may fail and leave it behind.
+   */
+  public static boolean isCatalogStyle(String path) {
+    Matcher m = NAME.matcher(fileName(path));
+    return m.matches() && m.group(2) != null && !fileName(path).startsWith("v");
+  }
+
   /** The replica's metadata file name for version {@code version}. */
   public static String replicaFileName(long version) {
     return "v" + version + ".metadata.json";

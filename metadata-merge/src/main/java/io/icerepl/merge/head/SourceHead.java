@@ -12,7 +12,9 @@ import java.util.OptionalLong;
  * Picks a table's current metadata file from what its metadata folder holds. A new metadata file is
  * only a candidate: writers create {@code <V>-<uuid>.metadata.json} before their catalog commit,
  * and losing writers leave theirs behind. In order of trust: the version hint, then the newest
- * version when exactly one file holds it.
+ * version when exactly one file holds it. Without a hint, a catalog-style file younger than the
+ * settle time is not trusted yet: a losing writer's file, newer than the table's real state, is
+ * often seen before the winner's, and often removed again by its writer.
  */
 public final class SourceHead {
   private SourceHead() {}
@@ -27,6 +29,68 @@ public final class SourceHead {
     public boolean retryable() {
       return true;
     }
+  }
+
+  /** Every file in the metadata folder is younger than the settle time: the table waits. */
+  public static final class UnsettledHeadException extends ReplicationException {
+    public UnsettledHeadException(String message) {
+      super(message, null);
+    }
+
+    @Override
+    public boolean retryable() {
+      return true;
+    }
+  }
+
+  /** A file in the metadata folder and when it was last written. */
+  public record Listed(String name, long lastModifiedMs) {}
+
+  /**
+   * @param head the current metadata file's name, empty when there is none
+   * @param settlesAtMs when newer files passed over as too young are old enough to trust, if any
+   */
+  public record Resolution(Optional<String> head, OptionalLong settlesAtMs) {}
+
+  /**
+   * As {@link #resolve(String, Collection, Optional)}, passing over catalog-style files younger
+   * than {@code settleMs} when there is no version hint. The newest settled file is the head; an
+   * unsettled file's metadata-log is not trusted either, so the head is never taken from it.
+   *
+   * @param nowMs the current time (from the caller's clock)
+   */
+  public static Resolution resolve(
+      String metadataDir, Collection<Listed> files, Optional<String> versionHint, long nowMs, long settleMs) {
+    List<String> names = files.stream().map(Listed::name).toList();
+    if (versionHint.isPresent()) {
+      return new Resolution(resolve(metadataDir, names, versionHint), OptionalLong.empty());
+    }
+    List<String> settled = new ArrayList<>();
+    List<Listed> young = new ArrayList<>();
+    for (Listed file : files) {
+      boolean tooYoung =
+          MetadataFileNames.isCatalogStyle(file.name()) && file.lastModifiedMs() > nowMs - settleMs;
+      if (tooYoung) {
+        young.add(file);
+      } else {
+        settled.add(file.name());
+      }
+    }
+    Optional<String> head = resolve(metadataDir, settled, Optional.empty());
+    long headVersion = head.map(h -> MetadataFileNames.version(h).getAsLong()).orElse(-1L);
+    List<Listed> pending =
+        young.stream().filter(f -> MetadataFileNames.version(f.name()).getAsLong() > headVersion).toList();
+    if (pending.isEmpty()) {
+      return new Resolution(head, OptionalLong.empty());
+    }
+    if (head.isEmpty()) {
+      throw new UnsettledHeadException(
+          "Cannot resolve the current metadata of " + metadataDir + ": its metadata files "
+              + pending.stream().map(Listed::name).sorted().toList() + " were written less than "
+              + settleMs + " ms ago; waiting for them to settle");
+    }
+    long settlesAt = pending.stream().mapToLong(f -> f.lastModifiedMs() + settleMs).max().getAsLong();
+    return new Resolution(head, OptionalLong.of(settlesAt));
   }
 
   /**

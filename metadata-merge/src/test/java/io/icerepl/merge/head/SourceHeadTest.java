@@ -46,4 +46,68 @@ class SourceHeadTest {
     assertThat(MetadataFileNames.version(".v3.metadata.json.crc")).isEmpty();
     assertThat(MetadataFileNames.version("version-hint.text")).isEmpty();
   }
+
+  private static final long NOW = 1_000_000L;
+  private static final long SETTLE = 5_000L;
+
+  private static SourceHead.Resolution resolveAt(Optional<String> hint, SourceHead.Listed... files) {
+    return SourceHead.resolve("m", List.of(files), hint, NOW, SETTLE);
+  }
+
+  @Test
+  void aCatalogStyleNewestFileYoungerThanTheSettleTimeIsNotTheHeadYet() {
+    SourceHead.Resolution resolution =
+        resolveAt(
+            Optional.empty(),
+            new SourceHead.Listed("00001-a.metadata.json", NOW - 60_000),
+            new SourceHead.Listed("00002-b.metadata.json", NOW - 30_000),
+            new SourceHead.Listed("00003-loser.metadata.json", NOW - 1_000));
+
+    assertThat(resolution.head()).contains("00002-b.metadata.json");
+    assertThat(resolution.settlesAtMs()).hasValue(NOW - 1_000 + SETTLE);
+  }
+
+  @Test
+  void anUnsettledFileDoesNotNameTheHeadEvenWhenTwoYoungVersionsFollowEachOther() {
+    SourceHead.Resolution resolution =
+        resolveAt(
+            Optional.empty(),
+            new SourceHead.Listed("00001-a.metadata.json", NOW - 60_000),
+            new SourceHead.Listed("00002-b.metadata.json", NOW - 4_000),
+            new SourceHead.Listed("00003-c.metadata.json", NOW - 100));
+
+    assertThat(resolution.head()).contains("00001-a.metadata.json");
+    assertThat(resolution.settlesAtMs()).hasValue(NOW - 100 + SETTLE);
+  }
+
+  @Test
+  void aSettledSingleNewestFileIsTheHead() {
+    SourceHead.Resolution resolution =
+        resolveAt(
+            Optional.empty(),
+            new SourceHead.Listed("00001-a.metadata.json", NOW - 60_000),
+            new SourceHead.Listed("00002-b.metadata.json", NOW - SETTLE));
+
+    assertThat(resolution.head()).contains("00002-b.metadata.json");
+    assertThat(resolution.settlesAtMs()).isEmpty();
+  }
+
+  @Test
+  void onlyUnsettledFilesMakeTheTableWait() {
+    assertThatThrownBy(() -> resolveAt(Optional.empty(), new SourceHead.Listed("00000-a.metadata.json", NOW - 10)))
+        .isInstanceOf(SourceHead.UnsettledHeadException.class)
+        .hasMessage("Cannot resolve the current metadata of m: its metadata files [00000-a.metadata.json] were"
+            + " written less than 5000 ms ago; waiting for them to settle");
+    assertThat(new SourceHead.UnsettledHeadException("x").retryable()).isTrue();
+  }
+
+  @Test
+  void hadoopStyleFilesAndVersionHintsNeedNoSettling() {
+    assertThat(resolveAt(Optional.empty(), new SourceHead.Listed("v1.metadata.json", NOW - 60_000),
+            new SourceHead.Listed("v2.metadata.json", NOW)).head())
+        .contains("v2.metadata.json");
+    assertThat(resolveAt(Optional.of("00002-b.metadata.json"), new SourceHead.Listed("00001-a.metadata.json", NOW - 60_000),
+            new SourceHead.Listed("00002-b.metadata.json", NOW)).head())
+        .contains("00002-b.metadata.json");
+  }
 }

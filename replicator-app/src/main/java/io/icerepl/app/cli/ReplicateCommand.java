@@ -6,7 +6,9 @@ import io.icerepl.app.replicate.TableReplicator;
 import io.icerepl.merge.json.TableMetadataParser;
 import io.icerepl.merge.path.PathMapping;
 import java.io.PrintWriter;
+import io.icerepl.merge.retention.Durations;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -59,6 +61,12 @@ final class ReplicateCommand implements Callable<Integer> {
       description = "Largest metadata file read, after decompression (default: ${DEFAULT-VALUE}).")
   long maxMetadataBytes = TableMetadataParser.DEFAULT_MAX_METADATA_BYTES;
 
+  @Option(names = "--settle-time", paramLabel = "<duration>",
+      description = "Without a version hint, a <V>-<uuid>.metadata.json file younger than this is not"
+          + " yet taken for the source's head: a writer that lost its catalog commit leaves one"
+          + " (units ms, s, m, h; default: ${DEFAULT-VALUE}).")
+  String settleTime = "5s";
+
   @Option(names = "--parallelism", paramLabel = "<n>",
       description = "Files copied at once (default: ${DEFAULT-VALUE}).")
   int parallelism = 8;
@@ -73,7 +81,9 @@ final class ReplicateCommand implements Callable<Integer> {
       }
       prefixes.add(new PathMapping.Prefix(map.substring(0, eq), map.substring(eq + 1)));
     }
-    ReplicationOptions options = new ReplicationOptions(prefixes, coalesce, maxMetadataBytes, parallelism);
+    ReplicationOptions options =
+        new ReplicationOptions(
+            prefixes, coalesce, maxMetadataBytes, parallelism, Duration.ofMillis(Durations.parseMillis(settleTime)));
     ExecutorService executor = Executors.newFixedThreadPool(parallelism);
     try (StoreOptions opened = stores) {
       ReplicationSummary summary =

@@ -8,31 +8,55 @@ import io.icerepl.merge.head.SourceHead;
 import io.icerepl.merge.path.TableLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 
-/** The head as readers find it in the metadata folder: the version hint, else the single newest. */
+/**
+ * The head as readers find it in the metadata folder: the version hint, else the single newest,
+ * passing over catalog-style files younger than the settle time.
+ */
 public final class FileSystemHeadResolver implements SourceHeadResolver {
   private final ObjectStore store;
+  private final Clock clock;
+  private final Duration settleTime;
 
-  public FileSystemHeadResolver(ObjectStore store) {
+  public FileSystemHeadResolver(ObjectStore store, Clock clock, Duration settleTime) {
     this.store = store;
+    this.clock = clock;
+    this.settleTime = settleTime;
   }
+
+  /**
+   * @param file the current metadata file's path
+   * @param settlesAtMs when a newer file passed over as too young is old enough to trust, if any
+   */
+  public record Head(String file, OptionalLong settlesAtMs) {}
 
   @Override
   public String currentMetadataFile(String location) {
+    return head(location).file();
+  }
+
+  public Head head(String location) {
     String folder = MetadataPublisher.metadataFolder(location);
     try {
-      List<String> names = store.list(folder);
+      List<ObjectStore.Entry> entries = store.listEntries(folder);
       Optional<String> hint = Optional.empty();
-      if (names.contains(MetadataPublisher.VERSION_HINT)) {
+      if (entries.stream().anyMatch(e -> e.name().equals(MetadataPublisher.VERSION_HINT))) {
         hint = Optional.of(ReplicaFiles.readText(store, TableLayout.join(folder, MetadataPublisher.VERSION_HINT)));
       }
+      List<SourceHead.Listed> files =
+          entries.stream().map(e -> new SourceHead.Listed(e.name(), e.lastModifiedMs())).toList();
+      SourceHead.Resolution resolution =
+          SourceHead.resolve(folder, files, hint, clock.millis(), settleTime.toMillis());
       String name =
-          SourceHead.resolve(folder, names, hint)
+          resolution.head()
               .orElseThrow(() -> new BadInputException(
                   "Cannot resolve the current metadata of " + folder + ": it holds no metadata file"));
-      return TableLayout.join(folder, name);
+      return new Head(TableLayout.join(folder, name), resolution.settlesAtMs());
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot list " + folder + ": " + e.getMessage(), e);
     }

@@ -27,10 +27,12 @@ import io.icerepl.merge.state.ReplicaState;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import org.slf4j.Logger;
@@ -52,7 +54,7 @@ public final class TableReplicator {
   private final PlanExecutor executor;
   private final MetadataPublisher publisher;
   private final ReplicaFiles replicaFiles;
-  private final SourceHeadResolver headResolver;
+  private final FileSystemHeadResolver headResolver;
   private final PendingDeletion pendingDeletion;
 
   public TableReplicator(
@@ -76,7 +78,7 @@ public final class TableReplicator {
     this.executor = new PlanExecutor(source, target, executor, progress);
     this.publisher = new MetadataPublisher(target);
     this.replicaFiles = new ReplicaFiles(target, options.maxMetadataBytes());
-    this.headResolver = new FileSystemHeadResolver(source);
+    this.headResolver = new FileSystemHeadResolver(source, clock, options.settleTime());
     this.pendingDeletion = new PendingDeletion(target, replicaFiles, RetentionSettings.defaults().batchSize());
   }
 
@@ -102,7 +104,16 @@ public final class TableReplicator {
   private ReplicationSummary run(
       String table, String sourceLocation, String targetLocation, Optional<String> sourceMetadata,
       ObjectStore.Lock lock) throws IOException {
-    String headFile = sourceMetadata.map(f -> resolveGiven(sourceLocation, f)).orElseGet(() -> headResolver.currentMetadataFile(sourceLocation));
+    FileSystemHeadResolver.Head resolved =
+        sourceMetadata
+            .map(f -> new FileSystemHeadResolver.Head(resolveGiven(sourceLocation, f), OptionalLong.empty()))
+            .orElseGet(() -> headResolver.head(sourceLocation));
+    String headFile = resolved.file();
+    Optional<Duration> settlesIn =
+        resolved.settlesAtMs().isPresent()
+            ? Optional.of(Duration.ofMillis(Math.max(0, resolved.settlesAtMs().getAsLong() - clock.millis())))
+            : Optional.empty();
+    settlesIn.ifPresent(d -> LOG.info("{}: a newer source metadata file is younger than the settle time; replicating up to {}", table, headFile));
     TableMetadata head = ReplicaFiles.readMetadata(source, headFile, options.maxMetadataBytes());
     Optional<ReplicaHead> replica = replicaFiles.head(table, targetLocation);
     ReplicaState state = replicaFiles.state(targetLocation);
@@ -197,7 +208,7 @@ public final class TableReplicator {
     }
     return new ReplicationSummary(
         counts.versions, counts.snapshots, counts.filesCopied, counts.bytesCopied, counts.filesRewritten,
-        counts.published, counts.skipped, lost);
+        counts.published, counts.skipped, lost, settlesIn);
   }
 
   /**

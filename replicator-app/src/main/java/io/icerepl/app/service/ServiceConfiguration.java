@@ -63,7 +63,7 @@ class ServiceConfiguration {
     ReplicationOptions options =
         new ReplicationOptions(
             List.of(), properties.coalesceVersions(), properties.maxMetadataBytes().toBytes(),
-            properties.concurrency().filesPerTable());
+            properties.concurrency().filesPerTable(), properties.settleTime());
     Map<String, ReplicatorProperties.Retention> retention =
         properties.rules().stream().collect(Collectors.toMap(Rule::name, Rule::retention));
     return new TableRunner(

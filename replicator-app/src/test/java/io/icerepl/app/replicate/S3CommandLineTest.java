@@ -46,7 +46,7 @@ class S3CommandLineTest {
       StringWriter err = new StringWriter();
       int code = ReplicatorCli.execute(new PrintWriter(out, true), new PrintWriter(err, true),
           "replicate", "--source", table.location(), "--target", "s3://replica/warehouse/ns/t",
-          "--endpoint", s3.endpoint().toString(), "--path-style");
+          "--endpoint", s3.endpoint().toString(), "--path-style", "--settle-time", "0s");
       assertThat(code).as(err.toString()).isZero();
       assertThat(out.toString()).contains("snapshots added    3");
 

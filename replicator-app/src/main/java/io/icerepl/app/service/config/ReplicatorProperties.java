@@ -22,6 +22,9 @@ import org.springframework.validation.annotation.Validated;
  * @param concurrency how much runs at once
  * @param reconciliationInterval how often every table of every rule is compared with its replicas,
  *     catching up events that were lost (default PT1M)
+ * @param settleTime how old a {@code <V>-<uuid>.metadata.json} file of a table without a version
+ *     hint must be before it is trusted as the table's head (default PT5S): a writer that lost its
+ *     catalog commit leaves a newer file that was never the table's state, and usually removes it
  * @param retry back-off of a table whose replication failed
  * @param sqs S3 event intake from an SQS queue
  * @param coalesceVersions apply only the source head when catching up, skipping intermediate
@@ -34,6 +37,7 @@ public record ReplicatorProperties(
     @Valid @DefaultValue List<Rule> rules,
     @Valid @DefaultValue Concurrency concurrency,
     @NotNull @DefaultValue("PT1M") Duration reconciliationInterval,
+    @NotNull @DefaultValue("PT5S") Duration settleTime,
     @Valid @DefaultValue Retry retry,
     @Valid @DefaultValue Sqs sqs,
     @DefaultValue("false") boolean coalesceVersions,

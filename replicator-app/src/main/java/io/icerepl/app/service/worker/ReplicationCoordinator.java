@@ -6,6 +6,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
@@ -30,7 +31,11 @@ public final class ReplicationCoordinator implements AutoCloseable {
   /** Replicates one key; throws to report a failure. */
   @FunctionalInterface
   public interface ReplicationAction {
-    void replicate(TableKey key) throws Exception;
+    /**
+     * @return when to run the key again although nothing triggers it (a source metadata file was
+     *     too young to trust), empty when there is no need
+     */
+    Optional<Duration> replicate(TableKey key) throws Exception;
   }
 
   /** Told of every failed replication, with when it will be tried again. */
@@ -214,9 +219,12 @@ public final class ReplicationCoordinator implements AutoCloseable {
   /** @return when to try again after a failure, null after a success */
   private Duration replicate(TableKey key) {
     try {
-      replication.replicate(key);
+      Optional<Duration> followUp = replication.replicate(key);
       synchronized (this) {
         lanes.get(key).failures = 0;
+        if (followUp.isPresent() && !closed) {
+          scheduler.schedule(() -> trigger(key), followUp.get().toMillis(), TimeUnit.MILLISECONDS);
+        }
       }
       return null;
     } catch (Exception e) {

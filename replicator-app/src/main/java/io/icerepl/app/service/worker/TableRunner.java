@@ -21,6 +21,7 @@ import io.icerepl.merge.retention.RetentionPolicy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -61,7 +62,8 @@ public final class TableRunner implements AutoCloseable {
     this.board = board;
   }
 
-  public void replicate(TableKey key) {
+  /** @return when to run again for a source metadata file still too young to trust, if any */
+  public Optional<Duration> replicate(TableKey key) {
     board.seen(key);
     ObjectStore source = stores.sourceStore(key.sourceLocation());
     ObjectStore target = stores.targetStore(key.targetLocation());
@@ -69,6 +71,7 @@ public final class TableRunner implements AutoCloseable {
         new TableReplicator(source, target, clock, fileExecutor, options, progress -> board.progress(key, progress))
             .replicate(key.sourceLocation(), key.targetLocation(), Optional.empty());
     board.succeeded(key, summary, observe(key, source, target));
+    return summary.settlesIn();
   }
 
   public RetentionResult expire(TableKey key) {
@@ -96,7 +99,8 @@ public final class TableRunner implements AutoCloseable {
 
   private Observation observe(TableKey key, ObjectStore source, ObjectStore target) {
     try {
-      String sourceFile = new FileSystemHeadResolver(source).currentMetadataFile(key.sourceLocation());
+      String sourceFile =
+          new FileSystemHeadResolver(source, clock, options.settleTime()).currentMetadataFile(key.sourceLocation());
       TableMetadata head = ReplicaFiles.readMetadata(source, sourceFile, options.maxMetadataBytes());
       ReplicaFiles replicaFiles = new ReplicaFiles(target, options.maxMetadataBytes());
       Optional<ReplicaHead> replica = replicaFiles.head(key.table(), key.targetLocation());

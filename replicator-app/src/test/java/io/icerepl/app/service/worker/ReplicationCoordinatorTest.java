@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -111,9 +112,26 @@ class ReplicationCoordinatorTest {
   }
 
   @Test
+  void aRunThatLeftASourceFileSettlingRunsAgainWhenItSettles() throws Exception {
+    AtomicInteger runs = new AtomicInteger();
+    CountDownLatch twoRuns = new CountDownLatch(2);
+    coordinator = new ReplicationCoordinator(
+        k -> {
+          twoRuns.countDown();
+          return runs.incrementAndGet() == 1 ? Optional.of(Duration.ofMillis(100)) : Optional.empty();
+        },
+        k -> null, (k, e, d) -> {}, Executors.newFixedThreadPool(1), Executors.newSingleThreadScheduledExecutor(), 1,
+        Duration.ofSeconds(10), Duration.ofSeconds(10));
+    coordinator.trigger(T1);
+    assertThat(twoRuns.await(10, TimeUnit.SECONDS)).as("a second run without a trigger").isTrue();
+    awaitIdle();
+    assertThat(runs.get()).isEqualTo(2);
+  }
+
+  @Test
   void backoffDoublesUpToTheMaximum() {
     coordinator = new ReplicationCoordinator(
-        k -> {}, k -> null, (k, e, d) -> {}, Executors.newFixedThreadPool(1),
+        k -> Optional.empty(), k -> null, (k, e, d) -> {}, Executors.newFixedThreadPool(1),
         Executors.newSingleThreadScheduledExecutor(), 1, Duration.ofSeconds(5), Duration.ofMinutes(10));
     assertThat(List.of(1, 2, 3, 7, 8, 50).stream().map(coordinator::backoff).toList())
         .containsExactly(
@@ -226,7 +244,7 @@ class ReplicationCoordinatorTest {
     }
 
     @Override
-    public void replicate(TableKey key) throws Exception {
+    public Optional<Duration> replicate(TableKey key) throws Exception {
       started.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
       int now = running.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
       maxParallel.computeIfAbsent(key, k -> new AtomicInteger()).accumulateAndGet(now, Math::max);
@@ -240,6 +258,7 @@ class ReplicationCoordinatorTest {
           throw new IllegalStateException("Cannot replicate " + key.table() + ": injected");
         }
         succeeded.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+        return Optional.empty();
       } finally {
         running.get(key).decrementAndGet();
         runningTotal.decrementAndGet();
