@@ -82,6 +82,11 @@ public final class ScenarioTable {
     return new ScenarioTable(name, location, conf, table);
   }
 
+  /** A table another catalog created (a location it may move), recorded like the others. */
+  public static ScenarioTable of(String name, String location, Table table) {
+    return new ScenarioTable(name, location, new Configuration(), table);
+  }
+
   public String name() {
     return name;
   }

@@ -17,6 +17,9 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Stream;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.BaseMetastoreTableOperations;
+import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.ManifestContent;
@@ -27,13 +30,16 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.hadoop.HadoopFileIO;
+import org.apache.iceberg.io.FileIO;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A table whose write paths change over its life: {@code write.data.path} outside the location,
- * changed, hashed by the object-storage layout, then unset; {@code write.metadata.path} set; the
- * {@code location} itself moved. Manifests rewritten afterwards keep naming the old paths in
+ * changed, hashed by the object-storage layout, then unset; {@code write.metadata.path} set and
+ * unset; the {@code location} itself moved; compressed metadata, old files deleted by the source. Manifests rewritten afterwards keep naming the old paths in
  * EXISTING entries, deletes in DELETED ones. Replicated incrementally after every change and as
  * one backfill at the end, with no {@code --map}.
  */
@@ -53,7 +59,10 @@ class WritePathHistoryTest {
             Scenario.SCHEMA,
             PartitionSpec.builderFor(Scenario.SCHEMA).identity("category").build(),
             null,
-            Map.of(TableProperties.FORMAT_VERSION, "2", TableProperties.WRITE_DATA_LOCATION, dataA));
+            Map.of(
+                TableProperties.FORMAT_VERSION, "2",
+                TableProperties.WRITE_DATA_LOCATION, dataA,
+                TableProperties.METADATA_COMPRESSION, "gzip"));
     String incremental = dir.resolve("replica-incremental").toUri().toString();
 
     List<DataFile> first = source.append(source.row(1, "a", "x"), source.row(2, "b", "y"));
@@ -83,6 +92,7 @@ class WritePathHistoryTest {
     String backfill = dir.resolve("replica-backfill").toString();
     replicateAndVerify(source, backfill);
 
+    assertThat(metadataFiles(source.location())).isNotEmpty().allMatch(n -> n.matches("v\\d+\\.gz\\.metadata\\.json"));
     assertThat(sourceDataFolders(source.table()))
         .as("the source wrote data under each prefix")
         .anyMatch(f -> f.startsWith(ReplicaVerifier.localPath(dataA) + "/"))
@@ -94,14 +104,138 @@ class WritePathHistoryTest {
     }
   }
 
-  private void replicateAndVerify(ScenarioTable source, String target) {
-    source.record();
-    String head = ((HasTableOperations) source.table()).operations().current().metadataFileLocation();
+  /**
+   * A catalog's table: metadata files {@code <N>-<uuid>.gz.metadata.json}, only the newest and one
+   * previous kept ({@code write.metadata.delete-after-commit.enabled}, {@code previous-versions-max=1}),
+   * while its data path, metadata path and location change between the replicator's runs.
+   */
+  @Test
+  void aMovingTableThatDeletesItsOldCompressedMetadataReplicatesIncrementally() {
+    String location = dir.resolve("wh/ns/orders").toString();
+    String dataA = dir.resolve("ext/data-a").toString();
+    String metadataB = dir.resolve("ext/meta-b").toString();
+    String moved = dir.resolve("moved/orders").toString();
+    Table table =
+        PointerTableOperations.create(
+            location,
+            Map.of(
+                TableProperties.FORMAT_VERSION, "2",
+                TableProperties.METADATA_COMPRESSION, "gzip",
+                TableProperties.METADATA_DELETE_AFTER_COMMIT_ENABLED, "true",
+                TableProperties.METADATA_PREVIOUS_VERSIONS_MAX, "1",
+                TableProperties.WRITE_DATA_LOCATION, dataA));
+    ScenarioTable source = ScenarioTable.of("MOVING", location, table);
+    String incremental = dir.resolve("replica-incremental").toString();
+
+    source.append(source.row(1, "a", "x"), source.row(2, "b", "y"));
+    source.append(source.row(3, "c", "x"));
+    replicateAndVerify(source, incremental, "--source-metadata", headFile(source));
+
+    source.table().updateProperties().set(TableProperties.WRITE_METADATA_LOCATION, metadataB).commit();
+    source.append(source.row(4, "d", "z"));
+    source.append(source.row(5, "e", "x"));
+    replicateAndVerify(source, incremental, "--source-metadata", headFile(source));
+
+    source.table().updateLocation().setLocation(moved).commit();
+    source.table().updateProperties()
+        .remove(TableProperties.WRITE_DATA_LOCATION)
+        .remove(TableProperties.WRITE_METADATA_LOCATION)
+        .commit();
+    source.append(source.row(6, "f", "y"));
+    source.table().rewriteManifests().rewriteIf(m -> true).commit();
+    source.append(source.row(7, "g", "z"));
+    replicateAndVerify(source, incremental, "--source-metadata", headFile(source));
+
+    String head = headFile(source);
+    assertThat(head).startsWith(moved + "/metadata/").endsWith(".gz.metadata.json");
+    assertThat(metadataFiles(moved)).as("metadata files kept by the source").hasSize(2);
+    List<String> sourcePrefixes = List.of(dataA, metadataB, moved);
+    verifier.verify(source.expectations(), location, sourcePrefixes, incremental);
+    assertOneSourceFolderPerReplicaFolder(source.table(), verifier.load(incremental));
+
+    // a backfill has only the newest two versions: nothing left declares the first prefixes
+    String backfill = dir.resolve("replica-backfill").toString();
     StringWriter err = new StringWriter();
     int exit =
         ReplicatorCli.execute(
             new PrintWriter(new StringWriter()), new PrintWriter(err, true),
-            "replicate", "--source", source.location(), "--target", target, "--source-metadata", head);
+            "replicate", "--source", location, "--target", backfill, "--source-metadata", head);
+    assertThat(exit).isEqualTo(1);
+    assertThat(err.toString())
+        .startsWith("error: Cannot map path " + location + "/metadata/snap-")
+        .contains("no version of the table's metadata declares a prefix holding it: map one with --map");
+    assertThat(Path.of(backfill, "metadata")).doesNotExist();
+
+    replicateAndVerify(
+        source, backfill, "--source-metadata", head,
+        "--map", location + "=" + backfill + "/earlier-location",
+        "--map", dataA + "=" + backfill + "/earlier-data",
+        "--map", metadataB + "=" + backfill + "/earlier-metadata");
+    verifier.verify(source.expectations(), location, sourcePrefixes, backfill);
+    assertOneSourceFolderPerReplicaFolder(source.table(), verifier.load(backfill));
+  }
+
+  /**
+   * A catalog's table operations reduced to their pointer: metadata files written by Iceberg's
+   * metastore code ({@code <N>-<uuid>.metadata.json} under the location or
+   * {@code write.metadata.path}, old ones deleted as the properties say), the current one held in
+   * memory as a catalog would hold it. Unlike Hadoop tables, it can move its location.
+   */
+  static final class PointerTableOperations extends BaseMetastoreTableOperations {
+    private final FileIO io = new HadoopFileIO(new Configuration());
+    private String pointer;
+
+    static Table create(String location, Map<String, String> properties) {
+      PointerTableOperations ops = new PointerTableOperations();
+      PartitionSpec spec = PartitionSpec.builderFor(Scenario.SCHEMA).identity("category").build();
+      ops.commit(null, org.apache.iceberg.TableMetadata.newTableMetadata(Scenario.SCHEMA, spec, location, properties));
+      return new BaseTable(ops, "catalog.ns.orders");
+    }
+
+    @Override
+    protected void doRefresh() {
+      refreshFromMetadataLocation(pointer);
+    }
+
+    @Override
+    protected void doCommit(org.apache.iceberg.TableMetadata base, org.apache.iceberg.TableMetadata metadata) {
+      String file = writeNewMetadataIfRequired(base == null, metadata);
+      if (!java.util.Objects.equals(base == null ? null : base.metadataFileLocation(), pointer)) {
+        throw new CommitFailedException("Cannot commit: the table changed");
+      }
+      pointer = file;
+    }
+
+    @Override
+    public FileIO io() {
+      return io;
+    }
+
+    @Override
+    protected String tableName() {
+      return "catalog.ns.orders";
+    }
+  }
+
+  private static String headFile(ScenarioTable source) {
+    return ((HasTableOperations) source.table()).operations().current().metadataFileLocation();
+  }
+
+  private static List<String> metadataFiles(String location) {
+    try (Stream<Path> files = Files.list(Path.of(location, "metadata"))) {
+      return files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".metadata.json")).toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private void replicateAndVerify(ScenarioTable source, String target, String... options) {
+    source.record();
+    List<String> args =
+        new ArrayList<>(List.of("replicate", "--source", source.location(), "--target", target));
+    args.addAll(List.of(options));
+    StringWriter err = new StringWriter();
+    int exit = ReplicatorCli.execute(new PrintWriter(new StringWriter()), new PrintWriter(err, true), args.toArray(String[]::new));
     assertThat(exit).as("replicate to %s: %s", target, err).isZero();
     verifier.verify(source, target);
   }
