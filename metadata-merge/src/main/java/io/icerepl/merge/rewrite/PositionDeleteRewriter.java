@@ -29,11 +29,12 @@ public final class PositionDeleteRewriter {
   private PositionDeleteRewriter() {}
 
   /**
-   * Rewrites a position delete file (fileFormat "PARQUET" or "AVRO", case-insensitive, as in the
-   * manifest's file_format) into out, mapping every file_path with mapPath.
+   * Rewrites a position delete file (fileFormat "PARQUET", "AVRO" or "ORC", case-insensitive, as in
+   * the manifest's file_format) into out, mapping every file_path with mapPath.
    *
-   * @return the new length and, for Parquet, the new row-group start offsets (Avro: null)
-   * @throws UnsupportedFeatureException for ORC position deletes
+   * @return the new length and the new split offsets: Parquet row-group or ORC stripe starts (Avro:
+   *     null)
+   * @throws UnsupportedFeatureException for encrypted Parquet or ORC files
    * @throws BadInputException when the input is truncated, corrupted or not a position delete file
    * @throws io.icerepl.merge.error.PathOutsideMappingException from mapPath, unchanged
    * @throws UncheckedIOException when out fails
@@ -52,6 +53,7 @@ public final class PositionDeleteRewriter {
       return switch (format) {
         case PARQUET -> ParquetPositionDeletes.rewrite(in, out, fileName, mapPath);
         case AVRO -> AvroPositionDeletes.rewrite(in, out, fileName, mapPath);
+        case ORC -> OrcPositionDeletes.rewrite(in, out, fileName, mapPath);
       };
     } catch (IOException e) {
       // the format helpers translate their own failures; this is only a safety net
@@ -67,6 +69,7 @@ public final class PositionDeleteRewriter {
       return switch (format) {
         case PARQUET -> ParquetPositionDeletes.describe(replicaFile, fileName);
         case AVRO -> AvroPositionDeletes.describe(replicaFile, fileName);
+        case ORC -> OrcPositionDeletes.describe(replicaFile, fileName);
       };
     } catch (ReplicationException e) {
       throw e;
@@ -77,7 +80,8 @@ public final class PositionDeleteRewriter {
 
   private enum Format {
     PARQUET,
-    AVRO
+    AVRO,
+    ORC
   }
 
   private static Format format(String fileFormat, String fileName) {
@@ -85,10 +89,7 @@ public final class PositionDeleteRewriter {
     return switch (upper) {
       case "PARQUET" -> Format.PARQUET;
       case "AVRO" -> Format.AVRO;
-      case "ORC" -> throw new UnsupportedFeatureException(
-          "Cannot rewrite position delete file "
-              + fileName
-              + ": ORC position deletes are not supported");
+      case "ORC" -> Format.ORC;
       default -> throw new BadInputException(
           "Cannot rewrite position delete file "
               + fileName

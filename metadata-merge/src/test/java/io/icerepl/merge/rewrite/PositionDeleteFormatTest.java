@@ -3,29 +3,12 @@ package io.icerepl.merge.rewrite;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icerepl.merge.error.BadInputException;
-import io.icerepl.merge.error.UnsupportedFeatureException;
 import io.icerepl.merge.io.ByteArraySeekableInput;
 import java.io.ByteArrayOutputStream;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 class PositionDeleteFormatTest {
   private static final ByteArraySeekableInput ANY = new ByteArraySeekableInput(new byte[] {1, 2, 3});
-
-  @ParameterizedTest
-  @ValueSource(strings = {"ORC", "orc"})
-  void orcPositionDeletesAreUnsupported(String format) {
-    assertThatThrownBy(
-            () ->
-                PositionDeleteRewriter.rewrite(
-                    format, ANY, new ByteArrayOutputStream(), "s3://b/t/d.orc", p -> p))
-        .isExactlyInstanceOf(UnsupportedFeatureException.class)
-        .hasMessage(
-            "Cannot rewrite position delete file s3://b/t/d.orc: ORC position deletes are not supported");
-    assertThatThrownBy(() -> PositionDeleteRewriter.describe(format, ANY, "s3://b/t/d.orc"))
-        .isExactlyInstanceOf(UnsupportedFeatureException.class);
-  }
 
   @Test
   void unknownFileFormatIsBadInput() {
@@ -39,8 +22,8 @@ class PositionDeleteFormatTest {
   }
 
   @Test
-  void garbageIsBadInputForBothFormats() {
-    for (String format : new String[] {"PARQUET", "AVRO"}) {
+  void garbageIsBadInputForEveryFormat() {
+    for (String format : new String[] {"PARQUET", "AVRO", "ORC"}) {
       assertThatThrownBy(
               () ->
                   PositionDeleteRewriter.rewrite(

@@ -535,6 +535,12 @@ public final class ReplicaVerifier {
           .project(PATH_POS)
           .createResolvingReader(PlannedDataReader::create)
           .build();
+    } else if ("ORC".equals(format)) {
+      return org.apache.iceberg.orc.ORC.read(io.newInputFile(path))
+          .project(PATH_POS)
+          .createReaderFunc(
+              fileSchema -> org.apache.iceberg.data.orc.GenericOrcReader.buildReader(PATH_POS, fileSchema))
+          .build();
     }
     throw new UnsupportedOperationException("position delete file format " + format);
   }

@@ -186,6 +186,35 @@ public enum Scenario {
     }
   },
 
+  /** Data and position deletes in ORC (Iceberg's write.format.default / write.delete.format.default). */
+  ORC_DATA_AND_POSITION_DELETES {
+    @Override
+    ScenarioTable writeAt(String location) {
+      PartitionSpec spec = PartitionSpec.builderFor(SCHEMA).identity("category").build();
+      ScenarioTable t =
+          create(
+              location,
+              spec,
+              2,
+              Map.of(
+                  TableProperties.DEFAULT_FILE_FORMAT, "orc",
+                  TableProperties.DELETE_DEFAULT_FILE_FORMAT, "orc"));
+      DataFile a = t.append(t.row(1, "a", "x"), t.row(2, "b", "x"), t.row(3, "c", "x")).get(0);
+      DataFile b = t.append(t.row(4, "d", "x"), t.row(5, "e", "x"), t.row(6, "f", "x")).get(0);
+      DataFile c = t.append(t.row(7, "g", "y"), t.row(8, "h", "y"), t.row(9, "i", "y")).get(0);
+      // deletes referencing one data file: file_path lower == upper bound
+      t.commitDeletes(t.writePositionDeletes(FileFormat.ORC, a, 0));
+      // deletes referencing two data files of the same partition
+      Map<DataFile, long[]> ab = new LinkedHashMap<>();
+      ab.put(a, new long[] {2});
+      ab.put(b, new long[] {1});
+      t.commitDeletes(t.writePositionDeletes(FileFormat.ORC, ab));
+      t.commitDeletes(t.writePositionDeletes(FileFormat.ORC, c, 0, 2));
+      t.append(t.row(10, "j", "y"));
+      return recorded(t);
+    }
+  },
+
   V3_DELETION_VECTORS_WITH_LZ4_COMPRESSED_PUFFIN_FOOTERS {
     @Override
     ScenarioTable writeAt(String location) {
@@ -256,6 +285,13 @@ public enum Scenario {
         spec,
         order,
         Map.of(TableProperties.FORMAT_VERSION, Integer.toString(formatVersion)));
+  }
+
+  ScenarioTable create(
+      String location, PartitionSpec spec, int formatVersion, Map<String, String> properties) {
+    Map<String, String> all = new LinkedHashMap<>(properties);
+    all.put(TableProperties.FORMAT_VERSION, Integer.toString(formatVersion));
+    return ScenarioTable.create(name(), location, SCHEMA, spec, null, all);
   }
 
   static ScenarioTable recorded(ScenarioTable t) {

@@ -181,7 +181,8 @@ class ScenarioHarnessSanityTest {
       names = {
         "ROW_LEVEL_DELETES_PARQUET_AVRO_POSITION_AND_EQUALITY",
         "V2_UPGRADED_TO_V3_MID_HISTORY",
-        "V3_DELETION_VECTORS_WITH_LZ4_COMPRESSED_PUFFIN_FOOTERS"
+        "V3_DELETION_VECTORS_WITH_LZ4_COMPRESSED_PUFFIN_FOOTERS",
+        "ORC_DATA_AND_POSITION_DELETES"
       })
   void verifierLooksInsideDeleteFilesAndDeletionVectors(Scenario scenario, @TempDir Path dir) {
     ScenarioTable source = scenario.write(dir);
@@ -191,6 +192,11 @@ class ScenarioHarnessSanityTest {
 
     assertThat(problems)
         .anySatisfy(p -> assertThat(p).matches("manifest .* live entry .* file_path points under the source location: .*"));
+    if (scenario == Scenario.ORC_DATA_AND_POSITION_DELETES) {
+      assertThat(problems)
+          .anySatisfy(p -> assertThat(p).matches("position delete file .*\\.orc file_path points under the source location: .*"));
+      return;
+    }
     if (scenario != Scenario.V3_DELETION_VECTORS_WITH_LZ4_COMPRESSED_PUFFIN_FOOTERS) {
       assertThat(problems)
           .anySatisfy(p -> assertThat(p).matches("position delete file .*\\.parquet file_path points under the source location: .*"));

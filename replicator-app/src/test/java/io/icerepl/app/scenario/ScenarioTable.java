@@ -155,13 +155,20 @@ public final class ScenarioTable {
   }
 
   private DataFile writeDataFile(Table t, PartitionSpec spec, StructLike partition, List<Record> rows) {
+    // the table's write.format.default, Parquet unless a scenario says otherwise
+    FileFormat format =
+        FileFormat.fromString(
+            t.properties()
+                .getOrDefault(
+                    org.apache.iceberg.TableProperties.DEFAULT_FILE_FORMAT,
+                    org.apache.iceberg.TableProperties.DEFAULT_FILE_FORMAT_DEFAULT));
     GenericFileWriterFactory factory =
         new GenericFileWriterFactory.Builder(t)
-            .dataFileFormat(FileFormat.PARQUET)
+            .dataFileFormat(format)
             .dataSchema(t.schema())
             .dataSortOrder(t.sortOrder())
             .build();
-    OutputFileFactory files = outputFiles(t, FileFormat.PARQUET);
+    OutputFileFactory files = outputFiles(t, format);
     DataWriter<Record> writer =
         factory.newDataWriter(files.newOutputFile(spec, partition), spec, partition);
     try (DataWriter<Record> closing = writer) {
@@ -192,7 +199,7 @@ public final class ScenarioTable {
   // ---------------------------------------------------------------- delete files
 
   /**
-   * Writes one position delete file in {@code format} (PARQUET or AVRO) deleting {@code positions}
+   * Writes one position delete file in {@code format} (PARQUET, AVRO or ORC) deleting {@code positions}
    * of the given data files, which must share spec and partition. No commit.
    */
   public DeleteFile writePositionDeletes(FileFormat format, Map<DataFile, long[]> positions) {
