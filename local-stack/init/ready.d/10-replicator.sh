@@ -6,6 +6,7 @@ set -euo pipefail
 
 SOURCE_BUCKET="${SOURCE_BUCKET:-source}"
 TARGET_BUCKET="${TARGET_BUCKET:-replica}"
+SOURCE_PREFIX="${SOURCE_PREFIX:-warehouse/}"
 QUEUE="${QUEUE:-iceberg-replicator-events}"
 
 awslocal s3 mb "s3://${SOURCE_BUCKET}"
@@ -20,11 +21,22 @@ awslocal sqs create-queue --queue-name "${QUEUE}" \
 QUEUE_ARN=$(awslocal sqs get-queue-attributes --queue-url "$(awslocal sqs get-queue-url --queue-name "${QUEUE}" --query QueueUrl --output text)" \
   --attribute-names QueueArn --query Attributes.QueueArn --output text)
 
-awslocal s3api put-bucket-notification-configuration --bucket "${SOURCE_BUCKET}" --notification-configuration "{
-  \"QueueConfigurations\": [
-    {\"QueueArn\": \"${QUEUE_ARN}\", \"Events\": [\"s3:ObjectCreated:*\"],
-     \"Filter\": {\"Key\": {\"FilterRules\": [{\"Name\": \"suffix\", \"Value\": \".metadata.json\"}]}}},
-    {\"QueueArn\": \"${QUEUE_ARN}\", \"Events\": [\"s3:ObjectCreated:*\"],
-     \"Filter\": {\"Key\": {\"FilterRules\": [{\"Name\": \"suffix\", \"Value\": \"version-hint.text\"}]}}}
-  ]}"
-echo "replicator resources ready: s3://${SOURCE_BUCKET} -> s3://${TARGET_BUCKET}, queue ${QUEUE}"
+# As infra/cloudformation/source-notifications.yaml: under the source prefix, one configuration per
+# suffix (S3 takes one suffix rule per filter), compressed metadata included.
+NOTIFICATIONS=$(cat <<EOF
+{"QueueConfigurations": [
+  {"QueueArn": "${QUEUE_ARN}", "Events": ["s3:ObjectCreated:*"],
+   "Filter": {"Key": {"FilterRules": [{"Name": "prefix", "Value": "${SOURCE_PREFIX}"},
+                                      {"Name": "suffix", "Value": ".metadata.json"}]}}},
+  {"QueueArn": "${QUEUE_ARN}", "Events": ["s3:ObjectCreated:*"],
+   "Filter": {"Key": {"FilterRules": [{"Name": "prefix", "Value": "${SOURCE_PREFIX}"},
+                                      {"Name": "suffix", "Value": ".metadata.json.gz"}]}}},
+  {"QueueArn": "${QUEUE_ARN}", "Events": ["s3:ObjectCreated:*"],
+   "Filter": {"Key": {"FilterRules": [{"Name": "prefix", "Value": "${SOURCE_PREFIX}"},
+                                      {"Name": "suffix", "Value": "version-hint.text"}]}}}
+]}
+EOF
+)
+awslocal s3api put-bucket-notification-configuration --bucket "${SOURCE_BUCKET}" \
+  --notification-configuration "${NOTIFICATIONS}"
+echo "replicator resources ready: s3://${SOURCE_BUCKET}/${SOURCE_PREFIX} -> s3://${TARGET_BUCKET}, queue ${QUEUE}"

@@ -16,6 +16,7 @@ class ReplicatorTemplateTest {
   static final String SOURCE_OBJECTS = SOURCE_BUCKET + "/${SourcePrefix}";
   static final String REPLICA_OBJECTS = TARGET_BUCKET + "/${TargetPrefix}";
   static final String LOCK_OBJECTS = TARGET_BUCKET + "/${LockPrefix}";
+  static final String BREAK_GLASS_ROLE = "arn:${AWS::Partition}:iam::${AWS::AccountId}:role/${BreakGlassRoleName}";
   static final Set<String> S3_WRITES = Set.of("s3:PutObject", "s3:DeleteObject",
       "s3:DeleteObjectVersion", "s3:AbortMultipartUpload", "s3:PutObjectAcl");
 
@@ -57,12 +58,10 @@ class ReplicatorTemplateTest {
   }
 
   @Test
-  void bucketPolicyDeniesReplicaWritesToEveryoneButTheReplicatorRole() {
+  void bucketPolicyDeniesReplicaWritesToEveryoneButTheReplicatorAndBreakGlassRoles() {
     assertThat(Template.render(template.properties("ReplicaBucketPolicy").path("Bucket")))
         .isEqualTo("${ReplicaBucket}");
-    Statement deny = bucketPolicy().stream()
-        .filter(s -> s.effect().equals("Deny") && s.actions().contains("s3:PutObject"))
-        .findFirst().orElseThrow(() -> new AssertionError("no Deny of s3:PutObject"));
+    Statement deny = bucketPolicyDenying("s3:PutObject");
 
     assertThat(deny.principal().asText()).isEqualTo("*");
     assertThat(deny.actions()).contains("s3:PutObject", "s3:PutObjectAcl", "s3:DeleteObject",
@@ -70,7 +69,30 @@ class ReplicatorTemplateTest {
     assertThat(deny.resources()).containsExactlyInAnyOrder(
         "${ReplicaBucket.Arn}/${TargetPrefix}*", "${ReplicaBucket.Arn}/${LockPrefix}*");
     JsonNode exceptRole = deny.condition().path("ArnNotEquals").path("aws:PrincipalArn");
-    assertThat(Template.renderAll(exceptRole)).containsExactly("${TaskRole.Arn}");
+    assertThat(Template.renderAll(exceptRole)).containsExactlyInAnyOrder("${TaskRole.Arn}", BREAK_GLASS_ROLE);
+  }
+
+  @Test
+  void bucketPolicyDeniesReplicationIntoTheBucketToEveryoneButTheBreakGlassRole() {
+    Statement deny = bucketPolicyDenying("s3:ReplicateObject");
+
+    assertThat(deny.principal().asText()).isEqualTo("*");
+    assertThat(deny.actions()).containsExactlyInAnyOrder("s3:ReplicateObject", "s3:ReplicateDelete", "s3:ReplicateTags");
+    assertThat(deny.resources()).containsExactly("${ReplicaBucket.Arn}/*");
+    assertThat(Template.renderAll(deny.condition().path("ArnNotEquals").path("aws:PrincipalArn")))
+        .containsExactly(BREAK_GLASS_ROLE);
+  }
+
+  @Test
+  void bucketPolicyDeniesLifecycleAndVersioningChangesToEveryoneButTheBreakGlassRole() {
+    Statement deny = bucketPolicyDenying("s3:PutLifecycleConfiguration");
+
+    assertThat(deny.principal().asText()).isEqualTo("*");
+    assertThat(deny.actions()).containsExactlyInAnyOrder("s3:PutLifecycleConfiguration", "s3:PutBucketVersioning");
+    assertThat(deny.resources()).containsExactly("${ReplicaBucket.Arn}");
+    assertThat(Template.renderAll(deny.condition().path("ArnNotEquals").path("aws:PrincipalArn")))
+        .containsExactly(BREAK_GLASS_ROLE);
+    assertThat(template.section("Parameters")).containsKey("BreakGlassRoleName");
   }
 
   @Test
@@ -100,8 +122,7 @@ class ReplicatorTemplateTest {
     Statement replicator = statements.stream()
         .filter(s -> Template.render(s.principal().path("AWS")).equals("${TaskRole.Arn}"))
         .findFirst().orElseThrow();
-    assertThat(replicator.actions())
-        .containsExactlyInAnyOrder("kms:Encrypt", "kms:Decrypt", "kms:GenerateDataKey");
+    assertThat(replicator.actions()).containsExactlyInAnyOrder("kms:Decrypt", "kms:GenerateDataKey");
     assertThat(Template.render(replicator.condition().path("StringEquals").path("kms:ViaService")))
         .isEqualTo("s3.${AWS::Region}.amazonaws.com");
   }
@@ -112,7 +133,7 @@ class ReplicatorTemplateTest {
     assertThat(role.has("ManagedPolicyArns")).isFalse();
     assertThat(taskRole).isNotEmpty();
     assertThat(taskRole).allSatisfy(s -> assertThat(s.allows()).as(s.toString()).isTrue());
-    assertThat(PolicyChecks.actionsOutsideServices(taskRole, Set.of("s3", "kms", "sqs"))).isEmpty();
+    assertThat(PolicyChecks.actionsOutsideServices(taskRole, Set.of("s3", "kms", "sqs", "secretsmanager"))).isEmpty();
     JsonNode trust = role.path("AssumeRolePolicyDocument").path("Statement");
     assertThat(trust).hasSize(1);
     assertThat(trust.get(0).path("Principal").path("Service").asText()).isEqualTo("ecs-tasks.amazonaws.com");
@@ -169,11 +190,42 @@ class ReplicatorTemplateTest {
   }
 
   @Test
+  void taskRoleNeverEncryptsDirectly() {
+    // SSE-KMS puts use GenerateDataKey; kms:Encrypt is never called on the replicator's behalf
+    assertThat(taskRole.stream().flatMap(s -> s.actions().stream())).doesNotContain("kms:Encrypt");
+    assertThat(taskRole.stream().filter(s -> s.hasActionOf("kms")).flatMap(s -> s.actions().stream()))
+        .containsOnly("kms:Decrypt", "kms:GenerateDataKey");
+  }
+
+  @Test
+  void taskRoleReadsOnlyTheApiTokenSecretAndOnlyWhenOneIsGiven() {
+    List<Statement> secrets = taskRole.stream().filter(s -> s.hasActionOf("secretsmanager")).toList();
+    assertThat(secrets).singleElement().satisfies(s -> {
+      assertThat(s.actions()).containsExactly("secretsmanager:GetSecretValue");
+      assertThat(s.resources()).containsExactly("${ApiTokenSecretArn}");
+      assertThat(template.resource(s.policy()).path("Condition").asText()).isEqualTo("HasApiTokenSecret");
+    });
+
+    // the container is told the secret under the same condition
+    JsonNode entry = null;
+    for (JsonNode e : template.properties("TaskDefinition").path("ContainerDefinitions").get(0).path("Environment")) {
+      if (e.has("Fn::If")) {
+        entry = e.path("Fn::If");
+      }
+    }
+    assertThat(entry).as("a conditional environment variable").isNotNull();
+    assertThat(entry.get(0).asText()).isEqualTo("HasApiTokenSecret");
+    assertThat(entry.get(1).path("Name").asText()).isEqualTo("REPLICATOR_API_TOKENSECRETID");
+    assertThat(Template.render(entry.get(1).path("Value"))).isEqualTo("${ApiTokenSecretArn}");
+    assertThat(Template.render(entry.get(2))).isEqualTo("${AWS::NoValue}");
+  }
+
+  @Test
   void taskRoleSqsPermissionsAreOnlyOnTheQueue() {
     assertThat(PolicyChecks.grantsOutside(taskRole, "sqs", Set.of("${QueueArn}"))).isEmpty();
     assertThat(taskRole.stream().filter(s -> s.hasActionOf("sqs")).flatMap(s -> s.actions().stream()))
         .containsExactlyInAnyOrder("sqs:ReceiveMessage", "sqs:DeleteMessage",
-            "sqs:ChangeMessageVisibility", "sqs:GetQueueAttributes", "sqs:GetQueueUrl");
+            "sqs:ChangeMessageVisibility", "sqs:GetQueueAttributes");
   }
 
   @Test
@@ -275,6 +327,12 @@ class ReplicatorTemplateTest {
     template.properties("TaskDefinition").path("ContainerDefinitions").get(0).path("Environment")
         .forEach(e -> environment.put(e.path("Name").asText(), Template.render(e.path("Value"))));
     return environment;
+  }
+
+  private Statement bucketPolicyDenying(String action) {
+    return bucketPolicy().stream()
+        .filter(s -> s.effect().equals("Deny") && s.actions().contains(action))
+        .findFirst().orElseThrow(() -> new AssertionError("no Deny of " + action));
   }
 
   private List<Statement> bucketPolicy() {

@@ -51,10 +51,15 @@ class SecurityConfiguration {
         .logout(AbstractHttpConfigurer::disable)
         .requestCache(AbstractHttpConfigurer::disable)
         .addFilterBefore(new BearerTokenFilter(token), AnonymousAuthenticationFilter.class)
-        .exceptionHandling(e -> e.authenticationEntryPoint((request, response, failure) ->
-            JsonErrors.write(response, HttpServletResponse.SC_UNAUTHORIZED, "Bearer",
-                "Cannot authorize " + request.getMethod() + " " + request.getRequestURI()
-                    + ": send the API token as 'Authorization: Bearer <token>'")))
+        .exceptionHandling(e -> e.authenticationEntryPoint((request, response, failure) -> {
+          if (!HttpMethod.GET.matches(request.getMethod())) {
+            LOG.warn("Refused {} {} from {}: no bearer token", request.getMethod(), request.getRequestURI(),
+                request.getRemoteAddr());
+          }
+          JsonErrors.write(response, HttpServletResponse.SC_UNAUTHORIZED, "Bearer",
+              "Cannot authorize " + request.getMethod() + " " + request.getRequestURI()
+                  + ": send the API token as 'Authorization: Bearer <token>'");
+        }))
         .authorizeHttpRequests(requests -> {
           // an error page is rendered for a request already let through
           requests.dispatcherTypeMatchers(DispatcherType.ERROR).permitAll();
