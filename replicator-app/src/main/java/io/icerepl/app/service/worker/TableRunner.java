@@ -68,7 +68,7 @@ public final class TableRunner implements AutoCloseable {
     ObjectStore source = stores.sourceStore(key.sourceLocation());
     ObjectStore target = stores.targetStore(key.targetLocation());
     if (unchanged(key, source, target)) {
-      return;
+      return Optional.empty();
     }
     ReplicationSummary summary =
         new TableReplicator(source, target, clock, fileExecutor, options, progress -> board.progress(key, progress))

@@ -9,6 +9,7 @@ import io.icerepl.app.service.worker.TableKey;
 import io.icerepl.merge.retention.UnreachableFiles;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -26,7 +27,7 @@ class OnDemandExpiriesTest {
   private final AtomicInteger expiries = new AtomicInteger();
   private final ReplicationCoordinator coordinator =
       new ReplicationCoordinator(
-          key -> {},
+          key -> Optional.empty(),
           key -> {
             expiries.incrementAndGet();
             try {
