@@ -240,8 +240,13 @@ public final class MetadataMerge {
   private static void checkSameSnapshot(
       JsonNode replica, Snapshot source, PathMapping mapping, String sourceFile) {
     JsonNode sourceJson = source.json();
-    for (String field : new String[] {SEQUENCE_NUMBER, TIMESTAMP_MS, PARENT_SNAPSHOT_ID}) {
-      if (!Objects.equals(replica.get(field), sourceJson.get(field))) {
+    // an absent sequence-number is 0, which Iceberg omits and other writers spell out
+    long replicaSequence = replica.path(SEQUENCE_NUMBER).asLong(0);
+    if (replicaSequence != source.sequenceNumber()) {
+      throw differentSnapshot(source.snapshotId(), sourceFile, SEQUENCE_NUMBER, replicaSequence, source.sequenceNumber());
+    }
+    for (String field : new String[] {TIMESTAMP_MS, PARENT_SNAPSHOT_ID}) {
+      if (!Objects.equals(valueOf(replica, field), valueOf(sourceJson, field))) {
         throw differentSnapshot(source.snapshotId(), sourceFile, field, replica.get(field), sourceJson.get(field));
       }
     }
@@ -251,6 +256,12 @@ public final class MetadataMerge {
     if (!Objects.equals(replicaListText, sourceList)) {
       throw differentSnapshot(source.snapshotId(), sourceFile, MANIFEST_LIST, replicaListText, sourceList);
     }
+  }
+
+  /** A field's value, absent when missing or null: writers differ in which they write. */
+  private static JsonNode valueOf(JsonNode object, String field) {
+    JsonNode value = object.get(field);
+    return value == null || value.isNull() ? null : value;
   }
 
   private static ConflictException differentSnapshot(

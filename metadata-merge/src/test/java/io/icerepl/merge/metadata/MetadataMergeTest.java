@@ -193,6 +193,18 @@ class MetadataMergeTest {
   }
 
   @Test
+  void aSnapshotSpelledWithAnExplicitZeroSequenceNumberAndNullParentIsTheSameSnapshot() {
+    MetadataJson source = MetadataJson.table(1, SRC).commit(1, null, 100);
+    com.fasterxml.jackson.databind.node.ObjectNode snapshot =
+        (com.fasterxml.jackson.databind.node.ObjectNode) source.json.withArray("snapshots").get(0);
+    snapshot.remove(List.of("sequence-number", "parent-snapshot-id"));
+    TableMetadata replica = merge(source, null, 300).metadata();
+    snapshot.put("sequence-number", 0).putNull("parent-snapshot-id");
+
+    assertThat(merge(source, replica, 400).metadata().snapshots()).hasSize(1);
+  }
+
+  @Test
   void newSchemasAreAddedAndOldOnesKept() {
     MetadataJson source = MetadataJson.table(2, SRC).commit(1, null, 100);
     TableMetadata replica = merge(source, null, 300).metadata();
