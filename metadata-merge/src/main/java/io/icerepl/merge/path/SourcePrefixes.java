@@ -159,7 +159,7 @@ public final class SourcePrefixes {
   /**
    * A folder name for a source prefix: its readable tail, then a hash of the whole prefix, so
    * different prefixes never get the same name (e.g. {@code s3://b/ext/orders} →
-   * {@code b-ext-orders-1f0c3a9e}).
+   * {@code b-ext-orders-88f616ca}).
    */
   static String folderName(String prefix) {
     String canonical = PathMapping.canonical(prefix).replaceAll("/+$", "");

@@ -73,6 +73,16 @@ class SourcePrefixesTest {
     assertThat(prefixes.mapping().map("s3://data-a/t/x.parquet")).isEqualTo("s3://replica-data/a/t/x.parquet");
   }
 
+  @Test
+  void aReplicaMadeBeforePrefixesWereKeptKeepsItsLayout() {
+    SourcePrefixes prefixes =
+        SourcePrefixes.of(REPLICA, List.of(), List.of(), List.of())
+            .learnFormerLayout(version("s3://src/wh/t", Map.of("write.data.path", "s3://data-a/t")));
+    assertThat(prefixes.learned())
+        .containsExactlyInAnyOrder(
+            new PathMapping.Prefix("s3://src/wh/t", REPLICA), new PathMapping.Prefix("s3://data-a/t", REPLICA + "/data"));
+  }
+
   private static String hash(String prefix) {
     String name = SourcePrefixes.folderName(prefix);
     return name.substring(name.lastIndexOf('-') + 1);

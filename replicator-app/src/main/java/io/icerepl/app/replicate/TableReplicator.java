@@ -254,7 +254,7 @@ public final class TableReplicator {
   private String outsideHint() {
     return options.allowedSourcePrefixes().isEmpty()
         ? "; no version of the table's metadata declares a prefix holding it: map one with --map <source-prefix>=<target-prefix>"
-        : "; it lies outside the table's folder and every allowed source prefix " + options.allowedSourcePrefixes();
+        : "; the table may only name files under " + options.allowedSourcePrefixes() + " and the prefixes its target maps";
   }
 
   private String resolveGiven(String sourceLocation, String file) {

@@ -66,9 +66,10 @@ class ServiceConfiguration {
             properties.concurrency().filesPerTable(), properties.settleTime());
     Map<String, ReplicatorProperties.Retention> retention =
         properties.rules().stream().collect(Collectors.toMap(Rule::name, Rule::retention));
+    Map<String, Rule> rules = properties.rules().stream().collect(Collectors.toMap(Rule::name, r -> r));
     return new TableRunner(
         stores.getIfAvailable(LocalStoreFactory::new), clock.getIfAvailable(Clock::systemUTC), fileExecutor, options,
-        retention::get, board);
+        retention::get, board, rules::get);
   }
 
   @Bean(destroyMethod = "close")
@@ -96,8 +97,8 @@ class ServiceConfiguration {
   }
 
   @Bean
-  EventIntake eventIntake(TableRules rules, ReplicationCoordinator coordinator) {
-    return new EventIntake(new EventParser(), rules, coordinator);
+  EventIntake eventIntake(TableRules rules, TableDiscovery discovery, ReplicationCoordinator coordinator) {
+    return new EventIntake(new EventParser(), rules, discovery, coordinator);
   }
 
   private static ThreadFactory threads(String prefix) {

@@ -2,6 +2,7 @@ package io.icerepl.app.badinput;
 
 import static io.icerepl.app.badinput.Campaign.*;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -163,9 +164,9 @@ class BadInputServiceTest {
     Map<String, String> before = replicaObjects("moved");
     commitEdited(t, json -> json.put("location", "s3://source/elsewhere/ns/moved"));
 
-    // the mapping follows the metadata's location: its own manifest list is then "outside"
-    awaitState("moved", "FAILED", "Cannot map path s3://source/warehouse/ns/moved/metadata/snap-",
-        "it is outside every mapped source prefix [s3://source/elsewhere/ns/moved]");
+    // a location outside the table's folder is refused as declared, before any file under it
+    awaitState("moved", "FAILED", "Cannot map path s3://source/elsewhere/ns/moved (location in table metadata",
+        "it is outside the mapping", "the table may only name files under [s3://source/warehouse/ns/moved");
     assertContained("moved", before);
   }
 
@@ -347,6 +348,69 @@ class BadInputServiceTest {
 
     awaitState("dot_dot", "FAILED", "Cannot map path " + dotted, "it has a '..' segment");
     assertContained("dot_dot", before);
+  }
+
+  // --- where a table's files may lie --------------------------------------------------------
+
+  @Test
+  void aTableWhoseMetadataNamesAnotherTablesFilesFailsAloneAndCopiesNothing() {
+    // another table's metadata, copied: its location and every path in it are that table's
+    String file = "s3://source/warehouse/ns/intruder/metadata/00001-" + UUID.randomUUID() + ".metadata.json";
+    put(SOURCE, key(file), read(SOURCE, key(metadataFile(healthy))));
+    publishKey(key(file));
+
+    awaitState("intruder", "FAILED",
+        "Cannot map path s3://source/warehouse/ns/healthy (location in table metadata " + file + "): it is outside the mapping",
+        "the table may only name files under [s3://source/warehouse/ns/intruder, ");
+    assertContained("intruder", Map.of());
+  }
+
+  @Test
+  void aWriteDataPathInAnotherBucketFailsTheTableAlone() {
+    Table t = replicated("data_elsewhere");
+    Map<String, String> before = replicaObjects("data_elsewhere");
+    t.updateProperties().set("write.data.path", "s3://" + ELSEWHERE + "/data").commit();
+    append(t, 2);
+    publish(t);
+
+    awaitState("data_elsewhere", "FAILED",
+        "Cannot map path s3://" + ELSEWHERE + "/data (write.data.path in table metadata s3://source/warehouse/ns/data_elsewhere/metadata/",
+        "it is outside the mapping");
+    assertContained("data_elsewhere", before);
+  }
+
+  @Test
+  void aWriteDataPathUnderTheRulesAllowedPrefixReplicatesIntoAReplicaFolderOfItsOwn() {
+    Table t = warehouse.create("ns", "shared_data", SCHEMA, PartitionSpec.unpartitioned(),
+        Map.of("format-version", "2", "write.data.path", ALLOWED + "/ns/shared_data"));
+    append(t, 3);
+    publish(t);
+
+    awaitInSync("shared_data");
+    java.util.List<String> replica = keys(REPLICA, "warehouse/ns/shared_data/");
+    assertThat(replica).anyMatch(k -> k.startsWith("warehouse/ns/shared_data/data/shared-data-warehouse-ns-shared_data-")
+        && k.endsWith(".parquet"));
+    assertThat(replica).filteredOn(k -> k.endsWith(".metadata.json")).isNotEmpty()
+        .allSatisfy(k -> assertThat(new String(read(REPLICA, k), StandardCharsets.UTF_8)).doesNotContain(ALLOWED));
+  }
+
+  @Test
+  void anEventForAFolderInsideATableTriggersThatTableNotANewOne() {
+    Table t = replicated("nests");
+    String nested = "s3://source/warehouse/ns/nests/data/inner/metadata/00001-" + UUID.randomUUID() + ".metadata.json";
+    put(SOURCE, key(nested), read(SOURCE, key(metadataFile(t))));
+    append(t, 2); // not published: only the nested event can trigger the table
+    String head = metadataFile(t);
+    publishKey(key(nested));
+
+    await().atMost(PATIENCE).pollInterval(java.time.Duration.ofMillis(200)).untilAsserted(() -> {
+      JsonNode status = status("nests").orElseThrow();
+      assertThat(status.path("state").asText()).isEqualTo("IN_SYNC");
+      assertThat(status.path("lastSourceMetadataFile").asText()).isEqualTo(head);
+    });
+    awaitQueueDrained();
+    assertThat(status("nests/data/inner")).isEmpty();
+    assertThat(keys(REPLICA, "warehouse/ns/nests/data/inner/")).isEmpty();
   }
 
   // --- the replica side ----------------------------------------------------------------------

@@ -56,6 +56,10 @@ final class Campaign {
   static final String SOURCE = "source";
   static final String REPLICA = "replica";
   static final String QUEUE = "events";
+  /** A bucket no rule allows: tables must not name files in it. */
+  static final String ELSEWHERE = "elsewhere";
+  /** The rule's allowed source prefix, for data kept outside the tables' folders. */
+  static final String ALLOWED = "s3://shared-data/warehouse";
   /** The configured {@code replicator.max-metadata-bytes}. */
   static final long MAX_METADATA_BYTES = 64 * 1024;
   static final int MAX_RECEIVES = 3;
@@ -87,6 +91,8 @@ final class Campaign {
     sqs = EmbeddedSqs.start();
     s3.createBucket(SOURCE);
     s3.createBucket(REPLICA);
+    s3.createBucket(ELSEWHERE);
+    s3.createBucket("shared-data");
     s3Client = s3.client();
     sqsClient = sqs.client();
     queueUrl = sqs.createQueueWithDeadLetterQueue(QUEUE, MAX_RECEIVES, 1);
@@ -98,6 +104,7 @@ final class Campaign {
     properties.put("replicator.rules[0].source", "s3://source/warehouse");
     properties.put("replicator.rules[0].targets[0].name", "a");
     properties.put("replicator.rules[0].targets[0].prefix", "s3://replica/warehouse");
+    properties.put("replicator.rules[0].allowed-source-prefixes[0]", ALLOWED);
     for (String side : List.of("source", "target")) {
       properties.put("replicator.s3." + side + ".endpoint", s3.endpoint().toString());
       properties.put("replicator.s3." + side + ".access-key-id", EmbeddedS3.ACCESS_KEY);

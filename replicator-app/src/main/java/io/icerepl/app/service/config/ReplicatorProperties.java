@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.ConstructorBinding;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;
 import org.springframework.validation.annotation.Validated;
@@ -61,26 +62,55 @@ public record ReplicatorProperties(
    * @param source the source prefix URI (e.g. {@code s3://bucket/warehouse} or {@code file:/data/wh})
    * @param targets where replicas go; one source fans out to every target
    * @param retention the replicas' own snapshot retention
+   * @param allowedSourcePrefixes where else than in its own folder a table's metadata may keep
+   *     files (its {@code location}, {@code write.data.path}, {@code write.metadata.path}): a table
+   *     naming any other place fails with "outside the mapping", so one table's metadata cannot make
+   *     the service copy another's files. Files under them go to folders of the replica's own, like
+   *     every prefix the table declares (default none)
    */
   public record Rule(
       @NotBlank String name,
       @NotBlank String source,
       @NotEmpty @Valid List<Target> targets,
-      @Valid @DefaultValue Retention retention) {
+      @Valid @DefaultValue Retention retention,
+      @DefaultValue List<@NotBlank String> allowedSourcePrefixes) {
+    @ConstructorBinding
     public Rule {
+      allowedSourcePrefixes = List.copyOf(allowedSourcePrefixes);
       targets = List.copyOf(targets);
       long names = targets.stream().map(Target::name).distinct().count();
       if (names != targets.size()) {
         throw new IllegalArgumentException("replicator.rules[" + name + "].targets[].name must be unique");
       }
     }
+
+    public Rule(String name, String source, List<Target> targets, Retention retention) {
+      this(name, source, targets, retention, List.of());
+    }
   }
 
   /**
    * @param name the target's name, used in the status API and metric tags
    * @param prefix the target prefix URI under which replicas are written
+   * @param map where files under a source prefix go on this target, for data kept outside the
+   *     tables (like {@code --map}); a source prefix mapped here is also allowed (default none)
    */
-  public record Target(@NotBlank String name, @NotBlank String prefix) {}
+  public record Target(@NotBlank String name, @NotBlank String prefix, @Valid @DefaultValue List<PrefixMap> map) {
+    @ConstructorBinding
+    public Target {
+      map = List.copyOf(map);
+    }
+
+    public Target(String name, String prefix) {
+      this(name, prefix, List.of());
+    }
+  }
+
+  /**
+   * @param source a source prefix
+   * @param target the prefix its files get on the target
+   */
+  public record PrefixMap(@NotBlank String source, @NotBlank String target) {}
 
   /**
    * The replica's own retention, applied every {@code interval} when enabled. Unset values follow

@@ -1,6 +1,8 @@
 package io.icerepl.app.service.events;
 
+import io.icerepl.app.service.config.ReplicatorProperties.Rule;
 import io.icerepl.app.service.worker.ReplicationCoordinator;
+import io.icerepl.app.service.worker.TableDiscovery;
 import io.icerepl.app.service.worker.TableKey;
 import io.icerepl.app.service.worker.TableRules;
 import java.util.List;
@@ -13,11 +15,13 @@ public final class EventIntake {
 
   private final EventParser parser;
   private final TableRules rules;
+  private final TableDiscovery discovery;
   private final ReplicationCoordinator coordinator;
 
-  public EventIntake(EventParser parser, TableRules rules, ReplicationCoordinator coordinator) {
+  public EventIntake(EventParser parser, TableRules rules, TableDiscovery discovery, ReplicationCoordinator coordinator) {
     this.parser = parser;
     this.rules = rules;
+    this.discovery = discovery;
     this.coordinator = coordinator;
   }
 
@@ -33,8 +37,9 @@ public final class EventIntake {
                   List<TableKey> keys = rules.keysOf(location);
                   if (keys.isEmpty()) {
                     LOG.debug("{}: no rule replicates this table; event ignored", location);
+                    return keys.stream();
                   }
-                  return keys.stream();
+                  return enclosing(keys).stream();
                 })
             .toList();
     triggered.forEach(
@@ -43,5 +48,17 @@ public final class EventIntake {
           coordinator.trigger(key);
         });
     return triggered;
+  }
+
+  /** A location nested in a table (metadata files under its data folder) is that table, not a new one. */
+  private List<TableKey> enclosing(List<TableKey> keys) {
+    TableKey key = keys.get(0);
+    Rule rule = rules.rule(key.rule());
+    String table = discovery.enclosingTable(rule, key.table());
+    if (table.equals(key.table())) {
+      return keys;
+    }
+    LOG.debug("{}: inside table {}; that table is triggered", key.table(), table);
+    return rules.keys(rule, table);
   }
 }

@@ -36,6 +36,27 @@ public final class TableDiscovery {
     return found;
   }
 
+  /**
+   * The table a folder under the rule's source prefix belongs to: the outermost folder above it
+   * that is a table, else the folder itself. A table's own folders hold no other table, so an
+   * event under one (e.g. a metadata file in {@code <table>/data/x/metadata/}) is the table's.
+   */
+  public String enclosingTable(Rule rule, String relativePath) {
+    ObjectStore store = stores.sourceStore(rule.source());
+    String[] levels = relativePath.split("/");
+    try {
+      for (int depth = 1; depth < levels.length; depth++) {
+        String path = String.join("/", java.util.Arrays.copyOf(levels, depth));
+        if (isTable(store, TableLayout.join(rule.source(), path))) {
+          return path;
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot list tables under " + rule.source() + ": " + e.getMessage(), e);
+    }
+    return relativePath;
+  }
+
   private static void walk(ObjectStore store, String prefix, String relative, int depth, List<String> found)
       throws IOException {
     String folder = relative.isEmpty() ? prefix : TableLayout.join(prefix, relative);

@@ -23,6 +23,12 @@ public final class TableRules {
     return rules;
   }
 
+  /** The rule of that name. */
+  public Rule rule(String name) {
+    return rules.stream().filter(r -> r.name().equals(name)).findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("Cannot find rule " + name));
+  }
+
   /** The keys of a table given by its rule and relative path, one per target. */
   public List<TableKey> keys(Rule rule, String relativePath) {
     String relative = trimSlashes(relativePath);

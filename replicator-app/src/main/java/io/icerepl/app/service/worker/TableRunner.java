@@ -10,18 +10,21 @@ import io.icerepl.app.retention.RetentionResult;
 import io.icerepl.app.retention.RetentionRunner;
 import io.icerepl.app.retention.RetentionSettings;
 import io.icerepl.app.service.config.ReplicatorProperties.Retention;
+import io.icerepl.app.service.config.ReplicatorProperties.Rule;
 import io.icerepl.app.service.status.Observation;
 import io.icerepl.app.service.status.StatusBoard;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.head.MetadataFileNames;
 import io.icerepl.merge.json.Snapshot;
 import io.icerepl.merge.json.TableMetadata;
+import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.retention.ExpireOptions;
 import io.icerepl.merge.retention.RetentionPolicy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -41,11 +44,13 @@ public final class TableRunner implements AutoCloseable {
   private final ReplicationOptions options;
   private final Function<String, Retention> retentionOfRule;
   private final StatusBoard board;
+  private final Function<String, Rule> ruleByName;
 
   /**
    * @param fileExecutor copies files; shared by all runs, a separate pool from the lanes' so a
    *     run waiting for its copies never holds the threads they need. Shut down by {@link #close}.
    * @param retentionOfRule a rule's retention settings by its name
+   * @param ruleByName a rule by its name, for where its tables may keep files
    */
   public TableRunner(
       StoreFactory stores,
@@ -53,13 +58,15 @@ public final class TableRunner implements AutoCloseable {
       ExecutorService fileExecutor,
       ReplicationOptions options,
       Function<String, Retention> retentionOfRule,
-      StatusBoard board) {
+      StatusBoard board,
+      Function<String, Rule> ruleByName) {
     this.stores = stores;
     this.clock = clock;
     this.fileExecutor = fileExecutor;
     this.options = options;
     this.retentionOfRule = retentionOfRule;
     this.board = board;
+    this.ruleByName = ruleByName;
   }
 
   /** @return when to run again for a source metadata file still too young to trust, if any */
@@ -71,10 +78,28 @@ public final class TableRunner implements AutoCloseable {
       return Optional.empty();
     }
     ReplicationSummary summary =
-        new TableReplicator(source, target, clock, fileExecutor, options, progress -> board.progress(key, progress))
+        new TableReplicator(source, target, clock, fileExecutor, optionsOf(key), progress -> board.progress(key, progress))
             .replicate(key.sourceLocation(), key.targetLocation(), Optional.empty());
     board.succeeded(key, summary, observe(key, source, target));
     return summary.settlesIn();
+  }
+
+  /**
+   * A table may keep files only under its own folder, its rule's allowed prefixes and the prefixes
+   * its target maps: its metadata alone must not make the service copy another table's files.
+   */
+  private ReplicationOptions optionsOf(TableKey key) {
+    Rule rule = ruleByName.apply(key.rule());
+    List<PathMapping.Prefix> maps =
+        rule.targets().stream()
+            .filter(t -> t.name().equals(key.target()))
+            .flatMap(t -> t.map().stream())
+            .map(m -> new PathMapping.Prefix(m.source(), m.target()))
+            .toList();
+    List<String> allowed = new ArrayList<>();
+    allowed.add(key.sourceLocation());
+    allowed.addAll(rule.allowedSourcePrefixes());
+    return options.forTable(maps, allowed);
   }
 
   public RetentionResult expire(TableKey key) {

@@ -47,6 +47,31 @@ class ReplicatorPropertiesTest {
   }
 
   @Test
+  void aRuleBindsItsAllowedSourcePrefixesAndATargetItsMappings() {
+    ReplicatorProperties p =
+        bind(Map.of(
+            "replicator.rules[0].name", "lake",
+            "replicator.rules[0].source", "s3://src/wh",
+            "replicator.rules[0].allowed-source-prefixes[0]", "s3://shared/wh",
+            "replicator.rules[0].targets[0].name", "eu",
+            "replicator.rules[0].targets[0].prefix", "s3://eu/wh",
+            "replicator.rules[0].targets[0].map[0].source", "s3://shared/wh",
+            "replicator.rules[0].targets[0].map[0].target", "s3://eu-shared/wh"));
+    assertThat(p.rules().get(0).allowedSourcePrefixes()).containsExactly("s3://shared/wh");
+    assertThat(p.rules().get(0).targets().get(0).map())
+        .containsExactly(new ReplicatorProperties.PrefixMap("s3://shared/wh", "s3://eu-shared/wh"));
+
+    ReplicatorProperties plain =
+        bind(Map.of(
+            "replicator.rules[0].name", "plain",
+            "replicator.rules[0].source", "s3://src/other",
+            "replicator.rules[0].targets[0].name", "eu",
+            "replicator.rules[0].targets[0].prefix", "s3://eu/other"));
+    assertThat(plain.rules().get(0).allowedSourcePrefixes()).isEmpty();
+    assertThat(plain.rules().get(0).targets().get(0).map()).isEmpty();
+  }
+
+  @Test
   void aMalformedRetentionPeriodIsRefused() {
     assertThatThrownBy(() -> bind(Map.of(
             "replicator.rules[0].name", "lake",
