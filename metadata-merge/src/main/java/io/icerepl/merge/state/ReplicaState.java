@@ -14,17 +14,26 @@ import java.util.Set;
  * @param droppedRefs refs it dropped, with the snapshot each pointed at
  * @param pendingDeletes expired snapshots whose unreachable files may not all be deleted yet
  * @param lastCommit the replica commit the replicator made last, or null before the first
+ * @param replacedStatisticsFiles statistics files a replica commit stopped naming (the source
+ *     replaced or removed them), for the replica's retention to delete
  */
 public record ReplicaState(
     Set<Long> expiredSnapshotIds,
     Map<String, Long> droppedRefs,
     List<ExpiredSnapshot> pendingDeletes,
-    LastCommit lastCommit) {
+    LastCommit lastCommit,
+    List<String> replacedStatisticsFiles) {
 
   public ReplicaState {
     expiredSnapshotIds = Set.copyOf(expiredSnapshotIds);
     droppedRefs = Map.copyOf(droppedRefs);
     pendingDeletes = List.copyOf(pendingDeletes);
+    replacedStatisticsFiles = List.copyOf(replacedStatisticsFiles);
+  }
+
+  public ReplicaState(
+      Set<Long> expiredSnapshotIds, Map<String, Long> droppedRefs, List<ExpiredSnapshot> pendingDeletes, LastCommit lastCommit) {
+    this(expiredSnapshotIds, droppedRefs, pendingDeletes, lastCommit, List.of());
   }
 
   public ReplicaState(Set<Long> expiredSnapshotIds, Map<String, Long> droppedRefs, List<ExpiredSnapshot> pendingDeletes) {
@@ -38,11 +47,15 @@ public record ReplicaState(
   /** The same state with another retention record, the last commit kept. */
   public ReplicaState withRetention(
       Set<Long> expired, Map<String, Long> dropped, List<ExpiredSnapshot> pending) {
-    return new ReplicaState(expired, dropped, pending, lastCommit);
+    return new ReplicaState(expired, dropped, pending, lastCommit, replacedStatisticsFiles);
   }
 
   public ReplicaState withLastCommit(LastCommit commit) {
-    return new ReplicaState(expiredSnapshotIds, droppedRefs, pendingDeletes, commit);
+    return new ReplicaState(expiredSnapshotIds, droppedRefs, pendingDeletes, commit, replacedStatisticsFiles);
+  }
+
+  public ReplicaState withReplacedStatisticsFiles(List<String> files) {
+    return new ReplicaState(expiredSnapshotIds, droppedRefs, pendingDeletes, lastCommit, files);
   }
 
   /**
