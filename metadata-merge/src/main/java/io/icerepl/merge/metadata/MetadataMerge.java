@@ -273,8 +273,9 @@ public final class MetadataMerge {
   }
 
   /**
-   * Statistics of every snapshot the replica keeps: the source's entry when it has one (its
-   * latest word), else the replica's.
+   * Statistics of every snapshot the replica keeps. For a snapshot the source still holds, the
+   * source's entries are the truth: present, replaced or removed there, so on the replica. For a
+   * snapshot only the replica keeps (the source expired it), the replica's entry stays.
    */
   private static ArrayNode mergeStatistics(
       TableMetadata replica,
@@ -283,9 +284,18 @@ public final class MetadataMerge {
       Set<Long> held,
       PathMapping mapping,
       List<FileCopy> files) {
+    Set<Long> sourceHolds = new HashSet<>();
+    source.snapshots().forEach(s -> sourceHolds.add(s.snapshotId()));
+    Map<Long, JsonNode> replicaEntries = new LinkedHashMap<>();
     Map<Long, JsonNode> bySnapshot = new LinkedHashMap<>();
     if (replica != null) {
-      replica.json().path(field).forEach(n -> bySnapshot.put(n.get(SNAPSHOT_ID).asLong(), n));
+      for (JsonNode node : replica.json().path(field)) {
+        long snapshotId = node.get(SNAPSHOT_ID).asLong();
+        replicaEntries.put(snapshotId, node);
+        if (!sourceHolds.contains(snapshotId)) {
+          bySnapshot.put(snapshotId, node);
+        }
+      }
     }
     for (JsonNode node : source.json().path(field)) {
       long snapshotId = node.get(SNAPSHOT_ID).asLong();
@@ -296,7 +306,8 @@ public final class MetadataMerge {
       String sourcePath = node.get(STATISTICS_PATH).asText();
       String targetPath = mapping.map(sourcePath);
       mapped.put(STATISTICS_PATH, targetPath);
-      JsonNode previous = bySnapshot.put(snapshotId, mapped);
+      bySnapshot.put(snapshotId, mapped);
+      JsonNode previous = replicaEntries.get(snapshotId);
       if (previous == null || !previous.equals(mapped)) {
         JsonNode size = node.get(FILE_SIZE_IN_BYTES);
         files.add(

@@ -142,6 +142,25 @@ public final class ReachabilityPlanner {
     return described;
   }
 
+  /**
+   * The statistics files {@code before} names and {@code after} does not: those a replica commit
+   * stops naming when the source replaced or removed a snapshot's statistics.
+   */
+  public static List<String> statisticsFilesNoLongerNamed(TableMetadata before, TableMetadata after) {
+    Set<String> named = StatisticsFiles.all(after);
+    return StatisticsFiles.all(before).stream().filter(p -> !named.contains(p)).toList();
+  }
+
+  /**
+   * Of {@code files} (statistics files replication stopped naming), those {@code current} does not
+   * name: no snapshot reaches them, so retention may delete them. One a later commit names again,
+   * or a commit that was recorded but never published still names, stays.
+   */
+  public static List<String> unnamedStatisticsFiles(Collection<String> files, TableMetadata current) {
+    Set<String> named = StatisticsFiles.all(current);
+    return new LinkedHashSet<>(files).stream().filter(p -> !named.contains(p)).toList();
+  }
+
   private static void addCandidates(
       List<String> named, Set<String> retainedManifests, Set<String> candidateManifests) {
     for (String manifest : named) {

@@ -27,6 +27,14 @@ public record UnreachableFiles(
     return new UnreachableFiles(List.of(), List.of(), List.of(), List.of(), List.of(), List.of());
   }
 
+  /** The same files and {@code more} statistics files, each path once. */
+  public UnreachableFiles withStatisticsFiles(List<String> more) {
+    java.util.LinkedHashSet<String> statistics = new java.util.LinkedHashSet<>(statisticsFiles);
+    statistics.addAll(more);
+    return new UnreachableFiles(
+        dataFiles, positionDeleteFiles, equalityDeleteFiles, manifests, manifestLists, List.copyOf(statistics));
+  }
+
   /** Everything, in a safe deletion order: contents first, then what names them. */
   public List<String> all() {
     List<String> all = new java.util.ArrayList<>(dataFiles);

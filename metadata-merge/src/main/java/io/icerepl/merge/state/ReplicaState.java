@@ -17,24 +17,28 @@ import java.util.Set;
  * @param lastCommit the replica commit the replicator made last, or null before the first
  * @param sourcePrefixes every source prefix the table wrote under, with its replica folder (see
  *     {@link io.icerepl.merge.path.SourcePrefixes}); empty for replicas made before they were kept
+ * @param replacedStatisticsFiles statistics files a replica commit stopped naming (the source
+ *     replaced or removed them), for the replica's retention to delete
  */
 public record ReplicaState(
     Set<Long> expiredSnapshotIds,
     Map<String, Long> droppedRefs,
     List<ExpiredSnapshot> pendingDeletes,
     LastCommit lastCommit,
-    List<PathMapping.Prefix> sourcePrefixes) {
+    List<PathMapping.Prefix> sourcePrefixes,
+    List<String> replacedStatisticsFiles) {
 
   public ReplicaState {
     expiredSnapshotIds = Set.copyOf(expiredSnapshotIds);
     droppedRefs = Map.copyOf(droppedRefs);
     pendingDeletes = List.copyOf(pendingDeletes);
     sourcePrefixes = List.copyOf(sourcePrefixes);
+    replacedStatisticsFiles = List.copyOf(replacedStatisticsFiles);
   }
 
   public ReplicaState(
       Set<Long> expiredSnapshotIds, Map<String, Long> droppedRefs, List<ExpiredSnapshot> pendingDeletes, LastCommit lastCommit) {
-    this(expiredSnapshotIds, droppedRefs, pendingDeletes, lastCommit, List.of());
+    this(expiredSnapshotIds, droppedRefs, pendingDeletes, lastCommit, List.of(), List.of());
   }
 
   public ReplicaState(Set<Long> expiredSnapshotIds, Map<String, Long> droppedRefs, List<ExpiredSnapshot> pendingDeletes) {
@@ -42,21 +46,27 @@ public record ReplicaState(
   }
 
   public static ReplicaState empty() {
-    return new ReplicaState(Set.of(), Map.of(), List.of(), null, List.of());
+    return new ReplicaState(Set.of(), Map.of(), List.of(), null);
   }
 
   /** The same state with another retention record, the last commit kept. */
   public ReplicaState withRetention(
       Set<Long> expired, Map<String, Long> dropped, List<ExpiredSnapshot> pending) {
-    return new ReplicaState(expired, dropped, pending, lastCommit, sourcePrefixes);
+    return new ReplicaState(expired, dropped, pending, lastCommit, sourcePrefixes, replacedStatisticsFiles);
   }
 
   public ReplicaState withLastCommit(LastCommit commit) {
-    return new ReplicaState(expiredSnapshotIds, droppedRefs, pendingDeletes, commit, sourcePrefixes);
+    return new ReplicaState(
+        expiredSnapshotIds, droppedRefs, pendingDeletes, commit, sourcePrefixes, replacedStatisticsFiles);
   }
 
   public ReplicaState withSourcePrefixes(List<PathMapping.Prefix> prefixes) {
-    return new ReplicaState(expiredSnapshotIds, droppedRefs, pendingDeletes, lastCommit, prefixes);
+    return new ReplicaState(
+        expiredSnapshotIds, droppedRefs, pendingDeletes, lastCommit, prefixes, replacedStatisticsFiles);
+  }
+
+  public ReplicaState withReplacedStatisticsFiles(List<String> files) {
+    return new ReplicaState(expiredSnapshotIds, droppedRefs, pendingDeletes, lastCommit, sourcePrefixes, files);
   }
 
   /**

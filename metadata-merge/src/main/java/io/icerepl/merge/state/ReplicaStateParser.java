@@ -28,6 +28,7 @@ public final class ReplicaStateParser {
   static final String MANIFESTS = "manifests";
   static final String STATISTICS_FILES = "statistics-files";
   static final String LAST_COMMIT = "last-commit";
+  static final String REPLACED_STATISTICS_FILES = "replaced-statistics-files";
   static final String VERSION_FIELD = "version";
   static final String TOKEN = "token";
   static final String PREVIOUS_TOKEN = "previous-token";
@@ -55,6 +56,9 @@ public final class ReplicaStateParser {
       }
       snapshot.manifests().forEach(node.putArray(MANIFESTS)::add);
       snapshot.statisticsFiles().forEach(node.putArray(STATISTICS_FILES)::add);
+    }
+    if (!state.replacedStatisticsFiles().isEmpty()) {
+      state.replacedStatisticsFiles().forEach(json.putArray(REPLACED_STATISTICS_FILES)::add);
     }
     if (state.lastCommit() != null) {
       ObjectNode commit = json.putObject(LAST_COMMIT);
@@ -124,6 +128,8 @@ public final class ReplicaStateParser {
       }
       prefixes.add(new PathMapping.Prefix(node.get(SOURCE).asText(), node.get(TARGET).asText()));
     }
-    return new ReplicaState(ids, refs, pending, lastCommit, prefixes);
+    List<String> replacedStatistics = new ArrayList<>();
+    json.path(REPLACED_STATISTICS_FILES).forEach(n -> replacedStatistics.add(n.asText()));
+    return new ReplicaState(ids, refs, pending, lastCommit, prefixes, replacedStatistics);
   }
 }

@@ -326,6 +326,28 @@ class MetadataMergeTest {
   }
 
   @Test
+  void statisticsTheSourceRemovedOrReplacedForASnapshotItHoldsFollowTheSource() {
+    MetadataJson source = MetadataJson.table(2, SRC).commit(1, null, 100).commit(2, 1L, 200);
+    var statistics = source.json.putArray("partition-statistics");
+    statistics.addObject().put("snapshot-id", 1).put("statistics-path", SRC + "/metadata/partition-stats-1.parquet")
+        .put("file-size-in-bytes", 42);
+    statistics.addObject().put("snapshot-id", 2).put("statistics-path", SRC + "/metadata/partition-stats-2.parquet")
+        .put("file-size-in-bytes", 43);
+    TableMetadata replica = merge(source, null, 300).metadata();
+    // removed for snapshot 1, replaced for snapshot 2
+    source.json.putArray("partition-statistics").addObject()
+        .put("snapshot-id", 2).put("statistics-path", SRC + "/metadata/partition-stats-2b.parquet")
+        .put("file-size-in-bytes", 44);
+
+    MergeResult result = merge(source, replica, 400);
+
+    List<String> paths = new ArrayList<>();
+    result.metadata().json().get("partition-statistics").forEach(n -> paths.add(n.get("statistics-path").asText()));
+    assertThat(paths).containsExactly(DST + "/metadata/partition-stats-2b.parquet");
+    assertThat(result.statisticsFiles()).extracting(f -> f.source()).containsExactly(SRC + "/metadata/partition-stats-2b.parquet");
+  }
+
+  @Test
   void v1ManifestsFieldIsMapped() {
     MetadataJson source = MetadataJson.table(1, SRC).commit(1, null, 100);
     var snapshot = source.json.withArray("snapshots").get(0);

@@ -22,7 +22,9 @@ class ReplicaStateParserTest {
             List.of(
                 new ExpiredSnapshot(1, "s3://r/t/metadata/snap-1.avro", List.of(), List.of("s3://r/t/metadata/s.puffin")),
                 new ExpiredSnapshot(3, null, List.of("s3://r/t/metadata/m.avro"), List.of())),
-            new ReplicaState.LastCommit(7, "t7", "t6"));
+            new ReplicaState.LastCommit(7, "t7", "t6"),
+            List.of(),
+            List.of("s3://r/t/metadata/old-stats.puffin"));
     assertThat(ReplicaStateParser.fromJson(ReplicaStateParser.toJson(state), "state.json")).isEqualTo(state);
   }
 

@@ -192,6 +192,7 @@ public final class TableReplicator {
       PlanExecutor.Outcome outcome = executor.execute(table, plan, mapping, lock);
       long version = replica.map(ReplicaHead::version).orElse(0L) + 1;
       lock.checkHeld("commit replica version " + version);
+      pendingDeletion.rememberReplacedStatistics(targetLocation, replica, merge.metadata());
       TableMetadata committed = replicaFiles.recordCommit(targetLocation, replica, version, merge.metadata());
       String published = publisher.publish(table, targetLocation, version, TableMetadataParser.toJson(committed));
       replica = Optional.of(new ReplicaHead(version, published, committed));

@@ -1,6 +1,7 @@
 package io.icerepl.app.retention;
 
 import io.icerepl.app.replica.ReplicaFiles;
+import io.icerepl.app.replica.ReplicaHead;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.json.TableMetadata;
 import io.icerepl.merge.retention.ExpiredSnapshot;
@@ -9,7 +10,9 @@ import io.icerepl.merge.retention.UnreachableFiles;
 import io.icerepl.merge.state.ReplicaState;
 import java.io.IOException;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -69,5 +72,29 @@ public final class PendingDeletion {
     ReplicaState finished = state.withRetention(state.expiredSnapshotIds(), state.droppedRefs(), List.of());
     replicaFiles.writeState(location, finished);
     return finished;
+  }
+
+  /**
+   * Remembers, before a replica commit is published, the statistics files it stops naming (the
+   * source replaced or removed them), so the replica's retention deletes them.
+   *
+   * @param location the replica location
+   * @param before the replica's current version, if any
+   * @param after the metadata about to be published
+   */
+  public void rememberReplacedStatistics(String location, Optional<ReplicaHead> before, TableMetadata after)
+      throws IOException {
+    if (before.isEmpty()) {
+      return;
+    }
+    List<String> replaced = ReachabilityPlanner.statisticsFilesNoLongerNamed(before.get().metadata(), after);
+    if (replaced.isEmpty()) {
+      return;
+    }
+    ReplicaState state = replicaFiles.state(location);
+    Set<String> remembered = new LinkedHashSet<>(state.replacedStatisticsFiles());
+    remembered.addAll(replaced);
+    replicaFiles.writeState(location, state.withReplacedStatisticsFiles(List.copyOf(remembered)));
+    LOG.info("{}: statistics files no longer named, for retention to delete: {}", location, replaced);
   }
 }

@@ -95,10 +95,14 @@ public final class RetentionRunner {
     plan.warnings().forEach(w -> LOG.warn("{}: {}", location, w));
     boolean filesKept = !mayDeleteFiles(before);
     List<ExpiredSnapshot> expired = ReachabilityPlanner.describe(before, plan.expiredSnapshotIds());
+    // statistics files replication stopped naming (the source replaced or removed them) go too
+    List<String> replacedStatistics =
+        ReachabilityPlanner.unnamedStatisticsFiles(state.replacedStatisticsFiles(), before);
     UnreachableFiles unreachable =
-        plan.expiredSnapshotIds().isEmpty()
-            ? UnreachableFiles.none()
-            : ReachabilityPlanner.unreachable(expired, plan.metadata(), target::open, settings.batchSize());
+        (plan.expiredSnapshotIds().isEmpty()
+                ? UnreachableFiles.none()
+                : ReachabilityPlanner.unreachable(expired, plan.metadata(), target::open, settings.batchSize()))
+            .withStatisticsFiles(replacedStatistics);
 
     if (options.dryRun()) {
       return new RetentionResult(
@@ -107,8 +111,13 @@ public final class RetentionRunner {
     }
     if (plan.expiredSnapshotIds().isEmpty() && plan.droppedRefs().isEmpty()) {
       LOG.info("{}: nothing to expire", location);
-      return new RetentionResult(
-          UnreachableFiles.none(), false, filesKept, List.of(), List.of(), plan.warnings(), head.file());
+      if (filesKept) {
+        return new RetentionResult(
+            UnreachableFiles.none(), false, true, List.of(), List.of(), plan.warnings(), head.file());
+      }
+      delete(location, unreachable);
+      replicaFiles.writeState(location, replicaFiles.state(location).withReplacedStatisticsFiles(List.of()));
+      return new RetentionResult(unreachable, false, false, List.of(), List.of(), plan.warnings(), head.file());
     }
 
     // Remember first: once published, replication must not bring these back, and a crash before
@@ -138,7 +147,11 @@ public final class RetentionRunner {
     if (!filesKept) {
       lock.checkHeld("delete the files of expired snapshots");
       delete(location, unreachable);
-      replicaFiles.writeState(location, replicaFiles.state(location).withRetention(expiredIds, droppedRefs, state.pendingDeletes()));
+      replicaFiles.writeState(
+          location,
+          replicaFiles.state(location)
+              .withRetention(expiredIds, droppedRefs, state.pendingDeletes())
+              .withReplacedStatisticsFiles(List.of()));
     }
     return new RetentionResult(
         filesKept ? UnreachableFiles.none() : unreachable, false, filesKept, plan.expiredSnapshotIds(),
