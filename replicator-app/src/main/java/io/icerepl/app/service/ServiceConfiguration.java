@@ -86,8 +86,10 @@ class ServiceConfiguration {
   }
 
   @Bean
-  Reconciler reconciler(TableRules rules, TableDiscovery discovery, ReplicationCoordinator coordinator) {
-    return new Reconciler(rules, discovery, coordinator);
+  Reconciler reconciler(
+      TableRules rules, TableDiscovery discovery, ReplicationCoordinator coordinator, StatusBoard board,
+      TableRunner runner) {
+    return new Reconciler(rules, discovery, coordinator, board, runner::restore);
   }
 
   @Bean
