@@ -78,6 +78,8 @@ class ServiceConfiguration {
         runner::replicate,
         runner::expire,
         board::failed,
+        board::laneRefused,
+        properties.limits().lanesPerRule(),
         Executors.newFixedThreadPool(tables, threads("replicator-table-")),
         Executors.newSingleThreadScheduledExecutor(threads("replicator-retry-")),
         tables,
@@ -98,8 +100,11 @@ class ServiceConfiguration {
   }
 
   @Bean
-  EventIntake eventIntake(TableRules rules, ReplicationCoordinator coordinator) {
-    return new EventIntake(new EventParser(), rules, coordinator);
+  EventIntake eventIntake(
+      ReplicatorProperties properties, TableRules rules, TableDiscovery discovery, ReplicationCoordinator coordinator,
+      MeterRegistry meters) {
+    return new EventIntake(
+        new EventParser(properties.limits().recordsPerMessage()), rules, discovery, coordinator, meters);
   }
 
   private static ThreadFactory threads(String prefix) {

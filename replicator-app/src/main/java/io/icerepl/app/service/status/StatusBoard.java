@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * (gauge), {@code replicator_commits_total}, {@code replicator_bytes_copied_total},
  * {@code replicator_failures_total} (counters), tagged {@code table} (relative path) and
  * {@code target}; {@code replicator_failed_tables} (replicas FAILED or DIVERGED) and
- * {@code replicator_failed_discoveries} (rules whose source prefix could not be listed last time).
+ * {@code replicator_failed_discoveries} (rules whose source prefix could not be listed last time);
+ * {@code replicator_lanes_refused_total} (tag {@code rule}).
  *
  * <p>Lag is read when asked, not when a run ends, so it grows while a table fails or waits: the
  * age of the oldest source commit the replica lacks when the stores could be read, else the time
@@ -41,6 +42,7 @@ public final class StatusBoard {
   private final Map<TableKey, Entry> entries = new ConcurrentHashMap<>();
   private final Map<String, DiscoveryFailure> discoveryFailures = new ConcurrentHashMap<>();
   private final Map<String, Long> discoveredAtMs = new ConcurrentHashMap<>();
+  private final java.util.Set<String> rulesAtLaneLimit = ConcurrentHashMap.newKeySet();
 
   public StatusBoard(Clock clock, MeterRegistry meters) {
     this.clock = clock;
@@ -132,6 +134,22 @@ public final class StatusBoard {
           retryIn, message);
     } else {
       LOG.warn("{}: replication to {} failed ({}), trying again in {}", key.table(), key.target(), state, retryIn, error);
+    }
+  }
+
+  /**
+   * A table was refused a lane because its rule holds its most lanes: counted in
+   * {@code replicator_lanes_refused_total} (tag {@code rule}), logged once per rule.
+   */
+  public void laneRefused(TableKey key, int maxLanesPerRule) {
+    Counter.builder("replicator.lanes.refused")
+        .description("Tables refused a lane because their rule holds replicator.limits.lanes-per-rule")
+        .tag("rule", key.rule())
+        .register(meters)
+        .increment();
+    if (rulesAtLaneLimit.add(key.rule())) {
+      LOG.warn("{}: rule holds its most lanes ({}); tables beyond them are not replicated (replicator.limits"
+          + ".lanes-per-rule)", key.rule(), maxLanesPerRule);
     }
   }
 
