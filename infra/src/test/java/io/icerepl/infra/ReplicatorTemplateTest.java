@@ -307,6 +307,24 @@ class ReplicatorTemplateTest {
   }
 
   @Test
+  void failedTablesAlarmFiresWhenAnyReplicaStaysFailedOrDiverged() {
+    JsonNode alarm = template.properties("FailedTablesAlarm");
+    assertThat(alarm.path("Namespace").asText()).isEqualTo("IcebergReplicator");
+    assertThat(alarm.path("MetricName").asText()).isEqualTo("FailedTables");
+    // instances report their own view: any of them seeing a failed replica counts
+    assertThat(alarm.path("Statistic").asText()).isEqualTo("Maximum");
+    assertThat(alarm.path("Threshold").asInt()).isZero();
+    assertThat(alarm.path("ComparisonOperator").asText()).isEqualTo("GreaterThanThreshold");
+    assertThat(Template.render(alarm.path("EvaluationPeriods"))).isEqualTo("${FailedTablesAlarmEvaluationMinutes}");
+    JsonNode dimensions = alarm.path("Dimensions");
+    assertThat(dimensions).hasSize(1);
+    assertThat(dimensions.get(0).path("Name").asText()).isEqualTo("Replicator");
+    assertThat(Template.render(dimensions.get(0).path("Value"))).isEqualTo("${AWS::StackName}");
+    assertThat(template.section("Parameters")).containsKey("FailedTablesAlarmEvaluationMinutes");
+    assertThat(alarm.path("AlarmActions").toString()).contains("AlarmTopicArn");
+  }
+
+  @Test
   void outputsNameTheBucketQueueRoleAndService() {
     Map<String, JsonNode> outputs = template.section("Outputs");
     assertThat(outputs).containsKeys("TargetBucketArn", "QueueUrl", "TaskRoleArn", "ServiceName");

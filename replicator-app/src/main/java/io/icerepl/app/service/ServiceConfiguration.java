@@ -79,6 +79,8 @@ class ServiceConfiguration {
         runner::replicate,
         runner::expire,
         board::failed,
+        board::laneRefused,
+        properties.limits().lanesPerRule(),
         Executors.newFixedThreadPool(tables, threads("replicator-table-")),
         Executors.newSingleThreadScheduledExecutor(threads("replicator-retry-")),
         tables,
@@ -87,8 +89,10 @@ class ServiceConfiguration {
   }
 
   @Bean
-  Reconciler reconciler(TableRules rules, TableDiscovery discovery, ReplicationCoordinator coordinator) {
-    return new Reconciler(rules, discovery, coordinator);
+  Reconciler reconciler(
+      TableRules rules, TableDiscovery discovery, ReplicationCoordinator coordinator, StatusBoard board,
+      TableRunner runner) {
+    return new Reconciler(rules, discovery, coordinator, board, runner::restore);
   }
 
   @Bean
@@ -97,8 +101,11 @@ class ServiceConfiguration {
   }
 
   @Bean
-  EventIntake eventIntake(TableRules rules, TableDiscovery discovery, ReplicationCoordinator coordinator) {
-    return new EventIntake(new EventParser(), rules, discovery, coordinator);
+  EventIntake eventIntake(
+      ReplicatorProperties properties, TableRules rules, TableDiscovery discovery, ReplicationCoordinator coordinator,
+      MeterRegistry meters) {
+    return new EventIntake(
+        new EventParser(properties.limits().recordsPerMessage()), rules, discovery, coordinator, meters);
   }
 
   private static ThreadFactory threads(String prefix) {

@@ -31,6 +31,7 @@ import org.springframework.validation.annotation.Validated;
  * @param coalesceVersions apply only the source head when catching up, skipping intermediate
  *     versions (default false: one replica commit per source version)
  * @param maxMetadataBytes the largest metadata file read, decompressed (default 256MB, binary units)
+ * @param limits bounds on what events can make the service hold
  */
 @Validated
 @ConfigurationProperties("replicator")
@@ -42,7 +43,8 @@ public record ReplicatorProperties(
     @Valid @DefaultValue Retry retry,
     @Valid @DefaultValue Sqs sqs,
     @DefaultValue("false") boolean coalesceVersions,
-    @NotNull @DefaultValue("256MB") DataSize maxMetadataBytes) {
+    @NotNull @DefaultValue("256MB") DataSize maxMetadataBytes,
+    @Valid @DefaultValue Limits limits) {
 
   public ReplicatorProperties {
     rules = List.copyOf(rules);
@@ -169,6 +171,17 @@ public record ReplicatorProperties(
       }
     }
   }
+
+  /**
+   * Bounds on what hostile or broken event messages can make the service hold.
+   *
+   * @param recordsPerMessage records one event message may carry (default 100; S3 and EventBridge
+   *     send one): a message with more is refused, retried and ends in the dead-letter queue
+   * @param lanesPerRule (table, target) lanes one rule may hold (default 10000): a table beyond it
+   *     is not replicated, and {@code replicator_lanes_refused_total} counts each refusal
+   */
+  public record Limits(
+      @Min(1) @DefaultValue("100") int recordsPerMessage, @Min(1) @DefaultValue("10000") int lanesPerRule) {}
 
   /**
    * @param enabled listen to the queue (default false; reconciliation alone still replicates)

@@ -5,11 +5,19 @@ import io.icerepl.app.service.worker.ReplicationCoordinator;
 import io.icerepl.app.service.worker.TableDiscovery;
 import io.icerepl.app.service.worker.TableKey;
 import io.icerepl.app.service.worker.TableRules;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Turns one event message into triggers of the tables it names, one per target. */
+/**
+ * Turns one event message into triggers of the tables it names, one per target. Only a location
+ * that holds a table gets a lane: an event for any other (a table not written yet, a crafted key)
+ * is ignored, so a flood of events cannot make the service hold, retry and report locations where
+ * no table is. A refused message is counted in {@code replicator_events_refused_total} by reason.
+ */
 public final class EventIntake {
   private static final Logger LOG = LoggerFactory.getLogger(EventIntake.class);
 
@@ -17,31 +25,52 @@ public final class EventIntake {
   private final TableRules rules;
   private final TableDiscovery discovery;
   private final ReplicationCoordinator coordinator;
+  private final MeterRegistry meters;
 
-  public EventIntake(EventParser parser, TableRules rules, TableDiscovery discovery, ReplicationCoordinator coordinator) {
+  public EventIntake(
+      EventParser parser,
+      TableRules rules,
+      TableDiscovery discovery,
+      ReplicationCoordinator coordinator,
+      MeterRegistry meters) {
     this.parser = parser;
     this.rules = rules;
     this.discovery = discovery;
     this.coordinator = coordinator;
+    this.meters = meters;
   }
 
   /**
    * @return the keys triggered
-   * @throws IllegalArgumentException when the message cannot be parsed
+   * @throws IllegalArgumentException when the message cannot be parsed or is refused
+   * @throws java.io.UncheckedIOException when a location cannot be listed (the message is received again)
    */
   public List<TableKey> accept(String message) {
-    List<TableKey> triggered =
-        parser.tableLocations(message).stream()
-            .flatMap(
-                location -> {
-                  List<TableKey> keys = rules.keysOf(location);
-                  if (keys.isEmpty()) {
-                    LOG.debug("{}: no rule replicates this table; event ignored", location);
-                    return keys.stream();
-                  }
-                  return enclosing(keys).stream();
-                })
-            .toList();
+    List<String> locations;
+    try {
+      locations = parser.tableLocations(message);
+    } catch (RefusedEventException e) {
+      Counter.builder("replicator.events.refused")
+          .description("Event messages refused (too many records, an unprintable key)")
+          .tag("reason", e.reason().tag())
+          .register(meters)
+          .increment();
+      throw e;
+    }
+    List<TableKey> triggered = new ArrayList<>();
+    for (String location : locations) {
+      List<TableKey> keys = rules.keysOf(location);
+      if (keys.isEmpty()) {
+        LOG.debug("{}: no rule replicates this table; event ignored", location);
+        continue;
+      }
+      keys = enclosing(keys);
+      if (keys.stream().noneMatch(coordinator::hasLane) && !discovery.holdsTable(keys.get(0).sourceLocation())) {
+        LOG.debug("{}: no table there; event ignored", location);
+      } else {
+        triggered.addAll(keys);
+      }
+    }
     triggered.forEach(
         key -> {
           LOG.debug("{}: event for target {}", key.table(), key.target());

@@ -18,14 +18,25 @@ import java.util.Set;
  * version hint names a table: the location is the part before {@code /metadata/}. Everything else
  * (data files, other event types, S3's test event) names nothing. Events are only triggers, so a
  * key that is not a committed version (e.g. a losing writer's file) costs one no-op run.
+ *
+ * <p>A message with more records than {@code maxRecords}, or naming a bucket or key with a control
+ * or other invisible character, is refused ({@link RefusedEventException}).
  */
 public final class EventParser {
   static final String METADATA_FOLDER = "metadata/";
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  private final int maxRecords;
+
+  /** @param maxRecords the most records one message may carry */
+  public EventParser(int maxRecords) {
+    this.maxRecords = maxRecords;
+  }
+
   /**
    * @return the distinct table locations ({@code s3://bucket/prefix}), in message order
    * @throws IllegalArgumentException when the message is not JSON, or a record lacks its bucket or key
+   * @throws RefusedEventException when it has too many records or names an unprintable key
    */
   public List<String> tableLocations(String message) {
     JsonNode root;
@@ -46,20 +57,26 @@ public final class EventParser {
     if ("Notification".equals(root.path("Type").asText()) && root.path("Message").isTextual()) {
       locations.addAll(tableLocations(root.path("Message").asText()));
     } else if (root.path("Records").isArray()) {
+      int records = root.path("Records").size();
+      if (records > maxRecords) {
+        throw new RefusedEventException(
+            RefusedEventException.Reason.TOO_MANY_RECORDS,
+            "Cannot accept event message: it holds " + records + " records, more than the " + maxRecords + " allowed");
+      }
       for (JsonNode record : root.path("Records")) {
         String eventName = record.path("eventName").asText("ObjectCreated");
         if (!eventName.startsWith("ObjectCreated")) {
           continue;
         }
         JsonNode s3 = record.path("s3");
-        String bucket = required(s3.path("bucket").path("name"), "Records[].s3.bucket.name");
-        String key = URLDecoder.decode(required(s3.path("object").path("key"), "Records[].s3.object.key"), StandardCharsets.UTF_8);
+        String bucket = printable(required(s3.path("bucket").path("name"), "Records[].s3.bucket.name"), "bucket");
+        String key = printable(decode(required(s3.path("object").path("key"), "Records[].s3.object.key")), "key");
         tableLocation(bucket, key).ifPresent(locations::add);
       }
     } else if ("Object Created".equals(root.path("detail-type").asText())) {
       JsonNode detail = root.path("detail");
-      String bucket = required(detail.path("bucket").path("name"), "detail.bucket.name");
-      String key = required(detail.path("object").path("key"), "detail.object.key");
+      String bucket = printable(required(detail.path("bucket").path("name"), "detail.bucket.name"), "bucket");
+      String key = printable(required(detail.path("object").path("key"), "detail.object.key"), "key");
       tableLocation(bucket, key).ifPresent(locations::add);
     }
     // anything else, S3's {"Event":"s3:TestEvent"} included, names no table
@@ -78,6 +95,27 @@ public final class EventParser {
     String table = folder.substring(0, folder.length() - METADATA_FOLDER.length());
     String location = "s3://" + bucket + (table.isEmpty() ? "" : "/" + table);
     return Optional.of(location.endsWith("/") ? location.substring(0, location.length() - 1) : location);
+  }
+
+  /** S3 notifications URL-encode keys (a space as '+'). */
+  private static String decode(String encoded) {
+    try {
+      return URLDecoder.decode(encoded, StandardCharsets.UTF_8);
+    } catch (IllegalArgumentException e) {
+      throw new RefusedEventException(
+          RefusedEventException.Reason.INVALID_KEY,
+          "Cannot accept event message: key " + PrintableText.escape(encoded) + " is not URL-encoded");
+    }
+  }
+
+  private static String printable(String value, String what) {
+    if (!PrintableText.isPrintable(value)) {
+      throw new RefusedEventException(
+          RefusedEventException.Reason.INVALID_KEY,
+          "Cannot accept event message: " + what + " " + PrintableText.escape(value)
+              + " holds a control or invisible character");
+    }
+    return value;
   }
 
   private static String required(JsonNode node, String field) {

@@ -9,7 +9,7 @@ import org.springframework.stereotype.Component;
 
 /**
  * {@code replicator.metrics.name}: when set (the deployment sets the stack name), the largest lag
- * is published every minute for the CloudWatch lag alarm.
+ * and the failed-tables count are published every minute for the CloudWatch alarms.
  */
 @Component
 @ConditionalOnProperty("replicator.metrics.name")

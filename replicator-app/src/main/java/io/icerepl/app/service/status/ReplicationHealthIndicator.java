@@ -1,6 +1,7 @@
 package io.icerepl.app.service.status;
 
 import java.util.List;
+import java.util.Map;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
@@ -9,7 +10,8 @@ import org.springframework.stereotype.Component;
 /**
  * UP when no replica failed, {@value #DEGRADED_CODE} (HTTP 200, some tables still replicate) when
  * some did, DOWN when every known replica failed. Diverged replicas count as failed: they need an
- * operator. Waiting ones do not: they resolve themselves.
+ * operator. Waiting ones do not: they resolve themselves. A rule whose source prefix cannot be
+ * listed makes the service at least DEGRADED: its tables are not reconciled, new ones not found.
  */
 @Component("replication")
 public class ReplicationHealthIndicator implements HealthIndicator {
@@ -27,11 +29,18 @@ public class ReplicationHealthIndicator implements HealthIndicator {
     List<ReplicationStatus> all = board.all();
     List<String> failed =
         all.stream()
-            .filter(s -> s.state() == ReplicationState.FAILED || s.state() == ReplicationState.DIVERGED)
+            .filter(s -> StatusBoard.needsOperator(s.state()))
             .map(s -> s.target() + "/" + s.table())
             .toList();
+    Map<String, String> failedDiscoveries = board.failedDiscoveries();
     Health.Builder health =
-        failed.isEmpty() ? Health.up() : failed.size() == all.size() ? Health.down() : Health.status(DEGRADED);
-    return health.withDetail("replicas", all.size()).withDetail("failed", failed).build();
+        !failed.isEmpty() && failed.size() == all.size()
+            ? Health.down()
+            : failed.isEmpty() && failedDiscoveries.isEmpty() ? Health.up() : Health.status(DEGRADED);
+    return health
+        .withDetail("replicas", all.size())
+        .withDetail("failed", failed)
+        .withDetail("failedDiscoveries", failedDiscoveries)
+        .build();
   }
 }

@@ -11,10 +11,13 @@ import java.time.Instant;
  * @param state where the replica stands
  * @param sourceLocation the source table location
  * @param targetLocation the replica table location
- * @param lastSourceMetadataFile the source's current metadata file when last observed (null before)
- * @param lastSourceCommitAt that file's {@code last-updated-ms} (null before)
+ * @param lastSourceMetadataFile the source metadata file the replica was last built from, as the
+ *     replica's metadata records it (null before the first replica version)
+ * @param lastSourceCommitAt that file's {@code last-updated-ms} (null when unknown)
  * @param replicaMetadataFile the replica's current metadata file (null when there is none)
- * @param lagSeconds 0 when in sync, else seconds since the oldest source version the replica lacks
+ * @param lagSeconds 0 when in sync, else seconds since the oldest source version the replica lacks;
+ *     when the stores cannot be read, seconds since the replica was last seen in sync (or since the
+ *     service started watching the table)
  * @param lagSnapshots source snapshots the replica lacks (not counting ones its retention expired)
  * @param bytesPending bytes of byte-for-byte copies the running commit still has to copy
  * @param lastError the last failure's message, cleared by the next success

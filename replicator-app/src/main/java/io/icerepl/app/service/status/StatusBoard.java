@@ -24,23 +24,72 @@ import org.slf4j.LoggerFactory;
  * Every known replica's status, and the metrics that mirror it: {@code replicator_lag_seconds}
  * (gauge), {@code replicator_commits_total}, {@code replicator_bytes_copied_total},
  * {@code replicator_failures_total} (counters), tagged {@code table} (relative path) and
- * {@code target}.
+ * {@code target}; {@code replicator_failed_tables} (replicas FAILED or DIVERGED) and
+ * {@code replicator_failed_discoveries} (rules whose source prefix could not be listed last time);
+ * {@code replicator_lanes_refused_total} (tag {@code rule}).
+ *
+ * <p>Lag is read when asked, not when a run ends, so it grows while a table fails or waits: the
+ * age of the oldest source commit the replica lacks when the stores could be read, else the time
+ * since the replica was last seen in sync (or, never seen so, since this service started watching
+ * the table). A rule whose listing fails counts as lagging since its last successful listing.
  */
 public final class StatusBoard {
   private static final Logger LOG = LoggerFactory.getLogger(StatusBoard.class);
 
   private final Clock clock;
   private final MeterRegistry meters;
+  private final long startedMs;
   private final Map<TableKey, Entry> entries = new ConcurrentHashMap<>();
+  private final Map<String, DiscoveryFailure> discoveryFailures = new ConcurrentHashMap<>();
+  private final Map<String, Long> discoveredAtMs = new ConcurrentHashMap<>();
+  private final java.util.Set<String> rulesAtLaneLimit = ConcurrentHashMap.newKeySet();
 
   public StatusBoard(Clock clock, MeterRegistry meters) {
     this.clock = clock;
     this.meters = meters;
+    this.startedMs = clock.millis();
+    Gauge.builder("replicator.failed.tables", this, StatusBoard::failedTables)
+        .description("Replicas FAILED or DIVERGED: they need an operator")
+        .register(meters);
+    Gauge.builder("replicator.failed.discoveries", discoveryFailures, Map::size)
+        .description("Rules whose source prefix could not be listed at the last reconciliation")
+        .register(meters);
   }
 
-  /** Registers a key when first seen, as backfilling until a run says otherwise. */
+  /** Registers a key when first seen, as backfilling until a run says otherwise; a run starts. */
   public void seen(TableKey key) {
-    entry(key);
+    Entry e = entry(key);
+    synchronized (e) {
+      e.observedThisRun = false;
+    }
+  }
+
+  /** Whether the key has a status already (restored or from a run). */
+  public boolean known(TableKey key) {
+    return entries.containsKey(key);
+  }
+
+  /**
+   * Where a replica stood when the service started, read from the stores before its first run;
+   * ignored once a run has reported.
+   */
+  public void restored(TableKey key, Observation observed) {
+    Entry e = entry(key);
+    synchronized (e) {
+      if (e.lastRunAt == null) {
+        e.observe(observed, clock.millis());
+        e.state = stateOf(observed);
+      }
+    }
+  }
+
+  /** Where source and replica stand after a run that failed, when the stores could still be read. */
+  public void observed(TableKey key, Observation observed) {
+    Entry e = entry(key);
+    synchronized (e) {
+      e.observe(observed, clock.millis());
+      e.observedThisRun = true;
+    }
   }
 
   /** A run succeeded: records what it did and where source and replica stand now. */
@@ -50,15 +99,11 @@ public final class StatusBoard {
     e.bytes.increment(summary.bytesCopied());
     long now = clock.millis();
     synchronized (e) {
-      e.observed = observed;
+      e.observe(observed, now);
       e.bytesPending = 0;
       e.lastError = null;
       e.lastRunAt = Instant.ofEpochMilli(now);
-      e.state =
-          observed.replicaMetadataFile() == null
-              ? ReplicationState.BACKFILLING
-              : observed.inSync() ? ReplicationState.IN_SYNC : ReplicationState.LAGGING;
-      e.lagSeconds = observed.inSync() ? 0 : Math.max(0, (now - observed.oldestUnreplicatedMs()) / 1000);
+      e.state = stateOf(observed);
     }
   }
 
@@ -76,8 +121,9 @@ public final class StatusBoard {
       e.state = state;
       e.lastError = message;
       e.lastRunAt = clock.instant();
-      if (e.observed != null && !e.observed.inSync()) {
-        e.lagSeconds = Math.max(0, (clock.millis() - e.observed.oldestUnreplicatedMs()) / 1000);
+      if (!e.observedThisRun && e.lagSinceMs == null) {
+        // the stores could not be read: the replica may be behind since it was last seen in sync
+        e.lagSinceMs = e.inSyncAtMs != null ? e.inSyncAtMs : e.watchedSinceMs;
       }
     }
     if (state == ReplicationState.WAITING) {
@@ -91,6 +137,64 @@ public final class StatusBoard {
     }
   }
 
+  /**
+   * A table was refused a lane because its rule holds its most lanes: counted in
+   * {@code replicator_lanes_refused_total} (tag {@code rule}), logged once per rule.
+   */
+  public void laneRefused(TableKey key, int maxLanesPerRule) {
+    Counter.builder("replicator.lanes.refused")
+        .description("Tables refused a lane because their rule holds replicator.limits.lanes-per-rule")
+        .tag("rule", key.rule())
+        .register(meters)
+        .increment();
+    if (rulesAtLaneLimit.add(key.rule())) {
+      LOG.warn("{}: rule holds its most lanes ({}); tables beyond them are not replicated (replicator.limits"
+          + ".lanes-per-rule)", key.rule(), maxLanesPerRule);
+    }
+  }
+
+  /** The rule's source prefix was listed. */
+  public void discovered(String rule) {
+    discoveredAtMs.put(rule, clock.millis());
+    discoveryFailures.remove(rule);
+  }
+
+  /** The rule's source prefix could not be listed: its tables are not reconciled, new ones not found. */
+  public void discoveryFailed(String rule, String source, RuntimeException error) {
+    String message = error.getMessage() != null ? error.getMessage() : error.toString();
+    DiscoveryFailure previous =
+        discoveryFailures.put(rule, new DiscoveryFailure(message, discoveredAtMs.getOrDefault(rule, startedMs)));
+    if (previous != null && previous.message().equals(message)) {
+      LOG.warn("{}: cannot discover tables under {} again: {}", rule, source, message);
+    } else {
+      LOG.warn("{}: cannot discover tables under {}", rule, source, error);
+    }
+  }
+
+  /** The rules whose last listing failed, with the error. */
+  public Map<String, String> failedDiscoveries() {
+    Map<String, String> failed = new java.util.TreeMap<>();
+    discoveryFailures.forEach((rule, failure) -> failed.put(rule, failure.message()));
+    return failed;
+  }
+
+  /** Replicas FAILED or DIVERGED. */
+  public int failedTables() {
+    return (int) all().stream().filter(s -> needsOperator(s.state())).count();
+  }
+
+  /** The largest lag of any replica, or of a rule whose listing fails (since it last succeeded). */
+  public long maxLagSeconds() {
+    long now = clock.millis();
+    long tables = entries.values().stream().mapToLong(e -> e.lagSeconds(now)).max().orElse(0);
+    long rules = discoveryFailures.values().stream().mapToLong(f -> secondsSince(f.listedAtMs(), now)).max().orElse(0);
+    return Math.max(tables, rules);
+  }
+
+  static boolean needsOperator(ReplicationState state) {
+    return state == ReplicationState.FAILED || state == ReplicationState.DIVERGED;
+  }
+
   /** Copy progress of a running commit: what is still to copy shows as {@code bytesPending}. */
   public void progress(TableKey key, io.icerepl.copier.commit.CopyProgress progress) {
     Entry e = entry(key);
@@ -100,14 +204,15 @@ public final class StatusBoard {
   }
 
   public List<ReplicationStatus> all() {
+    long now = clock.millis();
     return entries.entrySet().stream()
-        .map(en -> en.getValue().status(en.getKey()))
+        .map(en -> en.getValue().status(en.getKey(), now))
         .sorted(Comparator.comparing(ReplicationStatus::target).thenComparing(ReplicationStatus::table))
         .toList();
   }
 
   public Optional<ReplicationStatus> get(TableKey key) {
-    return Optional.ofNullable(entries.get(key)).map(e -> e.status(key));
+    return Optional.ofNullable(entries.get(key)).map(e -> e.status(key, clock.millis()));
   }
 
   /** The key of a target's table given by its namespace (levels joined with U+001F) and name. */
@@ -128,6 +233,16 @@ public final class StatusBoard {
     return ReplicationState.FAILED;
   }
 
+  private static ReplicationState stateOf(Observation observed) {
+    return observed.replicaMetadataFile() == null
+        ? ReplicationState.BACKFILLING
+        : observed.inSync() ? ReplicationState.IN_SYNC : ReplicationState.LAGGING;
+  }
+
+  private static long secondsSince(long ms, long now) {
+    return Math.max(0, (now - ms) / 1000);
+  }
+
   private Entry entry(TableKey key) {
     return entries.computeIfAbsent(key, this::newEntry);
   }
@@ -138,36 +253,58 @@ public final class StatusBoard {
         new Entry(
             Counter.builder("replicator.commits").description("Replica commits made").tags(tags).register(meters),
             Counter.builder("replicator.bytes.copied").description("Bytes copied to replicas").tags(tags).register(meters),
-            Counter.builder("replicator.failures").description("Failed replication runs").tags(tags).register(meters));
-    Gauge.builder("replicator.lag.seconds", e, Entry::lagSeconds)
+            Counter.builder("replicator.failures").description("Failed replication runs").tags(tags).register(meters),
+            clock.millis());
+    Gauge.builder("replicator.lag.seconds", e, en -> en.lagSeconds(clock.millis()))
         .description("Seconds since the oldest source commit the replica lacks; 0 when in sync")
         .tags(tags)
         .register(meters);
     return e;
   }
 
+  /** @param listedAtMs when the rule's source was last listed (or the service started) */
+  private record DiscoveryFailure(String message, long listedAtMs) {}
+
   private static final class Entry {
     final Counter commits;
     final Counter bytes;
     final Counter failures;
+    final long watchedSinceMs;
     ReplicationState state = ReplicationState.BACKFILLING;
     Observation observed;
-    long lagSeconds;
+    /** Since when the replica lacks a source commit; null when in sync. */
+    Long lagSinceMs;
+    /** When the replica was last seen in sync; null before. */
+    Long inSyncAtMs;
+    /** Whether the running (or last) run read where source and replica stand. */
+    boolean observedThisRun;
     String lastError;
     Instant lastRunAt;
     long bytesPending;
 
-    Entry(Counter commits, Counter bytes, Counter failures) {
+    Entry(Counter commits, Counter bytes, Counter failures, long watchedSinceMs) {
       this.commits = commits;
       this.bytes = bytes;
       this.failures = failures;
+      this.watchedSinceMs = watchedSinceMs;
+      this.lagSinceMs = watchedSinceMs;
     }
 
-    synchronized double lagSeconds() {
-      return lagSeconds;
+    void observe(Observation o, long now) {
+      observed = o;
+      if (o.inSync()) {
+        lagSinceMs = null;
+        inSyncAtMs = now;
+      } else {
+        lagSinceMs = o.oldestUnreplicatedMs();
+      }
     }
 
-    synchronized ReplicationStatus status(TableKey key) {
+    synchronized long lagSeconds(long now) {
+      return lagSinceMs == null ? 0 : secondsSince(lagSinceMs, now);
+    }
+
+    synchronized ReplicationStatus status(TableKey key, long now) {
       Observation o = observed;
       return new ReplicationStatus(
           key.rule(),
@@ -176,10 +313,10 @@ public final class StatusBoard {
           state,
           key.sourceLocation(),
           key.targetLocation(),
-          o == null ? null : o.sourceMetadataFile(),
-          o == null ? null : Instant.ofEpochMilli(o.sourceUpdatedMs()),
+          o == null ? null : o.replicatedSourceFile(),
+          o == null || o.replicatedSourceUpdatedMs() == null ? null : Instant.ofEpochMilli(o.replicatedSourceUpdatedMs()),
           o == null ? null : o.replicaMetadataFile(),
-          lagSeconds,
+          lagSeconds(now),
           o == null ? 0 : o.lagSnapshots(),
           bytesPending,
           lastError,

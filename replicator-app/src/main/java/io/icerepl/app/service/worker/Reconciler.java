@@ -1,8 +1,10 @@
 package io.icerepl.app.service.worker;
 
 import io.icerepl.app.service.config.ReplicatorProperties.Rule;
+import io.icerepl.app.service.status.StatusBoard;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,17 +19,36 @@ public final class Reconciler {
   private final TableRules rules;
   private final TableDiscovery discovery;
   private final ReplicationCoordinator coordinator;
+  private final StatusBoard board;
+  private final Consumer<TableKey> restore;
 
-  public Reconciler(TableRules rules, TableDiscovery discovery, ReplicationCoordinator coordinator) {
+  /**
+   * @param board told whether each rule's source could be listed
+   * @param restore reads where a replica not known yet stands, before it is first triggered
+   */
+  public Reconciler(
+      TableRules rules,
+      TableDiscovery discovery,
+      ReplicationCoordinator coordinator,
+      StatusBoard board,
+      Consumer<TableKey> restore) {
     this.rules = rules;
     this.discovery = discovery;
     this.coordinator = coordinator;
+    this.board = board;
+    this.restore = restore;
   }
 
-  /** Triggers every table of every rule; a rule whose source cannot be listed does not stop the others. */
+  /**
+   * Triggers every table of every rule, after restoring the status of tables not known yet (the
+   * first pass after a start); a rule whose source cannot be listed does not stop the others.
+   */
   public void reconcile() {
     for (Rule rule : rules.rules()) {
-      keys(rule).forEach(coordinator::trigger);
+      for (TableKey key : keys(rule)) {
+        restore.accept(key);
+        coordinator.trigger(key);
+      }
     }
   }
 
@@ -54,8 +75,10 @@ public final class Reconciler {
         keys.addAll(rules.keys(rule, table));
       }
     } catch (RuntimeException e) {
-      LOG.warn("{}: cannot discover tables under {}", rule.name(), rule.source(), e);
+      board.discoveryFailed(rule.name(), rule.source(), e);
+      return List.of();
     }
+    board.discovered(rule.name());
     return keys;
   }
 }

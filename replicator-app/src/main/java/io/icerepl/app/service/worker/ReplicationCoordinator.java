@@ -21,7 +21,9 @@ import org.slf4j.LoggerFactory;
  * and retention of a key share its lane), different keys in parallel, at most
  * {@code maxConcurrent} at once. A trigger that arrives while its key runs or waits is coalesced
  * into one follow-up run: never lost, never run in parallel. A failed replication is tried again
- * after an exponential back-off; triggers in between wait for that retry.
+ * after an exponential back-off; triggers in between wait for that retry. A rule holds at most
+ * {@code maxLanesPerRule} lanes: a key beyond them is refused, so no flood of events can make the
+ * coordinator hold without bound.
  *
  * <p>The coordinator owns the executors it is given and shuts them down on {@link #close}.
  */
@@ -44,9 +46,17 @@ public final class ReplicationCoordinator implements AutoCloseable {
     void failed(TableKey key, Exception error, Duration retryIn);
   }
 
+  /** Told of every key refused because its rule holds {@code maxLanesPerRule} lanes. */
+  @FunctionalInterface
+  public interface RefusalListener {
+    void refused(TableKey key, int maxLanesPerRule);
+  }
+
   private final ReplicationAction replication;
   private final Function<TableKey, RetentionResult> retention;
   private final FailureListener failures;
+  private final RefusalListener refusals;
+  private final int maxLanesPerRule;
   private final ExecutorService executor;
   private final ScheduledExecutorService scheduler;
   private final int maxConcurrent;
@@ -54,6 +64,7 @@ public final class ReplicationCoordinator implements AutoCloseable {
   private final Duration maxBackoff;
 
   private final Map<TableKey, Lane> lanes = new HashMap<>();
+  private final Map<String, Integer> lanesPerRule = new HashMap<>();
   private final Deque<Lane> ready = new ArrayDeque<>();
   private int running;
   private boolean closed;
@@ -62,6 +73,8 @@ public final class ReplicationCoordinator implements AutoCloseable {
    * @param replication replicates one key
    * @param retention expires one key's replica snapshots
    * @param failures told of each failed replication
+   * @param refusals told of each key refused for its rule's lane limit
+   * @param maxLanesPerRule the most lanes one rule holds
    * @param executor runs the lanes; needs at least {@code maxConcurrent} threads
    * @param scheduler fires retries
    */
@@ -69,6 +82,8 @@ public final class ReplicationCoordinator implements AutoCloseable {
       ReplicationAction replication,
       Function<TableKey, RetentionResult> retention,
       FailureListener failures,
+      RefusalListener refusals,
+      int maxLanesPerRule,
       ExecutorService executor,
       ScheduledExecutorService scheduler,
       int maxConcurrent,
@@ -80,6 +95,8 @@ public final class ReplicationCoordinator implements AutoCloseable {
     this.replication = replication;
     this.retention = retention;
     this.failures = failures;
+    this.refusals = refusals;
+    this.maxLanesPerRule = maxLanesPerRule;
     this.executor = executor;
     this.scheduler = scheduler;
     this.maxConcurrent = maxConcurrent;
@@ -90,14 +107,18 @@ public final class ReplicationCoordinator implements AutoCloseable {
   /**
    * Asks for a replication of {@code key}; returns at once.
    *
-   * @return false when the coordinator is shutting down and took nothing
+   * @return false when the coordinator is shutting down, or the key's rule holds its most lanes,
+   *     and took nothing
    */
   public synchronized boolean trigger(TableKey key) {
     if (closed) {
       LOG.debug("{}: not triggered, shutting down", key);
       return false;
     }
-    Lane lane = lanes.computeIfAbsent(key, Lane::new);
+    Lane lane = lane(key);
+    if (lane == null) {
+      return false;
+    }
     lane.replicationPending = true;
     offer(lane);
     return true;
@@ -114,10 +135,25 @@ public final class ReplicationCoordinator implements AutoCloseable {
       result.completeExceptionally(new IllegalStateException("Cannot expire snapshots of " + key + ": shutting down"));
       return result;
     }
-    Lane lane = lanes.computeIfAbsent(key, Lane::new);
+    Lane lane = lane(key);
+    if (lane == null) {
+      result.completeExceptionally(new IllegalStateException("Cannot expire snapshots of " + key + ": rule "
+          + key.rule() + " holds its most lanes (" + maxLanesPerRule + ")"));
+      return result;
+    }
     lane.expiries.add(result);
     offer(lane);
     return result;
+  }
+
+  /** Whether the key has a lane: it was triggered or expired before. */
+  public synchronized boolean hasLane(TableKey key) {
+    return lanes.containsKey(key);
+  }
+
+  /** Lanes held, busy or idle. */
+  public synchronized int lanes() {
+    return lanes.size();
   }
 
   /** Keys that are running or queued (ready or waiting for a retry). */
@@ -164,6 +200,27 @@ public final class ReplicationCoordinator implements AutoCloseable {
   @Override
   public void close() throws InterruptedException {
     shutdown(Duration.ofSeconds(30));
+  }
+
+  /** The key's lane, created when its rule has room; null when it has none. */
+  private Lane lane(TableKey key) {
+    Lane lane = lanes.get(key);
+    if (lane != null) {
+      return lane;
+    }
+    int held = lanesPerRule.getOrDefault(key.rule(), 0);
+    if (held >= maxLanesPerRule) {
+      try {
+        refusals.refused(key, maxLanesPerRule);
+      } catch (RuntimeException listenerError) {
+        LOG.error("{}: refusal listener failed", key, listenerError);
+      }
+      return null;
+    }
+    lanesPerRule.put(key.rule(), held + 1);
+    lane = new Lane(key);
+    lanes.put(key, lane);
+    return lane;
   }
 
   private void offer(Lane lane) {

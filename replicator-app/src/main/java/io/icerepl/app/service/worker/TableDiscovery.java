@@ -57,6 +57,19 @@ public final class TableDiscovery {
     return relativePath;
   }
 
+  /**
+   * Whether a source location holds a table: its {@code metadata/} folder holds a metadata file.
+   *
+   * @throws UncheckedIOException when it cannot be listed
+   */
+  public boolean holdsTable(String location) {
+    try {
+      return isTable(stores.sourceStore(location), location);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot list " + TableLayout.join(location, METADATA) + ": " + e.getMessage(), e);
+    }
+  }
+
   private static void walk(ObjectStore store, String prefix, String relative, int depth, List<String> found)
       throws IOException {
     String folder = relative.isEmpty() ? prefix : TableLayout.join(prefix, relative);

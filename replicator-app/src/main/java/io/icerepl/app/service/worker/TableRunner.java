@@ -13,11 +13,13 @@ import io.icerepl.app.service.config.ReplicatorProperties.Retention;
 import io.icerepl.app.service.config.ReplicatorProperties.Rule;
 import io.icerepl.app.service.status.Observation;
 import io.icerepl.app.service.status.StatusBoard;
+import io.icerepl.copier.commit.MetadataPublisher;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.head.MetadataFileNames;
 import io.icerepl.merge.json.Snapshot;
 import io.icerepl.merge.json.TableMetadata;
 import io.icerepl.merge.path.PathMapping;
+import io.icerepl.merge.path.TableLayout;
 import io.icerepl.merge.retention.ExpireOptions;
 import io.icerepl.merge.retention.RetentionPolicy;
 import java.io.IOException;
@@ -32,12 +34,16 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The work of one lane run, bound to the engine: replicate a key and record where source and
  * replica stand, or expire a replica's snapshots by its rule's retention settings.
  */
 public final class TableRunner implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(TableRunner.class);
+
   private final StoreFactory stores;
   private final Clock clock;
   private final ExecutorService fileExecutor;
@@ -77,9 +83,20 @@ public final class TableRunner implements AutoCloseable {
     if (unchanged(key, source, target)) {
       return Optional.empty();
     }
-    ReplicationSummary summary =
-        new TableReplicator(source, target, clock, fileExecutor, optionsOf(key), progress -> board.progress(key, progress))
-            .replicate(key.sourceLocation(), key.targetLocation(), Optional.empty());
+    ReplicationSummary summary;
+    try {
+      summary =
+          new TableReplicator(source, target, clock, fileExecutor, optionsOf(key), progress -> board.progress(key, progress))
+              .replicate(key.sourceLocation(), key.targetLocation(), Optional.empty());
+    } catch (RuntimeException e) {
+      // a failed run may still be behind by a known amount (a held lease, a bad file): the lag shows it
+      try {
+        board.observed(key, observe(key, source, target));
+      } catch (RuntimeException unreadable) {
+        e.addSuppressed(unreadable);
+      }
+      throw e;
+    }
     board.succeeded(key, summary, observe(key, source, target));
     return summary.settlesIn();
   }
@@ -100,6 +117,23 @@ public final class TableRunner implements AutoCloseable {
     allowed.add(key.sourceLocation());
     allowed.addAll(rule.allowedSourcePrefixes());
     return options.forTable(maps, allowed);
+  }
+
+  /**
+   * Where a replica not seen since the service started stands, read from the replica's own
+   * metadata and the source head, so its status and lag are right before its first run.
+   */
+  public void restore(TableKey key) {
+    if (board.known(key)) {
+      return;
+    }
+    try {
+      board.restored(
+          key, observe(key, stores.sourceStore(key.sourceLocation()), stores.targetStore(key.targetLocation())));
+    } catch (RuntimeException e) {
+      // the table's run reports the same error with its state
+      LOG.info("{}: status of replica {} not restored: {}", key.table(), key.targetLocation(), e.getMessage());
+    }
   }
 
   public RetentionResult expire(TableKey key) {
@@ -163,12 +197,26 @@ public final class TableRunner implements AutoCloseable {
           sourceFile,
           head.lastUpdatedMs(),
           replica.map(ReplicaHead::file).orElse(null),
+          replicated.map(name -> sourcePath(head, sourceFile, key.sourceLocation(), name)).orElse(null),
+          replica.flatMap(ReplicaHead::lastSourceUpdatedMs).orElse(null),
           inSync,
           oldestUnreplicatedMs(head, replicated),
           lacking.size());
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot read the heads of " + key + ": " + e.getMessage(), e);
     }
+  }
+
+  /** The source path of a metadata file the replica names: the head, an entry of its log, else in the metadata folder. */
+  private static String sourcePath(TableMetadata head, String headFile, String sourceLocation, String name) {
+    if (MetadataFileNames.fileName(headFile).equals(name)) {
+      return headFile;
+    }
+    return head.metadataLog().stream()
+        .map(TableMetadata.LogEntry::metadataFile)
+        .filter(file -> MetadataFileNames.fileName(file).equals(name))
+        .findFirst()
+        .orElseGet(() -> TableLayout.join(MetadataPublisher.metadataFolder(sourceLocation), name));
   }
 
   /** The commit time of the first source version after the one replicated last, from the log. */

@@ -25,6 +25,8 @@ class ReplicatorPropertiesTest {
     assertThat(p.sqs().queue()).isEqualTo("iceberg-replicator-events");
     assertThat(p.coalesceVersions()).isFalse();
     assertThat(p.maxMetadataBytes().toBytes()).isEqualTo(256L * 1024 * 1024);
+    assertThat(p.limits().recordsPerMessage()).isEqualTo(100);
+    assertThat(p.limits().lanesPerRule()).isEqualTo(10000);
   }
 
   @Test

@@ -3,11 +3,13 @@ package io.icerepl.app.service.events;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.icerepl.localstack.S3EventMessages;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class EventParserTest {
-  private final EventParser parser = new EventParser();
+  private final EventParser parser = new EventParser(3);
 
   @Test
   void anS3NotificationNamesTheTableOfANewMetadataFileWithItsKeyUrlDecoded() {
@@ -84,6 +86,51 @@ class EventParserTest {
     assertThatThrownBy(() -> parser.tableLocations("{\"Records\":[{\"s3\":{\"bucket\":{\"name\":\"b\"}}}]}"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("Cannot parse event message: Records[].s3.object.key is missing");
+  }
+
+  @Test
+  void aMessageWithMoreRecordsThanAllowedIsRefused() {
+    String record =
+        """
+        {"eventName":"ObjectCreated:Put","s3":{"bucket":{"name":"b"},"object":{"key":"ns/t/metadata/v1.metadata.json"}}}""";
+    assertThat(parser.tableLocations("{\"Records\":[" + String.join(",", record, record, record) + "]}"))
+        .containsExactly("s3://b/ns/t");
+    assertThatThrownBy(() -> parser.tableLocations("{\"Records\":[" + String.join(",", record, record, record, record) + "]}"))
+        .isInstanceOfSatisfying(RefusedEventException.class,
+            e -> assertThat(e.reason()).isEqualTo(RefusedEventException.Reason.TOO_MANY_RECORDS))
+        .hasMessage("Cannot accept event message: it holds 4 records, more than the 3 allowed");
+  }
+
+  @Test
+  void keysWithControlOrInvisibleCharactersAreRefusedAndShownEscaped() throws Exception {
+    assertThatThrownBy(() -> parser.tableLocations(
+            S3EventMessages.objectCreated("b", "ns/t\n12:00:00 INFO forged/metadata/v1.metadata.json", 1)))
+        .isInstanceOfSatisfying(RefusedEventException.class,
+            e -> assertThat(e.reason()).isEqualTo(RefusedEventException.Reason.INVALID_KEY))
+        .hasMessage("Cannot accept event message: key ns/t\\u000a12:00:00 INFO forged/metadata/v1.metadata.json holds"
+            + " a control or invisible character");
+    for (String key : new String[] {"ns/t\r/metadata/v1.metadata.json", "ns/t\u202e/metadata/v1.metadata.json",
+        "ns/t\u2028/metadata/v1.metadata.json", "ns/t\u001b[31m/metadata/v1.metadata.json"}) {
+      assertThatThrownBy(() -> parser.tableLocations(S3EventMessages.objectCreated("b", key, 1)))
+          .as(PrintableText.escape(key))
+          .isInstanceOf(RefusedEventException.class)
+          .message().doesNotContain(key.substring(4, 5));
+      String eventBridge = new ObjectMapper().writeValueAsString(Map.of(
+          "detail-type", "Object Created", "detail", Map.of("bucket", Map.of("name", "b"), "object", Map.of("key", key))));
+      assertThatThrownBy(() -> parser.tableLocations(eventBridge))
+          .as(PrintableText.escape(key))
+          .isInstanceOf(RefusedEventException.class);
+    }
+  }
+
+  @Test
+  void aKeyThatIsNotUrlEncodedOrNotUtf8IsRefused() {
+    for (String key : new String[] {"ns/t%zz/metadata/v1.metadata.json", "ns/t%ff/metadata/v1.metadata.json"}) {
+      String message =
+          "{\"Records\":[{\"eventName\":\"ObjectCreated:Put\",\"s3\":{\"bucket\":{\"name\":\"b\"},"
+              + "\"object\":{\"key\":\"" + key + "\"}}}]}";
+      assertThatThrownBy(() -> parser.tableLocations(message)).as(key).isInstanceOf(RefusedEventException.class);
+    }
   }
 
   private static String quote(String s) {

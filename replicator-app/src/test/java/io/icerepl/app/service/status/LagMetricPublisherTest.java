@@ -4,8 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.icerepl.app.service.worker.TableKey;
+import io.icerepl.merge.error.DivergedReplicaException;
+import io.icerepl.merge.error.TableBusyException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import org.junit.jupiter.api.Test;
@@ -25,5 +29,25 @@ class LagMetricPublisherTest {
     assertThat(metric.path("Metrics").get(0).path("Name").asText()).isEqualTo("ReplicationLagSeconds");
     assertThat(line.path("Replicator").asText()).isEqualTo("iceberg-repl");
     assertThat(line.path("ReplicationLagSeconds").asLong()).isZero();
+    assertThat(metric.path("Metrics").get(1).path("Name").asText()).isEqualTo("FailedTables");
+    assertThat(line.path("FailedTables").asInt()).isZero();
+  }
+
+  @Test
+  void theLineCountsFailedAndDivergedReplicasForTheFailedTablesAlarm() throws Exception {
+    Clock clock = Clock.fixed(Instant.ofEpochMilli(1_735_689_600_000L), ZoneOffset.UTC);
+    StatusBoard board = new StatusBoard(clock, new SimpleMeterRegistry());
+    board.failed(key("ns/t1"), new IllegalStateException("Cannot read manifest list x"), Duration.ofSeconds(5));
+    board.failed(key("ns/t2"), new DivergedReplicaException("Cannot replicate table t2 into y: changed"),
+        Duration.ofSeconds(5));
+    board.failed(key("ns/t3"), new TableBusyException("Cannot lock table t3: held"), Duration.ofSeconds(5));
+
+    JsonNode line = new ObjectMapper().readTree(new LagMetricPublisher(board, clock, "iceberg-repl").line());
+
+    assertThat(line.path("FailedTables").asInt()).isEqualTo(2);
+  }
+
+  private static TableKey key(String table) {
+    return new TableKey("r", "a", table, "file:/s/" + table, "file:/a/" + table);
   }
 }

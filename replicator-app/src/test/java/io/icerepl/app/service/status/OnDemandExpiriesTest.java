@@ -41,6 +41,8 @@ class OnDemandExpiriesTest {
             return RESULT;
           },
           (key, error, retryIn) -> {},
+          (key, max) -> {},
+          10,
           Executors.newFixedThreadPool(4),
           Executors.newSingleThreadScheduledExecutor(),
           4,

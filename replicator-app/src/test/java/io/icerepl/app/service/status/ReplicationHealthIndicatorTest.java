@@ -58,8 +58,8 @@ class ReplicationHealthIndicatorTest {
   @Test
   void aLaggingReplicaReportsTheAgeOfItsOldestMissingCommit() {
     long fiveMinutesAgo = CLOCK.millis() - 300_000;
-    board.succeeded(T1, summary(), new Observation("s/v3.metadata.json", CLOCK.millis(), "a/v2.metadata.json", false,
-        fiveMinutesAgo, 2));
+    board.succeeded(T1, summary(), new Observation("s/v3.metadata.json", CLOCK.millis(), "a/v2.metadata.json",
+        "s/v2.metadata.json", fiveMinutesAgo, false, fiveMinutesAgo, 2));
     ReplicationStatus status = board.get(T1).orElseThrow();
     assertThat(status.state()).isEqualTo(ReplicationState.LAGGING);
     assertThat(status.lagSeconds()).isEqualTo(300);
@@ -71,6 +71,7 @@ class ReplicationHealthIndicatorTest {
   }
 
   private static Observation inSync() {
-    return new Observation("s/v1.metadata.json", CLOCK.millis(), "a/v1.metadata.json", true, CLOCK.millis(), 0);
+    return new Observation("s/v1.metadata.json", CLOCK.millis(), "a/v1.metadata.json", "s/v1.metadata.json",
+        CLOCK.millis(), true, CLOCK.millis(), 0);
   }
 }

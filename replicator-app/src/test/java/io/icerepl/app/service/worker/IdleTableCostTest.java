@@ -12,7 +12,9 @@ import io.icerepl.copier.store.ObjectStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.nio.file.Path;
+import io.icerepl.app.service.config.ReplicatorProperties;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -82,7 +84,10 @@ class IdleTableCostTest {
         rule -> {
           throw new AssertionError("no retention here");
         },
-        board);
+        board,
+        rule -> new ReplicatorProperties.Rule(
+            rule, "file:/", List.of(new ReplicatorProperties.Target("target", "file:/replica")),
+            new ReplicatorProperties.Retention(false, Duration.ofHours(1), null, null, null, false)));
   }
 
   /** A local store that counts the calls that take a lease or change the replica. */

@@ -19,9 +19,11 @@ import org.junit.jupiter.api.Test;
 class ReplicationCoordinatorTest {
   private static final TableKey T1 = key("ns/t1");
   private static final TableKey T2 = key("ns/t2");
+  private static final int MAX_LANES_PER_RULE = 6;
 
   private final FakeReplication action = new FakeReplication();
   private final List<String> failures = new CopyOnWriteArrayList<>();
+  private final List<String> refused = new CopyOnWriteArrayList<>();
   private ReplicationCoordinator coordinator;
 
   @AfterEach
@@ -120,7 +122,7 @@ class ReplicationCoordinatorTest {
           twoRuns.countDown();
           return runs.incrementAndGet() == 1 ? Optional.of(Duration.ofMillis(100)) : Optional.empty();
         },
-        k -> null, (k, e, d) -> {}, Executors.newFixedThreadPool(1), Executors.newSingleThreadScheduledExecutor(), 1,
+        k -> null, (k, e, d) -> {}, (k, max) -> {}, 10, Executors.newFixedThreadPool(1), Executors.newSingleThreadScheduledExecutor(), 1,
         Duration.ofSeconds(10), Duration.ofSeconds(10));
     coordinator.trigger(T1);
     assertThat(twoRuns.await(10, TimeUnit.SECONDS)).as("a second run without a trigger").isTrue();
@@ -129,9 +131,27 @@ class ReplicationCoordinatorTest {
   }
 
   @Test
+  void aRuleHoldsAtMostItsLaneLimitAndKeysBeyondItAreRefused() throws Exception {
+    coordinator = coordinator(4, Duration.ofSeconds(10));
+    for (int i = 1; i <= MAX_LANES_PER_RULE + 2; i++) {
+      boolean accepted = coordinator.trigger(key("ns/t" + i));
+      assertThat(accepted).as("ns/t%s", i).isEqualTo(i <= MAX_LANES_PER_RULE);
+    }
+    TableKey otherRule = new TableKey("other", "a", "ns/t9", "file:/o/ns/t9", "file:/a/ns/t9");
+
+    assertThat(coordinator.trigger(otherRule)).as("another rule has its own lanes").isTrue();
+    assertThat(coordinator.trigger(T1)).as("a key holding a lane is still triggered").isTrue();
+    assertThat(coordinator.expireNow(key("ns/t8"))).isCompletedExceptionally();
+    assertThat(coordinator.lanes()).isEqualTo(MAX_LANES_PER_RULE + 1);
+    assertThat(refused).containsExactly("ns/t7", "ns/t8", "ns/t8");
+    awaitIdle();
+    assertThat(action.started(key("ns/t7"))).isZero();
+  }
+
+  @Test
   void backoffDoublesUpToTheMaximum() {
     coordinator = new ReplicationCoordinator(
-        k -> Optional.empty(), k -> null, (k, e, d) -> {}, Executors.newFixedThreadPool(1),
+        k -> Optional.empty(), k -> null, (k, e, d) -> {}, (k, max) -> {}, 10, Executors.newFixedThreadPool(1),
         Executors.newSingleThreadScheduledExecutor(), 1, Duration.ofSeconds(5), Duration.ofMinutes(10));
     assertThat(List.of(1, 2, 3, 7, 8, 50).stream().map(coordinator::backoff).toList())
         .containsExactly(
@@ -147,7 +167,8 @@ class ReplicationCoordinatorTest {
           replicationsRunningDuringExpiry.set(action.running());
           return null;
         },
-        (k, e, d) -> {}, Executors.newFixedThreadPool(4), Executors.newSingleThreadScheduledExecutor(), 4,
+        (k, e, d) -> {}, (k, max) -> {}, 10, Executors.newFixedThreadPool(4),
+        Executors.newSingleThreadScheduledExecutor(), 4,
         Duration.ofSeconds(10), Duration.ofSeconds(10));
     action.blockRuns();
     coordinator.trigger(T1);
@@ -195,6 +216,8 @@ class ReplicationCoordinatorTest {
         action,
         k -> null,
         (k, e, retryIn) -> failures.add(k.table() + ": " + e.getMessage() + ", retry in " + retryIn),
+        (k, max) -> refused.add(k.table()),
+        MAX_LANES_PER_RULE,
         Executors.newFixedThreadPool(maxConcurrent),
         Executors.newSingleThreadScheduledExecutor(),
         maxConcurrent,
