@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icerepl.app.demo.S3Warehouse;
 import io.icerepl.app.demo.TableWrites;
+import io.icerepl.app.retention.RetentionRunner;
+import io.icerepl.app.retention.RetentionSettings;
 import io.icerepl.copier.s3.S3Endpoint;
 import io.icerepl.copier.s3.S3ObjectStore;
 import io.icerepl.copier.s3.S3Resilience;
@@ -12,7 +14,9 @@ import io.icerepl.copier.s3.S3StoreSettings;
 import io.icerepl.copier.store.ForwardingObjectStore;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.localstack.EmbeddedS3;
+import io.icerepl.merge.retention.ExpireOptions;
 import java.io.IOException;
+import java.io.InputStream;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -21,10 +25,12 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -146,6 +152,34 @@ class LeaseLostDuringRunTest {
     assertThatThrownBy(() -> replicate(new ManifestWrites(false, true))).hasMessageContaining("manifest write failed");
 
     assertThat(list(REPLICA + "/data")).isEmpty();
+  }
+
+  @Test
+  void anExpiryWhoseLeaseWasTakenOverPublishesAndDeletesNothing() throws IOException {
+    replicate(firstRun);
+    List<String> before = firstRun.list(REPLICA + "/metadata");
+    AtomicBoolean done = new AtomicBoolean();
+    ObjectStore.Lock[] taken = new ObjectStore.Lock[1];
+    // the second run takes the table over while the expiry reads the replica's manifests
+    ObjectStore reading = new ForwardingObjectStore(firstRun) {
+      @Override
+      public InputStream open(String path) throws IOException {
+        if (path.endsWith(".avro") && done.compareAndSet(false, true)) {
+          leaseClock.shift(Duration.ofMinutes(3));
+          taken[0] = secondRun.lock(REPLICA);
+        }
+        return super.open(path);
+      }
+    };
+    ExpireOptions keepOne = new ExpireOptions(Optional.empty(), Optional.of(0L), Optional.of(1), Set.of(), false);
+
+    assertThatThrownBy(() -> new RetentionRunner(reading, Clock.systemUTC(), RetentionSettings.defaults())
+            .expire(REPLICA, Optional.empty(), UnaryOperator.identity(), keepOne))
+        .hasMessageContaining("Cannot expire snapshots of table " + REPLICA + ": its lease was lost to second-run");
+
+    assertThat(taken[0]).isNotNull();
+    assertThat(firstRun.list(REPLICA + "/metadata")).isEqualTo(before);
+    taken[0].close();
   }
 
   private void replicate(ObjectStore to) {
