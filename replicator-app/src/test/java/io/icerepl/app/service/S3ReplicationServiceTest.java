@@ -144,7 +144,9 @@ class S3ReplicationServiceTest {
     Table t2 = create("t2");
     append(t2, "c", 1);
     awaitInSync("t2");
-    int before = replicaVersions("a", "t2").size();
+    // per target: a backfill that ran while the first version was settling commits it on its own
+    Map<String, Integer> before = new HashMap<>();
+    TARGETS.forEach(target -> before.put(target, replicaVersions(target, "t2").size()));
     List<String> files = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
       append(t2, "c", 1, false);
@@ -160,7 +162,7 @@ class S3ReplicationServiceTest {
     for (String target : TARGETS) {
       assertThat(replicaVersions(target, "t2"))
           .as("one replica commit per new source version on %s", target)
-          .hasSize(before + 4);
+          .hasSize(before.get(target) + 4);
     }
   }
 
