@@ -44,7 +44,7 @@ public final class MetadataFileNames {
    */
   public static boolean isCatalogStyle(String path) {
     Matcher m = NAME.matcher(fileName(path));
-    return m.matches() && m.group(2) != null && !fileName(path).startsWith("v");
+    return m.matches() && m.group(2) != null && !fileName(path).startsWith("v") && version(path).isPresent();
   }
 
   /** The replica's metadata file name for version {@code version}. */

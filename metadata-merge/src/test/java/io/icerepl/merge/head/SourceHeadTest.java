@@ -110,4 +110,16 @@ class SourceHeadTest {
             new SourceHead.Listed("00002-b.metadata.json", NOW)).head())
         .contains("00002-b.metadata.json");
   }
+
+  @Test
+  void aYoungFileWhoseVersionOverflowsIsNoCandidate() {
+    SourceHead.Resolution resolution =
+        resolveAt(
+            Optional.empty(),
+            new SourceHead.Listed("00001-a.metadata.json", NOW - 60_000),
+            new SourceHead.Listed("99999999999999999999-b.metadata.json", NOW));
+
+    assertThat(resolution.head()).contains("00001-a.metadata.json");
+    assertThat(resolution.settlesAtMs()).isEmpty();
+  }
 }

@@ -191,8 +191,12 @@ class ValidationErrorTest {
     int version = currentVersion();
     Files.delete(sourceMetadata().resolve("version-hint.text"));
     byte[] current = Files.readAllBytes(sourceMetadata().resolve("v" + version + ".metadata.json"));
-    Files.write(sourceMetadata().resolve(String.format("%05d-%s.metadata.json", version + 1, UUID.randomUUID())), current);
-    Files.write(sourceMetadata().resolve(String.format("%05d-%s.metadata.json", version + 1, UUID.randomUUID())), current);
+    for (int i = 0; i < 2; i++) {
+      Path file = sourceMetadata().resolve(String.format("%05d-%s.metadata.json", version + 1, UUID.randomUUID()));
+      Files.write(file, current);
+      // both older than the settle time: neither writer removed its file
+      Files.setLastModifiedTime(file, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 60_000));
+    }
     failsWith("version " + (version + 1) + " is held by more than one file");
   }
 

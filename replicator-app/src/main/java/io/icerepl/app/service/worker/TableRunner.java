@@ -180,13 +180,16 @@ public final class TableRunner implements AutoCloseable {
 
   private Observation observe(TableKey key, ObjectStore source, ObjectStore target) {
     try {
-      String sourceFile =
-          new FileSystemHeadResolver(source, clock, options.settleTime()).currentMetadataFile(key.sourceLocation());
+      FileSystemHeadResolver.Head sourceHead =
+          new FileSystemHeadResolver(source, clock, options.settleTime()).head(key.sourceLocation());
+      String sourceFile = sourceHead.file();
       TableMetadata head = ReplicaFiles.readMetadata(source, sourceFile, options.maxMetadataBytes());
       ReplicaFiles replicaFiles = new ReplicaFiles(target, options.maxMetadataBytes());
       Optional<ReplicaHead> replica = replicaFiles.head(key.table(), key.targetLocation());
       Optional<String> replicated = replica.flatMap(ReplicaHead::lastSourceFile).map(MetadataFileNames::fileName);
-      boolean inSync = replicated.equals(Optional.of(MetadataFileNames.fileName(sourceFile)));
+      // a newer file still settling is a version the replica may yet need: not in sync until it settles
+      boolean inSync =
+          replicated.equals(Optional.of(MetadataFileNames.fileName(sourceFile))) && sourceHead.settlesAtMs().isEmpty();
 
       Set<Long> lacking = new HashSet<>();
       head.snapshots().forEach(s -> lacking.add(s.snapshotId()));
