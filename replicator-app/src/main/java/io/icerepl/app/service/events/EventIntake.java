@@ -83,7 +83,14 @@ public final class EventIntake {
   private List<TableKey> enclosing(List<TableKey> keys) {
     TableKey key = keys.get(0);
     Rule rule = rules.rule(key.rule());
-    String table = discovery.enclosingTable(rule, key.table());
+    String table;
+    try {
+      table = discovery.enclosingTable(rule, key.table());
+    } catch (RuntimeException e) {
+      // the source cannot be listed now: the run reports that error on the table the event names
+      LOG.warn("{}: cannot look for an enclosing table ({}); triggering it as named", key.table(), e.getMessage());
+      return keys;
+    }
     if (table.equals(key.table())) {
       return keys;
     }
