@@ -115,8 +115,10 @@ public final class RetentionRunner {
         return new RetentionResult(
             UnreachableFiles.none(), false, true, List.of(), List.of(), plan.warnings(), head.file());
       }
-      delete(location, unreachable);
-      replicaFiles.writeState(location, replicaFiles.state(location).withReplacedStatisticsFiles(List.of()));
+      if (!state.replacedStatisticsFiles().isEmpty()) {
+        delete(location, unreachable);
+        replicaFiles.writeState(location, replicaFiles.state(location).withReplacedStatisticsFiles(List.of()));
+      }
       return new RetentionResult(unreachable, false, false, List.of(), List.of(), plan.warnings(), head.file());
     }
 
