@@ -314,7 +314,9 @@ public final class StatusBoard {
           key.sourceLocation(),
           key.targetLocation(),
           o == null ? null : o.replicatedSourceFile(),
-          o == null || o.replicatedSourceUpdatedMs() == null ? null : Instant.ofEpochMilli(o.replicatedSourceUpdatedMs()),
+          o == null || o.replicatedSourceUpdatedMs() == null
+              ? null
+              : Instant.ofEpochMilli(o.replicatedSourceUpdatedMs()),
           o == null ? null : o.replicaMetadataFile(),
           lagSeconds(now),
           o == null ? 0 : o.lagSnapshots(),

@@ -210,7 +210,10 @@ public final class TableRunner implements AutoCloseable {
     }
   }
 
-  /** The source path of a metadata file the replica names: the head, an entry of its log, else in the metadata folder. */
+  /**
+   * The source path of a metadata file the replica names (a name): the head, an entry of the
+   * head's log, else a file in the source's metadata folder.
+   */
   private static String sourcePath(TableMetadata head, String headFile, String sourceLocation, String name) {
     if (MetadataFileNames.fileName(headFile).equals(name)) {
       return headFile;
