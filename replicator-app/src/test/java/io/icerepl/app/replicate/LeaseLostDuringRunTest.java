@@ -49,6 +49,11 @@ import org.junit.jupiter.api.Test;
  * the files it copied, since the run that holds the table now may publish the very same files.
  */
 class LeaseLostDuringRunTest {
+  // the test's writer is the table's only writer: no losing writer's file to wait out
+  private static final ReplicationOptions ONLY_WRITER =
+      new ReplicationOptions(
+          java.util.List.of(), false, ReplicationOptions.defaults().maxMetadataBytes(), 8, java.time.Duration.ZERO);
+
   private static final Schema SCHEMA = new Schema(Types.NestedField.required(1, "id", Types.LongType.get()));
   private static final String REPLICA = "s3://replica/warehouse/ns/t";
   private static EmbeddedS3 s3;
@@ -183,7 +188,7 @@ class LeaseLostDuringRunTest {
   }
 
   private void replicate(ObjectStore to) {
-    new TableReplicator(source, to, Clock.systemUTC(), executor, ReplicationOptions.defaults())
+    new TableReplicator(source, to, Clock.systemUTC(), executor, ONLY_WRITER)
         .replicate(table.location(), REPLICA, Optional.empty());
   }
 
