@@ -188,7 +188,7 @@ public final class TableReplicator {
         merge.addedSnapshots().forEach(s -> pendingLost.add(s.snapshotId()));
         continue;
       }
-      rememberPrefixes(targetLocation, prefixes);
+      rememberPrefixes(targetLocation, prefixes, lock);
       PlanExecutor.Outcome outcome = executor.execute(table, plan, mapping, lock);
       long version = replica.map(ReplicaHead::version).orElse(0L) + 1;
       lock.checkHeld("commit replica version " + version);
@@ -244,9 +244,11 @@ public final class TableReplicator {
   }
 
   /** Recorded before any file is put under a newly learned prefix, so every later run maps it alike. */
-  private void rememberPrefixes(String targetLocation, SourcePrefixes prefixes) throws IOException {
+  private void rememberPrefixes(String targetLocation, SourcePrefixes prefixes, ObjectStore.Lock lock)
+      throws IOException {
     ReplicaState state = replicaFiles.state(targetLocation);
     if (!state.sourcePrefixes().equals(prefixes.learned())) {
+      lock.checkHeld("record the source prefixes");
       replicaFiles.writeState(targetLocation, state.withSourcePrefixes(prefixes.learned()));
     }
   }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icerepl.app.demo.S3Warehouse;
 import io.icerepl.app.demo.TableWrites;
+import io.icerepl.app.replica.ReplicaFiles;
 import io.icerepl.app.retention.RetentionRunner;
 import io.icerepl.app.retention.RetentionSettings;
 import io.icerepl.copier.s3.S3Endpoint;
@@ -128,8 +129,10 @@ class LeaseLostDuringRunTest {
             + "second-run (this run's lease expired at ");
 
     assertThat(hooked.taken).isNotNull();
-    // no metadata file, no version hint, no state: only the files the commit would have named
-    assertThat(firstRun.list(REPLICA + "/metadata")).isNotEmpty().allMatch(name -> name.endsWith(".avro"));
+    // no metadata file, no version hint, no commit in the state (which records the source prefixes
+    // before any file is copied): only the files the commit would have named
+    assertThat(firstRun.list(REPLICA + "/metadata")).isNotEmpty().allMatch(LeaseLostDuringRunTest::uncommitted);
+    assertThat(new ReplicaFiles(firstRun, Long.MAX_VALUE).state(REPLICA).lastCommit()).isNull();
     assertThat(firstRun.list(REPLICA + "/data")).hasSize(2);
     hooked.taken.checkHeld("publish replica version 1");
     hooked.taken.close();
@@ -148,7 +151,8 @@ class LeaseLostDuringRunTest {
 
     // the data files copied before the failure stay: the second run may already count on them
     assertThat(firstRun.list(REPLICA + "/data")).hasSize(2);
-    assertThat(firstRun.list(REPLICA + "/metadata")).allMatch(name -> name.endsWith(".avro"));
+    assertThat(firstRun.list(REPLICA + "/metadata")).allMatch(LeaseLostDuringRunTest::uncommitted);
+    assertThat(new ReplicaFiles(firstRun, Long.MAX_VALUE).state(REPLICA).lastCommit()).isNull();
     hooked.taken.close();
   }
 
@@ -257,5 +261,9 @@ class LeaseLostDuringRunTest {
     public Clock withZone(ZoneId zone) {
       return this;
     }
+  }
+
+  private static boolean uncommitted(String name) {
+    return name.endsWith(".avro") || name.equals(".replicator-state.json");
   }
 }
