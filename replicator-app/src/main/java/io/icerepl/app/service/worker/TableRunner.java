@@ -203,7 +203,11 @@ public final class TableRunner implements AutoCloseable {
           replicated.map(name -> sourcePath(head, sourceFile, key.sourceLocation(), name)).orElse(null),
           replica.flatMap(ReplicaHead::lastSourceUpdatedMs).orElse(null),
           inSync,
-          oldestUnreplicatedMs(head, replicated),
+          oldestUnreplicatedMs(
+              head, sourceFile, replicated,
+              sourceHead.settlesAtMs().isPresent()
+                  ? java.util.OptionalLong.of(sourceHead.settlesAtMs().getAsLong() - options.settleTime().toMillis())
+                  : java.util.OptionalLong.empty()),
           lacking.size());
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot read the heads of " + key + ": " + e.getMessage(), e);
@@ -225,8 +229,16 @@ public final class TableRunner implements AutoCloseable {
         .orElseGet(() -> TableLayout.join(MetadataPublisher.metadataFolder(sourceLocation), name));
   }
 
-  /** The commit time of the first source version after the one replicated last, from the log. */
-  static long oldestUnreplicatedMs(TableMetadata head, Optional<String> replicatedFileName) {
+  /**
+   * The commit time of the first source version after the one replicated last, from the log. When
+   * the replica holds the settled head itself, what it lacks is the newer file still settling,
+   * written at {@code settlingSinceMs}.
+   */
+  static long oldestUnreplicatedMs(
+      TableMetadata head, String headFile, Optional<String> replicatedFileName, java.util.OptionalLong settlingSinceMs) {
+    if (replicatedFileName.equals(Optional.of(MetadataFileNames.fileName(headFile)))) {
+      return settlingSinceMs.orElse(head.lastUpdatedMs());
+    }
     List<TableMetadata.LogEntry> log = head.metadataLog();
     int next = 0;
     if (replicatedFileName.isPresent()) {
