@@ -76,8 +76,12 @@ class MetadataBombServiceTest {
     assertThat(files(REPLICAS.resolve("ns/bombed"))).isEqualTo(replicaBefore);
 
     healthy.append("b", 1);
-    JsonNode healthyStatus = awaitState("healthy", "IN_SYNC");
-    assertThat(healthyStatus.path("lastSourceMetadataFile").asText()).endsWith("/v3.metadata.json");
+    // the status says IN_SYNC with v2 until the service has seen the append: wait for v3 itself
+    await().atMost(PATIENCE).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+      JsonNode healthyStatus = service.http.get("/api/replications/a/ns/healthy").json();
+      assertThat(healthyStatus.path("state").asText()).isEqualTo("IN_SYNC");
+      assertThat(healthyStatus.path("lastSourceMetadataFile").asText()).endsWith("/v3.metadata.json");
+    });
     assertThat(service.http.get("/actuator/health").status()).isEqualTo(200);
   }
 
