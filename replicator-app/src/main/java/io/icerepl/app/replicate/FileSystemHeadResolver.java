@@ -12,7 +12,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalLong;
 
 /**
  * The head as readers find it in the metadata folder: the version hint, else the single newest,
@@ -29,17 +28,7 @@ public final class FileSystemHeadResolver implements SourceHeadResolver {
     this.settleTime = settleTime;
   }
 
-  /**
-   * @param file the current metadata file's path
-   * @param settlesAtMs when a newer file passed over as too young is old enough to trust, if any
-   */
-  public record Head(String file, OptionalLong settlesAtMs) {}
-
   @Override
-  public String currentMetadataFile(String location) {
-    return head(location).file();
-  }
-
   public Head head(String location) {
     String folder = MetadataPublisher.metadataFolder(location);
     try {

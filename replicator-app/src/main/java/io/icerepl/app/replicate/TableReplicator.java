@@ -54,7 +54,7 @@ public final class TableReplicator {
   private final PlanExecutor executor;
   private final MetadataPublisher publisher;
   private final ReplicaFiles replicaFiles;
-  private final FileSystemHeadResolver headResolver;
+  private final SourceHeadResolver headResolver;
   private final PendingDeletion pendingDeletion;
 
   public TableReplicator(
@@ -104,9 +104,9 @@ public final class TableReplicator {
   private ReplicationSummary run(
       String table, String sourceLocation, String targetLocation, Optional<String> sourceMetadata,
       ObjectStore.Lock lock) throws IOException {
-    FileSystemHeadResolver.Head resolved =
+    SourceHeadResolver.Head resolved =
         sourceMetadata
-            .map(f -> new FileSystemHeadResolver.Head(resolveGiven(sourceLocation, f), OptionalLong.empty()))
+            .map(f -> new SourceHeadResolver.Head(resolveGiven(sourceLocation, f), OptionalLong.empty()))
             .orElseGet(() -> headResolver.head(sourceLocation));
     String headFile = resolved.file();
     Optional<Duration> settlesIn =

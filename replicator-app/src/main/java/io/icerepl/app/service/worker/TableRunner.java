@@ -5,6 +5,7 @@ import io.icerepl.app.replica.ReplicaHead;
 import io.icerepl.app.replicate.FileSystemHeadResolver;
 import io.icerepl.app.replicate.ReplicationOptions;
 import io.icerepl.app.replicate.ReplicationSummary;
+import io.icerepl.app.replicate.SourceHeadResolver;
 import io.icerepl.app.replicate.TableReplicator;
 import io.icerepl.app.retention.RetentionResult;
 import io.icerepl.app.retention.RetentionRunner;
@@ -30,6 +31,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.function.Function;
@@ -180,7 +182,7 @@ public final class TableRunner implements AutoCloseable {
 
   private Observation observe(TableKey key, ObjectStore source, ObjectStore target) {
     try {
-      FileSystemHeadResolver.Head sourceHead =
+      SourceHeadResolver.Head sourceHead =
           new FileSystemHeadResolver(source, clock, options.settleTime()).head(key.sourceLocation());
       String sourceFile = sourceHead.file();
       TableMetadata head = ReplicaFiles.readMetadata(source, sourceFile, options.maxMetadataBytes());
@@ -206,8 +208,8 @@ public final class TableRunner implements AutoCloseable {
           oldestUnreplicatedMs(
               head, sourceFile, replicated,
               sourceHead.settlesAtMs().isPresent()
-                  ? java.util.OptionalLong.of(sourceHead.settlesAtMs().getAsLong() - options.settleTime().toMillis())
-                  : java.util.OptionalLong.empty()),
+                  ? OptionalLong.of(sourceHead.settlesAtMs().getAsLong() - options.settleTime().toMillis())
+                  : OptionalLong.empty()),
           lacking.size());
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot read the heads of " + key + ": " + e.getMessage(), e);
@@ -235,7 +237,7 @@ public final class TableRunner implements AutoCloseable {
    * written at {@code settlingSinceMs}.
    */
   static long oldestUnreplicatedMs(
-      TableMetadata head, String headFile, Optional<String> replicatedFileName, java.util.OptionalLong settlingSinceMs) {
+      TableMetadata head, String headFile, Optional<String> replicatedFileName, OptionalLong settlingSinceMs) {
     if (replicatedFileName.equals(Optional.of(MetadataFileNames.fileName(headFile)))) {
       return settlingSinceMs.orElse(head.lastUpdatedMs());
     }
@@ -250,7 +252,4 @@ public final class TableRunner implements AutoCloseable {
     }
     return next < log.size() ? log.get(next).timestampMs() : head.lastUpdatedMs();
   }
-
-  /** The source's current metadata file, resolved as the engine resolves it. */
-
 }
