@@ -273,18 +273,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
 
   @Override
   public List<String> list(String folder) throws IOException {
-    List<String> names = new ArrayList<>();
-    listing(folder, page -> {
-      String prefix = page.prefix();
-      for (S3Object object : page.contents()) {
-        // A zero-byte "folder/" marker written by consoles is the folder itself, not a file.
-        if (object.key().length() > prefix.length()) {
-          names.add(object.key().substring(prefix.length()));
-        }
-      }
-    });
-    names.sort(null);
-    return names;
+    return listEntries(folder).stream().map(Entry::name).toList();
   }
 
   @Override
@@ -293,6 +282,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     listing(folder, page -> {
       String prefix = page.prefix();
       for (S3Object object : page.contents()) {
+        // A zero-byte "folder/" marker written by consoles is the folder itself, not a file.
         if (object.key().length() > prefix.length()) {
           entries.add(new Entry(object.key().substring(prefix.length()), object.lastModified().toEpochMilli()));
         }
