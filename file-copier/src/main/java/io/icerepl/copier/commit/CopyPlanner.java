@@ -1,8 +1,8 @@
 package io.icerepl.copier.commit;
 
 import io.icerepl.copier.store.ObjectStore;
-import io.icerepl.merge.avro.ManifestEntryFile;
-import io.icerepl.merge.avro.ManifestFileEntry;
+import io.icerepl.merge.avro.ManifestEntry;
+import io.icerepl.merge.avro.ManifestListEntry;
 import io.icerepl.merge.avro.ManifestListRewriter;
 import io.icerepl.merge.avro.ManifestRewriter;
 import io.icerepl.merge.error.BadInputException;
@@ -112,11 +112,11 @@ public final class CopyPlanner {
       if (snapshot.parentSnapshotId() != null) {
         readReplicaManifestLengths(snapshot.parentSnapshotId());
       }
-      List<ManifestFileEntry> entries;
+      List<ManifestListEntry> entries;
       try (InputStream in = openSource(sourceList, "manifest list of snapshot " + snapshot.snapshotId())) {
         entries = ManifestListRewriter.read(in, sourceList);
       }
-      for (ManifestFileEntry entry : entries) {
+      for (ManifestListEntry entry : entries) {
         addManifest(entry.manifestPath(), entry.manifestLength(), "manifest list " + sourceList);
       }
       manifestLists.add(FileCopy.of(FileKind.MANIFEST_LIST, sourceList, targetList, -1));
@@ -132,7 +132,7 @@ public final class CopyPlanner {
         return;
       }
       try (InputStream in = target.open(list.get())) {
-        for (ManifestFileEntry entry : ManifestListRewriter.read(in, list.get())) {
+        for (ManifestListEntry entry : ManifestListRewriter.read(in, list.get())) {
           replicaManifestLengths.put(entry.manifestPath(), entry.manifestLength());
         }
       }
@@ -155,11 +155,11 @@ public final class CopyPlanner {
     }
 
     private void addManifestFiles(FileCopy manifest) throws IOException {
-      List<ManifestEntryFile> live;
+      List<ManifestEntry> live;
       try (InputStream in = openSource(manifest.source(), "manifest")) {
         live = ManifestRewriter.readLiveFiles(in, manifest.source());
       }
-      for (ManifestEntryFile file : live) {
+      for (ManifestEntry file : live) {
         FileKind kind = DeleteFileKinds.of(file.content(), file.fileFormat());
         FileCopy copy =
             new FileCopy(

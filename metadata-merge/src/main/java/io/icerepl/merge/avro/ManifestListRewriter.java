@@ -28,15 +28,15 @@ public final class ManifestListRewriter {
    * @throws BadInputException when the input is not a readable manifest list
    * @throws UnsupportedFeatureException when a manifest is encrypted (has key_metadata)
    */
-  public static List<ManifestFileEntry> read(InputStream manifestList, String fileName) {
-    List<ManifestFileEntry> entries = new ArrayList<>();
+  public static List<ManifestListEntry> read(InputStream manifestList, String fileName) {
+    List<ManifestListEntry> entries = new ArrayList<>();
     try (AvroContainer source = AvroContainer.open(manifestList, noun(fileName))) {
       Columns columns = Columns.of(source);
       GenericRecord row;
       while ((row = source.next()) != null) {
         String path = columns.checkedPath(row, source, fileName);
         entries.add(
-            new ManifestFileEntry(
+            new ManifestListEntry(
                 path, columns.length(row, source), columns.content(row), columns.snapshotId(row)));
       }
     }

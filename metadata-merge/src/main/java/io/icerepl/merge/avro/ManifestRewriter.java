@@ -37,8 +37,8 @@ public final class ManifestRewriter {
    *
    * @throws BadInputException when the input is not a readable manifest
    */
-  public static List<ManifestEntryFile> readLiveFiles(InputStream manifest, String fileName) {
-    List<ManifestEntryFile> files = new ArrayList<>();
+  public static List<ManifestEntry> readLiveFiles(InputStream manifest, String fileName) {
+    List<ManifestEntry> files = new ArrayList<>();
     try (AvroContainer source = AvroContainer.open(manifest, noun(fileName))) {
       Columns columns = Columns.of(source);
       GenericRecord entry;
@@ -50,7 +50,7 @@ public final class ManifestRewriter {
           continue;
         }
         files.add(
-            new ManifestEntryFile(
+            new ManifestEntry(
                 status,
                 columns.content(dataFile),
                 filePath,

@@ -1,6 +1,6 @@
 package io.icerepl.merge.retention;
 
-import io.icerepl.merge.avro.ManifestEntryFile;
+import io.icerepl.merge.avro.ManifestEntry;
 import io.icerepl.merge.plan.DeleteFileKinds;
 import io.icerepl.merge.plan.FileKind;
 import java.util.Collection;
@@ -48,7 +48,7 @@ final class ContentSweep {
     return sweep.unreachable;
   }
 
-  private void offer(ManifestEntryFile file) {
+  private void offer(ManifestEntry file) {
     // A deletion-vector Puffin file is named by one entry per data file it covers; it is one
     // file to delete, so it is checked and listed once.
     if (unreachable.containsKey(file.filePath()) || batch.containsKey(file.filePath())) {

@@ -1,7 +1,7 @@
 package io.icerepl.merge.retention;
 
-import io.icerepl.merge.avro.ManifestEntryFile;
-import io.icerepl.merge.avro.ManifestFileEntry;
+import io.icerepl.merge.avro.ManifestEntry;
+import io.icerepl.merge.avro.ManifestListEntry;
 import io.icerepl.merge.avro.ManifestListRewriter;
 import io.icerepl.merge.avro.ManifestRewriter;
 import java.io.IOException;
@@ -27,7 +27,7 @@ final class ReplicaManifests {
   List<String> manifestsOf(String manifestList) {
     List<String> paths = new ArrayList<>();
     try (InputStream in = open(manifestList, "manifest list")) {
-      for (ManifestFileEntry entry : ManifestListRewriter.read(in, fileName(manifestList))) {
+      for (ManifestListEntry entry : ManifestListRewriter.read(in, fileName(manifestList))) {
         paths.add(entry.manifestPath());
       }
     } catch (IOException e) {
@@ -41,8 +41,8 @@ final class ReplicaManifests {
    * Only one manifest's entries are held at a time, so memory follows the largest manifest, not
    * the table.
    */
-  void forEachLiveFile(String manifest, Consumer<ManifestEntryFile> action) {
-    List<ManifestEntryFile> files;
+  void forEachLiveFile(String manifest, Consumer<ManifestEntry> action) {
+    List<ManifestEntry> files;
     try (InputStream in = open(manifest, "manifest")) {
       files = ManifestRewriter.readLiveFiles(in, fileName(manifest));
     } catch (IOException e) {

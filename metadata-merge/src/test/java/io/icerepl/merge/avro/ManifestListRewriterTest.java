@@ -46,7 +46,7 @@ class ManifestListRewriterTest {
     Fixture fixture = IcebergTables.create(dir, formatVersion);
     Snapshot snapshot = fixture.current();
 
-    List<ManifestFileEntry> entries =
+    List<ManifestListEntry> entries =
         ManifestListRewriter.read(
             new ByteArrayInputStream(bytes(snapshot.manifestListLocation())), "snap.avro");
 
@@ -56,11 +56,11 @@ class ManifestListRewriterTest {
             expected.stream()
                 .map(
                     m ->
-                        new ManifestFileEntry(
+                        new ManifestListEntry(
                             m.path(), m.length(), m.content().id(), m.snapshotId()))
                 .toList());
     if (formatVersion >= 2) {
-      assertThat(entries).extracting(ManifestFileEntry::content).contains(0, 1);
+      assertThat(entries).extracting(ManifestListEntry::content).contains(0, 1);
     }
   }
 
@@ -158,7 +158,7 @@ class ManifestListRewriterTest {
       lengths.put(manifests.get(i).path(), 1000L + i);
     }
 
-    List<ManifestFileEntry> rewritten =
+    List<ManifestListEntry> rewritten =
         ManifestListRewriter.read(
             new ByteArrayInputStream(rewrite(input, fixture.mapping(), lengths::get)), "out.avro");
 
@@ -302,7 +302,7 @@ class ManifestListRewriterTest {
     row.put("manifest_length", 77L);
 
     assertThat(ManifestListRewriter.read(new ByteArrayInputStream(avroFile(schema, row)), "v1.avro"))
-        .containsExactly(new ManifestFileEntry("s3://b/t/metadata/m1.avro", 77L, 0, -1L));
+        .containsExactly(new ManifestListEntry("s3://b/t/metadata/m1.avro", 77L, 0, -1L));
   }
 
   @Test

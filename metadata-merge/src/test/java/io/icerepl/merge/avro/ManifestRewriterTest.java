@@ -59,15 +59,15 @@ class ManifestRewriterTest {
     Fixture fixture = IcebergTables.create(dir, formatVersion);
 
     for (ManifestFile manifest : fixture.current().allManifests(fixture.io())) {
-      List<ManifestEntryFile> live =
+      List<ManifestEntry> live =
           ManifestRewriter.readLiveFiles(
               new ByteArrayInputStream(bytes(manifest.path())), fileName(manifest.path()));
 
-      List<ManifestEntryFile> expected =
+      List<ManifestEntry> expected =
           icebergFiles(manifest, fixture.io(), fixture).stream()
               .map(
                   file ->
-                      new ManifestEntryFile(
+                      new ManifestEntry(
                           0,
                           file.content().id(),
                           file.location(),
@@ -90,12 +90,12 @@ class ManifestRewriterTest {
     Fixture fixture = IcebergTables.create(dir, formatVersion);
     ManifestFile withDeleted = manifestWithDeletedEntries(fixture);
 
-    List<ManifestEntryFile> live =
+    List<ManifestEntry> live =
         ManifestRewriter.readLiveFiles(
             new ByteArrayInputStream(bytes(withDeleted.path())), "m.avro");
 
-    assertThat(live).extracting(ManifestEntryFile::filePath).containsExactly(fixture.dataB().location());
-    assertThat(live).extracting(ManifestEntryFile::status).containsExactly(0); // EXISTING
+    assertThat(live).extracting(ManifestEntry::filePath).containsExactly(fixture.dataB().location());
+    assertThat(live).extracting(ManifestEntry::status).containsExactly(0); // EXISTING
     assertThat(statusByPath(avro(bytes(withDeleted.path()))))
         .containsEntry(fixture.dataA().location(), 2);
   }
@@ -105,14 +105,14 @@ class ManifestRewriterTest {
     Fixture fixture = IcebergTables.create(dir, 3);
     ManifestFile deletes = fixture.current().deleteManifests(fixture.io()).get(0);
 
-    List<ManifestEntryFile> live =
+    List<ManifestEntry> live =
         ManifestRewriter.readLiveFiles(new ByteArrayInputStream(bytes(deletes.path())), "d.avro");
 
     assertThat(live)
         .contains(
-            new ManifestEntryFile(
+            new ManifestEntry(
                 1, 1, fixture.dvB().location(), "PUFFIN", 180, fixture.dataB().location()),
-            new ManifestEntryFile(
+            new ManifestEntry(
                 1, 2, fixture.eqDelete().location(), "PARQUET", 321, null));
   }
 

@@ -1,7 +1,8 @@
 package io.icerepl.merge.avro;
 
 /**
- * One entry of a manifest.
+ * One entry of a manifest: the spec's {@code manifest_entry}, with the fields of its
+ * {@code data_file} the replicator needs.
  *
  * @param status 0 EXISTING, 1 ADDED, 2 DELETED
  * @param content 0 data, 1 position deletes, 2 equality deletes (0 when the manifest has no
@@ -12,7 +13,7 @@ package io.icerepl.merge.avro;
  * @param fileSizeInBytes the file's length as written in the manifest
  * @param referencedDataFile the data file a delete file applies to, or null
  */
-public record ManifestEntryFile(
+public record ManifestEntry(
     int status,
     int content,
     String filePath,
