@@ -1,9 +1,8 @@
 package io.icerepl.copier.commit;
 
+import io.icerepl.copier.publish.ReplicaLayout;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.error.DivergedReplicaException;
-import io.icerepl.merge.head.MetadataFileNames;
-import io.icerepl.merge.path.TableLayout;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
@@ -13,21 +12,10 @@ import java.nio.charset.StandardCharsets;
  * look past the hint already see the new version once its file exists; the hint follows.
  */
 public final class MetadataPublisher {
-  public static final String VERSION_HINT = "version-hint.text";
-
   private final ObjectStore target;
 
   public MetadataPublisher(ObjectStore target) {
     this.target = target;
-  }
-
-  /** Path of version {@code version}'s metadata file under a replica location. */
-  public static String metadataFile(String location, long version) {
-    return TableLayout.join(metadataFolder(location), MetadataFileNames.replicaFileName(version));
-  }
-
-  public static String metadataFolder(String location) {
-    return TableLayout.join(location, "metadata");
   }
 
   /**
@@ -35,7 +23,7 @@ public final class MetadataPublisher {
    * @throws DivergedReplicaException when another writer created that version first
    */
   public String publish(String table, String location, long version, byte[] metadataJson) throws IOException {
-    String file = metadataFile(location, version);
+    String file = ReplicaLayout.metadataFile(location, version);
     if (!target.createIfAbsent(file, metadataJson)) {
       throw new DivergedReplicaException(
           "Cannot commit replica version " + version + " of table " + table + ": " + file
@@ -47,6 +35,6 @@ public final class MetadataPublisher {
 
   public void writeVersionHint(String location, long version) throws IOException {
     byte[] hint = Long.toString(version).getBytes(StandardCharsets.UTF_8);
-    target.write(TableLayout.join(metadataFolder(location), VERSION_HINT), out -> out.write(hint));
+    target.write(ReplicaLayout.versionHintFile(location), out -> out.write(hint));
   }
 }

@@ -1,5 +1,6 @@
 package io.icerepl.copier.s3;
 
+import io.icerepl.copier.publish.ReplicaLayout;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
@@ -37,7 +38,6 @@ public record S3StoreSettings(
    * Where leases live unless configured otherwise: the command line, the service and the
    * deployment template use this one prefix, so that they exclude each other.
    */
-  public static final String DEFAULT_LOCK_PREFIX = ".replicator-locks";
 
   /**
    * How long a lease holds unless configured otherwise. Leases are renewed every third of it,
@@ -78,7 +78,7 @@ public record S3StoreSettings(
   public static S3StoreSettings defaults(String lockOwner) {
     return new S3StoreSettings(
         8 * MIB, 64 * MIB, 1024 * MIB, 16 * MIB, (int) MIB, 1000,
-        DEFAULT_LOCK_PREFIX, lockOwner, Duration.parse(DEFAULT_LOCK_TTL), Clock.systemUTC());
+        ReplicaLayout.DEFAULT_LOCK_PREFIX, lockOwner, Duration.parse(DEFAULT_LOCK_TTL), Clock.systemUTC());
   }
 
   public S3StoreSettings withMultipart(long thresholdBytes, long copyThresholdBytes, long partBytes) {

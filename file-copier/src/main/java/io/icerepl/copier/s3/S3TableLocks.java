@@ -2,15 +2,13 @@ package io.icerepl.copier.s3;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.icerepl.copier.publish.ReplicaLayout;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.error.TableBusyException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
-import java.util.HexFormat;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -54,7 +52,7 @@ final class S3TableLocks implements AutoCloseable {
   /** The lease object of a table location. */
   S3Location leaseOf(String location) {
     S3Location table = S3Location.parse(location);
-    return new S3Location(table.bucket(), settings.lockPrefix() + "/" + sha256(table.canonical()));
+    return new S3Location(table.bucket(), ReplicaLayout.leaseKey(settings.lockPrefix(), table.canonical()));
   }
 
   ObjectStore.Lock lock(String location) throws IOException {
@@ -168,15 +166,6 @@ final class S3TableLocks implements AutoCloseable {
   private static byte[] leaseJson(String owner, String token, long expiresAtMs) {
     return JSON.createObjectNode().put("owner", owner).put("token", token).put("expires-at-ms", expiresAtMs)
         .toString().getBytes(StandardCharsets.UTF_8);
-  }
-
-  private static String sha256(String text) {
-    try {
-      return HexFormat.of().formatHex(
-          MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
   }
 
   private record Lease(String owner, String token, long expiresAtMs, String etag) {}

@@ -46,9 +46,4 @@ public final class MetadataFileNames {
     Matcher m = NAME.matcher(fileName(path));
     return m.matches() && m.group(2) != null && !fileName(path).startsWith("v") && version(path).isPresent();
   }
-
-  /** The replica's metadata file name for version {@code version}. */
-  public static String replicaFileName(long version) {
-    return "v" + version + ".metadata.json";
-  }
 }

@@ -148,7 +148,7 @@ public final class SourcePrefixes {
     if (kind == Kind.LOCATION && !replicaLocationTaken) {
       return targetLocation;
     }
-    String folder = kind == Kind.METADATA ? "metadata" : "data";
+    String folder = kind == Kind.METADATA ? TableLayout.METADATA_FOLDER : TableLayout.DATA_FOLDER;
     return TableLayout.join(TableLayout.join(targetLocation, folder), folderName(prefix));
   }
 

@@ -16,6 +16,15 @@ public final class TableLayout {
 
   public static final String METADATA_PATH_PROPERTY = "write.metadata.path";
 
+  /** The folder of a path-based table's metadata files, which readers list. */
+  public static final String METADATA_FOLDER = "metadata";
+
+  /** The replica folder that mapped data paths go under. */
+  public static final String DATA_FOLDER = "data";
+
+  /** The file naming a path-based table's current version, in its metadata folder. */
+  public static final String VERSION_HINT = "version-hint.text";
+
   private TableLayout() {}
 
   /**
@@ -29,14 +38,19 @@ public final class TableLayout {
     for (String property : DATA_PATH_PROPERTIES) {
       String value = properties.get(property);
       if (value != null && !value.isBlank()) {
-        mapping = mapping.with(value, join(targetLocation, "data"));
+        mapping = mapping.with(value, join(targetLocation, DATA_FOLDER));
       }
     }
     String metadataPath = properties.get(METADATA_PATH_PROPERTY);
     if (metadataPath != null && !metadataPath.isBlank()) {
-      mapping = mapping.with(metadataPath, join(targetLocation, "metadata"));
+      mapping = mapping.with(metadataPath, join(targetLocation, METADATA_FOLDER));
     }
     return mapping;
+  }
+
+  /** The metadata folder of a table at {@code location}. */
+  public static String metadataFolder(String location) {
+    return join(location, METADATA_FOLDER);
   }
 
   /** {@code location/child}, with one slash between. */

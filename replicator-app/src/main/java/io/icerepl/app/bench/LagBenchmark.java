@@ -4,12 +4,12 @@ import io.icerepl.app.demo.S3Warehouse;
 import io.icerepl.app.demo.TableWrites;
 import io.icerepl.app.service.ReplicatorApplication;
 import io.icerepl.app.service.local.EmbeddedAws;
-import io.icerepl.copier.commit.MetadataPublisher;
+import io.icerepl.copier.publish.ReplicaLayout;
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.localstack.S3EventMessages;
-import io.icerepl.merge.head.MetadataFileNames;
 import io.icerepl.merge.json.TableMetadataParser;
 import io.icerepl.merge.metadata.ReplicaProperties;
+import io.icerepl.merge.path.TableLayout;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -172,8 +172,8 @@ public final class LagBenchmark {
   private static String replicaSourceFile(S3Client s3) {
     try {
       String hint = s3.getObjectAsBytes(b -> b.bucket(EmbeddedAws.TARGET_BUCKET)
-          .key(REPLICA_METADATA + MetadataPublisher.VERSION_HINT)).asUtf8String().trim();
-      String key = REPLICA_METADATA + MetadataFileNames.replicaFileName(Long.parseLong(hint));
+          .key(REPLICA_METADATA + TableLayout.VERSION_HINT)).asUtf8String().trim();
+      String key = REPLICA_METADATA + ReplicaLayout.metadataFileName(Long.parseLong(hint));
       byte[] metadata = s3.getObjectAsBytes(b -> b.bucket(EmbeddedAws.TARGET_BUCKET).key(key)).asByteArray();
       return TableMetadataParser.read(metadata, key).properties().get(ReplicaProperties.SOURCE_METADATA_FILE);
     } catch (NoSuchKeyException e) {

@@ -1,5 +1,6 @@
 package io.icerepl.app.cli;
 
+import io.icerepl.copier.publish.ReplicaLayout;
 import io.icerepl.copier.s3.S3Endpoint;
 import io.icerepl.copier.s3.S3ObjectStore;
 import io.icerepl.copier.s3.S3Resilience;
@@ -44,7 +45,7 @@ final class StoreOptions implements AutoCloseable {
   @Option(names = "--lock-prefix", paramLabel = "<prefix>",
       description = "Key prefix of the table leases in the target bucket; the service's replicator.s3.lock-prefix "
           + "(default: ${DEFAULT-VALUE}), so that the command and the service never run on one table at once.")
-  String lockPrefix = S3StoreSettings.DEFAULT_LOCK_PREFIX;
+  String lockPrefix = ReplicaLayout.DEFAULT_LOCK_PREFIX;
 
   private final List<S3ObjectStore> opened = new ArrayList<>();
 

@@ -1,6 +1,7 @@
 package io.icerepl.app.replica;
 
 import io.icerepl.copier.commit.MetadataPublisher;
+import io.icerepl.copier.publish.ReplicaLayout;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.error.DivergedReplicaException;
 import io.icerepl.merge.metadata.ReplicaProperties;
@@ -26,9 +27,6 @@ import java.util.OptionalLong;
  * it) and the replicator's state beside it. Shared by replication and retention.
  */
 public final class ReplicaFiles {
-  /** Hidden, so no reader takes it for a table file. */
-  public static final String STATE_FILE = ".replicator-state.json";
-
   private final ObjectStore store;
   private final long maxMetadataBytes;
   private final MetadataPublisher publisher;
@@ -46,21 +44,21 @@ public final class ReplicaFiles {
    * @throws DivergedReplicaException when the location holds a table or a version the replicator did not write
    */
   public Optional<ReplicaHead> head(String table, String location) throws IOException {
-    String folder = MetadataPublisher.metadataFolder(location);
+    String folder = ReplicaLayout.metadataFolder(location);
     List<String> names = store.list(folder);
     if (names.stream().noneMatch(MetadataFileNames::isMetadataFile)) {
       return Optional.empty();
     }
     Optional<String> hint = Optional.empty();
-    if (names.contains(MetadataPublisher.VERSION_HINT)) {
-      hint = Optional.of(readText(store, TableLayout.join(folder, MetadataPublisher.VERSION_HINT)));
+    if (names.contains(TableLayout.VERSION_HINT)) {
+      hint = Optional.of(readText(store, ReplicaLayout.versionHintFile(location)));
     }
     String name = SourceHead.resolve(folder, names, hint).orElseThrow();
     OptionalLong version = MetadataFileNames.version(name);
     String file = TableLayout.join(folder, name);
     TableMetadata metadata = readMetadata(store, file, maxMetadataBytes);
     ReplicaHead head = new ReplicaHead(version.orElseThrow(), file, metadata);
-    if (head.lastSourceFile().isEmpty() || !name.equals(MetadataFileNames.replicaFileName(version.getAsLong()))) {
+    if (head.lastSourceFile().isEmpty() || !name.equals(ReplicaLayout.metadataFileName(version.getAsLong()))) {
       throw new DivergedReplicaException(
           "Cannot replicate table " + table + " into " + location + ": it already holds a table"
               + " the replicator did not write (" + file + ")");
@@ -109,7 +107,7 @@ public final class ReplicaFiles {
   }
 
   public ReplicaState state(String location) throws IOException {
-    String file = stateFile(location);
+    String file = ReplicaLayout.stateFile(location);
     try (InputStream in = store.open(file)) {
       return ReplicaStateParser.fromJson(in.readAllBytes(), file);
     } catch (NoSuchFileException e) {
@@ -119,11 +117,7 @@ public final class ReplicaFiles {
 
   public void writeState(String location, ReplicaState state) throws IOException {
     byte[] json = ReplicaStateParser.toJson(state);
-    store.write(stateFile(location), out -> out.write(json));
-  }
-
-  private static String stateFile(String location) {
-    return TableLayout.join(MetadataPublisher.metadataFolder(location), STATE_FILE);
+    store.write(ReplicaLayout.stateFile(location), out -> out.write(json));
   }
 
   /** Reads one metadata file; a missing one is a {@link MissingFileException}. */

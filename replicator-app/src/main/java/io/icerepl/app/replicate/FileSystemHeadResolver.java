@@ -1,7 +1,6 @@
 package io.icerepl.app.replicate;
 
 import io.icerepl.app.replica.ReplicaFiles;
-import io.icerepl.copier.commit.MetadataPublisher;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.head.SourceHead;
@@ -30,12 +29,12 @@ public final class FileSystemHeadResolver implements SourceHeadResolver {
 
   @Override
   public Head head(String location) {
-    String folder = MetadataPublisher.metadataFolder(location);
+    String folder = TableLayout.metadataFolder(location);
     try {
       List<ObjectStore.Entry> entries = store.listEntries(folder);
       Optional<String> hint = Optional.empty();
-      if (entries.stream().anyMatch(e -> e.name().equals(MetadataPublisher.VERSION_HINT))) {
-        hint = Optional.of(ReplicaFiles.readText(store, TableLayout.join(folder, MetadataPublisher.VERSION_HINT)));
+      if (entries.stream().anyMatch(e -> e.name().equals(TableLayout.VERSION_HINT))) {
+        hint = Optional.of(ReplicaFiles.readText(store, TableLayout.join(folder, TableLayout.VERSION_HINT)));
       }
       List<SourceHead.Listed> files =
           entries.stream().map(e -> new SourceHead.Listed(e.name(), e.lastModifiedMs())).toList();

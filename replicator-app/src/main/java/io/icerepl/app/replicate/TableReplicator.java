@@ -261,7 +261,7 @@ public final class TableReplicator {
   }
 
   private String resolveGiven(String sourceLocation, String file) {
-    return file.contains("/") ? file : TableLayout.join(MetadataPublisher.metadataFolder(sourceLocation), file);
+    return file.contains("/") ? file : TableLayout.join(TableLayout.metadataFolder(sourceLocation), file);
   }
 
   private static final class Counts {

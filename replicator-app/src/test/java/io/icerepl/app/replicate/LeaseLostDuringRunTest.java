@@ -1,5 +1,6 @@
 package io.icerepl.app.replicate;
 
+import io.icerepl.copier.publish.ReplicaLayout;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -115,7 +116,7 @@ class LeaseLostDuringRunTest {
   }
 
   private S3StoreSettings leaseSettings(String owner) {
-    return S3StoreSettings.defaults(owner).withLock(S3StoreSettings.DEFAULT_LOCK_PREFIX, owner, Duration.ofMinutes(2),
+    return S3StoreSettings.defaults(owner).withLock(ReplicaLayout.DEFAULT_LOCK_PREFIX, owner, Duration.ofMinutes(2),
         leaseClock);
   }
 

@@ -1,5 +1,6 @@
 package io.icerepl.app.service.s3;
 
+import io.icerepl.copier.publish.ReplicaLayout;
 import io.icerepl.copier.s3.S3StoreSettings;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Min;
@@ -31,7 +32,7 @@ import org.springframework.validation.annotation.Validated;
 public record S3Properties(
     @Valid @NotNull @DefaultValue Side source,
     @Valid @NotNull @DefaultValue Side target,
-    @NotBlank @DefaultValue(S3StoreSettings.DEFAULT_LOCK_PREFIX) String lockPrefix,
+    @NotBlank @DefaultValue(ReplicaLayout.DEFAULT_LOCK_PREFIX) String lockPrefix,
     @NotNull @DefaultValue(S3StoreSettings.DEFAULT_LOCK_TTL) Duration lockTtl,
     @Valid @NotNull @DefaultValue Retry retry,
     @Min(0) @DefaultValue("0") int permitsPerSecond,

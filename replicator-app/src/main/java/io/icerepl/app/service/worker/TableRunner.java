@@ -14,7 +14,6 @@ import io.icerepl.app.service.config.ReplicatorProperties.Retention;
 import io.icerepl.app.service.config.ReplicatorProperties.Rule;
 import io.icerepl.app.service.status.Observation;
 import io.icerepl.app.service.status.StatusBoard;
-import io.icerepl.copier.commit.MetadataPublisher;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.head.MetadataFileNames;
 import io.icerepl.merge.json.Snapshot;
@@ -228,7 +227,7 @@ public final class TableRunner implements AutoCloseable {
         .map(TableMetadata.LogEntry::metadataFile)
         .filter(file -> MetadataFileNames.fileName(file).equals(name))
         .findFirst()
-        .orElseGet(() -> TableLayout.join(MetadataPublisher.metadataFolder(sourceLocation), name));
+        .orElseGet(() -> TableLayout.join(TableLayout.metadataFolder(sourceLocation), name));
   }
 
   /**
