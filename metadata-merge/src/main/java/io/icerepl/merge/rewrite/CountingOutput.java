@@ -8,18 +8,19 @@ import org.apache.parquet.io.PositionOutputStream;
 /**
  * Wraps the caller's OutputStream: counts the bytes written, never closes it (the caller owns
  * it; close only flushes), and remembers an IOException the stream threw so that a failure to
- * write is not mistaken for bad input when a library wraps it.
+ * write is not mistaken for bad input when a library wraps it. Public for the deletion-vector
+ * rewrite, which writes Puffin files the same way.
  */
-final class CountingOutput extends PositionOutputStream {
+public final class CountingOutput extends PositionOutputStream {
   private final OutputStream out;
   private long count = 0;
   private IOException writeFailure;
 
-  CountingOutput(OutputStream out) {
+  public CountingOutput(OutputStream out) {
     this.out = out;
   }
 
-  long count() {
+  public long count() {
     return count;
   }
 

@@ -118,7 +118,8 @@ public final class PositionDeleteRewriter {
     return "Cannot read position delete file " + fileName + ": " + reason(e);
   }
 
-  static String reason(Throwable e) {
+  /** A failure's message for an error, or its type when it has none. */
+  public static String reason(Throwable e) {
     String message = e.getMessage();
     return message == null || message.isBlank() ? e.getClass().getSimpleName() : message;
   }

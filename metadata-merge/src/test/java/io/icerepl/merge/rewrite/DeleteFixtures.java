@@ -18,18 +18,18 @@ import org.apache.iceberg.hadoop.HadoopTables;
 import org.apache.iceberg.types.Types;
 
 /** Real Iceberg tables and files for the rewriter tests. */
-final class DeleteFixtures {
-  static final Schema TABLE_SCHEMA =
+public final class DeleteFixtures {
+  public static final Schema TABLE_SCHEMA =
       new Schema(
           Types.NestedField.required(1, "id", Types.LongType.get()),
           Types.NestedField.optional(2, "data", Types.StringType.get()));
 
-  static final String TARGET = "s3://replica-bucket/warehouse/db/tbl";
+  public static final String TARGET = "s3://replica-bucket/warehouse/db/tbl";
 
   private DeleteFixtures() {}
 
   /** A position delete; the row (index 2 of the struct) only when given. */
-  static PositionDelete<Record> positionDelete(String path, long pos, Record row) {
+  public static PositionDelete<Record> positionDelete(String path, long pos, Record row) {
     PositionDelete<Record> delete = PositionDelete.<Record>create().set(path, pos);
     if (row != null) {
       delete.set(2, row);
@@ -37,7 +37,7 @@ final class DeleteFixtures {
     return delete;
   }
 
-  static Table createTable(Path dir, int formatVersion) {
+  public static Table createTable(Path dir, int formatVersion) {
     return new HadoopTables(new Configuration())
         .create(
             TABLE_SCHEMA,
@@ -46,23 +46,23 @@ final class DeleteFixtures {
             "file:" + dir.resolve("tbl"));
   }
 
-  static SeekableInput input(Path file) throws IOException {
+  public static SeekableInput input(Path file) throws IOException {
     return new ByteArraySeekableInput(Files.readAllBytes(file));
   }
 
-  static SeekableInput truncated(Path file, int keep) throws IOException {
+  public static SeekableInput truncated(Path file, int keep) throws IOException {
     return new ByteArraySeekableInput(Arrays.copyOf(Files.readAllBytes(file), keep));
   }
 
-  static Path save(Path dir, String name, ByteArrayOutputStream bytes) throws IOException {
+  public static Path save(Path dir, String name, ByteArrayOutputStream bytes) throws IOException {
     Path file = dir.resolve(name);
     Files.write(file, bytes.toByteArray());
     return file;
   }
 
   /** Records whether close() was called on it. */
-  static final class TrackingOutput extends ByteArrayOutputStream {
-    boolean closed = false;
+  public static final class TrackingOutput extends ByteArrayOutputStream {
+    public boolean closed = false;
 
     @Override
     public void close() throws IOException {
