@@ -3,6 +3,7 @@ package io.icerepl.app.service.events;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.icerepl.merge.path.TableLayout;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashSet;
@@ -23,7 +24,7 @@ import java.util.Set;
  * or other invisible character, is refused ({@link RefusedEventException}).
  */
 public final class EventParser {
-  static final String METADATA_FOLDER = "metadata/";
+  static final String METADATA_FOLDER = TableLayout.METADATA_FOLDER + "/";
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final int maxRecords;
@@ -88,7 +89,7 @@ public final class EventParser {
     String name = key.substring(slash + 1);
     String folder = key.substring(0, slash + 1);
     boolean metadataFile =
-        name.endsWith(".metadata.json") || name.endsWith(".metadata.json.gz") || name.equals("version-hint.text");
+        name.endsWith(".metadata.json") || name.endsWith(".metadata.json.gz") || name.equals(TableLayout.VERSION_HINT);
     if (!metadataFile || !(folder.equals(METADATA_FOLDER) || folder.endsWith("/" + METADATA_FOLDER))) {
       return Optional.empty();
     }

@@ -15,7 +15,6 @@ import java.util.List;
  */
 public final class TableDiscovery {
   static final int MAX_DEPTH = 4;
-  private static final String METADATA = "metadata";
 
   private final StoreFactory stores;
 
@@ -66,7 +65,7 @@ public final class TableDiscovery {
     try {
       return isTable(stores.sourceStore(location), location);
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot list " + TableLayout.join(location, METADATA) + ": " + e.getMessage(), e);
+      throw new UncheckedIOException("Cannot list " + TableLayout.metadataFolder(location) + ": " + e.getMessage(), e);
     }
   }
 
@@ -86,6 +85,6 @@ public final class TableDiscovery {
   }
 
   private static boolean isTable(ObjectStore store, String location) throws IOException {
-    return store.list(TableLayout.join(location, METADATA)).stream().anyMatch(MetadataFileNames::isMetadataFile);
+    return store.list(TableLayout.metadataFolder(location)).stream().anyMatch(MetadataFileNames::isMetadataFile);
   }
 }
