@@ -221,11 +221,32 @@ class ReplicatorTemplateTest {
   }
 
   @Test
-  void taskRoleSqsPermissionsAreOnlyOnTheQueue() {
-    assertThat(PolicyChecks.grantsOutside(taskRole, "sqs", Set.of("${QueueArn}"))).isEmpty();
-    assertThat(taskRole.stream().filter(s -> s.hasActionOf("sqs")).flatMap(s -> s.actions().stream()))
+  void taskRoleSqsPermissionsAreOnlyOnTheQueueAndTheDeadLetterQueuesAttributes() {
+    assertThat(PolicyChecks.grantsOutside(taskRole, "sqs", Set.of("${QueueArn}", "${DeadLetterQueueArn}"))).isEmpty();
+    List<Statement> sqs = taskRole.stream().filter(s -> s.hasActionOf("sqs")).toList();
+    assertThat(sqs.stream().filter(s -> s.resources().equals(List.of("${QueueArn}"))).flatMap(s -> s.actions().stream()))
         .containsExactlyInAnyOrder("sqs:ReceiveMessage", "sqs:DeleteMessage",
             "sqs:ChangeMessageVisibility", "sqs:GetQueueAttributes");
+    assertThat(sqs).filteredOn(s -> s.resources().contains("${DeadLetterQueueArn}")).singleElement().satisfies(s -> {
+      assertThat(s.resources()).containsExactly("${DeadLetterQueueArn}");
+      assertThat(s.actions()).containsExactly("sqs:GetQueueAttributes");
+      assertThat(template.resource(s.policy()).path("Condition").asText()).isEqualTo("HasDeadLetterQueue");
+    });
+  }
+
+  @Test
+  void theContainerIsToldTheDeadLetterQueueOnlyWhenItsDepthMayBeRead() {
+    JsonNode entry = null;
+    for (JsonNode e : template.properties("TaskDefinition").path("ContainerDefinitions").get(0).path("Environment")) {
+      if (e.path("Fn::If").path(0).asText().equals("HasDeadLetterQueue")) {
+        entry = e.path("Fn::If");
+      }
+    }
+    assertThat(entry).as("an environment variable under HasDeadLetterQueue").isNotNull();
+    assertThat(entry.get(1).path("Name").asText()).isEqualTo("REPLICATOR_SQS_DEADLETTERQUEUE");
+    assertThat(Template.render(entry.get(1).path("Value"))).isEqualTo("${DeadLetterQueueUrl}");
+    assertThat(Template.render(entry.get(2))).isEqualTo("${AWS::NoValue}");
+    assertThat(template.section("Parameters").get("DeadLetterQueueArn").path("Default").asText()).isEmpty();
   }
 
   @Test

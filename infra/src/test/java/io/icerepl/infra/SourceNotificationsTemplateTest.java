@@ -108,7 +108,9 @@ class SourceNotificationsTemplateTest {
     assertThat(Template.render(outputs.get("QueueArn").path("Value"))).isEqualTo("${CommitEventQueue.Arn}");
     assertThat(Template.render(outputs.get("QueueUrl").path("Value"))).isEqualTo("${CommitEventQueue}");
     assertThat(Template.render(outputs.get("DeadLetterQueueUrl").path("Value"))).isEqualTo("${DeadLetterQueue}");
+    assertThat(Template.render(outputs.get("DeadLetterQueueArn").path("Value"))).isEqualTo("${DeadLetterQueue.Arn}");
     // replicator.yaml takes them as parameters of the same names
-    assertThat(Template.load(Template.REPLICATOR).section("Parameters")).containsKeys("QueueArn", "QueueUrl");
+    assertThat(Template.load(Template.REPLICATOR).section("Parameters"))
+        .containsKeys("QueueArn", "QueueUrl", "DeadLetterQueueArn", "DeadLetterQueueUrl");
   }
 }

@@ -101,6 +101,7 @@ class ReplicationStatusServiceTest {
     assertThat(gauge(prometheus, "replicator_lag_seconds", "table=\"ns/broken\"")).isGreaterThanOrEqualTo(600);
     assertThat(gauge(prometheus, "replicator_lag_seconds", "table=\"ns/steady\"")).isZero();
     assertThat(gauge(prometheus, "replicator_failed_tables", "")).isEqualTo(1);
+    assertThat(gauge(prometheus, "replicator_diverged_tables", "")).isZero();
   }
 
   @Test
@@ -115,6 +116,7 @@ class ReplicationStatusServiceTest {
 
     assertThat(status("edited").path("lagSeconds").asLong()).isGreaterThanOrEqualTo(600);
     assertThat(gauge(prometheus(), "replicator_failed_tables", "")).isEqualTo(2);
+    assertThat(gauge(prometheus(), "replicator_diverged_tables", "")).isEqualTo(1);
     assertThat(service.http.get("/actuator/health").json().path("components").path("replication").path("details").path("failed").toString())
         .contains("a/ns/broken", "a/ns/edited");
   }

@@ -187,6 +187,13 @@ public record ReplicatorProperties(
    * @param enabled listen to the queue (default false; reconciliation alone still replicates)
    * @param queue the queue name or URL receiving S3 ObjectCreated notifications or EventBridge
    *     "Object Created" events; its redrive policy sends poison messages to a dead-letter queue
+   * @param deadLetterQueue the name or URL of that dead-letter queue, in the queue's region
+   *     (optional): when set, its depth is exported as {@code replicator_dead_letter_queue_messages}
+   * @param deadLetterPollInterval how often the dead-letter queue's depth is read (default PT1M)
    */
-  public record Sqs(@DefaultValue("false") boolean enabled, @DefaultValue("iceberg-replicator-events") String queue) {}
+  public record Sqs(
+      @DefaultValue("false") boolean enabled,
+      @DefaultValue("iceberg-replicator-events") String queue,
+      String deadLetterQueue,
+      @NotNull @DefaultValue("PT1M") Duration deadLetterPollInterval) {}
 }

@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * Every known replica's status, and the metrics that mirror it: {@code replicator_lag_seconds}
  * (gauge), {@code replicator_commits_total}, {@code replicator_bytes_copied_total},
  * {@code replicator_failures_total} (counters), tagged {@code table} (relative path) and
- * {@code target}; {@code replicator_failed_tables} (replicas FAILED or DIVERGED) and
+ * {@code target}; {@code replicator_failed_tables} (replicas FAILED or DIVERGED),
+ * {@code replicator_diverged_tables} (of those, the DIVERGED ones) and
  * {@code replicator_failed_discoveries} (rules whose source prefix could not be listed last time);
  * {@code replicator_lanes_refused_total} (tag {@code rule}).
  *
@@ -50,6 +51,10 @@ public final class StatusBoard {
     this.startedMs = clock.millis();
     Gauge.builder("replicator.failed.tables", this, StatusBoard::failedTables)
         .description("Replicas FAILED or DIVERGED: they need an operator")
+        .register(meters);
+    // a DIVERGED replica is never retried into shape, unlike a FAILED one: alerts tell them apart
+    Gauge.builder("replicator.diverged.tables", this, StatusBoard::divergedTables)
+        .description("Replicas DIVERGED: changed behind the replicator's back, left alone until repaired")
         .register(meters);
     Gauge.builder("replicator.failed.discoveries", discoveryFailures, Map::size)
         .description("Rules whose source prefix could not be listed at the last reconciliation")
@@ -181,6 +186,11 @@ public final class StatusBoard {
   /** Replicas FAILED or DIVERGED. */
   public int failedTables() {
     return (int) all().stream().filter(s -> needsOperator(s.state())).count();
+  }
+
+  /** Replicas DIVERGED. */
+  public int divergedTables() {
+    return (int) all().stream().filter(s -> s.state() == ReplicationState.DIVERGED).count();
   }
 
   /** The largest lag of any replica, or of a rule whose listing fails (since it last succeeded). */
