@@ -1,8 +1,8 @@
 package io.icerepl.app.cli;
 
-import io.icerepl.app.retention.RetentionResult;
-import io.icerepl.app.retention.RetentionRunner;
-import io.icerepl.app.retention.RetentionSettings;
+import io.icerepl.app.engine.retention.RetentionResult;
+import io.icerepl.app.engine.retention.RetentionRunner;
+import io.icerepl.app.engine.retention.RetentionSettings;
 import io.icerepl.merge.json.TableMetadataParser;
 import io.icerepl.merge.retention.Durations;
 import io.icerepl.merge.retention.ExpireOptions;

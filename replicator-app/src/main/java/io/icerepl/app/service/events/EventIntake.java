@@ -1,10 +1,10 @@
 package io.icerepl.app.service.events;
 
 import io.icerepl.app.service.config.ReplicatorProperties.Rule;
-import io.icerepl.app.service.worker.ReplicationCoordinator;
-import io.icerepl.app.service.worker.TableDiscovery;
-import io.icerepl.app.service.worker.TableKey;
-import io.icerepl.app.service.worker.TableRules;
+import io.icerepl.app.engine.worker.ReplicationCoordinator;
+import io.icerepl.app.engine.worker.TableDiscovery;
+import io.icerepl.app.engine.worker.TableKey;
+import io.icerepl.app.engine.worker.TableRules;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package io.icerepl.app.service.s3;
 
-import io.icerepl.app.service.worker.StoreFactory;
+import io.icerepl.app.engine.worker.StoreFactory;
 import io.icerepl.copier.s3.S3ObjectStore;
 import io.icerepl.copier.store.LocalObjectStore;
 import io.icerepl.copier.store.ObjectStore;

@@ -1,8 +1,8 @@
 package io.icerepl.app.service.status;
 
-import io.icerepl.app.replicate.ReplicationSummary;
-import io.icerepl.app.replicate.TableReplicationException;
-import io.icerepl.app.service.worker.TableKey;
+import io.icerepl.app.engine.ReplicationSummary;
+import io.icerepl.app.engine.TableReplicationException;
+import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.merge.error.DivergedReplicaException;
 import io.icerepl.merge.error.ReplicationException;
 import io.micrometer.core.instrument.Counter;

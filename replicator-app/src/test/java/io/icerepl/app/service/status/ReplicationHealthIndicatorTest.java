@@ -2,9 +2,9 @@ package io.icerepl.app.service.status;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icerepl.app.replicate.ReplicationSummary;
-import io.icerepl.app.replicate.TableReplicationException;
-import io.icerepl.app.service.worker.TableKey;
+import io.icerepl.app.engine.ReplicationSummary;
+import io.icerepl.app.engine.TableReplicationException;
+import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.merge.error.ConflictException;
 import io.icerepl.merge.head.SourceHead;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -1,0 +1,52 @@
+package io.icerepl.app.engine.worker;
+
+import io.icerepl.app.service.config.ReplicatorProperties;
+import io.icerepl.app.service.config.ReplicatorProperties.Rule;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.scheduling.TaskScheduler;
+
+/**
+ * Starts reconciliation every {@code replicator.reconciliation-interval} (the first pass at once,
+ * which is also the backfill of new tables) and each rule's retention every
+ * {@code retention.interval} when enabled; stops them before the coordinator shuts down.
+ */
+public final class ServiceSchedules implements SmartLifecycle {
+  private final ReplicatorProperties properties;
+  private final Reconciler reconciler;
+  private final TaskScheduler scheduler;
+  private final List<ScheduledFuture<?>> scheduled = new ArrayList<>();
+
+  public ServiceSchedules(ReplicatorProperties properties, Reconciler reconciler, TaskScheduler scheduler) {
+    this.properties = properties;
+    this.reconciler = reconciler;
+    this.scheduler = scheduler;
+  }
+
+  @Override
+  public synchronized void start() {
+    scheduled.add(scheduler.scheduleWithFixedDelay(reconciler::reconcile, properties.reconciliationInterval()));
+    for (Rule rule : properties.rules()) {
+      if (rule.retention().enabled()) {
+        scheduled.add(
+            scheduler.scheduleWithFixedDelay(
+                () -> reconciler.expire(rule),
+                scheduler.getClock().instant().plus(rule.retention().interval()),
+                rule.retention().interval()));
+      }
+    }
+  }
+
+  @Override
+  public synchronized void stop() {
+    scheduled.forEach(f -> f.cancel(false));
+    scheduled.clear();
+  }
+
+  @Override
+  public synchronized boolean isRunning() {
+    return !scheduled.isEmpty();
+  }
+}

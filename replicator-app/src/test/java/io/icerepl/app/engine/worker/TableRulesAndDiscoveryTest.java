@@ -1,0 +1,86 @@
+package io.icerepl.app.engine.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.icerepl.app.service.config.ReplicatorProperties.Retention;
+import io.icerepl.app.service.config.ReplicatorProperties.Rule;
+import io.icerepl.app.service.config.ReplicatorProperties.Target;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class TableRulesAndDiscoveryTest {
+  private static final Retention NO_RETENTION = new Retention(false, java.time.Duration.ofHours(1), null, null, null, false);
+
+  @TempDir Path dir;
+
+  @Test
+  void aTableMapsToTheSameRelativePathUnderEveryTarget() {
+    Rule rule = rule("lake", "s3://src/wh/", new Target("eu", "s3://eu/wh"), new Target("us", "file:/replicas/"));
+    assertThat(new TableRules(List.of(rule)).keysOf("s3://src/wh/ns/orders/"))
+        .containsExactly(
+            new TableKey("lake", "eu", "ns/orders", "s3://src/wh/ns/orders", "s3://eu/wh/ns/orders"),
+            new TableKey("lake", "us", "ns/orders", "s3://src/wh/ns/orders", "file:/replicas/ns/orders"));
+  }
+
+  @Test
+  void theRuleWithTheLongestSourcePrefixWins() {
+    Rule broad = rule("broad", "s3://src", new Target("t", "s3://a"));
+    Rule narrow = rule("narrow", "s3://src/wh", new Target("t", "s3://b"));
+    List<TableKey> keys = new TableRules(List.of(broad, narrow)).keysOf("s3://src/wh/ns/orders");
+    assertThat(keys).extracting(TableKey::rule, TableKey::targetLocation).containsExactly(
+        org.assertj.core.groups.Tuple.tuple("narrow", "s3://b/ns/orders"));
+  }
+
+  @Test
+  void aTableUnderNoRuleHasNoKeys() {
+    Rule rule = rule("lake", "s3://src/wh", new Target("t", "s3://a"));
+    assertThat(new TableRules(List.of(rule)).keysOf("s3://src/whatever/ns/t")).isEmpty();
+    assertThat(new TableRules(List.of(rule)).keysOf("s3://other/wh/ns/t")).isEmpty();
+  }
+
+  @Test
+  void aKeyNamesItsNamespaceWithLevelsJoinedByTheUnitSeparator() {
+    TableKey key = new TableKey("r", "t", "a/b/orders", "s", "d");
+    assertThat(key.namespace()).isEqualTo("a\u001Fb");
+    assertThat(new TableKey("r", "t", "a.b/orders", "s", "d").namespace()).isEqualTo("a.b");
+    assertThat(key.name()).isEqualTo("orders");
+  }
+
+  @Test
+  void discoveryFindsFoldersWithMetadataFilesUpToFourLevelsDown() throws IOException {
+    Path wh = dir.resolve("wh");
+    table(wh.resolve("top"));
+    table(wh.resolve("ns/orders"));
+    table(wh.resolve("a/b/c/deep"));
+    table(wh.resolve("a/b/c/d/too-deep"));
+    Files.createDirectories(wh.resolve("ns/empty/metadata"));
+    Files.writeString(wh.resolve("ns/empty/metadata/notes.txt"), "x");
+    Files.createDirectories(wh.resolve("ns/orders/data/inner"));
+
+    Rule rule = rule("lake", "file:" + wh, new Target("t", "file:/r"));
+    assertThat(new TableDiscovery(new LocalStoreFactory()).tables(rule))
+        .containsExactly("a/b/c/deep", "ns/orders", "top");
+  }
+
+  @Test
+  void theLocalStoreRefusesOtherSchemesWithAClearMessage() {
+    assertThatThrownBy(() -> new LocalStoreFactory().targetStore("gs://bucket/t"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Cannot open target store for gs://bucket/t: scheme gs: is not supported by the local store"
+            + " (only file: and absolute paths)");
+  }
+
+  private static void table(Path location) throws IOException {
+    Files.createDirectories(location.resolve("metadata"));
+    Files.writeString(location.resolve("metadata/v1.metadata.json"), "{}");
+  }
+
+  private static Rule rule(String name, String source, Target... targets) {
+    return new Rule(name, source, List.of(targets), NO_RETENTION);
+  }
+}
