@@ -45,7 +45,7 @@ public final class FileSystemHeadResolver implements SourceHeadResolver {
           resolution.head()
               .orElseThrow(() -> new BadInputException(
                   "Cannot resolve the current metadata of " + folder + ": it holds no metadata file"));
-      return new Head(TableLayout.join(folder, name), resolution.settlesAtMs());
+      return new Head(TableLayout.join(folder, name), resolution.settlesAtMs(), resolution.settlingSinceMs());
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot list " + folder + ": " + e.getMessage(), e);
     }

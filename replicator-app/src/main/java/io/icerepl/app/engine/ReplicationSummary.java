@@ -36,6 +36,11 @@ public record ReplicationSummary(
     lostSnapshots = List.copyOf(lostSnapshots);
   }
 
+  /** A run that found nothing to do. */
+  public static ReplicationSummary none() {
+    return new ReplicationSummary(0, 0, 0, 0, 0, List.of(), List.of(), List.of());
+  }
+
   /** A summary with no source file left to settle. */
   public ReplicationSummary(
       int versionsApplied,

@@ -13,8 +13,14 @@ public interface SourceHeadResolver {
   /**
    * @param file the current metadata file's path
    * @param settlesAtMs when a newer file passed over as too young is old enough to trust, if any
+   * @param settlingSinceMs when the oldest file passed over was written, if any
    */
-  record Head(String file, OptionalLong settlesAtMs) {}
+  record Head(String file, OptionalLong settlesAtMs, OptionalLong settlingSinceMs) {
+    /** A file named by the caller rather than resolved: nothing is settling. */
+    public static Head given(String file) {
+      return new Head(file, OptionalLong.empty(), OptionalLong.empty());
+    }
+  }
 
   /**
    * @return the current metadata file of the table at {@code location}

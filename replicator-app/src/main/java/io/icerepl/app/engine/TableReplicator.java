@@ -32,7 +32,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import org.slf4j.Logger;
@@ -83,15 +82,58 @@ public final class TableReplicator {
   }
 
   /**
+   * Reads where source and replica stand, without the table's lease.
+   *
+   * @throws UncheckedIOException or a {@link ReplicationException} when either side cannot be read
+   */
+  public TableHeads read(String sourceLocation, String targetLocation) {
+    try {
+      SourceHeadResolver.Head resolved = headResolver.head(sourceLocation);
+      TableMetadata head = ReplicaFiles.readMetadata(source, resolved.file(), options.maxMetadataBytes());
+      Optional<ReplicaHead> replica = replicaFiles.head(sourceLocation, targetLocation);
+      return new TableHeads(resolved, head, replica, replicaFiles.state(targetLocation).expiredSnapshotIds());
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "Cannot read the heads of " + sourceLocation + " and " + targetLocation + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Replicates unless the replica already holds the source head. That is checked first without the
+   * table's lease, so an unchanged table costs a few reads and no write; a changed one is replicated
+   * from what the check read. Anything unreadable is left to the locked run to report.
+   *
+   * @throws TableReplicationException with the specific error; the replica is left as it was
+   */
+  public ReplicationResult replicateIfChanged(String sourceLocation, String targetLocation) {
+    Optional<TableHeads> before;
+    try {
+      before = Optional.of(read(sourceLocation, targetLocation));
+    } catch (RuntimeException e) {
+      before = Optional.empty();
+    }
+    if (before.isPresent() && before.get().inSync()) {
+      return new ReplicationResult(ReplicationSummary.none(), before.get());
+    }
+    return replicate(sourceLocation, targetLocation, Optional.empty(), before);
+  }
+
+  /**
    * @param sourceLocation the source table location
    * @param targetLocation the replica table location
    * @param sourceMetadata the source metadata file to replicate up to, instead of resolving the head
    * @throws TableReplicationException with the specific error; the replica is left as it was
    */
   public ReplicationSummary replicate(String sourceLocation, String targetLocation, Optional<String> sourceMetadata) {
+    return replicate(sourceLocation, targetLocation, sourceMetadata, Optional.empty()).summary();
+  }
+
+  /** @param before the heads read before the lease was taken: the source head is replicated up to it */
+  private ReplicationResult replicate(
+      String sourceLocation, String targetLocation, Optional<String> sourceMetadata, Optional<TableHeads> before) {
     String table = sourceLocation;
     try (ObjectStore.Lock lock = target.lock(targetLocation)) {
-      return run(table, sourceLocation, targetLocation, sourceMetadata, lock);
+      return run(table, sourceLocation, targetLocation, sourceMetadata, before, lock);
     } catch (PathOutsideMappingException e) {
       throw new TableReplicationException(table, new PathOutsideMappingException(e.getMessage() + outsideHint()));
     } catch (ReplicationException | UncheckedIOException e) {
@@ -101,12 +143,13 @@ public final class TableReplicator {
     }
   }
 
-  private ReplicationSummary run(
+  private ReplicationResult run(
       String table, String sourceLocation, String targetLocation, Optional<String> sourceMetadata,
-      ObjectStore.Lock lock) throws IOException {
+      Optional<TableHeads> before, ObjectStore.Lock lock) throws IOException {
     SourceHeadResolver.Head resolved =
         sourceMetadata
-            .map(f -> new SourceHeadResolver.Head(resolveGiven(sourceLocation, f), OptionalLong.empty()))
+            .map(f -> SourceHeadResolver.Head.given(resolveGiven(sourceLocation, f)))
+            .or(() -> before.map(TableHeads::source))
             .orElseGet(() -> headResolver.head(sourceLocation));
     String headFile = resolved.file();
     Optional<Duration> settlesIn =
@@ -114,8 +157,11 @@ public final class TableReplicator {
             ? Optional.of(Duration.ofMillis(Math.max(0, resolved.settlesAtMs().getAsLong() - clock.millis())))
             : Optional.empty();
     settlesIn.ifPresent(d -> LOG.info("{}: a newer source metadata file is younger than the settle time; replicating up to {}", table, headFile));
-    TableMetadata head = ReplicaFiles.readMetadata(source, headFile, options.maxMetadataBytes());
-    Optional<ReplicaHead> replica = replicaFiles.head(table, targetLocation);
+    TableMetadata head =
+        before.filter(b -> b.source().file().equals(headFile)).map(TableHeads::sourceMetadata)
+            .orElseGet(() -> ReplicaFiles.readMetadata(source, headFile, options.maxMetadataBytes()));
+    // read again under the lease: another run may have committed since
+    Optional<ReplicaHead> replica = replicaFiles.head(table, targetLocation, before.flatMap(TableHeads::replica));
     ReplicaState state = replicaFiles.state(targetLocation);
     if (replica.isPresent()) {
       MetadataMerge.checkSameTable(head, replica.get().metadata(), headFile, replica.get().file());
@@ -207,9 +253,11 @@ public final class TableReplicator {
     if (!lost.isEmpty()) {
       LOG.warn("{}: could not keep snapshots {}: the source removed their files first", table, lost);
     }
-    return new ReplicationSummary(
-        counts.versions, counts.snapshots, counts.filesCopied, counts.bytesCopied, counts.filesRewritten,
-        counts.published, counts.skipped, lost, settlesIn);
+    ReplicationSummary summary =
+        new ReplicationSummary(
+            counts.versions, counts.snapshots, counts.filesCopied, counts.bytesCopied, counts.filesRewritten,
+            counts.published, counts.skipped, lost, settlesIn);
+    return new ReplicationResult(summary, new TableHeads(resolved, head, replica, state.expiredSnapshotIds()));
   }
 
   /**

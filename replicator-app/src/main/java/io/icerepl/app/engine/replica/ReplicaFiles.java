@@ -46,6 +46,15 @@ public final class ReplicaFiles {
    * @throws DivergedReplicaException when the location holds a table or a version the replicator did not write
    */
   public Optional<ReplicaHead> head(String table, String location) throws IOException {
+    return head(table, location, Optional.empty());
+  }
+
+  /**
+   * As {@link #head(String, String)}, taking the content of {@code known} when the current version
+   * is still its file: a replica version file is written once and never replaced, so it need not
+   * be read again.
+   */
+  public Optional<ReplicaHead> head(String table, String location, Optional<ReplicaHead> known) throws IOException {
     String folder = MetadataPublisher.metadataFolder(location);
     List<String> names = store.list(folder);
     if (names.stream().noneMatch(MetadataFileNames::isMetadataFile)) {
@@ -58,7 +67,9 @@ public final class ReplicaFiles {
     String name = SourceHead.resolve(folder, names, hint).orElseThrow();
     OptionalLong version = MetadataFileNames.version(name);
     String file = TableLayout.join(folder, name);
-    TableMetadata metadata = readMetadata(store, file, maxMetadataBytes);
+    TableMetadata metadata =
+        known.filter(k -> k.file().equals(file)).map(ReplicaHead::metadata)
+            .orElseGet(() -> readMetadata(store, file, maxMetadataBytes));
     ReplicaHead head = new ReplicaHead(version.orElseThrow(), file, metadata);
     if (head.lastSourceFile().isEmpty() || !name.equals(MetadataFileNames.replicaFileName(version.getAsLong()))) {
       throw new DivergedReplicaException(

@@ -1,11 +1,9 @@
 package io.icerepl.app.engine.worker;
 
-import io.icerepl.app.engine.replica.ReplicaFiles;
 import io.icerepl.app.engine.replica.ReplicaHead;
-import io.icerepl.app.engine.FileSystemHeadResolver;
 import io.icerepl.app.engine.ReplicationOptions;
-import io.icerepl.app.engine.ReplicationSummary;
-import io.icerepl.app.engine.SourceHeadResolver;
+import io.icerepl.app.engine.ReplicationResult;
+import io.icerepl.app.engine.TableHeads;
 import io.icerepl.app.engine.TableReplicator;
 import io.icerepl.app.engine.retention.RetentionResult;
 import io.icerepl.app.engine.retention.RetentionRunner;
@@ -15,7 +13,6 @@ import io.icerepl.app.service.config.ReplicatorProperties.Rule;
 import io.icerepl.app.service.status.Observation;
 import io.icerepl.app.service.status.StatusBoard;
 import io.icerepl.copier.commit.MetadataPublisher;
-import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.head.MetadataFileNames;
 import io.icerepl.merge.json.Snapshot;
 import io.icerepl.merge.json.TableMetadata;
@@ -23,8 +20,6 @@ import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.path.TableLayout;
 import io.icerepl.merge.retention.ExpireOptions;
 import io.icerepl.merge.retention.RetentionPolicy;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -80,27 +75,24 @@ public final class TableRunner implements AutoCloseable {
   /** @return when to run again for a source metadata file still too young to trust, if any */
   public Optional<Duration> replicate(TableKey key) {
     board.seen(key);
-    ObjectStore source = stores.sourceStore(key.sourceLocation());
-    ObjectStore target = stores.targetStore(key.targetLocation());
-    if (unchanged(key, source, target)) {
-      return Optional.empty();
-    }
-    ReplicationSummary summary;
+    TableReplicator replicator =
+        new TableReplicator(
+            stores.sourceStore(key.sourceLocation()), stores.targetStore(key.targetLocation()), clock, fileExecutor,
+            optionsOf(key), progress -> board.progress(key, progress));
+    ReplicationResult result;
     try {
-      summary =
-          new TableReplicator(source, target, clock, fileExecutor, optionsOf(key), progress -> board.progress(key, progress))
-              .replicate(key.sourceLocation(), key.targetLocation(), Optional.empty());
+      result = replicator.replicateIfChanged(key.sourceLocation(), key.targetLocation());
     } catch (RuntimeException e) {
       // a failed run may still be behind by a known amount (a held lease, a bad file): the lag shows it
       try {
-        board.observed(key, observe(key, source, target));
+        board.observed(key, observation(key, replicator.read(key.sourceLocation(), key.targetLocation())));
       } catch (RuntimeException unreadable) {
         e.addSuppressed(unreadable);
       }
       throw e;
     }
-    board.succeeded(key, summary, observe(key, source, target));
-    return summary.settlesIn();
+    board.succeeded(key, result.summary(), observation(key, result.heads()));
+    return result.summary().settlesIn();
   }
 
   /**
@@ -130,8 +122,11 @@ public final class TableRunner implements AutoCloseable {
       return;
     }
     try {
-      board.restored(
-          key, observe(key, stores.sourceStore(key.sourceLocation()), stores.targetStore(key.targetLocation())));
+      TableReplicator replicator =
+          new TableReplicator(
+              stores.sourceStore(key.sourceLocation()), stores.targetStore(key.targetLocation()), clock, fileExecutor,
+              options);
+      board.restored(key, observation(key, replicator.read(key.sourceLocation(), key.targetLocation())));
     } catch (RuntimeException e) {
       // the table's run reports the same error with its state
       LOG.info("{}: status of replica {} not restored: {}", key.table(), key.targetLocation(), e.getMessage());
@@ -155,65 +150,30 @@ public final class TableRunner implements AutoCloseable {
         .expire(key.targetLocation(), Optional.empty(), adjust, expireOptions);
   }
 
-  /**
-   * Whether the replica already holds the source's current metadata file, read without the
-   * table's lease: then the run takes no lease and writes nothing, so an idle table costs a
-   * reconciliation pass a few reads. Anything unreadable is left to the locked run to report.
-   */
-  private boolean unchanged(TableKey key, ObjectStore source, ObjectStore target) {
-    Observation observed;
-    try {
-      observed = observe(key, source, target);
-    } catch (RuntimeException e) {
-      return false;
-    }
-    if (!observed.inSync()) {
-      return false;
-    }
-    board.succeeded(key, new ReplicationSummary(0, 0, 0, 0, 0, List.of(), List.of(), List.of()), observed);
-    return true;
-  }
-
   /** Stops the file copies; call after the coordinator has let running work finish. */
   @Override
   public void close() {
     fileExecutor.shutdownNow();
   }
 
-  private Observation observe(TableKey key, ObjectStore source, ObjectStore target) {
-    try {
-      SourceHeadResolver.Head sourceHead =
-          new FileSystemHeadResolver(source, clock, options.settleTime()).head(key.sourceLocation());
-      String sourceFile = sourceHead.file();
-      TableMetadata head = ReplicaFiles.readMetadata(source, sourceFile, options.maxMetadataBytes());
-      ReplicaFiles replicaFiles = new ReplicaFiles(target, options.maxMetadataBytes());
-      Optional<ReplicaHead> replica = replicaFiles.head(key.table(), key.targetLocation());
-      Optional<String> replicated = replica.flatMap(ReplicaHead::lastSourceFile).map(MetadataFileNames::fileName);
-      // a newer file still settling is a version the replica may yet need: not in sync until it settles
-      boolean inSync =
-          replicated.equals(Optional.of(MetadataFileNames.fileName(sourceFile))) && sourceHead.settlesAtMs().isEmpty();
-
-      Set<Long> lacking = new HashSet<>();
-      head.snapshots().forEach(s -> lacking.add(s.snapshotId()));
-      replica.ifPresent(r -> r.metadata().snapshots().stream().map(Snapshot::snapshotId).forEach(lacking::remove));
-      lacking.removeAll(replicaFiles.state(key.targetLocation()).expiredSnapshotIds());
-
-      return new Observation(
-          sourceFile,
-          head.lastUpdatedMs(),
-          replica.map(ReplicaHead::file).orElse(null),
-          replicated.map(name -> sourcePath(head, sourceFile, key.sourceLocation(), name)).orElse(null),
-          replica.flatMap(ReplicaHead::lastSourceUpdatedMs).orElse(null),
-          inSync,
-          oldestUnreplicatedMs(
-              head, sourceFile, replicated,
-              sourceHead.settlesAtMs().isPresent()
-                  ? OptionalLong.of(sourceHead.settlesAtMs().getAsLong() - options.settleTime().toMillis())
-                  : OptionalLong.empty()),
-          lacking.size());
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot read the heads of " + key + ": " + e.getMessage(), e);
-    }
+  private static Observation observation(TableKey key, TableHeads heads) {
+    String sourceFile = heads.source().file();
+    TableMetadata head = heads.sourceMetadata();
+    Optional<ReplicaHead> replica = heads.replica();
+    Optional<String> replicated = heads.replicatedFileName();
+    Set<Long> lacking = new HashSet<>();
+    head.snapshots().forEach(s -> lacking.add(s.snapshotId()));
+    replica.ifPresent(r -> r.metadata().snapshots().stream().map(Snapshot::snapshotId).forEach(lacking::remove));
+    lacking.removeAll(heads.expiredSnapshotIds());
+    return new Observation(
+        sourceFile,
+        head.lastUpdatedMs(),
+        replica.map(ReplicaHead::file).orElse(null),
+        replicated.map(name -> sourcePath(head, sourceFile, key.sourceLocation(), name)).orElse(null),
+        replica.flatMap(ReplicaHead::lastSourceUpdatedMs).orElse(null),
+        heads.inSync(),
+        oldestUnreplicatedMs(head, sourceFile, replicated, heads.source().settlingSinceMs()),
+        lacking.size());
   }
 
   /**

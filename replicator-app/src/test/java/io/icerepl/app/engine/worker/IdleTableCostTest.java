@@ -11,6 +11,8 @@ import io.icerepl.copier.store.LocalObjectStore;
 import io.icerepl.copier.store.ObjectStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
 import java.nio.file.Path;
 import io.icerepl.app.service.config.ReplicatorProperties;
 import java.time.Clock;
@@ -20,6 +22,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.junit.jupiter.api.Test;
@@ -32,6 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
 class IdleTableCostTest {
   @TempDir Path dir;
 
+  private final CountingStore source = new CountingStore();
   private final CountingStore target = new CountingStore();
   private final StatusBoard board = new StatusBoard(Clock.systemUTC(), new SimpleMeterRegistry());
 
@@ -66,13 +70,44 @@ class IdleTableCostTest {
     }
   }
 
+  /**
+   * The run of a changed table reuses what its in-sync check read, and the status reuses what the
+   * run read and published: each metadata file is read once per pass.
+   */
+  @Test
+  void aChangedTableReadsTheSourceAndReplicaMetadataOncePerPass() throws IOException {
+    SourceTable table = SourceTable.create(dir.resolve("source"), 2);
+    table.append("a", 3);
+    String replica = dir.resolve("replica").toUri().toString();
+    TableKey key = new TableKey("rule", "target", "ns/t", table.location, replica);
+    try (TableRunner runner = runner()) {
+      runner.replicate(key);
+      String replicaHead = board.get(key).orElseThrow().replicaMetadataFile();
+      table.append("b", 2);
+      table.table.refresh();
+      String sourceHead = ((HasTableOperations) table.table).operations().current().metadataFileLocation();
+      source.reset();
+      target.reset();
+
+      runner.replicate(key);
+
+      assertThat(source.metadataReads()).containsOnlyKeys(URI.create(sourceHead).getPath());
+      assertThat(target.metadataReads()).containsOnlyKeys(URI.create(replicaHead).getPath());
+      assertThat(source.metadataReads().values()).containsOnly(1);
+      assertThat(target.metadataReads().values()).containsOnly(1);
+      assertThat(board.get(key).orElseThrow().state()).isEqualTo(ReplicationState.IN_SYNC);
+      Table read = SourceTable.TABLES.load(replica);
+      for (Snapshot snapshot : table.table.snapshots()) {
+        assertThat(SourceTable.rows(read, snapshot.snapshotId())).isEqualTo(SourceTable.rows(table.table, snapshot.snapshotId()));
+      }
+    }
+  }
+
   private TableRunner runner() {
     StoreFactory stores = new StoreFactory() {
-      private final LocalObjectStore local = new LocalObjectStore();
-
       @Override
       public ObjectStore sourceStore(String location) {
-        return local;
+        return source;
       }
 
       @Override
@@ -90,9 +125,10 @@ class IdleTableCostTest {
             new ReplicatorProperties.Retention(false, Duration.ofHours(1), null, null, null, false)));
   }
 
-  /** A local store that counts the calls that take a lease or change the replica. */
+  /** A local store that counts the calls that take a lease or change the replica, and the metadata files read. */
   private static final class CountingStore extends ForwardingObjectStore {
     private final Map<String, AtomicInteger> counts = new ConcurrentHashMap<>();
+    private final Map<String, Integer> metadataReads = new ConcurrentHashMap<>();
 
     CountingStore() {
       super(new LocalObjectStore());
@@ -108,6 +144,20 @@ class IdleTableCostTest {
 
     void reset() {
       counts.clear();
+      metadataReads.clear();
+    }
+
+    /** Reads of each metadata file, by its path. */
+    Map<String, Integer> metadataReads() {
+      return Map.copyOf(metadataReads);
+    }
+
+    @Override
+    public InputStream open(String path) throws IOException {
+      if (path.endsWith(".metadata.json")) {
+        metadataReads.merge(URI.create(path).getPath(), 1, Integer::sum);
+      }
+      return super.open(path);
     }
 
     private void count0(String call) {
