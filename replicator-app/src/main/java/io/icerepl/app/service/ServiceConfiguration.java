@@ -9,7 +9,6 @@ import io.icerepl.app.service.status.StatusBoard;
 import io.icerepl.app.engine.worker.LocalStoreFactory;
 import io.icerepl.app.engine.worker.Reconciler;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
-import io.icerepl.app.engine.worker.ServiceSchedules;
 import io.icerepl.app.engine.worker.StoreFactory;
 import io.icerepl.app.engine.worker.TableDiscovery;
 import io.icerepl.app.engine.worker.TableRules;

@@ -10,7 +10,6 @@ import io.icerepl.app.engine.retention.RetentionRunner;
 import io.icerepl.app.engine.retention.RetentionSettings;
 import io.icerepl.app.service.config.ReplicatorProperties.Retention;
 import io.icerepl.app.service.config.ReplicatorProperties.Rule;
-import io.icerepl.app.service.status.Observation;
 import io.icerepl.app.service.status.StatusBoard;
 import io.icerepl.copier.commit.MetadataPublisher;
 import io.icerepl.merge.head.MetadataFileNames;

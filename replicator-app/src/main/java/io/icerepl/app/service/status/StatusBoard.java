@@ -1,6 +1,7 @@
 package io.icerepl.app.service.status;
 
 import io.icerepl.app.engine.ReplicationSummary;
+import io.icerepl.app.engine.worker.Observation;
 import io.icerepl.app.engine.TableReplicationException;
 import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.merge.error.DivergedReplicaException;

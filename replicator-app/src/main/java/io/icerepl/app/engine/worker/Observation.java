@@ -1,4 +1,4 @@
-package io.icerepl.app.service.status;
+package io.icerepl.app.engine.worker;
 
 /**
  * Source and replica heads as read from the stores (after a run, or at start-up).

@@ -1,5 +1,6 @@
-package io.icerepl.app.engine.worker;
+package io.icerepl.app.service;
 
+import io.icerepl.app.engine.worker.Reconciler;
 import io.icerepl.app.service.config.ReplicatorProperties;
 import io.icerepl.app.service.config.ReplicatorProperties.Rule;
 import java.util.ArrayList;
