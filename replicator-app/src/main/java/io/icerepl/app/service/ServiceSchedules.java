@@ -1,8 +1,8 @@
 package io.icerepl.app.service;
 
 import io.icerepl.app.engine.worker.Reconciler;
-import io.icerepl.app.service.config.ReplicatorProperties;
-import io.icerepl.app.service.config.ReplicatorProperties.Rule;
+import io.icerepl.app.engine.worker.TableRule;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ScheduledFuture;
@@ -15,28 +15,28 @@ import org.springframework.scheduling.TaskScheduler;
  * {@code retention.interval} when enabled; stops them before the coordinator shuts down.
  */
 public final class ServiceSchedules implements SmartLifecycle {
-  private final ReplicatorProperties properties;
+  private final Duration reconciliationInterval;
+  private final List<TableRule> rules;
   private final Reconciler reconciler;
   private final TaskScheduler scheduler;
   private final List<ScheduledFuture<?>> scheduled = new ArrayList<>();
 
-  public ServiceSchedules(ReplicatorProperties properties, Reconciler reconciler, TaskScheduler scheduler) {
-    this.properties = properties;
+  public ServiceSchedules(
+      Duration reconciliationInterval, List<TableRule> rules, Reconciler reconciler, TaskScheduler scheduler) {
+    this.reconciliationInterval = reconciliationInterval;
+    this.rules = List.copyOf(rules);
     this.reconciler = reconciler;
     this.scheduler = scheduler;
   }
 
   @Override
   public synchronized void start() {
-    scheduled.add(scheduler.scheduleWithFixedDelay(reconciler::reconcile, properties.reconciliationInterval()));
-    for (Rule rule : properties.rules()) {
-      if (rule.retention().enabled()) {
-        scheduled.add(
-            scheduler.scheduleWithFixedDelay(
-                () -> reconciler.expire(rule),
-                scheduler.getClock().instant().plus(rule.retention().interval()),
-                rule.retention().interval()));
-      }
+    scheduled.add(scheduler.scheduleWithFixedDelay(reconciler::reconcile, reconciliationInterval));
+    for (TableRule rule : rules) {
+      rule.retentionInterval().ifPresent(interval ->
+          scheduled.add(
+              scheduler.scheduleWithFixedDelay(
+                  () -> reconciler.expire(rule), scheduler.getClock().instant().plus(interval), interval)));
     }
   }
 

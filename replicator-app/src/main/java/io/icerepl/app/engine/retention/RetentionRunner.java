@@ -58,6 +58,13 @@ public final class RetentionRunner {
     this.pendingDeletion = new PendingDeletion(target, replicaFiles, settings.batchSize());
   }
 
+  /** Expires the replica at {@code location} by {@code options}. */
+  public static RetentionResult expire(
+      ObjectStore target, Clock clock, String location, RetentionOptions options, long maxMetadataBytes) {
+    return new RetentionRunner(target, clock, options.settings(maxMetadataBytes))
+        .expire(location, Optional.empty(), options.adjustment(), options.expire());
+  }
+
   /**
    * @param location the replica location
    * @param policy the table-level policy the replicator's configuration sets, or empty to follow

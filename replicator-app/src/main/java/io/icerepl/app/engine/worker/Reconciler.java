@@ -1,7 +1,5 @@
 package io.icerepl.app.engine.worker;
 
-import io.icerepl.app.service.config.ReplicatorProperties.Rule;
-import io.icerepl.app.service.status.StatusBoard;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -19,7 +17,7 @@ public final class Reconciler {
   private final TableRules rules;
   private final TableDiscovery discovery;
   private final ReplicationCoordinator coordinator;
-  private final StatusBoard board;
+  private final TableStatus board;
   private final Consumer<TableKey> restore;
 
   /**
@@ -30,7 +28,7 @@ public final class Reconciler {
       TableRules rules,
       TableDiscovery discovery,
       ReplicationCoordinator coordinator,
-      StatusBoard board,
+      TableStatus board,
       Consumer<TableKey> restore) {
     this.rules = rules;
     this.discovery = discovery;
@@ -44,7 +42,7 @@ public final class Reconciler {
    * first pass after a start); a rule whose source cannot be listed does not stop the others.
    */
   public void reconcile() {
-    for (Rule rule : rules.rules()) {
+    for (TableRule rule : rules.rules()) {
       for (TableKey key : keys(rule)) {
         restore.accept(key);
         coordinator.trigger(key);
@@ -53,7 +51,7 @@ public final class Reconciler {
   }
 
   /** Expires the replicas of every table of {@code rule}, each in its lane. */
-  public void expire(Rule rule) {
+  public void expire(TableRule rule) {
     for (TableKey key : keys(rule)) {
       coordinator
           .expireNow(key)
@@ -68,7 +66,7 @@ public final class Reconciler {
     }
   }
 
-  private List<TableKey> keys(Rule rule) {
+  private List<TableKey> keys(TableRule rule) {
     List<TableKey> keys = new ArrayList<>();
     try {
       for (String table : discovery.tables(rule)) {

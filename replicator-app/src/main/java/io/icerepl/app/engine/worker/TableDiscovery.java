@@ -1,6 +1,5 @@
 package io.icerepl.app.engine.worker;
 
-import io.icerepl.app.service.config.ReplicatorProperties.Rule;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.head.MetadataFileNames;
 import io.icerepl.merge.path.TableLayout;
@@ -24,7 +23,7 @@ public final class TableDiscovery {
   }
 
   /** Relative paths (e.g. {@code ns/orders}) of the tables under the rule's source prefix, sorted. */
-  public List<String> tables(Rule rule) {
+  public List<String> tables(TableRule rule) {
     ObjectStore store = stores.sourceStore(rule.source());
     List<String> found = new ArrayList<>();
     try {
@@ -41,7 +40,7 @@ public final class TableDiscovery {
    * that is a table, else the folder itself. A table's own folders hold no other table, so an
    * event under one (e.g. a metadata file in {@code <table>/data/x/metadata/}) is the table's.
    */
-  public String enclosingTable(Rule rule, String relativePath) {
+  public String enclosingTable(TableRule rule, String relativePath) {
     ObjectStore store = stores.sourceStore(rule.source());
     String[] levels = relativePath.split("/");
     try {

@@ -1,7 +1,5 @@
 package io.icerepl.app.engine.worker;
 
-import io.icerepl.app.service.config.ReplicatorProperties.Rule;
-import io.icerepl.app.service.config.ReplicatorProperties.Target;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -13,27 +11,27 @@ import java.util.Optional;
  * the same keys, whether it came from an event or from discovery.
  */
 public final class TableRules {
-  private final List<Rule> rules;
+  private final List<TableRule> rules;
 
-  public TableRules(List<Rule> rules) {
+  public TableRules(List<TableRule> rules) {
     this.rules = List.copyOf(rules);
   }
 
-  public List<Rule> rules() {
+  public List<TableRule> rules() {
     return rules;
   }
 
   /** The rule of that name. */
-  public Rule rule(String name) {
+  public TableRule rule(String name) {
     return rules.stream().filter(r -> r.name().equals(name)).findFirst()
         .orElseThrow(() -> new IllegalArgumentException("Cannot find rule " + name));
   }
 
   /** The keys of a table given by its rule and relative path, one per target. */
-  public List<TableKey> keys(Rule rule, String relativePath) {
+  public List<TableKey> keys(TableRule rule, String relativePath) {
     String relative = trimSlashes(relativePath);
     List<TableKey> keys = new ArrayList<>();
-    for (Target target : rule.targets()) {
+    for (RuleTarget target : rule.targets()) {
       keys.add(new TableKey(rule.name(), target.name(), relative, join(rule.source(), relative), join(target.prefix(), relative)));
     }
     return keys;
@@ -52,7 +50,7 @@ public final class TableRules {
         return List.of();
       }
     }
-    Optional<Rule> rule =
+    Optional<TableRule> rule =
         rules.stream()
             .filter(r -> location.startsWith(trimTrailing(r.source()) + "/"))
             .max(Comparator.comparingInt(r -> trimTrailing(r.source()).length()));

@@ -7,18 +7,12 @@ import io.icerepl.app.engine.TableHeads;
 import io.icerepl.app.engine.TableReplicator;
 import io.icerepl.app.engine.retention.RetentionResult;
 import io.icerepl.app.engine.retention.RetentionRunner;
-import io.icerepl.app.engine.retention.RetentionSettings;
-import io.icerepl.app.service.config.ReplicatorProperties.Retention;
-import io.icerepl.app.service.config.ReplicatorProperties.Rule;
-import io.icerepl.app.service.status.StatusBoard;
 import io.icerepl.copier.commit.MetadataPublisher;
 import io.icerepl.merge.head.MetadataFileNames;
 import io.icerepl.merge.json.Snapshot;
 import io.icerepl.merge.json.TableMetadata;
 import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.path.TableLayout;
-import io.icerepl.merge.retention.ExpireOptions;
-import io.icerepl.merge.retention.RetentionPolicy;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,8 +22,6 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
-import java.util.function.Function;
-import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,31 +36,28 @@ public final class TableRunner implements AutoCloseable {
   private final Clock clock;
   private final ExecutorService fileExecutor;
   private final ReplicationOptions options;
-  private final Function<String, Retention> retentionOfRule;
-  private final StatusBoard board;
-  private final Function<String, Rule> ruleByName;
+  private final TableRules rules;
+  private final TableStatus board;
 
   /**
    * @param fileExecutor copies files; shared by all runs, a separate pool from the lanes' so a
    *     run waiting for its copies never holds the threads they need. Shut down by {@link #close}.
-   * @param retentionOfRule a rule's retention settings by its name
-   * @param ruleByName a rule by its name, for where its tables may keep files
+   * @param rules the rules, for where their tables may keep files and their retention
+   * @param board told where each table stands
    */
   public TableRunner(
       StoreFactory stores,
       Clock clock,
       ExecutorService fileExecutor,
       ReplicationOptions options,
-      Function<String, Retention> retentionOfRule,
-      StatusBoard board,
-      Function<String, Rule> ruleByName) {
+      TableRules rules,
+      TableStatus board) {
     this.stores = stores;
     this.clock = clock;
     this.fileExecutor = fileExecutor;
     this.options = options;
-    this.retentionOfRule = retentionOfRule;
+    this.rules = rules;
     this.board = board;
-    this.ruleByName = ruleByName;
   }
 
   /** @return when to run again for a source metadata file still too young to trust, if any */
@@ -99,13 +88,8 @@ public final class TableRunner implements AutoCloseable {
    * its target maps: its metadata alone must not make the service copy another table's files.
    */
   private ReplicationOptions optionsOf(TableKey key) {
-    Rule rule = ruleByName.apply(key.rule());
-    List<PathMapping.Prefix> maps =
-        rule.targets().stream()
-            .filter(t -> t.name().equals(key.target()))
-            .flatMap(t -> t.map().stream())
-            .map(m -> new PathMapping.Prefix(m.source(), m.target()))
-            .toList();
+    TableRule rule = rules.rule(key.rule());
+    List<PathMapping.Prefix> maps = rule.target(key.target()).map(RuleTarget::map).orElse(List.of());
     List<String> allowed = new ArrayList<>();
     allowed.add(key.sourceLocation());
     allowed.addAll(rule.allowedSourcePrefixes());
@@ -133,20 +117,9 @@ public final class TableRunner implements AutoCloseable {
   }
 
   public RetentionResult expire(TableKey key) {
-    Retention retention = retentionOfRule.apply(key.rule());
-    RetentionSettings settings =
-        new RetentionSettings(retention.replicaOwnsFiles(), RetentionSettings.defaults().batchSize(), options.maxMetadataBytes());
-    ExpireOptions expireOptions =
-        new ExpireOptions(
-            Optional.empty(), retention.retentionPeriodMs(), Optional.ofNullable(retention.retainLast()), Set.of(), false);
-    UnaryOperator<RetentionPolicy> adjust =
-        retention
-            .maxRefAgeMs()
-            .<UnaryOperator<RetentionPolicy>>map(
-                age -> p -> new RetentionPolicy(p.minSnapshotsToKeep(), p.maxSnapshotAgeMs(), age))
-            .orElse(UnaryOperator.identity());
-    return new RetentionRunner(stores.targetStore(key.targetLocation()), clock, settings)
-        .expire(key.targetLocation(), Optional.empty(), adjust, expireOptions);
+    return RetentionRunner.expire(
+        stores.targetStore(key.targetLocation()), clock, key.targetLocation(), rules.rule(key.rule()).retention(),
+        options.maxMetadataBytes());
   }
 
   /** Stops the file copies; call after the coordinator has let running work finish. */

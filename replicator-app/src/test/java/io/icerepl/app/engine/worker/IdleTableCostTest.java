@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.SourceTable;
+import io.icerepl.app.engine.retention.RetentionOptions;
 import io.icerepl.app.service.status.ReplicationState;
 import io.icerepl.app.service.status.StatusBoard;
 import io.icerepl.copier.store.ForwardingObjectStore;
@@ -14,11 +15,10 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
 import java.nio.file.Path;
-import io.icerepl.app.service.config.ReplicatorProperties;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -115,14 +115,12 @@ class IdleTableCostTest {
         return target;
       }
     };
+    TableRule rule =
+        new TableRule(
+            "rule", "file:/", List.of(new RuleTarget("target", "file:/replica", List.of())), List.of(),
+            RetentionOptions.policy(Optional.empty(), Optional.empty(), Optional.empty(), false), Optional.empty());
     return new TableRunner(stores, Clock.systemUTC(), Executors.newFixedThreadPool(2), ReplicationOptions.defaults(),
-        rule -> {
-          throw new AssertionError("no retention here");
-        },
-        board,
-        rule -> new ReplicatorProperties.Rule(
-            rule, "file:/", List.of(new ReplicatorProperties.Target("target", "file:/replica")),
-            new ReplicatorProperties.Retention(false, Duration.ofHours(1), null, null, null, false)));
+        new TableRules(List.of(rule)), board);
   }
 
   /** A local store that counts the calls that take a lease or change the replica, and the metadata files read. */

@@ -3,24 +3,24 @@ package io.icerepl.app.engine.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.icerepl.app.service.config.ReplicatorProperties.Retention;
-import io.icerepl.app.service.config.ReplicatorProperties.Rule;
-import io.icerepl.app.service.config.ReplicatorProperties.Target;
+import io.icerepl.app.engine.retention.RetentionOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class TableRulesAndDiscoveryTest {
-  private static final Retention NO_RETENTION = new Retention(false, java.time.Duration.ofHours(1), null, null, null, false);
+  private static final RetentionOptions NO_RETENTION =
+      RetentionOptions.policy(Optional.empty(), Optional.empty(), Optional.empty(), false);
 
   @TempDir Path dir;
 
   @Test
   void aTableMapsToTheSameRelativePathUnderEveryTarget() {
-    Rule rule = rule("lake", "s3://src/wh/", new Target("eu", "s3://eu/wh"), new Target("us", "file:/replicas/"));
+    TableRule rule = rule("lake", "s3://src/wh/", new RuleTarget("eu", "s3://eu/wh", List.of()), new RuleTarget("us", "file:/replicas/", List.of()));
     assertThat(new TableRules(List.of(rule)).keysOf("s3://src/wh/ns/orders/"))
         .containsExactly(
             new TableKey("lake", "eu", "ns/orders", "s3://src/wh/ns/orders", "s3://eu/wh/ns/orders"),
@@ -29,8 +29,8 @@ class TableRulesAndDiscoveryTest {
 
   @Test
   void theRuleWithTheLongestSourcePrefixWins() {
-    Rule broad = rule("broad", "s3://src", new Target("t", "s3://a"));
-    Rule narrow = rule("narrow", "s3://src/wh", new Target("t", "s3://b"));
+    TableRule broad = rule("broad", "s3://src", new RuleTarget("t", "s3://a", List.of()));
+    TableRule narrow = rule("narrow", "s3://src/wh", new RuleTarget("t", "s3://b", List.of()));
     List<TableKey> keys = new TableRules(List.of(broad, narrow)).keysOf("s3://src/wh/ns/orders");
     assertThat(keys).extracting(TableKey::rule, TableKey::targetLocation).containsExactly(
         org.assertj.core.groups.Tuple.tuple("narrow", "s3://b/ns/orders"));
@@ -38,7 +38,7 @@ class TableRulesAndDiscoveryTest {
 
   @Test
   void aTableUnderNoRuleHasNoKeys() {
-    Rule rule = rule("lake", "s3://src/wh", new Target("t", "s3://a"));
+    TableRule rule = rule("lake", "s3://src/wh", new RuleTarget("t", "s3://a", List.of()));
     assertThat(new TableRules(List.of(rule)).keysOf("s3://src/whatever/ns/t")).isEmpty();
     assertThat(new TableRules(List.of(rule)).keysOf("s3://other/wh/ns/t")).isEmpty();
   }
@@ -62,7 +62,7 @@ class TableRulesAndDiscoveryTest {
     Files.writeString(wh.resolve("ns/empty/metadata/notes.txt"), "x");
     Files.createDirectories(wh.resolve("ns/orders/data/inner"));
 
-    Rule rule = rule("lake", "file:" + wh, new Target("t", "file:/r"));
+    TableRule rule = rule("lake", "file:" + wh, new RuleTarget("t", "file:/r", List.of()));
     assertThat(new TableDiscovery(new LocalStoreFactory()).tables(rule))
         .containsExactly("a/b/c/deep", "ns/orders", "top");
   }
@@ -80,7 +80,7 @@ class TableRulesAndDiscoveryTest {
     Files.writeString(location.resolve("metadata/v1.metadata.json"), "{}");
   }
 
-  private static Rule rule(String name, String source, Target... targets) {
-    return new Rule(name, source, List.of(targets), NO_RETENTION);
+  private static TableRule rule(String name, String source, RuleTarget... targets) {
+    return new TableRule(name, source, List.of(targets), List.of(), NO_RETENTION, Optional.empty());
   }
 }
