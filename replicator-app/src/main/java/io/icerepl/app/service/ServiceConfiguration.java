@@ -5,8 +5,8 @@ import io.icerepl.app.service.config.ReplicatorProperties;
 import io.icerepl.app.service.events.EventIntake;
 import io.icerepl.app.service.events.EventParser;
 import io.icerepl.app.service.status.StatusBoard;
-import io.icerepl.app.engine.worker.LocalStoreFactory;
 import io.icerepl.app.engine.worker.Reconciler;
+import io.icerepl.app.engine.worker.SchemeStores;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.StoreFactory;
 import io.icerepl.app.engine.worker.TableDiscovery;
@@ -45,7 +45,7 @@ class ServiceConfiguration {
 
   @Bean
   TableDiscovery tableDiscovery(ObjectProvider<StoreFactory> stores) {
-    return new TableDiscovery(stores.getIfAvailable(LocalStoreFactory::new));
+    return new TableDiscovery(stores.getIfAvailable(SchemeStores::local));
   }
 
   /** Closed after the coordinator, which depends on it, has let running work finish. */
@@ -57,7 +57,7 @@ class ServiceConfiguration {
         Executors.newFixedThreadPool(
             properties.concurrency().tables() * properties.concurrency().filesPerTable(), threads("replicator-files-"));
     return new TableRunner(
-        stores.getIfAvailable(LocalStoreFactory::new), clock.getIfAvailable(Clock::systemUTC), fileExecutor,
+        stores.getIfAvailable(SchemeStores::local), clock.getIfAvailable(Clock::systemUTC), fileExecutor,
         EngineSettings.replication(properties), rules, board);
   }
 

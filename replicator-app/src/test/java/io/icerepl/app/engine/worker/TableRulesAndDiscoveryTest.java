@@ -63,16 +63,19 @@ class TableRulesAndDiscoveryTest {
     Files.createDirectories(wh.resolve("ns/orders/data/inner"));
 
     TableRule rule = rule("lake", "file:" + wh, new RuleTarget("t", "file:/r", List.of()));
-    assertThat(new TableDiscovery(new LocalStoreFactory()).tables(rule))
+    assertThat(new TableDiscovery(SchemeStores.local()).tables(rule))
         .containsExactly("a/b/c/deep", "ns/orders", "top");
   }
 
   @Test
-  void theLocalStoreRefusesOtherSchemesWithAClearMessage() {
-    assertThatThrownBy(() -> new LocalStoreFactory().targetStore("gs://bucket/t"))
+  void locationsOfSchemesWithNoStoreAreRefusedWithAClearMessage() {
+    assertThatThrownBy(() -> SchemeStores.local().targetStore("gs://bucket/t"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("Cannot open target store for gs://bucket/t: scheme gs: is not supported by the local store"
-            + " (only file: and absolute paths)");
+        .hasMessage("Cannot open target store for gs://bucket/t: scheme gs: is not supported"
+            + " (only s3://, s3a://, s3n://, file: and absolute paths)");
+    assertThatThrownBy(() -> SchemeStores.local().sourceStore("s3://bucket/t"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Cannot open source store for s3://bucket/t: no S3 access is configured");
   }
 
   private static void table(Path location) throws IOException {
