@@ -3,7 +3,6 @@ package io.icerepl.app.cli;
 import io.icerepl.app.engine.retention.RetentionResult;
 import io.icerepl.app.engine.retention.RetentionRunner;
 import io.icerepl.app.engine.retention.RetentionOptions;
-import io.icerepl.merge.json.TableMetadataParser;
 import io.icerepl.merge.retention.Durations;
 import io.icerepl.merge.retention.ExpireOptions;
 import java.io.PrintWriter;
@@ -23,6 +22,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "expire",
     mixinStandardHelpOptions = true,
+    showDefaultValues = true,
     description = {
       "Expires snapshots on a replica by the replica's own policy, then deletes the files no",
       "retained snapshot reaches. The table-level policy is the replica's history.expire.*",
@@ -34,9 +34,9 @@ final class ExpireCommand implements Callable<Integer> {
 
   @CommandLine.Mixin StoreOptions stores;
 
-  @Option(names = "--target", required = true, paramLabel = "<location>",
-      description = "Replica table location: an absolute path, a file: URI or s3://bucket/path.")
-  String target;
+  @CommandLine.Mixin TargetOption target;
+
+  @CommandLine.Mixin MetadataLimitOption metadataLimit;
 
   @Option(names = "--retention-period", paramLabel = "<duration>",
       description = "Keep snapshots younger than this (e.g. 90d, 1d12h, 500ms); overrides the table-level"
@@ -89,7 +89,8 @@ final class ExpireCommand implements Callable<Integer> {
     try (StoreOptions opened = stores) {
       RetentionResult result =
           RetentionRunner.expire(
-              stores.target(target), Clock.systemUTC(), target, options, TableMetadataParser.DEFAULT_MAX_METADATA_BYTES);
+              stores.target(target.target()), Clock.systemUTC(), target.target(), options,
+              metadataLimit.maxMetadataBytes());
       print(spec.commandLine().getOut(), result);
       return 0;
     }

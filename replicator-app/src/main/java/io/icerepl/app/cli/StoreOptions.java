@@ -28,7 +28,7 @@ final class StoreOptions implements AutoCloseable {
   @Option(names = "--target-endpoint", paramLabel = "<url>", description = "S3 endpoint of the target side.")
   URI targetEndpoint;
 
-  @Option(names = "--region", paramLabel = "<region>", description = "S3 region of both sides (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--region", paramLabel = "<region>", description = "S3 region of both sides.")
   String region = "us-east-1";
 
   @Option(names = "--source-region", paramLabel = "<region>", description = "S3 region of the source side.")
@@ -41,8 +41,8 @@ final class StoreOptions implements AutoCloseable {
   boolean pathStyle;
 
   @Option(names = "--lock-prefix", paramLabel = "<prefix>",
-      description = "Key prefix of the table leases in the target bucket; the service's replicator.s3.lock-prefix "
-          + "(default: ${DEFAULT-VALUE}), so that the command and the service never run on one table at once.")
+      description = "Key prefix of the table leases in the target bucket; the service's replicator.s3.lock-prefix"
+          + " default, so that the command and the service never run on one table at once.")
   String lockPrefix = S3StoreSettings.DEFAULT_LOCK_PREFIX;
 
   private SchemeStores stores;

@@ -289,6 +289,21 @@ class RetentionIntegrationTest {
     assertThat(badDuration.toString()).contains("error: Cannot parse duration 'ninety days'");
   }
 
+  @Test
+  void theExpireCommandRefusesAMetadataFileOverItsMaxMetadataBytesAndLeavesTheReplicaAsItWas() throws IOException {
+    Path replicaDir = dir.resolve("replica");
+    Map<String, String> before = contents(replicaDir);
+    StringWriter err = new StringWriter();
+
+    int code = ReplicatorCli.execute(new PrintWriter(new StringWriter(), true), new PrintWriter(err, true),
+        "expire", "--target", replica, "--retention-period", "0ms", "--retain-last", "1", "--max-metadata-bytes", "100");
+
+    assertThat(code).isEqualTo(1);
+    assertThat(err.toString())
+        .contains("error: Cannot read table metadata ", "v1.metadata.json: larger than the configured limit of 100 bytes");
+    assertThat(contents(replicaDir)).isEqualTo(before);
+  }
+
   private static Map<String, String> contents(Path root) throws IOException {
     Map<String, String> files = new TreeMap<>();
     try (Stream<Path> walk = Files.walk(root)) {
