@@ -38,20 +38,6 @@ public record ReplicationSummary(
 
   /** A run that found nothing to do. */
   public static ReplicationSummary none() {
-    return new ReplicationSummary(0, 0, 0, 0, 0, List.of(), List.of(), List.of());
-  }
-
-  /** A summary with no source file left to settle. */
-  public ReplicationSummary(
-      int versionsApplied,
-      int snapshotsAdded,
-      long filesCopied,
-      long bytesCopied,
-      long filesRewritten,
-      List<String> replicaMetadataFiles,
-      List<String> skippedVersions,
-      List<Long> lostSnapshots) {
-    this(versionsApplied, snapshotsAdded, filesCopied, bytesCopied, filesRewritten, replicaMetadataFiles,
-        skippedVersions, lostSnapshots, Optional.empty());
+    return new ReplicationSummary(0, 0, 0, 0, 0, List.of(), List.of(), List.of(), Optional.empty());
   }
 }

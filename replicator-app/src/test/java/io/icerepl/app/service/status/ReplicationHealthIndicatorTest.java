@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.health.contributor.Status;
 
@@ -68,7 +69,7 @@ class ReplicationHealthIndicatorTest {
   }
 
   private static ReplicationSummary summary() {
-    return new ReplicationSummary(1, 1, 2, 100, 1, List.of("a/v1.metadata.json"), List.of(), List.of());
+    return new ReplicationSummary(1, 1, 2, 100, 1, List.of("a/v1.metadata.json"), List.of(), List.of(), Optional.empty());
   }
 
   private static Observation inSync() {
