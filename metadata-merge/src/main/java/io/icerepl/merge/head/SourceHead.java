@@ -49,8 +49,10 @@ public final class SourceHead {
   /**
    * @param head the current metadata file's name, empty when there is none
    * @param settlesAtMs when newer files passed over as too young are old enough to trust, if any
+   * @param settlingSinceMs when the oldest of those files was written: the oldest change the head
+   *     does not hold yet
    */
-  public record Resolution(Optional<String> head, OptionalLong settlesAtMs) {}
+  public record Resolution(Optional<String> head, OptionalLong settlesAtMs, OptionalLong settlingSinceMs) {}
 
   /**
    * As {@link #resolve(String, Collection, Optional)}, passing over catalog-style files younger
@@ -63,7 +65,7 @@ public final class SourceHead {
       String metadataDir, Collection<Listed> files, Optional<String> versionHint, long nowMs, long settleMs) {
     List<String> names = files.stream().map(Listed::name).toList();
     if (versionHint.isPresent()) {
-      return new Resolution(resolve(metadataDir, names, versionHint), OptionalLong.empty());
+      return new Resolution(resolve(metadataDir, names, versionHint), OptionalLong.empty(), OptionalLong.empty());
     }
     List<String> settled = new ArrayList<>();
     List<Listed> young = new ArrayList<>();
@@ -81,7 +83,7 @@ public final class SourceHead {
     List<Listed> pending =
         young.stream().filter(f -> MetadataFileNames.version(f.name()).getAsLong() > headVersion).toList();
     if (pending.isEmpty()) {
-      return new Resolution(head, OptionalLong.empty());
+      return new Resolution(head, OptionalLong.empty(), OptionalLong.empty());
     }
     if (head.isEmpty()) {
       throw new UnsettledHeadException(
@@ -90,7 +92,8 @@ public final class SourceHead {
               + settleMs + " ms ago; waiting for them to settle");
     }
     long settlesAt = pending.stream().mapToLong(f -> f.lastModifiedMs() + settleMs).max().getAsLong();
-    return new Resolution(head, OptionalLong.of(settlesAt));
+    long settlingSince = pending.stream().mapToLong(Listed::lastModifiedMs).min().getAsLong();
+    return new Resolution(head, OptionalLong.of(settlesAt), OptionalLong.of(settlingSince));
   }
 
   /**

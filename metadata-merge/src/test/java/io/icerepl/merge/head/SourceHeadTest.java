@@ -78,6 +78,8 @@ class SourceHeadTest {
 
     assertThat(resolution.head()).contains("00001-a.metadata.json");
     assertThat(resolution.settlesAtMs()).hasValue(NOW - 100 + SETTLE);
+    // the replica lacks both: its lag counts from the older one
+    assertThat(resolution.settlingSinceMs()).hasValue(NOW - 4_000);
   }
 
   @Test

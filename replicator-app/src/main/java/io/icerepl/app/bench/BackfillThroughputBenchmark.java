@@ -1,9 +1,9 @@
 package io.icerepl.app.bench;
 
 import io.icerepl.app.demo.S3Warehouse;
-import io.icerepl.app.replicate.ReplicationOptions;
-import io.icerepl.app.replicate.ReplicationSummary;
-import io.icerepl.app.replicate.TableReplicator;
+import io.icerepl.app.engine.ReplicationOptions;
+import io.icerepl.app.engine.ReplicationSummary;
+import io.icerepl.app.engine.TableReplicator;
 import io.icerepl.copier.s3.S3Endpoint;
 import io.icerepl.copier.s3.S3ObjectStore;
 import io.icerepl.copier.s3.S3Resilience;

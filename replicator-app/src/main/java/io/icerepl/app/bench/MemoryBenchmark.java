@@ -1,8 +1,8 @@
 package io.icerepl.app.bench;
 
-import io.icerepl.app.replicate.ReplicationOptions;
-import io.icerepl.app.replicate.ReplicationSummary;
-import io.icerepl.app.replicate.TableReplicator;
+import io.icerepl.app.engine.ReplicationOptions;
+import io.icerepl.app.engine.ReplicationSummary;
+import io.icerepl.app.engine.TableReplicator;
 import io.icerepl.copier.store.LocalObjectStore;
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -5,8 +5,6 @@ import io.icerepl.app.bench.IncrementalCostBenchmark;
 import io.icerepl.app.bench.LagBenchmark;
 import io.icerepl.app.bench.MemoryBenchmark;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -34,16 +32,6 @@ final class BenchmarkCommand implements Callable<Integer> {
         + String.join(", ", spec.subcommands().keySet()));
   }
 
-  /** A work folder option shared by every benchmark. */
-  static class WorkDir {
-    @Option(names = "--dir", paramLabel = "<folder>", description = "Work folder (default: a new temporary folder).")
-    Path dir;
-
-    Path resolve(String name) throws IOException {
-      return dir != null ? Files.createDirectories(dir) : Files.createTempDirectory(name);
-    }
-  }
-
   @Command(
       name = "incremental-cost",
       mixinStandardHelpOptions = true,
@@ -62,7 +50,7 @@ final class BenchmarkCommand implements Callable<Integer> {
     @Option(names = "--commits", paramLabel = "<n>", description = "Measured commits per table (default: ${DEFAULT-VALUE}).")
     int commits = 7;
 
-    @CommandLine.Mixin WorkDir work;
+    @CommandLine.Mixin WorkDirOption work;
 
     @Override
     public Integer call() throws IOException {
@@ -88,18 +76,17 @@ final class BenchmarkCommand implements Callable<Integer> {
     @Option(names = "--total-mib", paramLabel = "<MiB>", description = "Their total size (default: ${DEFAULT-VALUE}).")
     int totalMiB = 1024;
 
-    @Option(names = "--threads", paramLabel = "<n>", description = "Copies at once on both sides (default: ${DEFAULT-VALUE}).")
-    int threads = 8;
+    @CommandLine.Mixin ThreadsOption threads;
 
     @Option(names = "--rounds", paramLabel = "<n>", description = "Raw/replicator alternations (default: ${DEFAULT-VALUE}).")
     int rounds = 2;
 
-    @CommandLine.Mixin WorkDir work;
+    @CommandLine.Mixin WorkDirOption work;
 
     @Override
     public Integer call() throws Exception {
       new BackfillThroughputBenchmark(spec.commandLine().getOut())
-          .run(work.resolve("backfill-throughput"), files, totalMiB, threads, rounds);
+          .run(work.resolve("backfill-throughput"), files, totalMiB, threads.threads(), rounds);
       return 0;
     }
   }
@@ -149,14 +136,13 @@ final class BenchmarkCommand implements Callable<Integer> {
     @Option(names = "--manifests", paramLabel = "<n>", description = "Manifests they are in (default: ${DEFAULT-VALUE}).")
     int manifests = 1_000;
 
-    @Option(names = "--threads", paramLabel = "<n>", description = "Replicator parallelism (default: ${DEFAULT-VALUE}).")
-    int threads = 8;
+    @CommandLine.Mixin ThreadsOption threads;
 
-    @CommandLine.Mixin WorkDir work;
+    @CommandLine.Mixin WorkDirOption work;
 
     @Override
     public Integer call() throws Exception {
-      new MemoryBenchmark(spec.commandLine().getOut()).run(work.resolve("memory"), files, manifests, threads);
+      new MemoryBenchmark(spec.commandLine().getOut()).run(work.resolve("memory"), files, manifests, threads.threads());
       return 0;
     }
   }

@@ -41,8 +41,7 @@ final class CampaignCommand implements Runnable {
     @Option(names = "--kills", description = "SIGKILLs of the service (default: ${DEFAULT-VALUE}; the full campaign: 100).")
     int kills = 10;
 
-    @Option(names = "--seed", description = "Seed of the kill moments and of the writer (default: ${DEFAULT-VALUE}).")
-    long seed = 1;
+    @CommandLine.Mixin SeedOption seed;
 
     @Option(names = "--jar", description = "The replicator jar to run the service from (default: the running jar).")
     Path jar;
@@ -62,8 +61,7 @@ final class CampaignCommand implements Runnable {
     @Option(names = "--converge-timeout", description = "How long the last service run may take to reach the source head (default: ${DEFAULT-VALUE}).")
     Duration convergeTimeout = Duration.ofMinutes(5);
 
-    @Option(names = "--work-dir", description = "Folder for the on-disk S3 and the service log (default: a new temporary folder).")
-    Path workDir;
+    @CommandLine.Mixin WorkDirOption work;
 
     @Option(names = "--service-jvm-option", description = "JVM options of the service process (default: ${DEFAULT-VALUE}).")
     List<String> jvmOptions = new ArrayList<>(List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
@@ -73,8 +71,8 @@ final class CampaignCommand implements Runnable {
       Path serviceJar = jar != null ? jar : runningJar();
       PrintWriter out = spec.commandLine().getOut();
       CrashCampaign campaign = new CrashCampaign(
-          new CrashCampaign.Settings(kills, seed, serviceJar, minDelay, maxDelay, commitInterval, convergeTimeout,
-              readerPause, workDir, jvmOptions), out);
+          new CrashCampaign.Settings(kills, seed.seed(), serviceJar, minDelay, maxDelay, commitInterval, convergeTimeout,
+              readerPause, work.dir().orElse(null), jvmOptions), out);
       return campaign.run() ? 0 : 1;
     }
 
@@ -107,8 +105,7 @@ final class CampaignCommand implements Runnable {
     @Option(names = "--commits", description = "Writer commits per rate (default: ${DEFAULT-VALUE}).")
     int commits = 30;
 
-    @Option(names = "--seed", description = "Seed of the faults and of the writer (default: ${DEFAULT-VALUE}).")
-    long seed = 1;
+    @CommandLine.Mixin SeedOption seed;
 
     @Option(names = "--converge-timeout", description = "How long a rate may take to reach the source head (default: ${DEFAULT-VALUE}).")
     Duration convergeTimeout = Duration.ofMinutes(3);
@@ -116,7 +113,7 @@ final class CampaignCommand implements Runnable {
     @Override
     public Integer call() throws Exception {
       PrintWriter out = spec.commandLine().getOut();
-      return new FaultCampaign(rates, commits, seed, convergeTimeout, out).run() ? 0 : 1;
+      return new FaultCampaign(rates, commits, seed.seed(), convergeTimeout, out).run() ? 0 : 1;
     }
   }
 }

@@ -1,8 +1,8 @@
 package io.icerepl.app.cli;
 
 import io.icerepl.app.demo.TableWrites;
-import io.icerepl.app.replicate.ReplicationOptions;
-import io.icerepl.app.replicate.TableReplicator;
+import io.icerepl.app.engine.ReplicationOptions;
+import io.icerepl.app.engine.TableReplicator;
 import io.icerepl.copier.store.LocalObjectStore;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -34,7 +34,6 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Types;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 
 /**
  * {@code demo}: writes a small source table with the Iceberg library (appends over partitions, a
@@ -44,6 +43,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "demo",
     mixinStandardHelpOptions = true,
+    showDefaultValues = true,
     description = "Writes a sample source table, replicates it twice, and compares replica and source.")
 final class DemoCommand implements Callable<Integer> {
   private static final Schema SCHEMA =
@@ -54,16 +54,14 @@ final class DemoCommand implements Callable<Integer> {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-  @Option(names = "--dir", paramLabel = "<folder>",
-      description = "Folder for the demo's source and replica tables (default: ${DEFAULT-VALUE}).")
-  Path dir = Path.of("target", "demo");
+  @CommandLine.Mixin WorkDirOption work = new WorkDirOption(Path.of("target", "demo"));
 
   private long nextId = 1;
 
   @Override
   public Integer call() throws IOException {
     PrintWriter out = spec.commandLine().getOut();
-    Path base = dir.toAbsolutePath();
+    Path base = work.dir().orElseThrow().toAbsolutePath();
     deleteRecursively(base);
     Files.createDirectories(base);
     String sourceLocation = base.resolve("source").toUri().toString();

@@ -1,12 +1,10 @@
 package io.icerepl.app.cli;
 
-import io.icerepl.app.retention.RetentionResult;
-import io.icerepl.app.retention.RetentionRunner;
-import io.icerepl.app.retention.RetentionSettings;
-import io.icerepl.merge.json.TableMetadataParser;
+import io.icerepl.app.engine.retention.RetentionResult;
+import io.icerepl.app.engine.retention.RetentionRunner;
+import io.icerepl.app.engine.retention.RetentionOptions;
 import io.icerepl.merge.retention.Durations;
 import io.icerepl.merge.retention.ExpireOptions;
-import io.icerepl.merge.retention.RetentionPolicy;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.time.Instant;
@@ -16,7 +14,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.function.UnaryOperator;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -25,6 +22,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "expire",
     mixinStandardHelpOptions = true,
+    showDefaultValues = true,
     description = {
       "Expires snapshots on a replica by the replica's own policy, then deletes the files no",
       "retained snapshot reaches. The table-level policy is the replica's history.expire.*",
@@ -36,9 +34,9 @@ final class ExpireCommand implements Callable<Integer> {
 
   @CommandLine.Mixin StoreOptions stores;
 
-  @Option(names = "--target", required = true, paramLabel = "<location>",
-      description = "Replica table location: an absolute path, a file: URI or s3://bucket/path.")
-  String target;
+  @CommandLine.Mixin TargetOption target;
+
+  @CommandLine.Mixin MetadataLimitOption metadataLimit;
 
   @Option(names = "--retention-period", paramLabel = "<duration>",
       description = "Keep snapshots younger than this (e.g. 90d, 1d12h, 500ms); overrides the table-level"
@@ -78,24 +76,21 @@ final class ExpireCommand implements Callable<Integer> {
     if (retainLast != null && retainLast < 1) {
       throw new IllegalArgumentException("Cannot expire snapshots: --retain-last must be at least 1, got " + retainLast);
     }
-    ExpireOptions options =
-        new ExpireOptions(
-            Optional.ofNullable(expireBefore).map(ExpireCommand::parseInstant),
-            Optional.ofNullable(retentionPeriod).map(Durations::parseMillis),
-            Optional.ofNullable(retainLast),
-            new HashSet<>(snapshotIds),
-            dryRun);
-    UnaryOperator<RetentionPolicy> adjust = UnaryOperator.identity();
-    if (maxRefAge != null) {
-      long refAge = Durations.parseMillis(maxRefAge);
-      adjust = p -> new RetentionPolicy(p.minSnapshotsToKeep(), p.maxSnapshotAgeMs(), refAge);
-    }
-    RetentionSettings settings =
-        new RetentionSettings(replicaOwnsFiles, 100_000, TableMetadataParser.DEFAULT_MAX_METADATA_BYTES);
+    RetentionOptions options =
+        new RetentionOptions(
+            new ExpireOptions(
+                Optional.ofNullable(expireBefore).map(ExpireCommand::parseInstant),
+                Optional.ofNullable(retentionPeriod).map(Durations::parseMillis),
+                Optional.ofNullable(retainLast),
+                new HashSet<>(snapshotIds),
+                dryRun),
+            Optional.ofNullable(maxRefAge).map(Durations::parseMillis),
+            replicaOwnsFiles);
     try (StoreOptions opened = stores) {
       RetentionResult result =
-          new RetentionRunner(stores.target(target), Clock.systemUTC(), settings)
-              .expire(target, Optional.empty(), adjust, options);
+          RetentionRunner.expire(
+              stores.target(target.target()), Clock.systemUTC(), target.target(), options,
+              metadataLimit.maxMetadataBytes());
       print(spec.commandLine().getOut(), result);
       return 0;
     }

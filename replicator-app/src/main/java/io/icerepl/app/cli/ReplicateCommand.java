@@ -1,9 +1,8 @@
 package io.icerepl.app.cli;
 
-import io.icerepl.app.replicate.ReplicationOptions;
-import io.icerepl.app.replicate.ReplicationSummary;
-import io.icerepl.app.replicate.TableReplicator;
-import io.icerepl.merge.json.TableMetadataParser;
+import io.icerepl.app.engine.ReplicationOptions;
+import io.icerepl.app.engine.ReplicationSummary;
+import io.icerepl.app.engine.TableReplicator;
 import io.icerepl.merge.path.PathMapping;
 import java.io.PrintWriter;
 import io.icerepl.merge.retention.Durations;
@@ -23,6 +22,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "replicate",
     mixinStandardHelpOptions = true,
+    showDefaultValues = true,
     description = {
       "Replicates a table: the first run backfills the replica from the source's current metadata;",
       "later runs apply each newer source metadata version, in the source's order, as one replica",
@@ -39,9 +39,7 @@ final class ReplicateCommand implements Callable<Integer> {
       description = "Source table location: an absolute path, a file: URI or s3://bucket/path.")
   String source;
 
-  @Option(names = "--target", required = true, paramLabel = "<location>",
-      description = "Replica table location: an absolute path, a file: URI or s3://bucket/path.")
-  String target;
+  @CommandLine.Mixin TargetOption target;
 
   @Option(names = "--source-metadata", paramLabel = "<file>",
       description = "Source metadata file to replicate up to (a path, or a name in the source's"
@@ -57,19 +55,15 @@ final class ReplicateCommand implements Callable<Integer> {
       description = "Apply only the newest source version instead of each intermediate one.")
   boolean coalesce;
 
-  @Option(names = "--max-metadata-bytes", paramLabel = "<bytes>",
-      description = "Largest metadata file read, after decompression (default: ${DEFAULT-VALUE}).")
-  long maxMetadataBytes = TableMetadataParser.DEFAULT_MAX_METADATA_BYTES;
+  @CommandLine.Mixin MetadataLimitOption metadataLimit;
 
   @Option(names = "--settle-time", paramLabel = "<duration>",
       description = "Without a version hint, a <V>-<uuid>.metadata.json file younger than this is not"
           + " yet taken for the source's head: a writer that lost its catalog commit leaves one"
-          + " (units ms, s, m, h; default: ${DEFAULT-VALUE}).")
+          + " (units ms, s, m, h).")
   String settleTime = "5s";
 
-  @Option(names = "--parallelism", paramLabel = "<n>",
-      description = "Files copied at once (default: ${DEFAULT-VALUE}).")
-  int parallelism = 8;
+  @CommandLine.Mixin ThreadsOption threads;
 
   @Override
   public Integer call() {
@@ -83,12 +77,13 @@ final class ReplicateCommand implements Callable<Integer> {
     }
     ReplicationOptions options =
         new ReplicationOptions(
-            prefixes, coalesce, maxMetadataBytes, parallelism, Duration.ofMillis(Durations.parseMillis(settleTime)));
-    ExecutorService executor = Executors.newFixedThreadPool(parallelism);
+            prefixes, coalesce, metadataLimit.maxMetadataBytes(), threads.threads(),
+            Duration.ofMillis(Durations.parseMillis(settleTime)));
+    ExecutorService executor = Executors.newFixedThreadPool(threads.threads());
     try (StoreOptions opened = stores) {
       ReplicationSummary summary =
-          new TableReplicator(stores.source(source), stores.target(target), Clock.systemUTC(), executor, options)
-              .replicate(source, target, Optional.ofNullable(sourceMetadata));
+          new TableReplicator(stores.source(source), stores.target(target.target()), Clock.systemUTC(), executor, options)
+              .replicate(source, target.target(), Optional.ofNullable(sourceMetadata));
       print(spec.commandLine().getOut(), summary);
       return 0;
     } finally {

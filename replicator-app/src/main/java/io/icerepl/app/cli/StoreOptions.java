@@ -1,15 +1,14 @@
 package io.icerepl.app.cli;
 
 import io.icerepl.copier.publish.ReplicaLayout;
+import io.icerepl.app.engine.worker.SchemeStores;
 import io.icerepl.copier.s3.S3Endpoint;
-import io.icerepl.copier.s3.S3ObjectStore;
 import io.icerepl.copier.s3.S3Resilience;
 import io.icerepl.copier.s3.S3StoreSettings;
-import io.icerepl.copier.store.LocalObjectStore;
 import io.icerepl.copier.store.ObjectStore;
-import java.lang.management.ManagementFactory;
 import java.net.URI;
-import java.util.ArrayList;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import picocli.CommandLine.Option;
@@ -30,7 +29,7 @@ final class StoreOptions implements AutoCloseable {
   @Option(names = "--target-endpoint", paramLabel = "<url>", description = "S3 endpoint of the target side.")
   URI targetEndpoint;
 
-  @Option(names = "--region", paramLabel = "<region>", description = "S3 region of both sides (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--region", paramLabel = "<region>", description = "S3 region of both sides.")
   String region = "us-east-1";
 
   @Option(names = "--source-region", paramLabel = "<region>", description = "S3 region of the source side.")
@@ -43,37 +42,42 @@ final class StoreOptions implements AutoCloseable {
   boolean pathStyle;
 
   @Option(names = "--lock-prefix", paramLabel = "<prefix>",
-      description = "Key prefix of the table leases in the target bucket; the service's replicator.s3.lock-prefix "
-          + "(default: ${DEFAULT-VALUE}), so that the command and the service never run on one table at once.")
+      description = "Key prefix of the table leases in the target bucket; the service's replicator.s3.lock-prefix"
+          + " default, so that the command and the service never run on one table at once.")
   String lockPrefix = ReplicaLayout.DEFAULT_LOCK_PREFIX;
 
-  private final List<S3ObjectStore> opened = new ArrayList<>();
+  private SchemeStores stores;
 
   ObjectStore source(String location) {
-    return store(location, sourceEndpoint, sourceRegion);
+    return stores().sourceStore(location);
   }
 
   ObjectStore target(String location) {
-    return store(location, targetEndpoint, targetRegion);
+    return stores().targetStore(location);
   }
 
-  private ObjectStore store(String location, URI sideEndpoint, String sideRegion) {
-    if (!(location.startsWith("s3://") || location.startsWith("s3a://") || location.startsWith("s3n://"))) {
-      return new LocalObjectStore();
+  private SchemeStores stores() {
+    if (stores == null) {
+      S3StoreSettings settings =
+          SchemeStores.leaseSettings(lockPrefix, Duration.parse(S3StoreSettings.DEFAULT_LOCK_TTL), Clock.systemUTC());
+      stores =
+          SchemeStores.withS3(
+              new SchemeStores.S3Access(side(sourceEndpoint, sourceRegion), side(targetEndpoint, targetRegion), settings,
+                  S3Resilience.defaults(), List.of()));
     }
-    URI uri = sideEndpoint != null ? sideEndpoint : endpoint;
-    S3Endpoint s3 =
-        new S3Endpoint(Optional.ofNullable(uri), sideRegion != null ? sideRegion : region, Optional.empty(), Optional.empty(),
-            pathStyle);
-    S3StoreSettings settings =
-        S3StoreSettings.defaults(ManagementFactory.getRuntimeMXBean().getName()).withLockPrefix(lockPrefix);
-    S3ObjectStore store = S3ObjectStore.create(s3, settings, S3Resilience.defaults());
-    opened.add(store);
-    return store;
+    return stores;
+  }
+
+  private S3Endpoint side(URI sideEndpoint, String sideRegion) {
+    return new S3Endpoint(
+        Optional.ofNullable(sideEndpoint != null ? sideEndpoint : endpoint), sideRegion != null ? sideRegion : region,
+        Optional.empty(), Optional.empty(), pathStyle);
   }
 
   @Override
   public void close() {
-    opened.forEach(S3ObjectStore::close);
+    if (stores != null) {
+      stores.close();
+    }
   }
 }

@@ -1,28 +1,23 @@
 package io.icerepl.app.service;
 
-import io.icerepl.app.replicate.ReplicationOptions;
+import io.icerepl.app.service.config.EngineSettings;
 import io.icerepl.app.service.config.ReplicatorProperties;
-import io.icerepl.app.service.config.ReplicatorProperties.Rule;
 import io.icerepl.app.service.events.EventIntake;
 import io.icerepl.app.service.events.EventParser;
 import io.icerepl.app.service.status.StatusBoard;
-import io.icerepl.app.service.worker.LocalStoreFactory;
-import io.icerepl.app.service.worker.Reconciler;
-import io.icerepl.app.service.worker.ReplicationCoordinator;
-import io.icerepl.app.service.worker.ServiceSchedules;
-import io.icerepl.app.service.worker.StoreFactory;
-import io.icerepl.app.service.worker.TableDiscovery;
-import io.icerepl.app.service.worker.TableRules;
-import io.icerepl.app.service.worker.TableRunner;
+import io.icerepl.app.engine.worker.Reconciler;
+import io.icerepl.app.engine.worker.SchemeStores;
+import io.icerepl.app.engine.worker.ReplicationCoordinator;
+import io.icerepl.app.engine.worker.StoreFactory;
+import io.icerepl.app.engine.worker.TableDiscovery;
+import io.icerepl.app.engine.worker.TableRules;
+import io.icerepl.app.engine.worker.TableRunner;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Collectors;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -45,31 +40,25 @@ class ServiceConfiguration {
 
   @Bean
   TableRules tableRules(ReplicatorProperties properties) {
-    return new TableRules(properties.rules());
+    return new TableRules(EngineSettings.rules(properties));
   }
 
   @Bean
   TableDiscovery tableDiscovery(ObjectProvider<StoreFactory> stores) {
-    return new TableDiscovery(stores.getIfAvailable(LocalStoreFactory::new));
+    return new TableDiscovery(stores.getIfAvailable(SchemeStores::local));
   }
 
   /** Closed after the coordinator, which depends on it, has let running work finish. */
   @Bean(destroyMethod = "close")
   TableRunner tableRunner(
-      ReplicatorProperties properties, ObjectProvider<StoreFactory> stores, ObjectProvider<Clock> clock, StatusBoard board) {
+      ReplicatorProperties properties, ObjectProvider<StoreFactory> stores, ObjectProvider<Clock> clock, TableRules rules,
+      StatusBoard board) {
     ExecutorService fileExecutor =
         Executors.newFixedThreadPool(
             properties.concurrency().tables() * properties.concurrency().filesPerTable(), threads("replicator-files-"));
-    ReplicationOptions options =
-        new ReplicationOptions(
-            List.of(), properties.coalesceVersions(), properties.maxMetadataBytes().toBytes(),
-            properties.concurrency().filesPerTable(), properties.settleTime());
-    Map<String, ReplicatorProperties.Retention> retention =
-        properties.rules().stream().collect(Collectors.toMap(Rule::name, Rule::retention));
-    Map<String, Rule> rules = properties.rules().stream().collect(Collectors.toMap(Rule::name, r -> r));
     return new TableRunner(
-        stores.getIfAvailable(LocalStoreFactory::new), clock.getIfAvailable(Clock::systemUTC), fileExecutor, options,
-        retention::get, board, rules::get);
+        stores.getIfAvailable(SchemeStores::local), clock.getIfAvailable(Clock::systemUTC), fileExecutor,
+        EngineSettings.replication(properties), rules, board);
   }
 
   @Bean(destroyMethod = "close")
@@ -96,8 +85,9 @@ class ServiceConfiguration {
   }
 
   @Bean
-  ServiceSchedules serviceSchedules(ReplicatorProperties properties, Reconciler reconciler, TaskScheduler taskScheduler) {
-    return new ServiceSchedules(properties, reconciler, taskScheduler);
+  ServiceSchedules serviceSchedules(
+      ReplicatorProperties properties, TableRules rules, Reconciler reconciler, TaskScheduler taskScheduler) {
+    return new ServiceSchedules(properties.reconciliationInterval(), rules.rules(), reconciler, taskScheduler);
   }
 
   @Bean

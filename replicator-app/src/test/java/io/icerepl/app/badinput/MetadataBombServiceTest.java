@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.icerepl.app.replicate.SourceTable;
+import io.icerepl.app.engine.SourceTable;
 import io.icerepl.app.service.HttpJson;
 import io.icerepl.app.service.RunningService;
 import io.icerepl.merge.json.GzipBomb;

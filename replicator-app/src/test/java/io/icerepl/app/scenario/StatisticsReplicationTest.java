@@ -2,10 +2,10 @@ package io.icerepl.app.scenario;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icerepl.app.replicate.SourceTable;
-import io.icerepl.app.retention.RetentionResult;
-import io.icerepl.app.retention.RetentionRunner;
-import io.icerepl.app.retention.RetentionSettings;
+import io.icerepl.app.engine.SourceTable;
+import io.icerepl.app.engine.retention.RetentionResult;
+import io.icerepl.app.engine.retention.RetentionRunner;
+import io.icerepl.app.engine.retention.RetentionSettings;
 import io.icerepl.copier.store.LocalObjectStore;
 import io.icerepl.merge.retention.ExpireOptions;
 import java.nio.file.Files;

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.icerepl.app.demo.S3Warehouse;
 import io.icerepl.app.demo.TableWrites;
-import io.icerepl.app.replicate.SourceTable;
+import io.icerepl.app.engine.SourceTable;
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.localstack.EmbeddedSqs;
 import io.icerepl.localstack.S3EventMessages;

@@ -1,10 +1,10 @@
 package io.icerepl.app.service.events;
 
-import io.icerepl.app.service.config.ReplicatorProperties.Rule;
-import io.icerepl.app.service.worker.ReplicationCoordinator;
-import io.icerepl.app.service.worker.TableDiscovery;
-import io.icerepl.app.service.worker.TableKey;
-import io.icerepl.app.service.worker.TableRules;
+import io.icerepl.app.engine.worker.ReplicationCoordinator;
+import io.icerepl.app.engine.worker.TableDiscovery;
+import io.icerepl.app.engine.worker.TableKey;
+import io.icerepl.app.engine.worker.TableRule;
+import io.icerepl.app.engine.worker.TableRules;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
@@ -82,7 +82,7 @@ public final class EventIntake {
   /** A location nested in a table (metadata files under its data folder) is that table, not a new one. */
   private List<TableKey> enclosing(List<TableKey> keys) {
     TableKey key = keys.get(0);
-    Rule rule = rules.rule(key.rule());
+    TableRule rule = rules.rule(key.rule());
     String table;
     try {
       table = discovery.enclosingTable(rule, key.table());

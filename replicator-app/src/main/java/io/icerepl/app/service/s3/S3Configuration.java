@@ -1,14 +1,12 @@
 package io.icerepl.app.service.s3;
 
-import io.icerepl.app.service.worker.StoreFactory;
+import io.icerepl.app.engine.worker.SchemeStores;
 import io.icerepl.copier.s3.S3Endpoint;
-import io.icerepl.copier.s3.S3ObjectStore;
 import io.icerepl.copier.s3.S3Resilience;
 import io.icerepl.copier.s3.S3ResilienceSettings;
 import io.icerepl.copier.s3.S3StoreSettings;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.util.Optional;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
@@ -42,31 +40,18 @@ class S3Configuration {
 
   /** SDK interceptors declared as beans (tracing; tests inject faults with one) apply to both sides. */
   @Bean(destroyMethod = "close")
-  S3ObjectStore sourceS3Store(
+  SchemeStores s3Stores(
       S3Properties properties, S3Resilience resilience, ObjectProvider<Clock> clock,
       ObjectProvider<ExecutionInterceptor> interceptors) {
-    return S3ObjectStore.create(
-        endpoint(properties.source()), settings(properties, clock.getIfAvailable(Clock::systemUTC)), resilience, interceptors.orderedStream().toList());
-  }
-
-  @Bean(destroyMethod = "close")
-  S3ObjectStore targetS3Store(
-      S3Properties properties, S3Resilience resilience, ObjectProvider<Clock> clock,
-      ObjectProvider<ExecutionInterceptor> interceptors) {
-    return S3ObjectStore.create(
-        endpoint(properties.target()), settings(properties, clock.getIfAvailable(Clock::systemUTC)), resilience, interceptors.orderedStream().toList());
-  }
-
-  @Bean
-  StoreFactory s3StoreFactory(S3ObjectStore sourceS3Store, S3ObjectStore targetS3Store) {
-    return new S3StoreFactory(sourceS3Store, targetS3Store);
+    return SchemeStores.withS3(
+        new SchemeStores.S3Access(
+            endpoint(properties.source()), endpoint(properties.target()),
+            settings(properties, clock.getIfAvailable(Clock::systemUTC)), resilience,
+            interceptors.orderedStream().toList()));
   }
 
   static S3StoreSettings settings(S3Properties properties, Clock clock) {
-    // The owner names this process in a lease, so an operator can tell who holds a table.
-    String owner = ManagementFactory.getRuntimeMXBean().getName();
-    S3StoreSettings settings = S3StoreSettings.defaults(owner).withLockPrefix(properties.lockPrefix());
-    return settings.withLock(settings.lockPrefix(), owner, properties.lockTtl(), clock);
+    return SchemeStores.leaseSettings(properties.lockPrefix(), properties.lockTtl(), clock);
   }
 
   private static S3Endpoint endpoint(S3Properties.Side side) {

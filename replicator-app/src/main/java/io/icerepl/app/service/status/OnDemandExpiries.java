@@ -1,7 +1,7 @@
 package io.icerepl.app.service.status;
 
-import io.icerepl.app.retention.RetentionResult;
-import io.icerepl.app.service.worker.TableKey;
+import io.icerepl.app.engine.retention.RetentionResult;
+import io.icerepl.app.engine.worker.TableKey;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;

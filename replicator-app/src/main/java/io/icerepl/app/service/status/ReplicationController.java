@@ -2,8 +2,8 @@ package io.icerepl.app.service.status;
 
 import io.icerepl.app.service.config.ReplicatorProperties;
 import io.icerepl.app.service.security.ApiProperties;
-import io.icerepl.app.service.worker.ReplicationCoordinator;
-import io.icerepl.app.service.worker.TableKey;
+import io.icerepl.app.engine.worker.ReplicationCoordinator;
+import io.icerepl.app.engine.worker.TableKey;
 import jakarta.servlet.http.HttpServletRequest;
 import java.security.Principal;
 import java.util.List;

@@ -1,8 +1,10 @@
 package io.icerepl.app.service.status;
 
-import io.icerepl.app.replicate.ReplicationSummary;
-import io.icerepl.app.replicate.TableReplicationException;
-import io.icerepl.app.service.worker.TableKey;
+import io.icerepl.app.engine.ReplicationSummary;
+import io.icerepl.app.engine.worker.Observation;
+import io.icerepl.app.engine.TableReplicationException;
+import io.icerepl.app.engine.worker.TableKey;
+import io.icerepl.app.engine.worker.TableStatus;
 import io.icerepl.merge.error.DivergedReplicaException;
 import io.icerepl.merge.error.ReplicationException;
 import io.micrometer.core.instrument.Counter;
@@ -34,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * since the replica was last seen in sync (or, never seen so, since this service started watching
  * the table). A rule whose listing fails counts as lagging since its last successful listing.
  */
-public final class StatusBoard {
+public final class StatusBoard implements TableStatus {
   private static final Logger LOG = LoggerFactory.getLogger(StatusBoard.class);
 
   private final Clock clock;

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.icerepl.app.demo.S3Warehouse;
 import io.icerepl.app.demo.TableWrites;
-import io.icerepl.app.replicate.SourceTable;
+import io.icerepl.app.engine.SourceTable;
 import io.icerepl.app.service.RunningService;
 import java.time.Duration;
 import java.util.HashMap;

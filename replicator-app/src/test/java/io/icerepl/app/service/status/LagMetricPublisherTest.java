@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.icerepl.app.service.worker.TableKey;
+import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.merge.error.DivergedReplicaException;
 import io.icerepl.merge.error.TableBusyException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -3,9 +3,9 @@ package io.icerepl.app.service.status;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.icerepl.app.retention.RetentionResult;
-import io.icerepl.app.service.worker.ReplicationCoordinator;
-import io.icerepl.app.service.worker.TableKey;
+import io.icerepl.app.engine.retention.RetentionResult;
+import io.icerepl.app.engine.worker.ReplicationCoordinator;
+import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.merge.retention.UnreachableFiles;
 import java.time.Duration;
 import java.util.List;

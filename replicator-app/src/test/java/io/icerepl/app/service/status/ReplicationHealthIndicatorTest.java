@@ -2,9 +2,10 @@ package io.icerepl.app.service.status;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icerepl.app.replicate.ReplicationSummary;
-import io.icerepl.app.replicate.TableReplicationException;
-import io.icerepl.app.service.worker.TableKey;
+import io.icerepl.app.engine.ReplicationSummary;
+import io.icerepl.app.engine.worker.Observation;
+import io.icerepl.app.engine.TableReplicationException;
+import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.merge.error.ConflictException;
 import io.icerepl.merge.head.SourceHead;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -13,6 +14,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.health.contributor.Status;
 
@@ -67,7 +69,7 @@ class ReplicationHealthIndicatorTest {
   }
 
   private static ReplicationSummary summary() {
-    return new ReplicationSummary(1, 1, 2, 100, 1, List.of("a/v1.metadata.json"), List.of(), List.of());
+    return new ReplicationSummary(1, 1, 2, 100, 1, List.of("a/v1.metadata.json"), List.of(), List.of(), Optional.empty());
   }
 
   private static Observation inSync() {

@@ -1,0 +1,14 @@
+package io.icerepl.app.cli;
+
+import picocli.CommandLine.Option;
+
+/** The replica table a command works on. */
+public final class TargetOption {
+  @Option(names = "--target", required = true, paramLabel = "<location>",
+      description = "Replica table location: an absolute path, a file: URI or s3://bucket/path.")
+  String target;
+
+  public String target() {
+    return target;
+  }
+}

@@ -1,0 +1,52 @@
+package io.icerepl.app.engine;
+
+import io.icerepl.app.engine.replica.ReplicaFiles;
+import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.merge.error.BadInputException;
+import io.icerepl.merge.head.SourceHead;
+import io.icerepl.merge.path.TableLayout;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The head as readers find it in the metadata folder: the version hint, else the single newest,
+ * passing over catalog-style files younger than the settle time.
+ */
+public final class FileSystemHeadResolver implements SourceHeadResolver {
+  private final ObjectStore store;
+  private final Clock clock;
+  private final Duration settleTime;
+
+  public FileSystemHeadResolver(ObjectStore store, Clock clock, Duration settleTime) {
+    this.store = store;
+    this.clock = clock;
+    this.settleTime = settleTime;
+  }
+
+  @Override
+  public Head head(String location) {
+    String folder = TableLayout.metadataFolder(location);
+    try {
+      List<ObjectStore.Entry> entries = store.listEntries(folder);
+      Optional<String> hint = Optional.empty();
+      if (entries.stream().anyMatch(e -> e.name().equals(TableLayout.VERSION_HINT))) {
+        hint = Optional.of(ReplicaFiles.readText(store, TableLayout.join(folder, TableLayout.VERSION_HINT)));
+      }
+      List<SourceHead.Listed> files =
+          entries.stream().map(e -> new SourceHead.Listed(e.name(), e.lastModifiedMs())).toList();
+      SourceHead.Resolution resolution =
+          SourceHead.resolve(folder, files, hint, clock.millis(), settleTime.toMillis());
+      String name =
+          resolution.head()
+              .orElseThrow(() -> new BadInputException(
+                  "Cannot resolve the current metadata of " + folder + ": it holds no metadata file"));
+      return new Head(TableLayout.join(folder, name), resolution.settlesAtMs(), resolution.settlingSinceMs());
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot list " + folder + ": " + e.getMessage(), e);
+    }
+  }
+}

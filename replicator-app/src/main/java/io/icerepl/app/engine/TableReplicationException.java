@@ -1,0 +1,28 @@
+package io.icerepl.app.engine;
+
+import io.icerepl.merge.error.ReplicationException;
+
+/** A replication of one table failed; the replica was left as it was. */
+public final class TableReplicationException extends RuntimeException {
+  private final String table;
+
+  public TableReplicationException(String table, RuntimeException cause) {
+    super(messageOf(table, cause), cause);
+    this.table = table;
+  }
+
+  public String table() {
+    return table;
+  }
+
+  public boolean retryable() {
+    return getCause() instanceof ReplicationException r && r.retryable();
+  }
+
+  private static String messageOf(String table, RuntimeException cause) {
+    String message = cause.getMessage();
+    return message != null && message.contains(table)
+        ? message
+        : "Cannot replicate table " + table + ": " + message;
+  }
+}

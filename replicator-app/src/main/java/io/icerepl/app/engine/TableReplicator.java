@@ -1,0 +1,333 @@
+package io.icerepl.app.engine;
+
+import io.icerepl.app.engine.replica.ReplicaFiles;
+import io.icerepl.app.engine.replica.ReplicaHead;
+import io.icerepl.app.engine.retention.PendingDeletion;
+import io.icerepl.app.engine.retention.RetentionSettings;
+import io.icerepl.copier.commit.CopyPlanner;
+import io.icerepl.copier.commit.CopyProgress;
+import io.icerepl.copier.commit.MetadataPublisher;
+import io.icerepl.copier.commit.PlanExecutor;
+import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.merge.error.MissingFileException;
+import io.icerepl.merge.error.PathOutsideMappingException;
+import io.icerepl.merge.error.ReplicationException;
+import io.icerepl.merge.json.TableMetadata;
+import io.icerepl.merge.json.TableMetadataParser;
+import io.icerepl.merge.metadata.MergeRequest;
+import io.icerepl.merge.metadata.MergeResult;
+import io.icerepl.merge.metadata.MetadataMerge;
+import io.icerepl.merge.metadata.ReplicaCommits;
+import io.icerepl.merge.metadata.VersionSequence;
+import io.icerepl.merge.path.PathMapping;
+import io.icerepl.merge.path.SourcePrefixes;
+import io.icerepl.merge.path.TableLayout;
+import io.icerepl.merge.plan.CopyPlan;
+import io.icerepl.merge.state.ReplicaState;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Replicates one source table to one replica location: resolves the source head, applies every
+ * newer source version in the source's order as one replica commit each, and publishes each
+ * commit only after everything it names is in place.
+ */
+public final class TableReplicator {
+  private static final Logger LOG = LoggerFactory.getLogger(TableReplicator.class);
+
+  private final ObjectStore source;
+  private final ObjectStore target;
+  private final Clock clock;
+  private final ReplicationOptions options;
+  private final CopyPlanner planner;
+  private final PlanExecutor executor;
+  private final MetadataPublisher publisher;
+  private final ReplicaFiles replicaFiles;
+  private final SourceHeadResolver headResolver;
+  private final PendingDeletion pendingDeletion;
+
+  public TableReplicator(
+      ObjectStore source, ObjectStore target, Clock clock, ExecutorService executor, ReplicationOptions options) {
+    this(source, target, clock, executor, options, CopyProgress.Listener.NONE);
+  }
+
+  /** As above, reporting the copy progress of each commit to {@code progress}. */
+  public TableReplicator(
+      ObjectStore source,
+      ObjectStore target,
+      Clock clock,
+      ExecutorService executor,
+      ReplicationOptions options,
+      CopyProgress.Listener progress) {
+    this.source = source;
+    this.target = target;
+    this.clock = clock;
+    this.options = options;
+    this.planner = new CopyPlanner(source, target);
+    this.executor = new PlanExecutor(source, target, executor, progress);
+    this.publisher = new MetadataPublisher(target);
+    this.replicaFiles = new ReplicaFiles(target, options.maxMetadataBytes());
+    this.headResolver = new FileSystemHeadResolver(source, clock, options.settleTime());
+    this.pendingDeletion = new PendingDeletion(target, replicaFiles, RetentionSettings.defaults().batchSize());
+  }
+
+  /**
+   * Reads where source and replica stand, without the table's lease.
+   *
+   * @throws UncheckedIOException or a {@link ReplicationException} when either side cannot be read
+   */
+  public TableHeads read(String sourceLocation, String targetLocation) {
+    try {
+      SourceHeadResolver.Head resolved = headResolver.head(sourceLocation);
+      TableMetadata head = ReplicaFiles.readMetadata(source, resolved.file(), options.maxMetadataBytes());
+      Optional<ReplicaHead> replica = replicaFiles.head(sourceLocation, targetLocation);
+      return new TableHeads(resolved, head, replica, replicaFiles.state(targetLocation).expiredSnapshotIds());
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "Cannot read the heads of " + sourceLocation + " and " + targetLocation + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Replicates unless the replica already holds the source head. That is checked first without the
+   * table's lease, so an unchanged table costs a few reads and no write; a changed one is replicated
+   * from what the check read. Anything unreadable is left to the locked run to report.
+   *
+   * @throws TableReplicationException with the specific error; the replica is left as it was
+   */
+  public ReplicationResult replicateIfChanged(String sourceLocation, String targetLocation) {
+    Optional<TableHeads> before;
+    try {
+      before = Optional.of(read(sourceLocation, targetLocation));
+    } catch (RuntimeException e) {
+      before = Optional.empty();
+    }
+    if (before.isPresent() && before.get().inSync()) {
+      return new ReplicationResult(ReplicationSummary.none(), before.get());
+    }
+    return replicate(sourceLocation, targetLocation, Optional.empty(), before);
+  }
+
+  /**
+   * @param sourceLocation the source table location
+   * @param targetLocation the replica table location
+   * @param sourceMetadata the source metadata file to replicate up to, instead of resolving the head
+   * @throws TableReplicationException with the specific error; the replica is left as it was
+   */
+  public ReplicationSummary replicate(String sourceLocation, String targetLocation, Optional<String> sourceMetadata) {
+    return replicate(sourceLocation, targetLocation, sourceMetadata, Optional.empty()).summary();
+  }
+
+  /** @param before the heads read before the lease was taken: the source head is replicated up to it */
+  private ReplicationResult replicate(
+      String sourceLocation, String targetLocation, Optional<String> sourceMetadata, Optional<TableHeads> before) {
+    String table = sourceLocation;
+    try (ObjectStore.Lock lock = target.lock(targetLocation)) {
+      return run(table, sourceLocation, targetLocation, sourceMetadata, before, lock);
+    } catch (PathOutsideMappingException e) {
+      throw new TableReplicationException(table, new PathOutsideMappingException(e.getMessage() + outsideHint()));
+    } catch (ReplicationException | UncheckedIOException e) {
+      throw new TableReplicationException(table, e);
+    } catch (IOException e) {
+      throw new TableReplicationException(table, new UncheckedIOException(e.getMessage(), e));
+    }
+  }
+
+  private ReplicationResult run(
+      String table, String sourceLocation, String targetLocation, Optional<String> sourceMetadata,
+      Optional<TableHeads> before, ObjectStore.Lock lock) throws IOException {
+    SourceHeadResolver.Head resolved =
+        sourceMetadata
+            .map(f -> SourceHeadResolver.Head.given(resolveGiven(sourceLocation, f)))
+            .or(() -> before.map(TableHeads::source))
+            .orElseGet(() -> headResolver.head(sourceLocation));
+    String headFile = resolved.file();
+    Optional<Duration> settlesIn =
+        resolved.settlesAtMs().isPresent()
+            ? Optional.of(Duration.ofMillis(Math.max(0, resolved.settlesAtMs().getAsLong() - clock.millis())))
+            : Optional.empty();
+    settlesIn.ifPresent(d -> LOG.info("{}: a newer source metadata file is younger than the settle time; replicating up to {}", table, headFile));
+    TableMetadata head =
+        before.filter(b -> b.source().file().equals(headFile)).map(TableHeads::sourceMetadata)
+            .orElseGet(() -> ReplicaFiles.readMetadata(source, headFile, options.maxMetadataBytes()));
+    // read again under the lease: another run may have committed since
+    Optional<ReplicaHead> replica = replicaFiles.head(table, targetLocation, before.flatMap(TableHeads::replica));
+    ReplicaState state = replicaFiles.state(targetLocation);
+    if (replica.isPresent()) {
+      MetadataMerge.checkSameTable(head, replica.get().metadata(), headFile, replica.get().file());
+      // files an interrupted expiry left half deleted must not be taken as in place
+      if (!state.pendingDeletes().isEmpty()) {
+        lock.checkHeld("finish the deletes of an earlier expiry");
+      }
+      state = pendingDeletion.finish(targetLocation, replica.get().metadata(), state);
+    }
+    List<String> versions =
+        VersionSequence.toApply(
+            head,
+            headFile,
+            replica.flatMap(ReplicaHead::lastSourceFile),
+            replica.flatMap(ReplicaHead::lastSourceUpdatedMs),
+            options.coalesce());
+    if (versions.isEmpty()) {
+      LOG.info("{}: replica {} is up to date with {}", table, targetLocation, headFile);
+    } else {
+      LOG.info("{}: {} source version(s) to apply to {}: {}", table, versions.size(), targetLocation, versions);
+    }
+
+    SourcePrefixes prefixes =
+        SourcePrefixes.of(targetLocation, options.extraPrefixes(), options.allowedSourcePrefixes(), state.sourcePrefixes());
+    boolean formerLayout = replica.isPresent() && state.sourcePrefixes().isEmpty();
+    prefixes = learnEarlierVersions(prefixes, head, headFile, replica, versions);
+
+    Counts counts = new Counts();
+    Set<Long> pendingLost = new HashSet<>();
+    for (int i = 0; i < versions.size(); i++) {
+      String file = versions.get(i);
+      boolean last = i == versions.size() - 1;
+      TableMetadata metadata;
+      try {
+        metadata = file.equals(headFile) ? head : ReplicaFiles.readMetadata(source, file, options.maxMetadataBytes());
+      } catch (MissingFileException e) {
+        if (last) {
+          throw e;
+        }
+        LOG.warn("{}: source version {} is gone; folding it into the next", table, file);
+        counts.skipped.add(file);
+        continue;
+      }
+      if (formerLayout) {
+        prefixes = prefixes.learnFormerLayout(metadata);
+        formerLayout = false;
+      }
+      prefixes = prefixes.learn(metadata, file).learnFolderOf(file);
+      PathMapping mapping = prefixes.mapping();
+      MergeRequest.Builder request =
+          MergeRequest.builder()
+              .source(metadata, file)
+              .targetLocation(targetLocation)
+              .mapping(mapping)
+              .commitTimeMs(clock.millis())
+              .expiredSnapshotIds(state.expiredSnapshotIds())
+              .droppedRefs(state.droppedRefs())
+              .previousVersionsMax(ReplicaCommits.previousVersionsMax(metadata));
+      replica.ifPresent(r -> request.replica(r.metadata(), r.file()));
+      MergeResult merge = MetadataMerge.merge(request.build());
+      CopyPlan plan;
+      try {
+        plan = planner.plan(table, merge, replica.map(ReplicaHead::metadata), mapping);
+      } catch (MissingFileException e) {
+        if (last) {
+          throw e;
+        }
+        LOG.warn("{}: cannot complete source version {} ({}); folding it into the next", table, file, e.getMessage());
+        counts.skipped.add(file);
+        merge.addedSnapshots().forEach(s -> pendingLost.add(s.snapshotId()));
+        continue;
+      }
+      rememberPrefixes(targetLocation, prefixes, lock);
+      PlanExecutor.Outcome outcome = executor.execute(table, plan, mapping, lock);
+      long version = replica.map(ReplicaHead::version).orElse(0L) + 1;
+      lock.checkHeld("commit replica version " + version);
+      pendingDeletion.rememberReplacedStatistics(targetLocation, replica, merge.metadata());
+      TableMetadata committed = replicaFiles.recordCommit(targetLocation, replica, version, merge.metadata());
+      String published = publisher.publish(table, targetLocation, version, TableMetadataParser.toJson(committed));
+      replica = Optional.of(new ReplicaHead(version, published, committed));
+      counts.add(merge, outcome, published);
+      LOG.info(
+          "{}: committed replica version {} from {} ({} new snapshots, {} files copied, {} rewritten)",
+          table, version, file, merge.addedSnapshots().size(), outcome.filesCopied(), outcome.filesRewritten());
+    }
+    Set<Long> held = new HashSet<>();
+    replica.ifPresent(r -> r.metadata().snapshots().forEach(s -> held.add(s.snapshotId())));
+    List<Long> lost = pendingLost.stream().filter(id -> !held.contains(id)).sorted().toList();
+    if (!lost.isEmpty()) {
+      LOG.warn("{}: could not keep snapshots {}: the source removed their files first", table, lost);
+    }
+    ReplicationSummary summary =
+        new ReplicationSummary(
+            counts.versions, counts.snapshots, counts.filesCopied, counts.bytesCopied, counts.filesRewritten,
+            counts.published, counts.skipped, lost, settlesIn);
+    return new ReplicationResult(summary, new TableHeads(resolved, head, replica, state.expiredSnapshotIds()));
+  }
+
+  /**
+   * Learns the prefixes of source versions this run does not apply: on a backfill every earlier
+   * version the metadata-log names (its files may still name files under prefixes the head no
+   * longer declares), when coalescing the versions skipped. A version already gone still tells the
+   * folder it was written in.
+   */
+  private SourcePrefixes learnEarlierVersions(
+      SourcePrefixes prefixes, TableMetadata head, String headFile, Optional<ReplicaHead> replica, List<String> versions) {
+    List<String> earlier;
+    if (replica.isEmpty()) {
+      prefixes = prefixes.learn(head, headFile);
+      earlier = head.metadataLog().stream().map(TableMetadata.LogEntry::metadataFile).toList();
+    } else if (options.coalesce() && !versions.isEmpty()) {
+      earlier =
+          VersionSequence.toApply(
+                  head, headFile, replica.flatMap(ReplicaHead::lastSourceFile),
+                  replica.flatMap(ReplicaHead::lastSourceUpdatedMs), false)
+              .stream().filter(f -> !versions.contains(f)).toList();
+    } else {
+      return prefixes;
+    }
+    for (String file : earlier) {
+      try {
+        prefixes = prefixes.learnEarlier(ReplicaFiles.readMetadata(source, file, options.maxMetadataBytes()), file);
+      } catch (MissingFileException e) {
+        prefixes = prefixes.learnFolderOf(file);
+      }
+    }
+    return prefixes;
+  }
+
+  /** Recorded before any file is put under a newly learned prefix, so every later run maps it alike. */
+  private void rememberPrefixes(String targetLocation, SourcePrefixes prefixes, ObjectStore.Lock lock)
+      throws IOException {
+    ReplicaState state = replicaFiles.state(targetLocation);
+    if (!state.sourcePrefixes().equals(prefixes.learned())) {
+      lock.checkHeld("record the source prefixes");
+      replicaFiles.writeState(targetLocation, state.withSourcePrefixes(prefixes.learned()));
+    }
+  }
+
+  /** What declares a prefix, when no version of the table's metadata did. */
+  private String outsideHint() {
+    return options.allowedSourcePrefixes().isEmpty()
+        ? "; no version of the table's metadata declares a prefix holding it: map one with --map <source-prefix>=<target-prefix>"
+        : "; the table may only name files under " + options.allowedSourcePrefixes() + " and the prefixes its target maps";
+  }
+
+  private String resolveGiven(String sourceLocation, String file) {
+    return file.contains("/") ? file : TableLayout.join(TableLayout.metadataFolder(sourceLocation), file);
+  }
+
+  private static final class Counts {
+    int versions;
+    int snapshots;
+    long filesCopied;
+    long bytesCopied;
+    long filesRewritten;
+    final List<String> published = new ArrayList<>();
+    final List<String> skipped = new ArrayList<>();
+
+    void add(MergeResult merge, PlanExecutor.Outcome outcome, String file) {
+      versions++;
+      snapshots += merge.addedSnapshots().size();
+      filesCopied += outcome.filesCopied();
+      bytesCopied += outcome.bytesCopied();
+      filesRewritten += outcome.filesRewritten();
+      published.add(file);
+    }
+  }
+}

@@ -1,0 +1,100 @@
+package io.icerepl.app.engine.retention;
+
+import io.icerepl.app.engine.replica.ReplicaFiles;
+import io.icerepl.app.engine.replica.ReplicaHead;
+import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.merge.json.TableMetadata;
+import io.icerepl.merge.retention.ExpiredSnapshot;
+import io.icerepl.merge.retention.ReachabilityPlanner;
+import io.icerepl.merge.retention.UnreachableFiles;
+import io.icerepl.merge.state.ReplicaState;
+import java.io.IOException;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Finishes the deletion an interrupted expiry left pending: recomputes what its expired snapshots
+ * alone reach against the replica's current metadata, deletes that (contents, then manifests, then
+ * manifest lists) and forgets the pending deletion.
+ *
+ * <p>Both expiry and replication finish it first, under the table's lock. A half-done deletion
+ * leaves manifest lists and manifests whose contents are gone, and replication takes a manifest
+ * list or manifest present on the replica as proof that what it names is in place; once the
+ * deletion is finished, every file still there is whole again, and a snapshot the source brings
+ * back is copied anew.
+ */
+public final class PendingDeletion {
+  private static final Logger LOG = LoggerFactory.getLogger(PendingDeletion.class);
+
+  private final ObjectStore target;
+  private final ReplicaFiles replicaFiles;
+  private final int batchSize;
+
+  /**
+   * @param batchSize candidate files checked per pass over retained manifests (bounds memory)
+   */
+  public PendingDeletion(ObjectStore target, ReplicaFiles replicaFiles, int batchSize) {
+    this.target = target;
+    this.replicaFiles = replicaFiles;
+    this.batchSize = batchSize;
+  }
+
+  /**
+   * Finishes the pending deletion recorded in {@code state}, if any.
+   *
+   * @param location the replica location
+   * @param current the replica's current metadata
+   * @param state the replica's state
+   * @return the state with no pending deletion
+   */
+  public ReplicaState finish(String location, TableMetadata current, ReplicaState state) throws IOException {
+    if (state.pendingDeletes().isEmpty()) {
+      return state;
+    }
+    Set<Long> held = new HashSet<>();
+    current.snapshots().forEach(s -> held.add(s.snapshotId()));
+    // an expiry that stopped before publishing left its snapshots in the metadata: nothing of
+    // theirs was deleted, and they are retained
+    List<ExpiredSnapshot> stillExpired =
+        state.pendingDeletes().stream().filter(s -> !held.contains(s.snapshotId())).toList();
+    UnreachableFiles orphans =
+        ReachabilityPlanner.unreachableAfterInterruptedDelete(stillExpired, current, target::open, batchSize);
+    LOG.info("{}: finishing an earlier expiry: deleting {} orphaned file(s)", location, orphans.all().size());
+    for (String path : orphans.all()) {
+      target.delete(path);
+      LOG.debug("{}: deleted {}", location, path);
+    }
+    ReplicaState finished = state.withRetention(state.expiredSnapshotIds(), state.droppedRefs(), List.of());
+    replicaFiles.writeState(location, finished);
+    return finished;
+  }
+
+  /**
+   * Remembers, before a replica commit is published, the statistics files it stops naming (the
+   * source replaced or removed them), so the replica's retention deletes them.
+   *
+   * @param location the replica location
+   * @param before the replica's current version, if any
+   * @param after the metadata about to be published
+   */
+  public void rememberReplacedStatistics(String location, Optional<ReplicaHead> before, TableMetadata after)
+      throws IOException {
+    if (before.isEmpty()) {
+      return;
+    }
+    List<String> replaced = ReachabilityPlanner.statisticsFilesNoLongerNamed(before.get().metadata(), after);
+    if (replaced.isEmpty()) {
+      return;
+    }
+    ReplicaState state = replicaFiles.state(location);
+    Set<String> remembered = new LinkedHashSet<>(state.replacedStatisticsFiles());
+    remembered.addAll(replaced);
+    replicaFiles.writeState(location, state.withReplacedStatisticsFiles(List.copyOf(remembered)));
+    LOG.info("{}: statistics files no longer named, for retention to delete: {}", location, replaced);
+  }
+}

@@ -1,0 +1,182 @@
+package io.icerepl.app.engine.retention;
+
+import io.icerepl.app.engine.replica.ReplicaFiles;
+import io.icerepl.app.engine.replica.ReplicaHead;
+import io.icerepl.copier.commit.MetadataPublisher;
+import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.merge.error.BadInputException;
+import io.icerepl.merge.json.TableMetadata;
+import io.icerepl.merge.json.TableMetadataParser;
+import io.icerepl.merge.metadata.ReplicaCommits;
+import io.icerepl.merge.retention.DroppedRef;
+import io.icerepl.merge.retention.ExpireOptions;
+import io.icerepl.merge.retention.ExpiredSnapshot;
+import io.icerepl.merge.retention.ReachabilityPlanner;
+import io.icerepl.merge.retention.RetentionPlan;
+import io.icerepl.merge.retention.RetentionPlanner;
+import io.icerepl.merge.retention.RetentionPolicies;
+import io.icerepl.merge.retention.RetentionPolicy;
+import io.icerepl.merge.retention.UnreachableFiles;
+import io.icerepl.merge.state.ReplicaState;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Expires snapshots on a replica by the replica's own policy: plan (pure) → remember what expires
+ * → publish the new metadata → delete the files no retained snapshot reaches → forget the pending
+ * deletion. A crash between publish and delete leaves only orphans; the next run finishes the
+ * deletion after recomputing reachability against the replica's current metadata.
+ */
+public final class RetentionRunner {
+  private static final Logger LOG = LoggerFactory.getLogger(RetentionRunner.class);
+
+  private final ObjectStore target;
+  private final Clock clock;
+  private final RetentionSettings settings;
+  private final ReplicaFiles replicaFiles;
+  private final MetadataPublisher publisher;
+  private final PendingDeletion pendingDeletion;
+
+  public RetentionRunner(ObjectStore target, Clock clock, RetentionSettings settings) {
+    this.target = target;
+    this.clock = clock;
+    this.settings = settings;
+    this.replicaFiles = new ReplicaFiles(target, settings.maxMetadataBytes());
+    this.publisher = new MetadataPublisher(target);
+    this.pendingDeletion = new PendingDeletion(target, replicaFiles, settings.batchSize());
+  }
+
+  /** Expires the replica at {@code location} by {@code options}. */
+  public static RetentionResult expire(
+      ObjectStore target, Clock clock, String location, RetentionOptions options, long maxMetadataBytes) {
+    return new RetentionRunner(target, clock, options.settings(maxMetadataBytes))
+        .expire(location, Optional.empty(), options.adjustment(), options.expire());
+  }
+
+  /**
+   * @param location the replica location
+   * @param policy the table-level policy the replicator's configuration sets, or empty to follow
+   *     the table's {@code history.expire.*} properties
+   * @param adjust adjusts the resolved table-level policy (e.g. a configured max ref age)
+   * @param options this run's controls
+   */
+  public RetentionResult expire(
+      String location, Optional<RetentionPolicy> policy, UnaryOperator<RetentionPolicy> adjust, ExpireOptions options) {
+    try (ObjectStore.Lock lock = target.lock(location)) {
+      return run(location, policy, adjust, options, lock);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot expire snapshots of replica " + location + ": " + e.getMessage(), e);
+    }
+  }
+
+  private RetentionResult run(
+      String location, Optional<RetentionPolicy> configured, UnaryOperator<RetentionPolicy> adjust, ExpireOptions options,
+      ObjectStore.Lock lock) throws IOException {
+    ReplicaHead head =
+        replicaFiles
+            .head(location, location)
+            .orElseThrow(() -> new BadInputException("Cannot expire snapshots of " + location + ": it holds no replica"));
+    ReplicaState state = replicaFiles.state(location);
+    if (!options.dryRun()) {
+      if (!state.pendingDeletes().isEmpty()) {
+        lock.checkHeld("finish the deletes of an earlier expiry");
+      }
+      state = pendingDeletion.finish(location, head.metadata(), state);
+    }
+
+    TableMetadata before = head.metadata();
+    RetentionPolicy policy = adjust.apply(configured.orElseGet(() -> RetentionPolicies.fromProperties(before.properties())));
+    RetentionPlan plan = RetentionPlanner.plan(before, policy, options, clock.millis());
+    plan.warnings().forEach(w -> LOG.warn("{}: {}", location, w));
+    boolean filesKept = !mayDeleteFiles(before);
+    List<ExpiredSnapshot> expired = ReachabilityPlanner.describe(before, plan.expiredSnapshotIds());
+    // statistics files replication stopped naming (the source replaced or removed them) go too
+    List<String> replacedStatistics =
+        ReachabilityPlanner.unnamedStatisticsFiles(state.replacedStatisticsFiles(), before);
+    UnreachableFiles unreachable =
+        (plan.expiredSnapshotIds().isEmpty()
+                ? UnreachableFiles.none()
+                : ReachabilityPlanner.unreachable(expired, plan.metadata(), target::open, settings.batchSize()))
+            .withStatisticsFiles(replacedStatistics);
+
+    if (options.dryRun()) {
+      return new RetentionResult(
+          filesKept ? UnreachableFiles.none() : unreachable, true, filesKept, plan.expiredSnapshotIds(),
+          plan.droppedRefs(), plan.warnings(), head.file());
+    }
+    if (plan.expiredSnapshotIds().isEmpty() && plan.droppedRefs().isEmpty()) {
+      LOG.info("{}: nothing to expire", location);
+      if (filesKept) {
+        return new RetentionResult(
+            UnreachableFiles.none(), false, true, List.of(), List.of(), plan.warnings(), head.file());
+      }
+      if (!state.replacedStatisticsFiles().isEmpty()) {
+        delete(location, unreachable);
+        replicaFiles.writeState(location, replicaFiles.state(location).withReplacedStatisticsFiles(List.of()));
+      }
+      return new RetentionResult(unreachable, false, false, List.of(), List.of(), plan.warnings(), head.file());
+    }
+
+    // Remember first: once published, replication must not bring these back, and a crash before
+    // the deletes must leave enough to finish them.
+    Set<Long> expiredIds = new HashSet<>(state.expiredSnapshotIds());
+    expiredIds.addAll(plan.expiredSnapshotIds());
+    Map<String, Long> droppedRefs = new HashMap<>(state.droppedRefs());
+    plan.droppedRefs().forEach(r -> droppedRefs.put(r.name(), r.snapshotId()));
+    List<ExpiredSnapshot> pending = new ArrayList<>(state.pendingDeletes());
+    if (!filesKept) {
+      pending.addAll(expired);
+    }
+    lock.checkHeld("expire snapshots");
+    replicaFiles.writeState(location, state.withRetention(expiredIds, droppedRefs, pending));
+
+    ObjectNode json = plan.metadata().copyOfJson();
+    ReplicaCommits.setMetadataLog(json, Optional.of(before), Optional.of(head.file()), ReplicaCommits.previousVersionsMax(before));
+    ReplicaCommits.setLastUpdatedMs(json, Optional.of(before), clock.millis(), before.lastUpdatedMs());
+    TableMetadata after =
+        replicaFiles.recordCommit(
+            location, Optional.of(head), head.version() + 1, TableMetadataParser.fromJson(json, "replica " + location));
+    String published = publisher.publish(location, location, head.version() + 1, TableMetadataParser.toJson(after));
+    LOG.info(
+        "{}: expired {} snapshot(s), dropped refs {}; published {}",
+        location, plan.expiredSnapshotIds().size(), plan.droppedRefs().stream().map(DroppedRef::name).toList(), published);
+
+    if (!filesKept) {
+      lock.checkHeld("delete the files of expired snapshots");
+      delete(location, unreachable);
+      replicaFiles.writeState(
+          location,
+          replicaFiles.state(location)
+              .withRetention(expiredIds, droppedRefs, state.pendingDeletes())
+              .withReplacedStatisticsFiles(List.of()));
+    }
+    return new RetentionResult(
+        filesKept ? UnreachableFiles.none() : unreachable, false, filesKept, plan.expiredSnapshotIds(),
+        plan.droppedRefs(), plan.warnings(), published);
+  }
+
+  private void delete(String location, UnreachableFiles files) throws IOException {
+    for (String path : files.all()) {
+      target.delete(path);
+      LOG.debug("{}: deleted {}", location, path);
+    }
+  }
+
+  /** gc.enabled=false: files may be shared with other tables, unless the replica owns its files. */
+  private boolean mayDeleteFiles(TableMetadata metadata) {
+    String gc = metadata.properties().get("gc.enabled");
+    return settings.replicaOwnsFiles() || gc == null || Boolean.parseBoolean(gc.trim());
+  }
+}

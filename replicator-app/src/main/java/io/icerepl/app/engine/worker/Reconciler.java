@@ -1,0 +1,82 @@
+package io.icerepl.app.engine.worker;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The periodic pass that makes events optional: triggers every table of every rule for every
+ * target. The engine does nothing for a replica in sync, so lost events are caught up and
+ * duplicated or reordered ones are harmless.
+ */
+public final class Reconciler {
+  private static final Logger LOG = LoggerFactory.getLogger(Reconciler.class);
+
+  private final TableRules rules;
+  private final TableDiscovery discovery;
+  private final ReplicationCoordinator coordinator;
+  private final TableStatus board;
+  private final Consumer<TableKey> restore;
+
+  /**
+   * @param board told whether each rule's source could be listed
+   * @param restore reads where a replica not known yet stands, before it is first triggered
+   */
+  public Reconciler(
+      TableRules rules,
+      TableDiscovery discovery,
+      ReplicationCoordinator coordinator,
+      TableStatus board,
+      Consumer<TableKey> restore) {
+    this.rules = rules;
+    this.discovery = discovery;
+    this.coordinator = coordinator;
+    this.board = board;
+    this.restore = restore;
+  }
+
+  /**
+   * Triggers every table of every rule, after restoring the status of tables not known yet (the
+   * first pass after a start); a rule whose source cannot be listed does not stop the others.
+   */
+  public void reconcile() {
+    for (TableRule rule : rules.rules()) {
+      for (TableKey key : keys(rule)) {
+        restore.accept(key);
+        coordinator.trigger(key);
+      }
+    }
+  }
+
+  /** Expires the replicas of every table of {@code rule}, each in its lane. */
+  public void expire(TableRule rule) {
+    for (TableKey key : keys(rule)) {
+      coordinator
+          .expireNow(key)
+          .whenComplete(
+              (result, error) -> {
+                if (error != null) {
+                  LOG.warn("{}: retention of replica {} failed", key.table(), key.targetLocation(), error);
+                } else {
+                  LOG.info("{}: retention of replica {}: {}", key.table(), key.targetLocation(), result.metrics());
+                }
+              });
+    }
+  }
+
+  private List<TableKey> keys(TableRule rule) {
+    List<TableKey> keys = new ArrayList<>();
+    try {
+      for (String table : discovery.tables(rule)) {
+        keys.addAll(rules.keys(rule, table));
+      }
+    } catch (RuntimeException e) {
+      board.discoveryFailed(rule.name(), rule.source(), e);
+      return List.of();
+    }
+    board.discovered(rule.name());
+    return keys;
+  }
+}

@@ -1,0 +1,89 @@
+package io.icerepl.app.engine.worker;
+
+import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.merge.head.MetadataFileNames;
+import io.icerepl.merge.path.TableLayout;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Finds the tables under a rule's source prefix: folders, at most {@value #MAX_DEPTH} levels down,
+ * whose {@code metadata/} folder holds a metadata file. A table's own folders are not searched.
+ */
+public final class TableDiscovery {
+  static final int MAX_DEPTH = 4;
+
+  private final StoreFactory stores;
+
+  public TableDiscovery(StoreFactory stores) {
+    this.stores = stores;
+  }
+
+  /** Relative paths (e.g. {@code ns/orders}) of the tables under the rule's source prefix, sorted. */
+  public List<String> tables(TableRule rule) {
+    ObjectStore store = stores.sourceStore(rule.source());
+    List<String> found = new ArrayList<>();
+    try {
+      walk(store, rule.source(), "", 1, found);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot list tables under " + rule.source() + ": " + e.getMessage(), e);
+    }
+    found.sort(null);
+    return found;
+  }
+
+  /**
+   * The table a folder under the rule's source prefix belongs to: the outermost folder above it
+   * that is a table, else the folder itself. A table's own folders hold no other table, so an
+   * event under one (e.g. a metadata file in {@code <table>/data/x/metadata/}) is the table's.
+   */
+  public String enclosingTable(TableRule rule, String relativePath) {
+    ObjectStore store = stores.sourceStore(rule.source());
+    String[] levels = relativePath.split("/");
+    try {
+      for (int depth = 1; depth < levels.length; depth++) {
+        String path = String.join("/", java.util.Arrays.copyOf(levels, depth));
+        if (isTable(store, TableLayout.join(rule.source(), path))) {
+          return path;
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot list tables under " + rule.source() + ": " + e.getMessage(), e);
+    }
+    return relativePath;
+  }
+
+  /**
+   * Whether a source location holds a table: its {@code metadata/} folder holds a metadata file.
+   *
+   * @throws UncheckedIOException when it cannot be listed
+   */
+  public boolean holdsTable(String location) {
+    try {
+      return isTable(stores.sourceStore(location), location);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot list " + TableLayout.metadataFolder(location) + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static void walk(ObjectStore store, String prefix, String relative, int depth, List<String> found)
+      throws IOException {
+    String folder = relative.isEmpty() ? prefix : TableLayout.join(prefix, relative);
+    for (String child : store.listFolders(folder)) {
+      String name = child.endsWith("/") ? child.substring(0, child.length() - 1) : child;
+      String path = relative.isEmpty() ? name : relative + "/" + name;
+      String location = TableLayout.join(prefix, path);
+      if (isTable(store, location)) {
+        found.add(path);
+      } else if (depth < MAX_DEPTH) {
+        walk(store, prefix, path, depth + 1, found);
+      }
+    }
+  }
+
+  private static boolean isTable(ObjectStore store, String location) throws IOException {
+    return store.list(TableLayout.metadataFolder(location)).stream().anyMatch(MetadataFileNames::isMetadataFile);
+  }
+}

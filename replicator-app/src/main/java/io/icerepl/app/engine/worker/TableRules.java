@@ -1,0 +1,79 @@
+package io.icerepl.app.engine.worker;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Maps a source table to its replicas: the table's path relative to its rule's source prefix is
+ * its path under every target prefix (same name, same namespace). A table location always yields
+ * the same keys, whether it came from an event or from discovery.
+ */
+public final class TableRules {
+  private final List<TableRule> rules;
+
+  public TableRules(List<TableRule> rules) {
+    this.rules = List.copyOf(rules);
+  }
+
+  public List<TableRule> rules() {
+    return rules;
+  }
+
+  /** The rule of that name. */
+  public TableRule rule(String name) {
+    return rules.stream().filter(r -> r.name().equals(name)).findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("Cannot find rule " + name));
+  }
+
+  /** The keys of a table given by its rule and relative path, one per target. */
+  public List<TableKey> keys(TableRule rule, String relativePath) {
+    String relative = trimSlashes(relativePath);
+    List<TableKey> keys = new ArrayList<>();
+    for (RuleTarget target : rule.targets()) {
+      keys.add(new TableKey(rule.name(), target.name(), relative, join(rule.source(), relative), join(target.prefix(), relative)));
+    }
+    return keys;
+  }
+
+  /**
+   * The keys of a source table location, by the rule with the longest source prefix holding it;
+   * empty when no rule does. A location with {@code .} or {@code ..} segments is no rule's: it
+   * could name a folder outside the prefix it seems to be under.
+   */
+  public List<TableKey> keysOf(String sourceLocation) {
+    String location = trimTrailing(sourceLocation);
+    String path = location.contains("://") ? location.substring(location.indexOf("://") + 3) : location;
+    for (String segment : path.split("/", -1)) {
+      if (segment.equals(".") || segment.equals("..")) {
+        return List.of();
+      }
+    }
+    Optional<TableRule> rule =
+        rules.stream()
+            .filter(r -> location.startsWith(trimTrailing(r.source()) + "/"))
+            .max(Comparator.comparingInt(r -> trimTrailing(r.source()).length()));
+    return rule.map(r -> keys(r, location.substring(trimTrailing(r.source()).length() + 1))).orElse(List.of());
+  }
+
+  static String join(String prefix, String relative) {
+    return trimTrailing(prefix) + "/" + relative;
+  }
+
+  private static String trimTrailing(String s) {
+    String out = s;
+    while (out.endsWith("/") && !out.endsWith("://")) {
+      out = out.substring(0, out.length() - 1);
+    }
+    return out;
+  }
+
+  private static String trimSlashes(String s) {
+    String out = trimTrailing(s);
+    while (out.startsWith("/")) {
+      out = out.substring(1);
+    }
+    return out;
+  }
+}

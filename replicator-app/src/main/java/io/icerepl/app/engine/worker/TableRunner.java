@@ -1,0 +1,187 @@
+package io.icerepl.app.engine.worker;
+
+import io.icerepl.app.engine.replica.ReplicaHead;
+import io.icerepl.app.engine.ReplicationOptions;
+import io.icerepl.app.engine.ReplicationResult;
+import io.icerepl.app.engine.TableHeads;
+import io.icerepl.app.engine.TableReplicator;
+import io.icerepl.app.engine.retention.RetentionResult;
+import io.icerepl.app.engine.retention.RetentionRunner;
+import io.icerepl.copier.commit.MetadataPublisher;
+import io.icerepl.merge.head.MetadataFileNames;
+import io.icerepl.merge.json.Snapshot;
+import io.icerepl.merge.json.TableMetadata;
+import io.icerepl.merge.path.PathMapping;
+import io.icerepl.merge.path.TableLayout;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The work of one lane run, bound to the engine: replicate a key and record where source and
+ * replica stand, or expire a replica's snapshots by its rule's retention settings.
+ */
+public final class TableRunner implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(TableRunner.class);
+
+  private final StoreFactory stores;
+  private final Clock clock;
+  private final ExecutorService fileExecutor;
+  private final ReplicationOptions options;
+  private final TableRules rules;
+  private final TableStatus board;
+
+  /**
+   * @param fileExecutor copies files; shared by all runs, a separate pool from the lanes' so a
+   *     run waiting for its copies never holds the threads they need. Shut down by {@link #close}.
+   * @param rules the rules, for where their tables may keep files and their retention
+   * @param board told where each table stands
+   */
+  public TableRunner(
+      StoreFactory stores,
+      Clock clock,
+      ExecutorService fileExecutor,
+      ReplicationOptions options,
+      TableRules rules,
+      TableStatus board) {
+    this.stores = stores;
+    this.clock = clock;
+    this.fileExecutor = fileExecutor;
+    this.options = options;
+    this.rules = rules;
+    this.board = board;
+  }
+
+  /** @return when to run again for a source metadata file still too young to trust, if any */
+  public Optional<Duration> replicate(TableKey key) {
+    board.seen(key);
+    TableReplicator replicator =
+        new TableReplicator(
+            stores.sourceStore(key.sourceLocation()), stores.targetStore(key.targetLocation()), clock, fileExecutor,
+            optionsOf(key), progress -> board.progress(key, progress));
+    ReplicationResult result;
+    try {
+      result = replicator.replicateIfChanged(key.sourceLocation(), key.targetLocation());
+    } catch (RuntimeException e) {
+      // a failed run may still be behind by a known amount (a held lease, a bad file): the lag shows it
+      try {
+        board.observed(key, observation(key, replicator.read(key.sourceLocation(), key.targetLocation())));
+      } catch (RuntimeException unreadable) {
+        e.addSuppressed(unreadable);
+      }
+      throw e;
+    }
+    board.succeeded(key, result.summary(), observation(key, result.heads()));
+    return result.summary().settlesIn();
+  }
+
+  /**
+   * A table may keep files only under its own folder, its rule's allowed prefixes and the prefixes
+   * its target maps: its metadata alone must not make the service copy another table's files.
+   */
+  private ReplicationOptions optionsOf(TableKey key) {
+    TableRule rule = rules.rule(key.rule());
+    List<PathMapping.Prefix> maps = rule.target(key.target()).map(RuleTarget::map).orElse(List.of());
+    List<String> allowed = new ArrayList<>();
+    allowed.add(key.sourceLocation());
+    allowed.addAll(rule.allowedSourcePrefixes());
+    return options.forTable(maps, allowed);
+  }
+
+  /**
+   * Where a replica not seen since the service started stands, read from the replica's own
+   * metadata and the source head, so its status and lag are right before its first run.
+   */
+  public void restore(TableKey key) {
+    if (board.known(key)) {
+      return;
+    }
+    try {
+      TableReplicator replicator =
+          new TableReplicator(
+              stores.sourceStore(key.sourceLocation()), stores.targetStore(key.targetLocation()), clock, fileExecutor,
+              options);
+      board.restored(key, observation(key, replicator.read(key.sourceLocation(), key.targetLocation())));
+    } catch (RuntimeException e) {
+      // the table's run reports the same error with its state
+      LOG.info("{}: status of replica {} not restored: {}", key.table(), key.targetLocation(), e.getMessage());
+    }
+  }
+
+  public RetentionResult expire(TableKey key) {
+    return RetentionRunner.expire(
+        stores.targetStore(key.targetLocation()), clock, key.targetLocation(), rules.rule(key.rule()).retention(),
+        options.maxMetadataBytes());
+  }
+
+  /** Stops the file copies; call after the coordinator has let running work finish. */
+  @Override
+  public void close() {
+    fileExecutor.shutdownNow();
+  }
+
+  private static Observation observation(TableKey key, TableHeads heads) {
+    String sourceFile = heads.source().file();
+    TableMetadata head = heads.sourceMetadata();
+    Optional<ReplicaHead> replica = heads.replica();
+    Optional<String> replicated = heads.replicatedFileName();
+    Set<Long> lacking = new HashSet<>();
+    head.snapshots().forEach(s -> lacking.add(s.snapshotId()));
+    replica.ifPresent(r -> r.metadata().snapshots().stream().map(Snapshot::snapshotId).forEach(lacking::remove));
+    lacking.removeAll(heads.expiredSnapshotIds());
+    return new Observation(
+        sourceFile,
+        head.lastUpdatedMs(),
+        replica.map(ReplicaHead::file).orElse(null),
+        replicated.map(name -> sourcePath(head, sourceFile, key.sourceLocation(), name)).orElse(null),
+        replica.flatMap(ReplicaHead::lastSourceUpdatedMs).orElse(null),
+        heads.inSync(),
+        oldestUnreplicatedMs(head, sourceFile, replicated, heads.source().settlingSinceMs()),
+        lacking.size());
+  }
+
+  /**
+   * The source path of a metadata file the replica names (a name): the head, an entry of the
+   * head's log, else a file in the source's metadata folder.
+   */
+  private static String sourcePath(TableMetadata head, String headFile, String sourceLocation, String name) {
+    if (MetadataFileNames.fileName(headFile).equals(name)) {
+      return headFile;
+    }
+    return head.metadataLog().stream()
+        .map(TableMetadata.LogEntry::metadataFile)
+        .filter(file -> MetadataFileNames.fileName(file).equals(name))
+        .findFirst()
+        .orElseGet(() -> TableLayout.join(MetadataPublisher.metadataFolder(sourceLocation), name));
+  }
+
+  /**
+   * The commit time of the first source version after the one replicated last, from the log. When
+   * the replica holds the settled head itself, what it lacks is the newer file still settling,
+   * written at {@code settlingSinceMs}.
+   */
+  static long oldestUnreplicatedMs(
+      TableMetadata head, String headFile, Optional<String> replicatedFileName, OptionalLong settlingSinceMs) {
+    if (replicatedFileName.equals(Optional.of(MetadataFileNames.fileName(headFile)))) {
+      return settlingSinceMs.orElse(head.lastUpdatedMs());
+    }
+    List<TableMetadata.LogEntry> log = head.metadataLog();
+    int next = 0;
+    if (replicatedFileName.isPresent()) {
+      for (int i = 0; i < log.size(); i++) {
+        if (MetadataFileNames.fileName(log.get(i).metadataFile()).equals(replicatedFileName.get())) {
+          next = i + 1;
+        }
+      }
+    }
+    return next < log.size() ? log.get(next).timestampMs() : head.lastUpdatedMs();
+  }
+}

@@ -1,0 +1,29 @@
+package io.icerepl.app.engine.worker;
+
+import io.icerepl.app.engine.ReplicationSummary;
+import io.icerepl.copier.commit.CopyProgress;
+
+/** Told where each table stands as runs and discovery go; the service's status board listens. */
+public interface TableStatus {
+
+  /** A run of the key starts. */
+  void seen(TableKey key);
+
+  /** Whether the key's status is known since the start. */
+  boolean known(TableKey key);
+
+  /** Where a replica not seen since the start stands, read before its first run. */
+  void restored(TableKey key, Observation observed);
+
+  /** Where a failed run left source and replica. */
+  void observed(TableKey key, Observation observed);
+
+  void succeeded(TableKey key, ReplicationSummary summary, Observation observed);
+
+  void progress(TableKey key, CopyProgress progress);
+
+  /** The rule's source was listed. */
+  void discovered(String rule);
+
+  void discoveryFailed(String rule, String source, RuntimeException error);
+}

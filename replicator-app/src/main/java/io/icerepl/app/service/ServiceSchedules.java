@@ -1,0 +1,53 @@
+package io.icerepl.app.service;
+
+import io.icerepl.app.engine.worker.Reconciler;
+import io.icerepl.app.engine.worker.TableRule;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.scheduling.TaskScheduler;
+
+/**
+ * Starts reconciliation every {@code replicator.reconciliation-interval} (the first pass at once,
+ * which is also the backfill of new tables) and each rule's retention every
+ * {@code retention.interval} when enabled; stops them before the coordinator shuts down.
+ */
+public final class ServiceSchedules implements SmartLifecycle {
+  private final Duration reconciliationInterval;
+  private final List<TableRule> rules;
+  private final Reconciler reconciler;
+  private final TaskScheduler scheduler;
+  private final List<ScheduledFuture<?>> scheduled = new ArrayList<>();
+
+  public ServiceSchedules(
+      Duration reconciliationInterval, List<TableRule> rules, Reconciler reconciler, TaskScheduler scheduler) {
+    this.reconciliationInterval = reconciliationInterval;
+    this.rules = List.copyOf(rules);
+    this.reconciler = reconciler;
+    this.scheduler = scheduler;
+  }
+
+  @Override
+  public synchronized void start() {
+    scheduled.add(scheduler.scheduleWithFixedDelay(reconciler::reconcile, reconciliationInterval));
+    for (TableRule rule : rules) {
+      rule.retentionInterval().ifPresent(interval ->
+          scheduled.add(
+              scheduler.scheduleWithFixedDelay(
+                  () -> reconciler.expire(rule), scheduler.getClock().instant().plus(interval), interval)));
+    }
+  }
+
+  @Override
+  public synchronized void stop() {
+    scheduled.forEach(f -> f.cancel(false));
+    scheduled.clear();
+  }
+
+  @Override
+  public synchronized boolean isRunning() {
+    return !scheduled.isEmpty();
+  }
+}

@@ -1,0 +1,195 @@
+package io.icerepl.app.engine.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.icerepl.app.engine.ReplicationOptions;
+import io.icerepl.app.engine.SourceTable;
+import io.icerepl.app.engine.retention.RetentionOptions;
+import io.icerepl.app.service.status.ReplicationState;
+import io.icerepl.app.service.status.StatusBoard;
+import io.icerepl.copier.store.ForwardingObjectStore;
+import io.icerepl.copier.store.LocalObjectStore;
+import io.icerepl.copier.store.ObjectStore;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A reconciliation pass triggers every table: one whose replica already holds the source's
+ * current version must cost reads only, no lease and no write, while a changed one replicates.
+ */
+class IdleTableCostTest {
+  @TempDir Path dir;
+
+  private final CountingStore source = new CountingStore();
+  private final CountingStore target = new CountingStore();
+  private final StatusBoard board = new StatusBoard(Clock.systemUTC(), new SimpleMeterRegistry());
+
+  @Test
+  void anInSyncTableTakesNoLeaseAndWritesNothingWhileAChangedOneReplicates() throws IOException {
+    SourceTable source = SourceTable.create(dir.resolve("source"), 2);
+    source.append("a", 3);
+    source.append("b", 2);
+    String replica = dir.resolve("replica").toUri().toString();
+    TableKey key = new TableKey("rule", "target", "ns/t", source.location, replica);
+    try (TableRunner runner = runner()) {
+      runner.replicate(key);
+      assertThat(target.count("lock")).isEqualTo(1);
+
+      target.reset();
+      runner.replicate(key);
+      runner.replicate(key);
+
+      assertThat(target.counts()).doesNotContainKeys("lock", "write", "createIfAbsent", "copyFrom", "delete");
+      assertThat(board.get(key).orElseThrow().state()).isEqualTo(ReplicationState.IN_SYNC);
+
+      source.append("c", 4);
+      runner.replicate(key);
+
+      assertThat(target.count("lock")).isEqualTo(1);
+      assertThat(board.get(key).orElseThrow().state()).isEqualTo(ReplicationState.IN_SYNC);
+      source.table.refresh();
+      Table read = SourceTable.TABLES.load(replica);
+      for (Snapshot snapshot : source.table.snapshots()) {
+        assertThat(SourceTable.rows(read, snapshot.snapshotId())).isEqualTo(SourceTable.rows(source.table, snapshot.snapshotId()));
+      }
+    }
+  }
+
+  /**
+   * The run of a changed table reuses what its in-sync check read, and the status reuses what the
+   * run read and published: each metadata file is read once per pass.
+   */
+  @Test
+  void aChangedTableReadsTheSourceAndReplicaMetadataOncePerPass() throws IOException {
+    SourceTable table = SourceTable.create(dir.resolve("source"), 2);
+    table.append("a", 3);
+    String replica = dir.resolve("replica").toUri().toString();
+    TableKey key = new TableKey("rule", "target", "ns/t", table.location, replica);
+    try (TableRunner runner = runner()) {
+      runner.replicate(key);
+      String replicaHead = board.get(key).orElseThrow().replicaMetadataFile();
+      table.append("b", 2);
+      table.table.refresh();
+      String sourceHead = ((HasTableOperations) table.table).operations().current().metadataFileLocation();
+      source.reset();
+      target.reset();
+
+      runner.replicate(key);
+
+      assertThat(source.metadataReads()).containsOnlyKeys(URI.create(sourceHead).getPath());
+      assertThat(target.metadataReads()).containsOnlyKeys(URI.create(replicaHead).getPath());
+      assertThat(source.metadataReads().values()).containsOnly(1);
+      assertThat(target.metadataReads().values()).containsOnly(1);
+      assertThat(board.get(key).orElseThrow().state()).isEqualTo(ReplicationState.IN_SYNC);
+      Table read = SourceTable.TABLES.load(replica);
+      for (Snapshot snapshot : table.table.snapshots()) {
+        assertThat(SourceTable.rows(read, snapshot.snapshotId())).isEqualTo(SourceTable.rows(table.table, snapshot.snapshotId()));
+      }
+    }
+  }
+
+  private TableRunner runner() {
+    StoreFactory stores = new StoreFactory() {
+      @Override
+      public ObjectStore sourceStore(String location) {
+        return source;
+      }
+
+      @Override
+      public ObjectStore targetStore(String location) {
+        return target;
+      }
+    };
+    TableRule rule =
+        new TableRule(
+            "rule", "file:/", List.of(new RuleTarget("target", "file:/replica", List.of())), List.of(),
+            RetentionOptions.policy(Optional.empty(), Optional.empty(), Optional.empty(), false), Optional.empty());
+    return new TableRunner(stores, Clock.systemUTC(), Executors.newFixedThreadPool(2), ReplicationOptions.defaults(),
+        new TableRules(List.of(rule)), board);
+  }
+
+  /** A local store that counts the calls that take a lease or change the replica, and the metadata files read. */
+  private static final class CountingStore extends ForwardingObjectStore {
+    private final Map<String, AtomicInteger> counts = new ConcurrentHashMap<>();
+    private final Map<String, Integer> metadataReads = new ConcurrentHashMap<>();
+
+    CountingStore() {
+      super(new LocalObjectStore());
+    }
+
+    int count(String call) {
+      return counts.getOrDefault(call, new AtomicInteger()).get();
+    }
+
+    Map<String, AtomicInteger> counts() {
+      return Map.copyOf(counts);
+    }
+
+    void reset() {
+      counts.clear();
+      metadataReads.clear();
+    }
+
+    /** Reads of each metadata file, by its path. */
+    Map<String, Integer> metadataReads() {
+      return Map.copyOf(metadataReads);
+    }
+
+    @Override
+    public InputStream open(String path) throws IOException {
+      if (path.endsWith(".metadata.json")) {
+        metadataReads.merge(URI.create(path).getPath(), 1, Integer::sum);
+      }
+      return super.open(path);
+    }
+
+    private void count0(String call) {
+      counts.computeIfAbsent(call, c -> new AtomicInteger()).incrementAndGet();
+    }
+
+    @Override
+    public Lock lock(String location) throws IOException {
+      count0("lock");
+      return super.lock(location);
+    }
+
+    @Override
+    public long write(String path, Writer writer) throws IOException {
+      count0("write");
+      return super.write(path, writer);
+    }
+
+    @Override
+    public boolean createIfAbsent(String path, byte[] content) throws IOException {
+      count0("createIfAbsent");
+      return super.createIfAbsent(path, content);
+    }
+
+    @Override
+    public void copyFrom(ObjectStore source, String sourcePath, String targetPath) throws IOException {
+      count0("copyFrom");
+      super.copyFrom(source, sourcePath, targetPath);
+    }
+
+    @Override
+    public void delete(String path) throws IOException {
+      count0("delete");
+      super.delete(path);
+    }
+  }
+}

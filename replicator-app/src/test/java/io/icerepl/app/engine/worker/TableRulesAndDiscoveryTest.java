@@ -1,0 +1,89 @@
+package io.icerepl.app.engine.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.icerepl.app.engine.retention.RetentionOptions;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class TableRulesAndDiscoveryTest {
+  private static final RetentionOptions NO_RETENTION =
+      RetentionOptions.policy(Optional.empty(), Optional.empty(), Optional.empty(), false);
+
+  @TempDir Path dir;
+
+  @Test
+  void aTableMapsToTheSameRelativePathUnderEveryTarget() {
+    TableRule rule = rule("lake", "s3://src/wh/", new RuleTarget("eu", "s3://eu/wh", List.of()), new RuleTarget("us", "file:/replicas/", List.of()));
+    assertThat(new TableRules(List.of(rule)).keysOf("s3://src/wh/ns/orders/"))
+        .containsExactly(
+            new TableKey("lake", "eu", "ns/orders", "s3://src/wh/ns/orders", "s3://eu/wh/ns/orders"),
+            new TableKey("lake", "us", "ns/orders", "s3://src/wh/ns/orders", "file:/replicas/ns/orders"));
+  }
+
+  @Test
+  void theRuleWithTheLongestSourcePrefixWins() {
+    TableRule broad = rule("broad", "s3://src", new RuleTarget("t", "s3://a", List.of()));
+    TableRule narrow = rule("narrow", "s3://src/wh", new RuleTarget("t", "s3://b", List.of()));
+    List<TableKey> keys = new TableRules(List.of(broad, narrow)).keysOf("s3://src/wh/ns/orders");
+    assertThat(keys).extracting(TableKey::rule, TableKey::targetLocation).containsExactly(
+        org.assertj.core.groups.Tuple.tuple("narrow", "s3://b/ns/orders"));
+  }
+
+  @Test
+  void aTableUnderNoRuleHasNoKeys() {
+    TableRule rule = rule("lake", "s3://src/wh", new RuleTarget("t", "s3://a", List.of()));
+    assertThat(new TableRules(List.of(rule)).keysOf("s3://src/whatever/ns/t")).isEmpty();
+    assertThat(new TableRules(List.of(rule)).keysOf("s3://other/wh/ns/t")).isEmpty();
+  }
+
+  @Test
+  void aKeyNamesItsNamespaceWithLevelsJoinedByTheUnitSeparator() {
+    TableKey key = new TableKey("r", "t", "a/b/orders", "s", "d");
+    assertThat(key.namespace()).isEqualTo("a\u001Fb");
+    assertThat(new TableKey("r", "t", "a.b/orders", "s", "d").namespace()).isEqualTo("a.b");
+    assertThat(key.name()).isEqualTo("orders");
+  }
+
+  @Test
+  void discoveryFindsFoldersWithMetadataFilesUpToFourLevelsDown() throws IOException {
+    Path wh = dir.resolve("wh");
+    table(wh.resolve("top"));
+    table(wh.resolve("ns/orders"));
+    table(wh.resolve("a/b/c/deep"));
+    table(wh.resolve("a/b/c/d/too-deep"));
+    Files.createDirectories(wh.resolve("ns/empty/metadata"));
+    Files.writeString(wh.resolve("ns/empty/metadata/notes.txt"), "x");
+    Files.createDirectories(wh.resolve("ns/orders/data/inner"));
+
+    TableRule rule = rule("lake", "file:" + wh, new RuleTarget("t", "file:/r", List.of()));
+    assertThat(new TableDiscovery(SchemeStores.local()).tables(rule))
+        .containsExactly("a/b/c/deep", "ns/orders", "top");
+  }
+
+  @Test
+  void locationsOfSchemesWithNoStoreAreRefusedWithAClearMessage() {
+    assertThatThrownBy(() -> SchemeStores.local().targetStore("gs://bucket/t"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Cannot open target store for gs://bucket/t: scheme gs: is not supported"
+            + " (only s3://, s3a://, s3n://, file: and absolute paths)");
+    assertThatThrownBy(() -> SchemeStores.local().sourceStore("s3://bucket/t"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Cannot open source store for s3://bucket/t: no S3 access is configured");
+  }
+
+  private static void table(Path location) throws IOException {
+    Files.createDirectories(location.resolve("metadata"));
+    Files.writeString(location.resolve("metadata/v1.metadata.json"), "{}");
+  }
+
+  private static TableRule rule(String name, String source, RuleTarget... targets) {
+    return new TableRule(name, source, List.of(targets), List.of(), NO_RETENTION, Optional.empty());
+  }
+}
