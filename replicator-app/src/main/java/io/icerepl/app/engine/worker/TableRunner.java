@@ -7,7 +7,6 @@ import io.icerepl.app.engine.TableHeads;
 import io.icerepl.app.engine.TableReplicator;
 import io.icerepl.app.engine.retention.RetentionResult;
 import io.icerepl.app.engine.retention.RetentionRunner;
-import io.icerepl.copier.commit.MetadataPublisher;
 import io.icerepl.merge.head.MetadataFileNames;
 import io.icerepl.merge.json.Snapshot;
 import io.icerepl.merge.json.TableMetadata;
@@ -160,7 +159,7 @@ public final class TableRunner implements AutoCloseable {
         .map(TableMetadata.LogEntry::metadataFile)
         .filter(file -> MetadataFileNames.fileName(file).equals(name))
         .findFirst()
-        .orElseGet(() -> TableLayout.join(MetadataPublisher.metadataFolder(sourceLocation), name));
+        .orElseGet(() -> TableLayout.join(TableLayout.metadataFolder(sourceLocation), name));
   }
 
   /**
