@@ -16,7 +16,7 @@ import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 /**
  * The stores of both sides, chosen by a location's scheme. This is the one table of which scheme
  * goes where ({@code s3://}, {@code s3a://}, {@code s3n://} to that side's S3 store; {@code file:}
- * and absolute paths to the local file system; nothing else) and the one place the S3 stores are
+ * and plain paths, absolute or relative, to the local file system; nothing else) and the one place the S3 stores are
  * built, for the command line and the service alike. An S3 store is opened on its first use, so a
  * local run builds no S3 client; {@link #close} closes what was opened.
  */
@@ -86,14 +86,15 @@ public final class SchemeStores implements StoreFactory, AutoCloseable {
       targetS3 = targetS3 != null ? targetS3 : open(access, access.target());
       return targetS3;
     }
-    if (location.startsWith("file:") || location.startsWith("/")) {
+    int colon = location.indexOf(':');
+    // a plain path, absolute or relative to the working folder, is a local table as a file: URI is
+    if (location.startsWith("file:") || colon < 0) {
       return local;
     }
-    int colon = location.indexOf(':');
-    String scheme = colon < 0 ? "(none)" : location.substring(0, colon + 1);
+    String scheme = location.substring(0, colon + 1);
     throw new IllegalArgumentException(
         "Cannot open " + side + " store for " + location + ": scheme " + scheme
-            + " is not supported (only s3://, s3a://, s3n://, file: and absolute paths)");
+            + " is not supported (only s3://, s3a://, s3n://, file: and plain paths)");
   }
 
   private static S3ObjectStore open(S3Access access, S3Endpoint endpoint) {

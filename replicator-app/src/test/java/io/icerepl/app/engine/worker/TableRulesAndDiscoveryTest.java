@@ -68,11 +68,19 @@ class TableRulesAndDiscoveryTest {
   }
 
   @Test
+  void plainPathsAbsoluteOrRelativeAreLocalTablesAsFileUrisAre() {
+    SchemeStores stores = SchemeStores.local();
+    assertThat(stores.targetStore("replicas/orders")).isInstanceOf(io.icerepl.copier.store.LocalObjectStore.class);
+    assertThat(stores.sourceStore("/lake/orders")).isInstanceOf(io.icerepl.copier.store.LocalObjectStore.class);
+    assertThat(stores.sourceStore("file:/lake/orders")).isInstanceOf(io.icerepl.copier.store.LocalObjectStore.class);
+  }
+
+  @Test
   void locationsOfSchemesWithNoStoreAreRefusedWithAClearMessage() {
     assertThatThrownBy(() -> SchemeStores.local().targetStore("gs://bucket/t"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("Cannot open target store for gs://bucket/t: scheme gs: is not supported"
-            + " (only s3://, s3a://, s3n://, file: and absolute paths)");
+            + " (only s3://, s3a://, s3n://, file: and plain paths)");
     assertThatThrownBy(() -> SchemeStores.local().sourceStore("s3://bucket/t"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("Cannot open source store for s3://bucket/t: no S3 access is configured");
