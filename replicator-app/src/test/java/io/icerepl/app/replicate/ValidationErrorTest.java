@@ -239,21 +239,6 @@ class ValidationErrorTest {
   }
 
   @Test
-  void aManifestReusedByALaterSnapshotIsCheckedAgainstItsList() throws IOException {
-    source.append("a", 1);
-    Snapshot first = source.table.currentSnapshot();
-    ManifestFile manifest = addedManifest(first.dataManifests(source.table.io()), first);
-    source.append("b", 1);
-    Path file = Path.of(java.net.URI.create(manifest.path()));
-    long kept = avroHeaderLength(Files.readAllBytes(file));
-    cut(file, kept);
-    // both new snapshots name the manifest; the first list to name it is the one reported
-    failsWith(
-        "manifest " + manifest.path() + " is " + kept + " bytes but its manifest list "
-            + first.manifestListLocation() + " records " + manifest.length());
-  }
-
-  @Test
   void aTruncatedPositionDeleteFileIsRefusedFromItsLength() throws IOException {
     DataFile data = source.append("a", 3);
     assertThat(run("replicate", "--source", source.location, "--target", replica).exitCode).isZero();
