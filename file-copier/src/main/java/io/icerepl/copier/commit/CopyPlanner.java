@@ -148,9 +148,11 @@ public final class CopyPlanner {
         replicaManifestLengths.put(targetManifest, existing.getAsLong());
         return;
       }
-      if (source.length(sourceManifest).isEmpty()) {
+      OptionalLong atSource = source.length(sourceManifest);
+      if (atSource.isEmpty()) {
         throw missing("manifest", sourceManifest, namedBy);
       }
+      checkLength(FileKind.MANIFEST, sourceManifest, atSource.getAsLong(), length, namedBy);
       manifests.put(targetManifest, FileCopy.of(FileKind.MANIFEST, sourceManifest, targetManifest, length));
     }
 
@@ -166,7 +168,7 @@ public final class CopyPlanner {
                 kind,
                 file.filePath(),
                 mapping.map(file.filePath()),
-                kind.rewritten() ? -1 : file.fileSizeInBytes(),
+                file.fileSizeInBytes(),
                 file.fileFormat());
         addFile(copy, "manifest " + manifest.source());
       }
@@ -190,13 +192,20 @@ public final class CopyPlanner {
       if (atSource.isEmpty()) {
         throw missing(noun(file.kind()), file.source(), namedBy);
       }
-      if (file.expectedSize() >= 0 && atSource.getAsLong() != file.expectedSize()) {
-        throw new BadInputException(
-            "Cannot copy " + noun(file.kind()) + " " + file.source() + " of table " + table
-                + ": its length " + atSource.getAsLong() + " differs from the "
-                + file.expectedSize() + " bytes recorded in " + namedBy);
-      }
+      checkLength(file.kind(), file.source(), atSource.getAsLong(), file.expectedSize(), namedBy);
       files.put(file.target(), file);
+    }
+
+    /**
+     * A file shorter or longer than its parent records is refused from its length alone: a
+     * manifest cut after a complete Avro block still decodes, and readers trust recorded lengths.
+     */
+    private void checkLength(FileKind kind, String path, long actual, long recorded, String namedBy) {
+      if (recorded >= 0 && actual != recorded) {
+        throw new BadInputException(
+            "Cannot replicate table " + table + ": " + noun(kind) + " " + path + " is " + actual
+                + " bytes but its " + namedBy + " records " + recorded);
+      }
     }
 
     private InputStream openSource(String path, String noun) throws IOException {

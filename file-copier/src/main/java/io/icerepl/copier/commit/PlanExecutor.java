@@ -105,7 +105,11 @@ public final class PlanExecutor {
       this.plan = plan;
       this.mapping = mapping;
       this.filesTotal = plan.size();
-      this.bytesTotal = plan.files().stream().mapToLong(f -> Math.max(0, f.expectedSize())).sum();
+      this.bytesTotal =
+          plan.files().stream()
+              .filter(f -> !f.kind().rewritten())
+              .mapToLong(f -> Math.max(0, f.expectedSize()))
+              .sum();
     }
 
     private void reportProgress() {

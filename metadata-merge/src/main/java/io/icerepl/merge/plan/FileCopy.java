@@ -8,7 +8,8 @@ import java.util.Objects;
  * @param kind what the file is, which decides how it is copied and its publish phase
  * @param source the source path
  * @param target the replica path
- * @param expectedSize the length recorded in metadata for a byte-for-byte copy, or -1 if unknown
+ * @param expectedSize the source file's length as its parent (manifest, manifest list, table
+ *     metadata) records it, or -1 if unknown; a rewritten file's replica length differs
  * @param fileFormat the file format as the manifest names it (for delete files), or null
  */
 public record FileCopy(FileKind kind, String source, String target, long expectedSize, String fileFormat) {

@@ -243,7 +243,8 @@ class BadInputServiceTest {
     truncate(manifest);
     publish(t);
 
-    awaitState("truncated_manifest", "FAILED", "Cannot read manifest " + manifest);
+    awaitState("truncated_manifest", "FAILED", "manifest " + manifest + " is ",
+        " bytes but its manifest list " + t.currentSnapshot().manifestListLocation() + " records ");
     assertContained("truncated_manifest", before);
   }
 
@@ -293,7 +294,8 @@ class BadInputServiceTest {
     put(SOURCE, key(manifest), Arrays.copyOf(bytes, bytes.length - 24));
     publish(t);
 
-    awaitState("cut_entries", "FAILED", "Cannot read manifest " + manifest);
+    awaitState("cut_entries", "FAILED", "manifest " + manifest + " is " + (bytes.length - 24)
+        + " bytes but its manifest list " + t.currentSnapshot().manifestListLocation() + " records " + bytes.length);
     assertContained("cut_entries", before);
   }
 

@@ -23,7 +23,9 @@ import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.junit.jupiter.api.BeforeEach;
@@ -220,14 +222,71 @@ class ValidationErrorTest {
     failsWith("Cannot read manifest list " + snapshot.manifestListLocation());
   }
 
+
   @Test
-  void aTruncatedManifestIsRefused() throws IOException {
+  void aManifestCutAfterItsHeaderIsRefusedFromItsLength() throws IOException {
     source.append("a", 1);
-    String manifest = source.table.currentSnapshot().addedDataFiles(source.table.io()).iterator().hasNext()
-        ? source.table.currentSnapshot().dataManifests(source.table.io()).get(0).path()
-        : null;
-    truncate(Path.of(java.net.URI.create(manifest)));
-    failsWith("Cannot read manifest " + manifest);
+    Snapshot snapshot = source.table.currentSnapshot();
+    ManifestFile manifest = addedManifest(snapshot.dataManifests(source.table.io()), snapshot);
+    Path file = Path.of(java.net.URI.create(manifest.path()));
+    // the header alone decodes as a manifest without entries: only the length shows the loss
+    long kept = avroHeaderLength(Files.readAllBytes(file));
+    cut(file, kept);
+    failsWith(
+        "Cannot replicate table " + source.location + ": manifest " + manifest.path() + " is " + kept
+            + " bytes but its manifest list " + snapshot.manifestListLocation() + " records "
+            + manifest.length());
+  }
+
+  @Test
+  void aTruncatedPositionDeleteFileIsRefusedFromItsLength() throws IOException {
+    DataFile data = source.append("a", 3);
+    assertThat(run("replicate", "--source", source.location, "--target", replica).exitCode).isZero();
+    replicaBefore = contents(replicaDir);
+    DeleteFile deletes = source.deletePositions(data, 0);
+    Snapshot snapshot = source.table.currentSnapshot();
+    ManifestFile manifest = addedManifest(snapshot.deleteManifests(source.table.io()), snapshot);
+    Path file = Path.of(java.net.URI.create(deletes.location()));
+    cut(file, deletes.fileSizeInBytes() - 1);
+    failsWith(
+        "Cannot replicate table " + source.location + ": position delete file " + deletes.location()
+            + " is " + (deletes.fileSizeInBytes() - 1) + " bytes but its manifest " + manifest.path()
+            + " records " + deletes.fileSizeInBytes());
+  }
+
+  @Test
+  void aTruncatedDataFileIsRefusedFromItsLength() throws IOException {
+    DataFile data = source.append("a", 3);
+    Snapshot snapshot = source.table.currentSnapshot();
+    ManifestFile manifest = addedManifest(snapshot.dataManifests(source.table.io()), snapshot);
+    cut(Path.of(java.net.URI.create(data.location())), 10);
+    failsWith(
+        "Cannot replicate table " + source.location + ": data file " + data.location() + " is 10 bytes"
+            + " but its manifest " + manifest.path() + " records " + data.fileSizeInBytes());
+  }
+
+  private static ManifestFile addedManifest(List<ManifestFile> manifests, Snapshot snapshot) {
+    return manifests.stream()
+        .filter(m -> m.snapshotId() == snapshot.snapshotId())
+        .findFirst()
+        .orElseThrow();
+  }
+
+  /** An Avro container's header ends with its sync marker, which also ends the file. */
+  private static long avroHeaderLength(byte[] bytes) {
+    byte[] sync = java.util.Arrays.copyOfRange(bytes, bytes.length - 16, bytes.length);
+    for (int i = 0; i + 16 <= bytes.length; i++) {
+      if (java.util.Arrays.equals(bytes, i, i + 16, sync, 0, 16)) {
+        return i + 16;
+      }
+    }
+    throw new IllegalStateException("no sync marker");
+  }
+
+  private static void cut(Path file, long length) throws IOException {
+    byte[] bytes = Files.readAllBytes(file);
+    Files.write(file, java.util.Arrays.copyOf(bytes, (int) length));
+    Files.deleteIfExists(file.resolveSibling("." + file.getFileName() + ".crc"));
   }
 
   @Test

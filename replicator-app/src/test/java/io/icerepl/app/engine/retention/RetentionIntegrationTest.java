@@ -170,6 +170,7 @@ class RetentionIntegrationTest {
     realMetrics.remove("dry_run");
     assertThat(dryMetrics).isEqualTo(realMetrics);
     assertThat(dry.deleted()).isEqualTo(real.deleted());
+    assertThat(real.deleted().all()).as("files the same plan deletes without a dry run").isNotEmpty();
     Map<String, String> after = contents(dir.resolve("replica"));
     for (String deleted : real.deleted().all()) {
       String relative = deleted.substring(deleted.indexOf("/replica/") + "/replica/".length());

@@ -62,8 +62,13 @@ import org.junit.jupiter.params.provider.MethodSource;
  *       snapshot reaches.
  * </ul>
  *
- * <p>Every decision (operations, policy, when to crash) and every clock comes from the seed; source
- * commits only wait so that their timestamps differ, which no decision depends on.
+ * <p>Every decision (operations, the snapshot or file each picks, policy, when to crash) comes from
+ * the seed and the order of the history, never from Iceberg's random ids and file names. The
+ * clocks of replication and expiry are fixed clocks set from the newest source snapshot, and every
+ * age cut lies at a snapshot's timestamp, at zero or at ten days: which snapshots a policy
+ * protects follows from the order of the commits, not from how fast the machine made them. Every
+ * history must also see an expiry that expires snapshots and deletes their files, so an expiry
+ * that does nothing fails.
  */
 class RetentionPropertyTest {
   private static final int HISTORIES = 12;
@@ -115,19 +120,32 @@ class RetentionPropertyTest {
                   : Kind.values()[random.nextInt(Kind.values().length)];
           history.apply(new Op(kind, random.nextInt(100)), halfDeleted, state.expiredSnapshotIds());
         }
-        source.table.refresh();
-        source.table.snapshots().forEach(s -> recorded.putIfAbsent(s.snapshotId(), SourceTable.rows(source.table, s.snapshotId())));
-        LocalObjectStore store = new LocalObjectStore();
-        new TableReplicator(store, store, Clock.fixed(Instant.ofEpochMilli(history.newest() + 1), ZoneOffset.UTC), executor,
-                ReplicationOptions.defaults())
-            .replicate(source.location, replica, Optional.empty());
-        assertReads(replica, recorded, source);
-
-        expire(random, replica, history.newest() + 1000, recorded, source, dir.resolve("replica"));
+        replicate(history, replica, recorded, executor);
+        expire(random, replica, history.newest() + 1000, recorded, source, dir.resolve("replica"), false);
       }
+      // Most random expiries of a history crash or find nothing to expire, which an expiry that
+      // does nothing would pass: the last one keeps only the current snapshot, and must finish
+      // with the snapshot before it expired and its files deleted.
+      history.apply(new Op(Kind.APPEND, random.nextInt(100)), Set.of(), Set.of());
+      replicate(history, replica, recorded, executor);
+      assertThat(expire(random, replica, history.newest() + 1000, recorded, source, dir.resolve("replica"), true))
+          .as("the last expiry expired snapshots and deleted their files")
+          .isTrue();
     } finally {
       executor.shutdownNow();
     }
+  }
+
+  private static void replicate(
+      History history, String replica, Map<Long, List<String>> recorded, ExecutorService executor) throws IOException {
+    SourceTable source = history.source;
+    source.table.refresh();
+    source.table.snapshots().forEach(s -> recorded.putIfAbsent(s.snapshotId(), SourceTable.rows(source.table, s.snapshotId())));
+    LocalObjectStore store = new LocalObjectStore();
+    new TableReplicator(store, store, Clock.fixed(Instant.ofEpochMilli(history.newest() + 1), ZoneOffset.UTC), executor,
+            ReplicationOptions.defaults())
+        .replicate(source.location, replica, Optional.empty());
+    assertReads(replica, recorded, source);
   }
 
   private static void assertReads(String replica, Map<Long, List<String>> recorded, SourceTable source) throws IOException {
@@ -139,20 +157,25 @@ class RetentionPropertyTest {
     return new ReplicaFiles(new LocalObjectStore(), Long.MAX_VALUE).state(replica);
   }
 
-  /** One expiry with a random policy, stopped by a crash three times out of four. */
-  private static void expire(
-      Random random, String replica, long now, Map<Long, List<String>> recorded, SourceTable source, Path replicaDir)
-      throws IOException {
+  /**
+   * One expiry with a random policy, stopped by a crash three times out of four.
+   *
+   * @param keepOnlyCurrent instead, keep only the current snapshot (drop every other ref) and finish
+   * @return whether it finished, expired snapshots and deleted files
+   */
+  private static boolean expire(
+      Random random, String replica, long now, Map<Long, List<String>> recorded, SourceTable source, Path replicaDir,
+      boolean keepOnlyCurrent) throws IOException {
     Table before = SourceTable.TABLES.load(replica);
     List<Long> timestamps = new ArrayList<>();
     before.snapshots().forEach(s -> timestamps.add(s.timestampMillis()));
     timestamps.sort(null);
     // no snapshot sits on the boundary: timestamps differ, and a cut lies 1 ms past one of them
     long cut = now - timestamps.get(random.nextInt(timestamps.size())) + 1;
-    long periodMs = new long[] {0L, cut, 10 * DAY}[random.nextInt(3)];
-    int retainLast = 1 + random.nextInt(3);
-    boolean dropRefs = random.nextBoolean();
-    Crash crash = Crash.values()[random.nextInt(Crash.values().length)];
+    long periodMs = keepOnlyCurrent ? 0L : new long[] {0L, cut, 10 * DAY}[random.nextInt(3)];
+    int retainLast = keepOnlyCurrent ? 1 : 1 + random.nextInt(3);
+    boolean dropRefs = keepOnlyCurrent || random.nextBoolean();
+    Crash crash = keepOnlyCurrent ? Crash.NONE : Crash.values()[random.nextInt(Crash.values().length)];
     int crashAt = 1 + random.nextInt(8);
 
     AtomicInteger deletes = new AtomicInteger();
@@ -179,7 +202,7 @@ class RetentionPropertyTest {
     }
     assertReads(replica, recorded, source);
     if (result == null) {
-      return;
+      return false;
     }
 
     Table after = SourceTable.TABLES.load(replica);
@@ -187,6 +210,10 @@ class RetentionPropertyTest {
     after.snapshots().forEach(s -> retained.add(s.snapshotId()));
     Set<Long> protectedIds = protectedIds(before, now, periodMs, retainLast, dropRefs);
     assertThat(retained).as("retained snapshots are exactly those the policy protects").isEqualTo(protectedIds);
+    Set<Long> unprotected = new HashSet<>();
+    before.snapshots().forEach(s -> unprotected.add(s.snapshotId()));
+    unprotected.removeAll(protectedIds);
+    assertThat(result.expiredSnapshotIds()).as("expired snapshots").containsExactlyInAnyOrderElementsOf(unprotected);
     for (Map.Entry<String, SnapshotRef> ref : before.refs().entrySet()) {
       boolean kept = ref.getKey().equals("main") || !dropRefs;
       assertThat(after.refs().containsKey(ref.getKey())).as("ref %s kept", ref.getKey()).isEqualTo(kept);
@@ -198,6 +225,7 @@ class RetentionPropertyTest {
         .as("deleted files a retained snapshot reaches")
         .doesNotContainAnyElementsOf(reachable);
     assertThat(filesOfSnapshots(replicaDir)).as("files no retained snapshot reaches").isSubsetOf(reachable);
+    return !result.expiredSnapshotIds().isEmpty() && !result.deleted().all().isEmpty();
   }
 
   /** What the spec's policy protects, computed here independently of the planner. */
@@ -327,10 +355,13 @@ class RetentionPropertyTest {
       Thread.sleep(2);
     }
 
-    /** One of {@code ids}: a half-deleted one if any, else an expired one if any. */
+    /**
+     * One of {@code ids}: a half-deleted one if any, else an expired one if any. Picked by position
+     * in {@code ids}, which follows the history, never by id value: Iceberg draws ids at random.
+     */
     private static long pick(List<Long> ids, int pick, Set<Long> halfDeleted, Set<Long> expiredOnReplica) {
       for (Set<Long> preferred : List.of(halfDeleted, expiredOnReplica)) {
-        List<Long> from = ids.stream().filter(preferred::contains).sorted().toList();
+        List<Long> from = ids.stream().filter(preferred::contains).toList();
         if (!from.isEmpty()) {
           return from.get(pick % from.size());
         }
@@ -364,7 +395,8 @@ class RetentionPropertyTest {
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
-      files.sort(java.util.Comparator.comparing(DataFile::location));
+      // by their rows, as file names hold random UUIDs
+      files.sort(java.util.Comparator.comparingLong(f -> (Long) rowsByFile.get(f.location()).get(0).getField("id")));
       return files.isEmpty() ? Optional.empty() : Optional.of(files.get(pick % files.size()));
     }
   }

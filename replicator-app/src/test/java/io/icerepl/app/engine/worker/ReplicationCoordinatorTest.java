@@ -20,6 +20,8 @@ class ReplicationCoordinatorTest {
   private static final TableKey T1 = key("ns/t1");
   private static final TableKey T2 = key("ns/t2");
   private static final int MAX_LANES_PER_RULE = 6;
+  /** Only a bound for a broken coordinator: a working one gets there at once. */
+  private static final Duration WAIT = Duration.ofSeconds(30);
 
   private final FakeReplication action = new FakeReplication();
   private final List<String> failures = new CopyOnWriteArrayList<>();
@@ -43,7 +45,7 @@ class ReplicationCoordinatorTest {
     for (int i = 0; i < 5; i++) {
       coordinator.trigger(T1);
     }
-    Thread.sleep(100);
+    // a trigger decides under the coordinator's lock: a run it started would have started already
     assertThat(action.maxParallel(T1)).isEqualTo(1);
     assertThat(action.started(T1)).isEqualTo(1);
 
@@ -75,9 +77,12 @@ class ReplicationCoordinatorTest {
     for (int i = 0; i < 5; i++) {
       coordinator.trigger(key("ns/t" + i));
     }
-    Thread.sleep(200);
-    assertThat(action.running()).isEqualTo(2);
-    action.release(5);
+    action.awaitRunning(2);
+    assertThat(coordinator.pending()).as("three keys wait for a free slot").isEqualTo(5);
+    action.release(1);
+    action.awaitTotalStarted(3);
+    assertThat(action.running()).as("a finished run frees one slot").isEqualTo(2);
+    action.release(4);
     awaitIdle();
     assertThat(action.totalStarted()).isEqualTo(5);
     assertThat(action.maxRunning()).isEqualTo(2);
@@ -99,17 +104,21 @@ class ReplicationCoordinatorTest {
 
   @Test
   void triggersDuringTheBackoffWaitForTheRetry() throws Exception {
-    coordinator = coordinator(4, Duration.ofMillis(400));
+    CountDownLatch failed = new CountDownLatch(1);
+    coordinator = new ReplicationCoordinator(
+        action, k -> null, (k, e, retryIn) -> failed.countDown(), (k, max) -> {}, MAX_LANES_PER_RULE,
+        Executors.newFixedThreadPool(4), Executors.newSingleThreadScheduledExecutor(), 4,
+        Duration.ofMillis(400), Duration.ofMillis(1600));
     action.failNext(T1, 1);
     coordinator.trigger(T1);
-    action.awaitStarted(T1, 1);
-    Thread.sleep(50);
+    assertThat(failed.await(30, TimeUnit.SECONDS)).isTrue();
+    long failedAt = System.nanoTime();
     coordinator.trigger(T1);
     coordinator.trigger(T1);
-    Thread.sleep(150);
-    assertThat(action.started(T1)).as("no run before the back-off ends").isEqualTo(1);
     action.awaitStarted(T1, 2);
+    long retriedAfterMs = TimeUnit.NANOSECONDS.toMillis(action.lastStartNanos(T1) - failedAt);
     awaitIdle();
+    assertThat(retriedAfterMs).as("no run before the back-off ends").isGreaterThanOrEqualTo(400);
     assertThat(action.started(T1)).as("the triggers are folded into the retry").isEqualTo(2);
   }
 
@@ -174,7 +183,6 @@ class ReplicationCoordinatorTest {
     coordinator.trigger(T1);
     action.awaitStarted(T1, 1);
     var expiry = coordinator.expireNow(T1);
-    Thread.sleep(100);
     assertThat(expiry).isNotDone();
     action.release(1);
     expiry.get(5, TimeUnit.SECONDS);
@@ -225,11 +233,15 @@ class ReplicationCoordinatorTest {
         backoff.multipliedBy(4));
   }
 
+  /** The coordinator notifies its monitor whenever a run ends, the only moment it can turn idle. */
   private void awaitIdle() throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (coordinator.pending() > 0) {
-      assertThat(System.nanoTime()).as("coordinator idle in time").isLessThan(deadline);
-      Thread.sleep(10);
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    synchronized (coordinator) {
+      long left;
+      while (coordinator.pending() > 0 && (left = deadline - System.nanoTime()) > 0) {
+        TimeUnit.NANOSECONDS.timedWait(coordinator, left);
+      }
+      assertThat(coordinator.pending()).as("coordinator idle in time").isZero();
     }
   }
 
@@ -244,6 +256,7 @@ class ReplicationCoordinatorTest {
     private final Map<TableKey, AtomicInteger> running = new ConcurrentHashMap<>();
     private final Map<TableKey, AtomicInteger> maxParallel = new ConcurrentHashMap<>();
     private final Map<TableKey, AtomicInteger> toFail = new ConcurrentHashMap<>();
+    private final Map<TableKey, Long> lastStart = new ConcurrentHashMap<>();
     private final AtomicInteger runningTotal = new AtomicInteger();
     private final AtomicInteger maxRunning = new AtomicInteger();
     private final Semaphore gate = new Semaphore(0);
@@ -268,10 +281,12 @@ class ReplicationCoordinatorTest {
 
     @Override
     public Optional<Duration> replicate(TableKey key) throws Exception {
-      started.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+      lastStart.put(key, System.nanoTime());
       int now = running.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
       maxParallel.computeIfAbsent(key, k -> new AtomicInteger()).accumulateAndGet(now, Math::max);
       maxRunning.accumulateAndGet(runningTotal.incrementAndGet(), Math::max);
+      started.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+      changed();
       try {
         if (blocking) {
           gate.acquire();
@@ -285,7 +300,26 @@ class ReplicationCoordinatorTest {
       } finally {
         running.get(key).decrementAndGet();
         runningTotal.decrementAndGet();
+        changed();
       }
+    }
+
+    private synchronized void changed() {
+      notifyAll();
+    }
+
+    private synchronized void await(String what, java.util.function.BooleanSupplier condition)
+        throws InterruptedException {
+      long deadline = System.nanoTime() + WAIT.toNanos();
+      long left;
+      while (!condition.getAsBoolean() && (left = deadline - System.nanoTime()) > 0) {
+        TimeUnit.NANOSECONDS.timedWait(this, left);
+      }
+      assertThat(condition.getAsBoolean()).as(what + " in time").isTrue();
+    }
+
+    long lastStartNanos(TableKey key) {
+      return lastStart.get(key);
     }
 
     int started(TableKey key) {
@@ -313,11 +347,15 @@ class ReplicationCoordinatorTest {
     }
 
     void awaitStarted(TableKey key, int runs) throws InterruptedException {
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-      while (started(key) < runs) {
-        assertThat(System.nanoTime()).as(key + " started " + runs + " runs in time").isLessThan(deadline);
-        Thread.sleep(5);
-      }
+      await(key + " started " + runs + " runs", () -> started(key) >= runs);
+    }
+
+    void awaitTotalStarted(int runs) throws InterruptedException {
+      await(runs + " runs started", () -> totalStarted() >= runs);
+    }
+
+    void awaitRunning(int runs) throws InterruptedException {
+      await(runs + " runs running", () -> running() == runs);
     }
 
     private static int count(Map<TableKey, AtomicInteger> map, TableKey key) {

@@ -14,7 +14,7 @@ class ReplicatorPropertiesTest {
 
   @Test
   void everyKeyHasItsDocumentedDefault() {
-    ReplicatorProperties p = bind(Map.of("replicator.sqs.enabled", "false"));
+    ReplicatorProperties p = bind(Map.of());
     assertThat(p.rules()).isEmpty();
     assertThat(p.concurrency().tables()).isEqualTo(4);
     assertThat(p.concurrency().filesPerTable()).isEqualTo(8);

@@ -6,16 +6,15 @@ import static org.awaitility.Awaitility.await;
 import io.icerepl.app.demo.S3Warehouse;
 import io.icerepl.app.demo.TableWrites;
 import io.icerepl.app.engine.SourceTable;
+import io.icerepl.app.service.HintedReplica;
 import io.icerepl.app.service.RunningService;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
-import org.apache.iceberg.StaticTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.aws.s3.S3FileIO;
 import org.apache.iceberg.data.GenericRecord;
@@ -104,8 +103,8 @@ class LocalStackReplicationTest {
                 .isEqualTo(S3Warehouse.metadataFile(table)));
         io.initialize(Map.of("s3.endpoint", endpoint, "s3.path-style-access", "true", "client.region", LOCALSTACK.getRegion(),
             "s3.access-key-id", LOCALSTACK.getAccessKey(), "s3.secret-access-key", LOCALSTACK.getSecretKey()));
-        String replicaFile = service.http.get("/api/replications/replica/ns/t").json().path("replicaMetadataFile").asText();
-        Table replica = new BaseTable(new StaticTableOperations(replicaFile, io), "replica");
+        Table replica = HintedReplica.open(io, "s3://replica/warehouse/ns/t");
+        assertThat(replica.currentSnapshot().snapshotId()).isEqualTo(table.currentSnapshot().snapshotId());
         for (Snapshot snapshot : table.snapshots()) {
           assertThat(SourceTable.rows(replica, snapshot.snapshotId())).isEqualTo(rows.get(snapshot.snapshotId()));
         }
