@@ -155,7 +155,7 @@ class BadEventServiceTest {
 
     awaitQueueDrained();
     healthyTableKeepsReplicating();
-    assertThat(keys(REPLICA, "")).allSatisfy(k -> assertThat(k).matches("warehouse/ns/[a-z_]+/.*|\\.iceberg-replicator/.*"));
+    assertThat(keys(REPLICA, "")).allSatisfy(k -> assertThat(k).matches("warehouse/ns/[a-z_]+/.*|\\.replicator-locks/.*"));
   }
 
   @Test
