@@ -1,0 +1,70 @@
+package io.icerepl.merge;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import java.io.File;
+import java.io.FileInputStream;
+import java.io.FileOutputStream;
+import java.io.RandomAccessFile;
+import java.nio.file.NoSuchFileException;
+import org.junit.jupiter.api.Test;
+
+/** The merge library is pure: no cloud SDK, no framework, no file system; bytes come in. */
+class LayeringTest {
+  private static final JavaClasses MERGE =
+      new ClassFileImporter()
+          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
+          .importPackages("io.icerepl.merge");
+
+  @Test
+  void mergeKnowsNoAwsSdk() {
+    noClasses()
+        .that()
+        .resideInAPackage("io.icerepl.merge..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("software.amazon..")
+        .check(MERGE);
+  }
+
+  @Test
+  void mergeKnowsNoSpring() {
+    noClasses()
+        .that()
+        .resideInAPackage("io.icerepl.merge..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("org.springframework..")
+        .check(MERGE);
+  }
+
+  @Test
+  void mergeTouchesNoFileSystem() {
+    noClasses()
+        .that()
+        .resideInAPackage("io.icerepl.merge..")
+        .should()
+        .dependOnClassesThat(fileSystemCode())
+        .check(MERGE);
+  }
+
+  /**
+   * java.nio.file and the java.io file classes, except {@link NoSuchFileException}: object stores
+   * signal an absent object with it, so recognising one is part of reading bytes handed in, not
+   * file-system access.
+   */
+  private static DescribedPredicate<JavaClass> fileSystemCode() {
+    return JavaClass.Predicates.resideInAPackage("java.nio.file..")
+        .and(DescribedPredicate.not(JavaClass.Predicates.equivalentTo(NoSuchFileException.class)))
+        .or(
+            JavaClass.Predicates.belongToAnyOf(
+                File.class, FileInputStream.class, FileOutputStream.class, RandomAccessFile.class))
+        .as("are file-system code (java.nio.file, java.io.File and its streams)");
+  }
+}
