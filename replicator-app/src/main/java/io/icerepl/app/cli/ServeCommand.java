@@ -1,8 +1,8 @@
 package io.icerepl.app.cli;
 
 import io.icerepl.app.service.ReplicatorApplication;
-import io.icerepl.app.service.local.DemoWriter;
-import io.icerepl.app.service.local.EmbeddedAws;
+import io.icerepl.lab.local.DemoWriter;
+import io.icerepl.lab.local.EmbeddedAws;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

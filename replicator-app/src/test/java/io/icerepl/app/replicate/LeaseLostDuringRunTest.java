@@ -3,8 +3,8 @@ package io.icerepl.app.replicate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.icerepl.app.demo.S3Warehouse;
-import io.icerepl.app.demo.TableWrites;
+import io.icerepl.localstack.S3Warehouse;
+import io.icerepl.localstack.TableWrites;
 import io.icerepl.app.replica.ReplicaFiles;
 import io.icerepl.app.retention.RetentionRunner;
 import io.icerepl.app.retention.RetentionSettings;
