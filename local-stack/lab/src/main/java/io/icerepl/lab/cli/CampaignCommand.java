@@ -30,7 +30,7 @@ final class CampaignCommand implements Runnable {
       name = "crash",
       mixinStandardHelpOptions = true,
       description = {
-        "Runs the service as a separate process (java -jar <this jar> serve ...) against an embedded S3 (on disk)",
+        "Runs the service as a separate process (java -jar <service jar> serve ...) against an embedded S3 (on disk)",
         "and SQS hosted here, while a writer commits continuously and a reader opens the replica's current",
         "metadata in a loop; kills the service with SIGKILL at random moments and restarts it. Finally restarts",
         "it once more, waits for the source head and compares every source snapshot with the replica."
@@ -44,8 +44,8 @@ final class CampaignCommand implements Runnable {
     @Option(names = "--seed", description = "Seed of the kill moments and of the writer (default: ${DEFAULT-VALUE}).")
     long seed = 1;
 
-    @Option(names = "--jar", description = "The replicator jar to run the service from (default: the running jar).")
-    Path jar;
+    @Option(names = "--jar", description = "The service jar to run the service from (default: ${DEFAULT-VALUE}).")
+    Path jar = Path.of("replicator-app", "target", "replicator-app.jar");
 
     @Option(names = "--min-delay", description = "Shortest time from the service serving to its kill (default: ${DEFAULT-VALUE}); one kill in five lands during start-up instead.")
     Duration minDelay = Duration.ofMillis(200);
@@ -70,22 +70,15 @@ final class CampaignCommand implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      Path serviceJar = jar != null ? jar : runningJar();
+      if (!java.nio.file.Files.isRegularFile(jar)) {
+        throw new IllegalArgumentException("Cannot run the crash campaign: no service jar at " + jar.toAbsolutePath()
+            + " (build it with mvn package, or give it with --jar)");
+      }
       PrintWriter out = spec.commandLine().getOut();
       CrashCampaign campaign = new CrashCampaign(
-          new CrashCampaign.Settings(kills, seed, serviceJar, minDelay, maxDelay, commitInterval, convergeTimeout,
+          new CrashCampaign.Settings(kills, seed, jar, minDelay, maxDelay, commitInterval, convergeTimeout,
               readerPause, workDir, jvmOptions), out);
       return campaign.run() ? 0 : 1;
-    }
-
-    private static Path runningJar() {
-      // java -jar replicator-app.jar: the class path is the jar itself
-      String classPath = System.getProperty("java.class.path", "");
-      if (classPath.endsWith(".jar") && !classPath.contains(java.io.File.pathSeparator)) {
-        return Path.of(classPath).toAbsolutePath();
-      }
-      throw new IllegalArgumentException("Cannot tell which jar runs this command (class path " + classPath
-          + "): give it with --jar");
     }
   }
 
