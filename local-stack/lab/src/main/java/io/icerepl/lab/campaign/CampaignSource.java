@@ -27,8 +27,8 @@ import org.apache.iceberg.types.Types;
 
 /**
  * The source table of a campaign, written with the Iceberg library (S3FileIO) as an engine would:
- * appends, position deletes, one schema change and source-side expiries (files kept, so every
- * version stays replicable). After each commit it records the rows of the new snapshot, read back
+ * appends, position deletes, one schema change, tags, a branch and source-side expiries (files
+ * kept, so every version stays replicable). After each commit it records the rows of the new snapshot, read back
  * from the source, and hands the new metadata file to a publisher (the S3 event).
  */
 final class CampaignSource implements AutoCloseable {
@@ -74,6 +74,19 @@ final class CampaignSource implements AutoCloseable {
         what = "schema change";
       } else if (phase == 3 || phase == 8) {
         what = deleteOneRow();
+      } else if (phase == 5 && table.currentSnapshot() != null) {
+        // refs move too: a tag per round and one branch that follows main
+        long current = table.currentSnapshot().snapshotId();
+        table.manageSnapshots().createTag("round-" + (step / 10), current).commit();
+        what = "tag";
+      } else if (phase == 7 && table.currentSnapshot() != null) {
+        long current = table.currentSnapshot().snapshotId();
+        if (table.refs().containsKey("audit")) {
+          table.manageSnapshots().replaceBranch("audit", current).commit();
+        } else {
+          table.manageSnapshots().createBranch("audit", current).commit();
+        }
+        what = "branch";
       } else if (phase == 9) {
         // the source keeps a short history; the replica keeps every snapshot it replicated
         table.expireSnapshots().retainLast(3).expireOlderThan(System.currentTimeMillis())
@@ -153,6 +166,18 @@ final class CampaignSource implements AutoCloseable {
 
   synchronized Map<String, Integer> operations() {
     return new LinkedHashMap<>(operations);
+  }
+
+  /** The refs of the head, by name: the snapshot each points at. */
+  synchronized Map<String, Long> refs() {
+    Map<String, Long> refs = new java.util.TreeMap<>();
+    table.refs().forEach((name, ref) -> refs.put(name, ref.snapshotId()));
+    return refs;
+  }
+
+  /** The head's current snapshot id, or null before the first append. */
+  synchronized Long currentSnapshotId() {
+    return table.currentSnapshot() == null ? null : table.currentSnapshot().snapshotId();
   }
 
   synchronized String head() {

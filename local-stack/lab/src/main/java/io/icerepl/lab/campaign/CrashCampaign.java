@@ -79,39 +79,15 @@ public final class CrashCampaign {
           while (writing.get()) {
             try {
               source.commit();
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
               writerErrors.incrementAndGet();
             }
             sleep(settings.commitInterval().toMillis());
           }
         }, "campaign-writer");
 
-        AtomicBoolean readingOn = new AtomicBoolean(true);
-        AtomicLong opens = new AtomicLong();
-        AtomicLong notYet = new AtomicLong();
-        AtomicLong failures = new AtomicLong();
-        AtomicLong rowsRead = new AtomicLong();
-        List<String> failureMessages = java.util.Collections.synchronizedList(new ArrayList<>());
-        Thread readerThread = new Thread(() -> {
-          while (readingOn.get()) {
-            try {
-              long rows = reader.openAndScanCurrent();
-              if (rows < 0) {
-                notYet.incrementAndGet();
-                sleep(50);
-              } else {
-                opens.incrementAndGet();
-                rowsRead.addAndGet(rows);
-              }
-              sleep(settings.readerPause().toMillis());
-            } catch (Exception e) {
-              failures.incrementAndGet();
-              if (failureMessages.size() < 5) {
-                failureMessages.add(e.toString());
-              }
-            }
-          }
-        }, "campaign-reader");
+        ReaderLoop readerLoop = new ReaderLoop(reader::openAndScanCurrent, settings.readerPause().toMillis());
+        Thread readerThread = new Thread(readerLoop, "campaign-reader");
 
         List<String> serviceArgs = serviceArguments(endpoint, sqs.endpoint().toString());
         Path log = work.resolve("service.log");
@@ -200,7 +176,7 @@ public final class CrashCampaign {
         double convergeSeconds = (System.nanoTime() - finalStart) / 1e9;
         // a few more reader rounds on the final state, then stop the reader
         sleep(500);
-        readingOn.set(false);
+        readerLoop.stop();
         readerThread.join();
         service.destroy();
         service.waitFor();
@@ -222,6 +198,9 @@ public final class CrashCampaign {
         String current = reader.currentMetadataFile();
         long[] compared = current == null ? new long[] {0, source.recordedRows().size(), 0}
             : reader.compare(current, source.recordedRows(), problems);
+        List<String> refProblems = current == null ? List.of("no replica")
+            : reader.refProblems(current, source.refs(), source.currentSnapshotId());
+        problems.addAll(refProblems);
         double wall = (System.nanoTime() - started) / 1e9;
 
         out.println();
@@ -230,9 +209,9 @@ public final class CrashCampaign {
         row("kills (SIGKILL)", kills + " (" + (kills - killedWhileStarting) + " while serving, of which "
             + killedWhileBehind + " with the replica behind the source; " + killedWhileStarting + " while starting)");
         row("service starts (restarts)", starts + " (" + (starts - 1) + ")");
-        row("reader opens of the current replica metadata", opens.get() + " (" + rowsRead.get() + " rows scanned; "
-            + notYet.get() + " polls before the replica existed)");
-        row("reader failures", Long.toString(failures.get()));
+        row("reader opens of the current replica metadata", readerLoop.opens() + " (" + readerLoop.rows()
+            + " rows scanned; " + readerLoop.notYet() + " polls before the replica existed)");
+        row("reader failures", Long.toString(readerLoop.failures()));
         row("source commits", committed + " " + source.operations() + (writerErrors.get() > 0
             ? ", writer errors " + writerErrors.get() : ""));
         row("replica versions before the last restart / committed by the last run",
@@ -242,14 +221,21 @@ public final class CrashCampaign {
         row("source commits replicated / committed", replicated.size() + " / " + committed);
         row("replica versions / source versions committed twice", versions.size() + " / " + duplicates);
         row("snapshots compared / missing / mismatches", compared[0] + " / " + compared[1] + " / " + compared[2]);
+        row("refs / current snapshot as on the source", refProblems.isEmpty() ? "yes (" + source.refs().keySet() + ")"
+            : "NO");
         row("wall time", String.format("%.1f s", wall));
-        for (String m : failureMessages) {
+        for (String m : readerLoop.failureMessages()) {
           out.println("reader failure: " + m);
         }
         problems.stream().limit(10).forEach(p -> out.println("mismatch: " + p));
-        boolean ok = failures.get() == 0 && converged && replicated.size() == committed && duplicates == 0
-            && compared[1] == 0 && compared[2] == 0 && writerErrors.get() == 0;
-        out.println(ok ? "crash campaign: OK" : "crash campaign: FAILED");
+        Verdict verdict = new Verdict()
+            .check("the reader opened the replica", readerLoop.opens() > 0)
+            .check("no reader failure", readerLoop.failures() == 0)
+            .check("no writer error", writerErrors.get() == 0)
+            .replicaChecks(converged, replicated.size(), committed, duplicates, compared[0], compared[1], compared[2],
+                refProblems);
+        boolean ok = verdict.ok();
+        out.println(ok ? "crash campaign: OK" : "crash campaign: FAILED " + verdict.failed());
         if (!ok) {
           out.println("service log: " + log);
         }

@@ -49,9 +49,15 @@ public final class FaultCampaign {
   private record Result(
       int rate, int replicated, int committed, int duplicates, long events, FaultInterceptor faults, long retries,
       boolean converged, double convergeSeconds, double totalSeconds, long compared, long missing, long mismatched,
-      List<String> problems, double writeSeconds) {
+      List<String> problems, List<String> refProblems, double writeSeconds) {
+    Verdict verdict() {
+      return new Verdict()
+          .check("faults injected at a non-zero rate", rate == 0 || faults.injectedTotal() > 0)
+          .replicaChecks(converged, replicated, committed, duplicates, compared, missing, mismatched, refProblems);
+    }
+
     boolean ok() {
-      return converged && replicated == committed && duplicates == 0 && missing == 0 && mismatched == 0;
+      return verdict().ok();
     }
   }
 
@@ -64,7 +70,8 @@ public final class FaultCampaign {
     for (int rate : rates) {
       Result result = runRate(rate);
       results.add(result);
-      out.printf("  %3d %%: %s in %.1f s%n", rate, result.ok() ? "ok" : "FAILED", result.totalSeconds());
+      out.printf("  %3d %%: %s in %.1f s%n", rate, result.ok() ? "ok" : "FAILED " + result.verdict().failed(),
+          result.totalSeconds());
       out.flush();
     }
     out.println();
@@ -161,9 +168,12 @@ public final class FaultCampaign {
         String current = reader.currentMetadataFile();
         Map<Long, List<String>> recorded = source.recordedRows();
         long[] compared = current == null ? new long[] {0, recorded.size(), 0} : reader.compare(current, recorded, problems);
+        List<String> refProblems = current == null ? List.of("no replica")
+            : reader.refProblems(current, source.refs(), source.currentSnapshotId());
+        problems.addAll(refProblems);
         return new Result(rate, replicated.size(), source.commits(), sourceNames.size() - distinct.size(), sent[0],
             faults, retries, converged, convergeSeconds, (System.nanoTime() - started) / 1e9, compared[0], compared[1],
-            compared[2], problems, (lastCommit - firstCommit) / 1e9);
+            compared[2], problems, refProblems, (lastCommit - firstCommit) / 1e9);
       } finally {
         if (service.isActive()) {
           service.close();

@@ -166,6 +166,15 @@ final class ReplicaReader implements AutoCloseable {
     return new long[] {compared, missing, mismatched};
   }
 
+  /** Differences of the replica's refs and current snapshot at {@code replicaMetadataFile} from the source's. */
+  List<String> refProblems(String replicaMetadataFile, Map<String, Long> sourceRefs, Long sourceCurrent) {
+    TableMetadata metadata = TableMetadataParser.read(io, replicaMetadataFile);
+    Map<String, Long> refs = new TreeMap<>();
+    metadata.refs().forEach((name, ref) -> refs.put(name, ref.snapshotId()));
+    Long current = metadata.currentSnapshot() == null ? null : metadata.currentSnapshot().snapshotId();
+    return Verdict.refProblems(sourceRefs, sourceCurrent, refs, current);
+  }
+
   static String fileName(String location) {
     return location.substring(location.lastIndexOf('/') + 1);
   }
