@@ -19,9 +19,11 @@ class CampaignsTest {
   void aShortCrashCampaignOnTheServiceJarPasses(@TempDir Path dir) throws Exception {
     assertThat(SERVICE_JAR).isRegularFile();
     StringWriter out = new StringWriter();
+    // a commit every 2 s and a reader pause of 200 ms: few versions to converge on, so the run stays
+    // short on a busy build machine; the full campaign keeps its own figures
     CrashCampaign campaign = new CrashCampaign(new CrashCampaign.Settings(2, 1, SERVICE_JAR.toAbsolutePath(),
-        Duration.ofMillis(500), Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofMinutes(5),
-        Duration.ofMillis(20), dir, List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")),
+        Duration.ofMillis(500), Duration.ofSeconds(2), Duration.ofSeconds(2), Duration.ofMinutes(10),
+        Duration.ofMillis(200), dir, List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")),
         new PrintWriter(out, true));
 
     boolean ok = campaign.run();
