@@ -29,7 +29,7 @@ import picocli.CommandLine.Option;
       "commit each. Nothing new: no new replica file, exit 0. On error the replica is left as it",
       "was and the exit code is 1."
     })
-final class ReplicateCommand implements Callable<Integer> {
+public final class ReplicateCommand implements Callable<Integer> {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -91,7 +91,8 @@ final class ReplicateCommand implements Callable<Integer> {
     }
   }
 
-  static void print(PrintWriter out, ReplicationSummary summary) {
+  /** Prints a run's figures, one per line. */
+  public static void print(PrintWriter out, ReplicationSummary summary) {
     out.println("versions applied   " + summary.versionsApplied());
     out.println("snapshots added    " + summary.snapshotsAdded());
     out.println("files copied       " + summary.filesCopied());

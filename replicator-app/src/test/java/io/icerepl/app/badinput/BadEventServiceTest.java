@@ -3,7 +3,7 @@ package io.icerepl.app.badinput;
 import static io.icerepl.app.badinput.Campaign.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icerepl.app.demo.S3Warehouse;
+import io.icerepl.localstack.S3Warehouse;
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.localstack.S3EventMessages;
 import java.util.UUID;

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.icerepl.app.demo.S3Warehouse;
+import io.icerepl.localstack.S3Warehouse;
 import io.icerepl.localstack.EmbeddedS3;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;

@@ -4,8 +4,8 @@ import io.icerepl.copier.publish.ReplicaLayout;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.icerepl.app.demo.S3Warehouse;
-import io.icerepl.app.demo.TableWrites;
+import io.icerepl.localstack.S3Warehouse;
+import io.icerepl.localstack.TableWrites;
 import io.icerepl.app.engine.replica.ReplicaFiles;
 import io.icerepl.app.engine.retention.RetentionRunner;
 import io.icerepl.app.engine.retention.RetentionSettings;

@@ -3,8 +3,8 @@ package io.icerepl.app.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icerepl.app.cli.ReplicatorCli;
-import io.icerepl.app.demo.S3Warehouse;
-import io.icerepl.app.demo.TableWrites;
+import io.icerepl.localstack.S3Warehouse;
+import io.icerepl.localstack.TableWrites;
 import io.icerepl.localstack.EmbeddedS3;
 import java.io.PrintWriter;
 import java.io.StringWriter;

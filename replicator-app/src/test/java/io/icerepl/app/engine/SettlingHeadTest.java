@@ -2,8 +2,8 @@ package io.icerepl.app.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icerepl.app.demo.S3Warehouse;
-import io.icerepl.app.demo.TableWrites;
+import io.icerepl.localstack.S3Warehouse;
+import io.icerepl.localstack.TableWrites;
 import io.icerepl.copier.s3.S3Endpoint;
 import io.icerepl.copier.s3.S3ObjectStore;
 import io.icerepl.copier.s3.S3Resilience;

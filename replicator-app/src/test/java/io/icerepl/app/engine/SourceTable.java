@@ -1,6 +1,6 @@
 package io.icerepl.app.engine;
 
-import io.icerepl.app.demo.TableWrites;
+import io.icerepl.localstack.TableWrites;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.icerepl.app.demo.S3Warehouse;
-import io.icerepl.app.demo.TableWrites;
+import io.icerepl.localstack.S3Warehouse;
+import io.icerepl.localstack.TableWrites;
 import io.icerepl.app.engine.SourceTable;
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.localstack.EmbeddedSqs;

@@ -2,7 +2,7 @@ package io.icerepl.app.engine.retention;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icerepl.app.demo.TableWrites;
+import io.icerepl.localstack.TableWrites;
 import io.icerepl.app.engine.replica.ReplicaFiles;
 import io.icerepl.app.engine.FaultInjectingStore;
 import io.icerepl.app.engine.ReplicationOptions;

@@ -3,8 +3,8 @@ package io.icerepl.app.service.localstack;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.icerepl.app.demo.S3Warehouse;
-import io.icerepl.app.demo.TableWrites;
+import io.icerepl.localstack.S3Warehouse;
+import io.icerepl.localstack.TableWrites;
 import io.icerepl.app.engine.SourceTable;
 import io.icerepl.app.service.HintedReplica;
 import io.icerepl.app.service.RunningService;

@@ -1,0 +1,149 @@
+package io.icerepl.lab.cli;
+
+import io.icerepl.lab.bench.BackfillThroughputBenchmark;
+import io.icerepl.lab.bench.IncrementalCostBenchmark;
+import io.icerepl.lab.bench.LagBenchmark;
+import io.icerepl.lab.bench.MemoryBenchmark;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code benchmark}: programs that print figures, each against a baseline measured in the same run. */
+@Command(
+    name = "benchmark",
+    mixinStandardHelpOptions = true,
+    description = "Runs a benchmark and prints its figures, each against a baseline measured in the same run.",
+    subcommands = {
+      BenchmarkCommand.IncrementalCost.class,
+      BenchmarkCommand.BackfillThroughput.class,
+      BenchmarkCommand.Lag.class,
+      BenchmarkCommand.Memory.class,
+    })
+final class BenchmarkCommand implements Callable<Integer> {
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    throw new CommandLine.ParameterException(spec.commandLine(), "Missing benchmark: "
+        + String.join(", ", spec.subcommands().keySet()));
+  }
+
+  @Command(
+      name = "incremental-cost",
+      mixinStandardHelpOptions = true,
+      description = {
+        "One new commit on tables with short and long histories; files read, copied and rewritten",
+        "per commit, time per commit, and the floor of parsing and writing that table's metadata",
+        "JSON once."
+      })
+  static final class IncrementalCost implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--history", split = ",", paramLabel = "<n>",
+        description = "Prior snapshots of each table (default: 10,1000,10000).")
+    List<Integer> histories = new ArrayList<>(List.of(10, 1000, 10000));
+
+    @Option(names = "--commits", paramLabel = "<n>", description = "Measured commits per table (default: ${DEFAULT-VALUE}).")
+    int commits = 7;
+
+    @CommandLine.Mixin WorkDirOption work;
+
+    @Override
+    public Integer call() throws IOException {
+      new IncrementalCostBenchmark(spec.commandLine().getOut()).run(work.resolve("incremental-cost"), histories, commits);
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "backfill-throughput",
+      mixinStandardHelpOptions = true,
+      description = {
+        "A new table's first replication on the embedded S3 (on disk, server-side copies) against",
+        "a raw parallel CopyObject of the same objects with the same concurrency; medians of",
+        "alternating runs."
+      })
+  static final class BackfillThroughput implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--files", paramLabel = "<n>", description = "Data files (default: ${DEFAULT-VALUE}).")
+    int files = 2000;
+
+    @Option(names = "--total-mib", paramLabel = "<MiB>", description = "Their total size (default: ${DEFAULT-VALUE}).")
+    int totalMiB = 1024;
+
+    @CommandLine.Mixin ThreadsOption threads;
+
+    @Option(names = "--rounds", paramLabel = "<n>", description = "Raw/replicator alternations (default: ${DEFAULT-VALUE}).")
+    int rounds = 2;
+
+    @CommandLine.Mixin WorkDirOption work;
+
+    @Override
+    public Integer call() throws Exception {
+      new BackfillThroughputBenchmark(spec.commandLine().getOut())
+          .run(work.resolve("backfill-throughput"), files, totalMiB, threads.threads(), rounds);
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "lag",
+      mixinStandardHelpOptions = true,
+      description = {
+        "The service in-process on the embedded S3 and SQS; a writer commits small appends and",
+        "publishes their S3 events; lag from each commit to the replica showing it (p50/p90/p99/max)",
+        "against the writer's own commit time."
+      })
+  static final class Lag implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--commits", paramLabel = "<n>", description = "Measured commits (default: ${DEFAULT-VALUE}).")
+    int commits = 200;
+
+    @Option(names = "--interval-ms", paramLabel = "<ms>",
+        description = "Pause between the writer's commits; 0 commits back to back (default: ${DEFAULT-VALUE}).")
+    int intervalMs = 100;
+
+    @Option(names = "--poll-ms", paramLabel = "<ms>", description = "Replica poll interval (default: ${DEFAULT-VALUE}).")
+    int pollMs = 20;
+
+    @Override
+    public Integer call() throws Exception {
+      new LagBenchmark(spec.commandLine().getOut()).run(commits, intervalMs, pollMs);
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "memory",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Peak heap of replicating a table with many data files in many manifests (local to local,",
+        "empty placeholder data files) against parsing its metadata JSON and manifest list.",
+        "Under a fixed heap: java -Xmx1g -jar replicator-lab.jar benchmark memory"
+      })
+  static final class Memory implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--files", paramLabel = "<n>", description = "Data files (default: ${DEFAULT-VALUE}).")
+    int files = 100_000;
+
+    @Option(names = "--manifests", paramLabel = "<n>", description = "Manifests they are in (default: ${DEFAULT-VALUE}).")
+    int manifests = 1_000;
+
+    @CommandLine.Mixin ThreadsOption threads;
+
+    @CommandLine.Mixin WorkDirOption work;
+
+    @Override
+    public Integer call() throws Exception {
+      new MemoryBenchmark(spec.commandLine().getOut()).run(work.resolve("memory"), files, manifests, threads.threads());
+      return 0;
+    }
+  }
+}

@@ -1,0 +1,112 @@
+package io.icerepl.lab.cli;
+
+import io.icerepl.lab.campaign.CrashCampaign;
+import io.icerepl.lab.campaign.FaultCampaign;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code campaign crash|faults}: proves the service loses nothing under crashes and S3/SQS faults. */
+@Command(
+    name = "campaign",
+    mixinStandardHelpOptions = true,
+    description = "Fault campaigns on the embedded S3 and SQS, printing their figures and an OK/FAILED verdict.",
+    subcommands = {CampaignCommand.Crash.class, CampaignCommand.Faults.class})
+final class CampaignCommand implements Runnable {
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  @Command(
+      name = "crash",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Runs the service as a separate process (java -jar <service jar> serve ...) against an embedded S3 (on disk)",
+        "and SQS hosted here, while a writer commits continuously and a reader opens the replica's current",
+        "metadata in a loop; kills the service with SIGKILL at random moments and restarts it. Finally restarts",
+        "it once more, waits for the source head and compares every source snapshot with the replica."
+      })
+  static final class Crash implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--kills", description = "SIGKILLs of the service (default: ${DEFAULT-VALUE}; the full campaign: 100).")
+    int kills = 10;
+
+    @CommandLine.Mixin SeedOption seed;
+
+    @Option(names = "--jar", description = "The service jar to run the service from (default: ${DEFAULT-VALUE}).")
+    Path jar = Path.of("replicator-app", "target", "replicator-app.jar");
+
+    @Option(names = "--min-delay", description = "Shortest time from the service serving to its kill (default: ${DEFAULT-VALUE}); one kill in five lands during start-up instead.")
+    Duration minDelay = Duration.ofMillis(200);
+
+    @Option(names = "--max-delay", description = "Longest time from the service serving to its kill (default: ${DEFAULT-VALUE}).")
+    Duration maxDelay = Duration.ofSeconds(8);
+
+    @Option(names = "--reader-pause", description = "Pause between the reader's opens of the replica (default: ${DEFAULT-VALUE}).")
+    Duration readerPause = Duration.ofMillis(20);
+
+    @Option(names = "--commit-interval", description = "Pause between the writer's commits (default: ${DEFAULT-VALUE}).")
+    Duration commitInterval = Duration.ofSeconds(1);
+
+    @Option(names = "--converge-timeout", description = "How long the last service run may take to reach the source head (default: ${DEFAULT-VALUE}).")
+    Duration convergeTimeout = Duration.ofMinutes(5);
+
+    @CommandLine.Mixin WorkDirOption work;
+
+    @Option(names = "--service-jvm-option", description = "JVM options of the service process (default: ${DEFAULT-VALUE}).")
+    List<String> jvmOptions = new ArrayList<>(List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+
+    @Override
+    public Integer call() throws Exception {
+      if (!java.nio.file.Files.isRegularFile(jar)) {
+        throw new IllegalArgumentException("Cannot run the crash campaign: no service jar at " + jar.toAbsolutePath()
+            + " (build it with mvn package, or give it with --jar)");
+      }
+      PrintWriter out = spec.commandLine().getOut();
+      CrashCampaign campaign = new CrashCampaign(
+          new CrashCampaign.Settings(kills, seed.seed(), jar, minDelay, maxDelay, commitInterval, convergeTimeout,
+              readerPause, work.dir().orElse(null), jvmOptions), out);
+      return campaign.run() ? 0 : 1;
+    }
+  }
+
+  @Command(
+      name = "faults",
+      mixinStandardHelpOptions = true,
+      description = {
+        "For each rate: the service in-process on an embedded S3 and SQS, with an SDK interceptor on both sides",
+        "answering that percentage of S3 requests with 503 SlowDown, 500 InternalError, a connection reset or",
+        "a slow response, and every event published twice (some late). A writer makes its commits; the time",
+        "until the replica holds the head is measured and every snapshot is compared. A 0 % baseline runs first."
+      })
+  static final class Faults implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--rates", split = ",", description = "Fault percentages of S3 requests (default: ${DEFAULT-VALUE}).")
+    List<Integer> rates = new ArrayList<>(List.of(1, 10, 30));
+
+    @Option(names = "--commits", description = "Writer commits per rate (default: ${DEFAULT-VALUE}).")
+    int commits = 30;
+
+    @CommandLine.Mixin SeedOption seed;
+
+    @Option(names = "--converge-timeout", description = "How long a rate may take to reach the source head (default: ${DEFAULT-VALUE}).")
+    Duration convergeTimeout = Duration.ofMinutes(3);
+
+    @Override
+    public Integer call() throws Exception {
+      PrintWriter out = spec.commandLine().getOut();
+      return new FaultCampaign(rates, commits, seed.seed(), convergeTimeout, out).run() ? 0 : 1;
+    }
+  }
+}

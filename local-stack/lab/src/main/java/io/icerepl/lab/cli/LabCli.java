@@ -1,0 +1,42 @@
+package io.icerepl.lab.cli;
+
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** Command line entry point of the lab jar: {@code serve}, {@code demo}, {@code benchmark}, {@code campaign}. */
+@Command(
+    name = "replicator-lab",
+    mixinStandardHelpOptions = true,
+    version = "iceberg-replicator-lab 0.1.0",
+    description = "Demonstrates, measures and attacks the replicator on an embedded S3 and SQS.",
+    subcommands = {
+      ServeCommand.class, DemoCommand.class, BenchmarkCommand.class, CampaignCommand.class,
+      CommandLine.HelpCommand.class
+    })
+public final class LabCli implements Runnable {
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  public static void main(String[] args) {
+    System.exit(execute(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
+  }
+
+  /** Runs one command with the given output streams and returns its exit code (0 on success). */
+  public static int execute(PrintWriter out, PrintWriter err, String... args) {
+    CommandLine cli = new CommandLine(new LabCli());
+    cli.setOut(out);
+    cli.setErr(err);
+    cli.setExecutionExceptionHandler(
+        (e, commandLine, parseResult) -> {
+          commandLine.getErr().println("error: " + e.getMessage());
+          return e instanceof IllegalArgumentException ? 2 : 1;
+        });
+    return cli.execute(args);
+  }
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+}
