@@ -1,5 +1,7 @@
 package io.icerepl.lab.cli;
 
+import io.icerepl.app.cli.ThreadsOption;
+import io.icerepl.app.cli.WorkDirOption;
 import io.icerepl.lab.bench.BackfillThroughputBenchmark;
 import io.icerepl.lab.bench.IncrementalCostBenchmark;
 import io.icerepl.lab.bench.LagBenchmark;

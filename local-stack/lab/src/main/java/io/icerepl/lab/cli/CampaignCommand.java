@@ -1,5 +1,7 @@
 package io.icerepl.lab.cli;
 
+import io.icerepl.app.cli.WorkDirOption;
+import io.icerepl.app.cli.SeedOption;
 import io.icerepl.lab.campaign.CrashCampaign;
 import io.icerepl.lab.campaign.FaultCampaign;
 import java.io.PrintWriter;

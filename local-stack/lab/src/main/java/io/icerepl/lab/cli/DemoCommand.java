@@ -1,5 +1,6 @@
 package io.icerepl.lab.cli;
 
+import io.icerepl.app.cli.WorkDirOption;
 import io.icerepl.localstack.TableWrites;
 import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.TableReplicator;
