@@ -1,7 +1,7 @@
 package io.icerepl.merge.path;
 
 import io.icerepl.merge.error.PathOutsideMappingException;
-import io.icerepl.merge.json.TableMetadata;
+import io.icerepl.merge.model.TableMetadata;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

@@ -1,6 +1,6 @@
 package io.icerepl.merge.path;
 
-import io.icerepl.merge.json.TableMetadata;
+import io.icerepl.merge.model.TableMetadata;
 import java.util.List;
 import java.util.Map;
 

@@ -1,8 +1,8 @@
 package io.icerepl.merge.retention;
 
-import io.icerepl.merge.avro.ManifestEntry;
-import io.icerepl.merge.plan.DeleteFileKinds;
-import io.icerepl.merge.plan.FileKind;
+import io.icerepl.merge.manifest.ManifestEntry;
+import io.icerepl.merge.copyplan.DeleteFileKinds;
+import io.icerepl.merge.copyplan.FileKind;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,17 +1,17 @@
 package io.icerepl.merge.retention;
 
-import static io.icerepl.merge.json.TableMetadataFields.PARTITION_STATISTICS;
-import static io.icerepl.merge.json.TableMetadataFields.REFS;
-import static io.icerepl.merge.json.TableMetadataFields.SNAPSHOTS;
-import static io.icerepl.merge.json.TableMetadataFields.SNAPSHOT_ID;
-import static io.icerepl.merge.json.TableMetadataFields.SNAPSHOT_LOG;
-import static io.icerepl.merge.json.TableMetadataFields.STATISTICS;
+import static io.icerepl.merge.model.TableMetadataFields.PARTITION_STATISTICS;
+import static io.icerepl.merge.model.TableMetadataFields.REFS;
+import static io.icerepl.merge.model.TableMetadataFields.SNAPSHOTS;
+import static io.icerepl.merge.model.TableMetadataFields.SNAPSHOT_ID;
+import static io.icerepl.merge.model.TableMetadataFields.SNAPSHOT_LOG;
+import static io.icerepl.merge.model.TableMetadataFields.STATISTICS;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.icerepl.merge.json.TableMetadata;
-import io.icerepl.merge.json.TableMetadataParser;
+import io.icerepl.merge.model.TableMetadata;
+import io.icerepl.merge.model.TableMetadataParser;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.function.Predicate;

@@ -1,8 +1,8 @@
 package io.icerepl.merge.retention;
 
-import io.icerepl.merge.json.Snapshot;
-import io.icerepl.merge.json.TableMetadata;
-import io.icerepl.merge.plan.FileKind;
+import io.icerepl.merge.model.Snapshot;
+import io.icerepl.merge.model.TableMetadata;
+import io.icerepl.merge.copyplan.FileKind;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashSet;

@@ -1,9 +1,9 @@
 package io.icerepl.merge.retention;
 
-import io.icerepl.merge.avro.ManifestEntry;
-import io.icerepl.merge.avro.ManifestListEntry;
-import io.icerepl.merge.avro.ManifestListRewriter;
-import io.icerepl.merge.avro.ManifestRewriter;
+import io.icerepl.merge.manifest.ManifestEntry;
+import io.icerepl.merge.manifest.ManifestListEntry;
+import io.icerepl.merge.manifest.ManifestListRewriter;
+import io.icerepl.merge.manifest.ManifestRewriter;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

@@ -1,7 +1,7 @@
 package io.icerepl.merge.retention;
 
-import io.icerepl.merge.json.Snapshot;
-import io.icerepl.merge.json.TableMetadata;
+import io.icerepl.merge.model.Snapshot;
+import io.icerepl.merge.model.TableMetadata;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;

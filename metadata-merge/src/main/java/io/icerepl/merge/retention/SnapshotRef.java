@@ -1,11 +1,11 @@
 package io.icerepl.merge.retention;
 
-import static io.icerepl.merge.json.TableMetadataFields.REFS;
-import static io.icerepl.merge.json.TableMetadataFields.REF_TYPE;
-import static io.icerepl.merge.json.TableMetadataFields.SNAPSHOT_ID;
+import static io.icerepl.merge.model.TableMetadataFields.REFS;
+import static io.icerepl.merge.model.TableMetadataFields.REF_TYPE;
+import static io.icerepl.merge.model.TableMetadataFields.SNAPSHOT_ID;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.icerepl.merge.json.TableMetadata;
+import io.icerepl.merge.model.TableMetadata;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;

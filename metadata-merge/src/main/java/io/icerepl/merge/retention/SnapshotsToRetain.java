@@ -1,6 +1,6 @@
 package io.icerepl.merge.retention;
 
-import io.icerepl.merge.json.Snapshot;
+import io.icerepl.merge.model.Snapshot;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;

@@ -1,13 +1,13 @@
 package io.icerepl.merge.retention;
 
-import static io.icerepl.merge.json.TableMetadataFields.PARTITION_STATISTICS;
-import static io.icerepl.merge.json.TableMetadataFields.SNAPSHOT_ID;
-import static io.icerepl.merge.json.TableMetadataFields.STATISTICS;
-import static io.icerepl.merge.json.TableMetadataFields.STATISTICS_PATH;
+import static io.icerepl.merge.model.TableMetadataFields.PARTITION_STATISTICS;
+import static io.icerepl.merge.model.TableMetadataFields.SNAPSHOT_ID;
+import static io.icerepl.merge.model.TableMetadataFields.STATISTICS;
+import static io.icerepl.merge.model.TableMetadataFields.STATISTICS_PATH;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.icerepl.merge.error.BadInputException;
-import io.icerepl.merge.json.TableMetadata;
+import io.icerepl.merge.model.TableMetadata;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icerepl.merge.error.PathOutsideMappingException;
-import io.icerepl.merge.json.TableMetadata;
-import io.icerepl.merge.json.TableMetadataParser;
+import io.icerepl.merge.model.TableMetadata;
+import io.icerepl.merge.model.TableMetadataParser;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -2,8 +2,8 @@ package io.icerepl.merge.retention;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.icerepl.merge.json.TableMetadata;
-import io.icerepl.merge.json.TableMetadataParser;
+import io.icerepl.merge.model.TableMetadata;
+import io.icerepl.merge.model.TableMetadataParser;
 
 /**
  * Builds small, valid table metadata JSON with hand-made histories (branches, tags, staged

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icerepl.merge.error.BadInputException;
-import io.icerepl.merge.json.TableMetadata;
+import io.icerepl.merge.model.TableMetadata;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

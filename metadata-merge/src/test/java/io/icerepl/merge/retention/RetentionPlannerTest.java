@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.icerepl.merge.json.Snapshot;
-import io.icerepl.merge.json.TableMetadata;
-import io.icerepl.merge.json.TableMetadataParser;
+import io.icerepl.merge.model.Snapshot;
+import io.icerepl.merge.model.TableMetadata;
+import io.icerepl.merge.model.TableMetadataParser;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;

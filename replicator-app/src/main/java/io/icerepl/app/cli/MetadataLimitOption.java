@@ -1,6 +1,6 @@
 package io.icerepl.app.cli;
 
-import io.icerepl.merge.json.TableMetadataParser;
+import io.icerepl.merge.model.TableMetadataParser;
 import picocli.CommandLine.Option;
 
 /** The largest metadata file a command reads: a bound on the memory a hostile or broken file takes. */

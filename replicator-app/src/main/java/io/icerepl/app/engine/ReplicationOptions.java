@@ -1,6 +1,6 @@
 package io.icerepl.app.engine;
 
-import io.icerepl.merge.json.TableMetadataParser;
+import io.icerepl.merge.model.TableMetadataParser;
 import io.icerepl.merge.path.PathMapping;
 import java.time.Duration;
 import java.util.List;

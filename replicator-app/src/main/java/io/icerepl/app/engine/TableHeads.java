@@ -2,7 +2,7 @@ package io.icerepl.app.engine;
 
 import io.icerepl.app.engine.replica.ReplicaHead;
 import io.icerepl.merge.head.MetadataFileNames;
-import io.icerepl.merge.json.TableMetadata;
+import io.icerepl.merge.model.TableMetadata;
 import java.util.Optional;
 import java.util.Set;
 

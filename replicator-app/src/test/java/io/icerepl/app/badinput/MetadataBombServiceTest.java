@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.icerepl.app.engine.SourceTable;
 import io.icerepl.app.service.HttpJson;
 import io.icerepl.app.service.RunningService;
-import io.icerepl.merge.json.GzipBomb;
+import io.icerepl.merge.model.GzipBomb;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -2,7 +2,7 @@ package io.icerepl.app.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icerepl.copier.commit.CopyProgress;
+import io.icerepl.copier.copy.CopyProgress;
 import io.icerepl.copier.store.LocalObjectStore;
 import java.nio.file.Path;
 import java.time.Clock;

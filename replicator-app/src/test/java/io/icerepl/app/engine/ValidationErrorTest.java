@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icerepl.app.cli.ReplicatorCli;
-import io.icerepl.merge.json.TableMetadataParser;
+import io.icerepl.merge.model.TableMetadataParser;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;

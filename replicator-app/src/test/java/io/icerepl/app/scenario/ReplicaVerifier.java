@@ -1,6 +1,6 @@
 package io.icerepl.app.scenario;
 
-import io.icerepl.merge.rewrite.Lz4PuffinFooters;
+import io.icerepl.merge.puffin.Lz4PuffinFooters;
 import java.io.File;
 import java.io.IOException;
 import java.lang.reflect.RecordComponent;

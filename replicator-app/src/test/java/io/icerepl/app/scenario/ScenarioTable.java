@@ -305,7 +305,7 @@ public final class ScenarioTable {
                 // through the table's FileIO, so Hadoop's checksum sidecar is written anew too
                 try (var in = t.io().newInputFile(location).newStream()) {
                   byte[] compressed =
-                      io.icerepl.merge.rewrite.Lz4PuffinFooters.compressFooter(in.readAllBytes());
+                      io.icerepl.merge.puffin.Lz4PuffinFooters.compressFooter(in.readAllBytes());
                   try (var out = t.io().newOutputFile(location).createOrOverwrite()) {
                     out.write(compressed);
                   }

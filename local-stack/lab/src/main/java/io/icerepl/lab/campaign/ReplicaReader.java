@@ -1,6 +1,6 @@
 package io.icerepl.lab.campaign;
 
-import io.icerepl.merge.metadata.ReplicaProperties;
+import io.icerepl.merge.merge.ReplicaProperties;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -1,15 +1,15 @@
 package io.icerepl.app.engine.replica;
 
-import io.icerepl.copier.commit.MetadataPublisher;
+import io.icerepl.copier.publish.MetadataPublisher;
 import io.icerepl.copier.publish.ReplicaLayout;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.error.DivergedReplicaException;
-import io.icerepl.merge.metadata.ReplicaProperties;
+import io.icerepl.merge.merge.ReplicaProperties;
 import io.icerepl.merge.error.MissingFileException;
 import io.icerepl.merge.head.MetadataFileNames;
 import io.icerepl.merge.head.SourceHead;
-import io.icerepl.merge.json.TableMetadata;
-import io.icerepl.merge.json.TableMetadataParser;
+import io.icerepl.merge.model.TableMetadata;
+import io.icerepl.merge.model.TableMetadataParser;
 import io.icerepl.merge.path.TableLayout;
 import io.icerepl.merge.state.ReplicaState;
 import io.icerepl.merge.state.ReplicaStateParser;
@@ -113,7 +113,7 @@ public final class ReplicaFiles {
         previous.map(h -> h.metadata().properties().get(ReplicaProperties.COMMIT_TOKEN)).orElse(null);
     writeState(location, state(location).withLastCommit(new ReplicaState.LastCommit(version, token, previousToken)));
     com.fasterxml.jackson.databind.node.ObjectNode json = metadata.copyOfJson();
-    json.with(io.icerepl.merge.json.TableMetadataFields.PROPERTIES).put(ReplicaProperties.COMMIT_TOKEN, token);
+    json.with(io.icerepl.merge.model.TableMetadataFields.PROPERTIES).put(ReplicaProperties.COMMIT_TOKEN, token);
     return TableMetadataParser.fromJson(json, "replica " + location);
   }
 

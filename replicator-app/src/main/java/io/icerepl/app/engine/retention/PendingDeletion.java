@@ -3,7 +3,7 @@ package io.icerepl.app.engine.retention;
 import io.icerepl.app.engine.replica.ReplicaFiles;
 import io.icerepl.app.engine.replica.ReplicaHead;
 import io.icerepl.copier.store.ObjectStore;
-import io.icerepl.merge.json.TableMetadata;
+import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.retention.ExpiredSnapshot;
 import io.icerepl.merge.retention.ReachabilityPlanner;
 import io.icerepl.merge.retention.UnreachableFiles;

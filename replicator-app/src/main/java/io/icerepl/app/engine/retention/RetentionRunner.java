@@ -2,12 +2,12 @@ package io.icerepl.app.engine.retention;
 
 import io.icerepl.app.engine.replica.ReplicaFiles;
 import io.icerepl.app.engine.replica.ReplicaHead;
-import io.icerepl.copier.commit.MetadataPublisher;
+import io.icerepl.copier.publish.MetadataPublisher;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.error.BadInputException;
-import io.icerepl.merge.json.TableMetadata;
-import io.icerepl.merge.json.TableMetadataParser;
-import io.icerepl.merge.metadata.ReplicaCommits;
+import io.icerepl.merge.model.TableMetadata;
+import io.icerepl.merge.model.TableMetadataParser;
+import io.icerepl.merge.merge.ReplicaCommits;
 import io.icerepl.merge.retention.DroppedRef;
 import io.icerepl.merge.retention.ExpireOptions;
 import io.icerepl.merge.retention.ExpiredSnapshot;

@@ -10,6 +10,6 @@ package io.icerepl.app.engine.retention;
  */
 public record RetentionSettings(boolean replicaOwnsFiles, int batchSize, long maxMetadataBytes) {
   public static RetentionSettings defaults() {
-    return new RetentionSettings(false, 100_000, io.icerepl.merge.json.TableMetadataParser.DEFAULT_MAX_METADATA_BYTES);
+    return new RetentionSettings(false, 100_000, io.icerepl.merge.model.TableMetadataParser.DEFAULT_MAX_METADATA_BYTES);
   }
 }

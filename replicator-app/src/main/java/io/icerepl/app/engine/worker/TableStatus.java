@@ -1,7 +1,7 @@
 package io.icerepl.app.engine.worker;
 
 import io.icerepl.app.engine.ReplicationSummary;
-import io.icerepl.copier.commit.CopyProgress;
+import io.icerepl.copier.copy.CopyProgress;
 
 /** Told where each table stands as runs and discovery go; the service's status board listens. */
 public interface TableStatus {

@@ -208,7 +208,7 @@ public final class StatusBoard implements TableStatus {
   }
 
   /** Copy progress of a running commit: what is still to copy shows as {@code bytesPending}. */
-  public void progress(TableKey key, io.icerepl.copier.commit.CopyProgress progress) {
+  public void progress(TableKey key, io.icerepl.copier.copy.CopyProgress progress) {
     Entry e = entry(key);
     synchronized (e) {
       e.bytesPending = progress.bytesPending();

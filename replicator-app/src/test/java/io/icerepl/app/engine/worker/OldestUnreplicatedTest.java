@@ -2,8 +2,8 @@ package io.icerepl.app.engine.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icerepl.merge.json.TableMetadata;
-import io.icerepl.merge.json.TableMetadataParser;
+import io.icerepl.merge.model.TableMetadata;
+import io.icerepl.merge.model.TableMetadataParser;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.OptionalLong;

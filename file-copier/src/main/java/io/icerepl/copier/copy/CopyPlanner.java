@@ -1,0 +1,238 @@
+package io.icerepl.copier.copy;
+
+import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.merge.manifest.ManifestEntry;
+import io.icerepl.merge.manifest.ManifestListEntry;
+import io.icerepl.merge.manifest.ManifestListRewriter;
+import io.icerepl.merge.manifest.ManifestRewriter;
+import io.icerepl.merge.error.BadInputException;
+import io.icerepl.merge.error.MissingFileException;
+import io.icerepl.merge.model.Snapshot;
+import io.icerepl.merge.model.TableMetadata;
+import io.icerepl.merge.merge.MergeResult;
+import io.icerepl.merge.merge.MergeResult.AddedSnapshot;
+import io.icerepl.merge.path.PathMapping;
+import io.icerepl.merge.copyplan.CopyPlan;
+import io.icerepl.merge.copyplan.DeleteFileKinds;
+import io.icerepl.merge.copyplan.FileCopy;
+import io.icerepl.merge.copyplan.FileKind;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.NoSuchFileException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+
+/**
+ * Expands a merge into a copy plan by reading the new snapshots' manifest lists and manifests.
+ * What the replica already holds is decided from the replica itself: a manifest list present at
+ * the target is complete (everything under it was published first), a manifest named by the
+ * parent snapshot's replica manifest list is reused with its recorded length, and a file present
+ * with the expected length is not copied again. So the work of one commit follows what it adds,
+ * not the table's history.
+ */
+public final class CopyPlanner {
+  private final ObjectStore source;
+  private final ObjectStore target;
+
+  public CopyPlanner(ObjectStore source, ObjectStore target) {
+    this.source = source;
+    this.target = target;
+  }
+
+  /**
+   * @param table the table's name for messages
+   * @param merge the merge to expand
+   * @param replica the replica's metadata before this commit, if any (its manifest lists tell
+   *     which manifests are already in place)
+   * @param mapping source → replica paths
+   */
+  public CopyPlan plan(String table, MergeResult merge, Optional<TableMetadata> replica, PathMapping mapping) {
+    try {
+      return new Expansion(table, replica, mapping).expand(merge);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot plan the replica commit of table " + table, e);
+    }
+  }
+
+  private final class Expansion {
+    private final String table;
+    private final Optional<TableMetadata> replica;
+    private final PathMapping mapping;
+    private final Map<String, FileCopy> files = new LinkedHashMap<>();
+    private final Map<String, FileCopy> manifests = new LinkedHashMap<>();
+    private final List<FileCopy> manifestLists = new ArrayList<>();
+    private final Map<String, FileCopy> rewrittenAtTarget = new HashMap<>();
+    private final Map<String, Long> replicaManifestLengths = new HashMap<>();
+    private final Set<Long> parentsRead = new HashSet<>();
+
+    Expansion(String table, Optional<TableMetadata> replica, PathMapping mapping) {
+      this.table = table;
+      this.replica = replica;
+      this.mapping = mapping;
+    }
+
+    CopyPlan expand(MergeResult merge) throws IOException {
+      for (AddedSnapshot snapshot : merge.addedSnapshots()) {
+        if (snapshot.sourceManifestList() != null) {
+          addManifestList(snapshot);
+        } else {
+          for (String manifest : snapshot.sourceManifests()) {
+            addManifest(manifest, -1, "snapshot " + snapshot.snapshotId());
+          }
+        }
+      }
+      for (FileCopy manifest : new ArrayList<>(manifests.values())) {
+        addManifestFiles(manifest);
+      }
+      for (FileCopy statistics : merge.statisticsFiles()) {
+        addFile(statistics, "table metadata");
+      }
+      return new CopyPlan(
+          new ArrayList<>(files.values()),
+          new ArrayList<>(manifests.values()),
+          manifestLists,
+          rewrittenAtTarget,
+          replicaManifestLengths);
+    }
+
+    private void addManifestList(AddedSnapshot snapshot) throws IOException {
+      String sourceList = snapshot.sourceManifestList();
+      String targetList = mapping.map(sourceList);
+      if (target.length(targetList).isPresent()) {
+        return; // published by an earlier, interrupted run, with everything it names
+      }
+      if (snapshot.parentSnapshotId() != null) {
+        readReplicaManifestLengths(snapshot.parentSnapshotId());
+      }
+      List<ManifestListEntry> entries;
+      try (InputStream in = openSource(sourceList, "manifest list of snapshot " + snapshot.snapshotId())) {
+        entries = ManifestListRewriter.read(in, sourceList);
+      }
+      for (ManifestListEntry entry : entries) {
+        addManifest(entry.manifestPath(), entry.manifestLength(), "manifest list " + sourceList);
+      }
+      manifestLists.add(FileCopy.of(FileKind.MANIFEST_LIST, sourceList, targetList, -1));
+    }
+
+    /** The replica's manifest list of a snapshot it holds names manifests already in place. */
+    private void readReplicaManifestLengths(long parentId) throws IOException {
+      if (replica.isEmpty() || !parentsRead.add(parentId)) {
+        return;
+      }
+      Optional<String> list = replica.get().snapshot(parentId).flatMap(Snapshot::manifestList);
+      if (list.isEmpty() || target.length(list.get()).isEmpty()) {
+        return;
+      }
+      try (InputStream in = target.open(list.get())) {
+        for (ManifestListEntry entry : ManifestListRewriter.read(in, list.get())) {
+          replicaManifestLengths.put(entry.manifestPath(), entry.manifestLength());
+        }
+      }
+    }
+
+    private void addManifest(String sourceManifest, long length, String namedBy) throws IOException {
+      String targetManifest = mapping.map(sourceManifest);
+      if (replicaManifestLengths.containsKey(targetManifest) || manifests.containsKey(targetManifest)) {
+        return;
+      }
+      OptionalLong existing = target.length(targetManifest);
+      if (existing.isPresent()) {
+        replicaManifestLengths.put(targetManifest, existing.getAsLong());
+        return;
+      }
+      OptionalLong atSource = source.length(sourceManifest);
+      if (atSource.isEmpty()) {
+        throw missing("manifest", sourceManifest, namedBy);
+      }
+      checkLength(FileKind.MANIFEST, sourceManifest, atSource.getAsLong(), length, namedBy);
+      manifests.put(targetManifest, FileCopy.of(FileKind.MANIFEST, sourceManifest, targetManifest, length));
+    }
+
+    private void addManifestFiles(FileCopy manifest) throws IOException {
+      List<ManifestEntry> live;
+      try (InputStream in = openSource(manifest.source(), "manifest")) {
+        live = ManifestRewriter.readLiveFiles(in, manifest.source());
+      }
+      for (ManifestEntry file : live) {
+        FileKind kind = DeleteFileKinds.of(file.content(), file.fileFormat());
+        FileCopy copy =
+            new FileCopy(
+                kind,
+                file.filePath(),
+                mapping.map(file.filePath()),
+                file.fileSizeInBytes(),
+                file.fileFormat());
+        addFile(copy, "manifest " + manifest.source());
+      }
+    }
+
+    private void addFile(FileCopy file, String namedBy) throws IOException {
+      if (files.containsKey(file.target()) || rewrittenAtTarget.containsKey(file.source())) {
+        return;
+      }
+      OptionalLong atTarget = target.length(file.target());
+      if (file.kind().rewritten() && atTarget.isPresent()) {
+        rewrittenAtTarget.put(file.source(), file);
+        return;
+      }
+      if (!file.kind().rewritten()
+          && atTarget.isPresent()
+          && (file.expectedSize() < 0 || atTarget.getAsLong() == file.expectedSize())) {
+        return;
+      }
+      OptionalLong atSource = source.length(file.source());
+      if (atSource.isEmpty()) {
+        throw missing(noun(file.kind()), file.source(), namedBy);
+      }
+      checkLength(file.kind(), file.source(), atSource.getAsLong(), file.expectedSize(), namedBy);
+      files.put(file.target(), file);
+    }
+
+    /**
+     * A file shorter or longer than its parent records is refused from its length alone: a
+     * manifest cut after a complete Avro block still decodes, and readers trust recorded lengths.
+     */
+    private void checkLength(FileKind kind, String path, long actual, long recorded, String namedBy) {
+      if (recorded >= 0 && actual != recorded) {
+        throw new BadInputException(
+            "Cannot replicate table " + table + ": " + noun(kind) + " " + path + " is " + actual
+                + " bytes but its " + namedBy + " records " + recorded);
+      }
+    }
+
+    private InputStream openSource(String path, String noun) throws IOException {
+      try {
+        return source.open(path);
+      } catch (NoSuchFileException e) {
+        throw missing(noun, path, "table metadata");
+      }
+    }
+
+    private MissingFileException missing(String noun, String path, String namedBy) {
+      return new MissingFileException(
+          "Cannot replicate table " + table + ": " + noun + " " + path + " named by " + namedBy
+              + " is missing at the source",
+          path);
+    }
+  }
+
+  static String noun(FileKind kind) {
+    return switch (kind) {
+      case DATA -> "data file";
+      case EQUALITY_DELETE -> "equality delete file";
+      case POSITION_DELETE -> "position delete file";
+      case DELETION_VECTOR -> "deletion vector file";
+      case STATISTICS -> "statistics file";
+      case MANIFEST -> "manifest";
+      case MANIFEST_LIST -> "manifest list";
+    };
+  }
+}

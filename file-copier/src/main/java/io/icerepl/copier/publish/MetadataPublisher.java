@@ -1,0 +1,39 @@
+package io.icerepl.copier.publish;
+
+import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.merge.error.DivergedReplicaException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Publishes a replica version: the metadata file {@code metadata/v<N>.metadata.json}, created
+ * complete in one step and only if absent, then {@code metadata/version-hint.text}. Readers that
+ * look past the hint already see the new version once its file exists; the hint follows.
+ */
+public final class MetadataPublisher {
+  private final ObjectStore target;
+
+  public MetadataPublisher(ObjectStore target) {
+    this.target = target;
+  }
+
+  /**
+   * @return the published metadata file
+   * @throws DivergedReplicaException when another writer created that version first
+   */
+  public String publish(String table, String location, long version, byte[] metadataJson) throws IOException {
+    String file = ReplicaLayout.metadataFile(location, version);
+    if (!target.createIfAbsent(file, metadataJson)) {
+      throw new DivergedReplicaException(
+          "Cannot commit replica version " + version + " of table " + table + ": " + file
+              + " already exists; another writer committed to the replica");
+    }
+    writeVersionHint(location, version);
+    return file;
+  }
+
+  public void writeVersionHint(String location, long version) throws IOException {
+    byte[] hint = Long.toString(version).getBytes(StandardCharsets.UTF_8);
+    target.write(ReplicaLayout.versionHintFile(location), out -> out.write(hint));
+  }
+}

@@ -1,0 +1,358 @@
+package io.icerepl.merge.merge;
+
+import static io.icerepl.merge.model.TableMetadataFields.*;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.icerepl.merge.error.ConflictException;
+import io.icerepl.merge.error.UnsupportedFeatureException;
+import io.icerepl.merge.head.MetadataFileNames;
+import io.icerepl.merge.model.LegacyV1Fields;
+import io.icerepl.merge.model.Snapshot;
+import io.icerepl.merge.model.TableMetadata;
+import io.icerepl.merge.model.TableMetadataParser;
+import io.icerepl.merge.path.PathMapping;
+import io.icerepl.merge.path.TableLayout;
+import io.icerepl.merge.copyplan.FileCopy;
+import io.icerepl.merge.copyplan.FileKind;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.BiPredicate;
+
+/**
+ * The merge of one source metadata version into the replica: a pure function from (source,
+ * replica, mapping, options) to (new replica metadata, what must be copied first).
+ *
+ * <p>Versioned lists are unions by id, where an id the replica already holds with different
+ * content is a conflict (Iceberg reuses freed ids, and kept manifests would be read with the wrong
+ * schema or spec). Table state is carried from the source; {@code location}, {@code metadata-log}
+ * and {@code last-updated-ms} belong to the replica.
+ */
+public final class MetadataMerge {
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+  private MetadataMerge() {}
+
+  public static MergeResult merge(MergeRequest request) {
+    TableMetadata source = LegacyV1Fields.withListFields(request.source());
+    TableMetadata replica = request.replica().orElse(null);
+    String sourceFile = request.sourceMetadataFile();
+    PathMapping mapping = request.mapping();
+
+    if (source.hasEncryptionKeys()) {
+      throw new UnsupportedFeatureException(
+          "Cannot replicate table metadata " + sourceFile + ": encrypted tables are not supported");
+    }
+    if (replica != null) {
+      checkSameTable(source, replica, sourceFile, request.replicaMetadataFile().orElseThrow());
+    }
+
+    ObjectNode out = source.copyOfJson();
+    out.put(LOCATION, request.targetLocation());
+
+    out.set(SCHEMAS, unionById(replica, source, SCHEMAS, SCHEMA_ID, "schema", SameMeaning::schemas, sourceFile));
+    out.set(
+        PARTITION_SPECS,
+        unionById(replica, source, PARTITION_SPECS, SPEC_ID, "partition spec", SameMeaning::partitionSpecs, sourceFile));
+    out.set(
+        SORT_ORDERS,
+        unionById(replica, source, SORT_ORDERS, ORDER_ID, "sort order", SameMeaning::sortOrders, sourceFile));
+
+    removeDroppedRefs(out, request.droppedRefs());
+    Set<Long> protectedIds = protectedSnapshotIds(out);
+    SnapshotUnion snapshots = unionSnapshots(request, replica, protectedIds);
+    out.set(SNAPSHOTS, snapshots.array());
+    Set<Long> held = snapshots.ids();
+
+    List<FileCopy> statisticsFiles = new ArrayList<>();
+    out.set(STATISTICS, mergeStatistics(replica, source, STATISTICS, held, mapping, statisticsFiles));
+    out.set(
+        PARTITION_STATISTICS,
+        mergeStatistics(replica, source, PARTITION_STATISTICS, held, mapping, statisticsFiles));
+    if (source.json().get(STATISTICS) == null && ((ArrayNode) out.get(STATISTICS)).isEmpty()) {
+      out.remove(STATISTICS);
+    }
+    if (source.json().get(PARTITION_STATISTICS) == null
+        && ((ArrayNode) out.get(PARTITION_STATISTICS)).isEmpty()) {
+      out.remove(PARTITION_STATISTICS);
+    }
+
+    out.set(SNAPSHOT_LOG, SnapshotLogMerge.merge(replica, source, held));
+    ReplicaCommits.setMetadataLog(
+        out, request.replica(), request.replicaMetadataFile(), request.previousVersionsMax());
+    out.set(PROPERTIES, properties(source, mapping, sourceFile));
+    checkRefs(out, held, sourceFile);
+
+    ReplicaCommits.setLastUpdatedMs(out, request.replica(), request.commitTimeMs(), source.lastUpdatedMs());
+
+    TableMetadata metadata = TableMetadataParser.fromJson(out, "replica of " + sourceFile);
+    return new MergeResult(metadata, snapshots.added(), statisticsFiles);
+  }
+
+  /**
+   * Refuses a source that is not the table the replica was made from, or that went backwards.
+   * Checked first, so a replaced table is reported as such rather than as a gap in its log.
+   */
+  public static void checkSameTable(
+      TableMetadata source, TableMetadata replica, String sourceFile, String replicaFile) {
+    if (source.tableUuid().isPresent()
+        && replica.tableUuid().isPresent()
+        && !source.tableUuid().equals(replica.tableUuid())) {
+      throw new ConflictException(
+          "Cannot replicate table metadata " + sourceFile + ": its table-uuid "
+              + source.tableUuid().get() + " differs from the replica's " + replica.tableUuid().get()
+              + " (" + replicaFile + "); the source table was replaced");
+    }
+    if (source.lastSequenceNumber() < replica.lastSequenceNumber()) {
+      throw new ConflictException(
+          "Cannot replicate table metadata " + sourceFile + ": its last-sequence-number "
+              + source.lastSequenceNumber() + " is lower than the replica's "
+              + replica.lastSequenceNumber() + "; the source was rewound");
+    }
+    if (source.formatVersion() < replica.formatVersion()) {
+      throw new ConflictException(
+          "Cannot replicate table metadata " + sourceFile + ": its format-version "
+              + source.formatVersion() + " is lower than the replica's " + replica.formatVersion());
+    }
+  }
+
+  /**
+   * Union by id: the replica's entries in its order, then the source's new ones in theirs. An entry
+   * both hold is compared by meaning, and the replica keeps its own spelling of it.
+   */
+  private static ArrayNode unionById(
+      TableMetadata replica,
+      TableMetadata source,
+      String field,
+      String idField,
+      String noun,
+      BiPredicate<JsonNode, JsonNode> sameMeaning,
+      String sourceFile) {
+    Map<Long, JsonNode> byId = new LinkedHashMap<>();
+    if (replica != null) {
+      replica.json().path(field).forEach(node -> byId.put(node.get(idField).asLong(), node));
+    }
+    for (JsonNode node : source.json().path(field)) {
+      long id = node.get(idField).asLong();
+      JsonNode existing = byId.get(id);
+      if (existing == null) {
+        byId.put(id, node);
+      } else if (!sameMeaning.test(existing, node)) {
+        throw new ConflictException(
+            "Cannot merge " + noun + " " + id + " of table metadata " + sourceFile
+                + ": the replica holds a different " + noun + " with the same " + idField
+                + " (the id was reused); replicas keep old snapshots that need the old one");
+      }
+    }
+    ArrayNode array = NODES.arrayNode();
+    byId.values().forEach(array::add);
+    return array;
+  }
+
+  /** Snapshots the source needs: its current one and every ref's the replica keeps. */
+  private static Set<Long> protectedSnapshotIds(ObjectNode out) {
+    Set<Long> ids = new HashSet<>();
+    JsonNode refs = out.get(REFS);
+    if (refs != null && refs.isObject()) {
+      refs.forEach(ref -> ids.add(ref.get(SNAPSHOT_ID).asLong()));
+    }
+    JsonNode current = out.get(CURRENT_SNAPSHOT_ID);
+    if (current != null && !current.isNull() && current.asLong() != -1) {
+      ids.add(current.asLong());
+    }
+    return ids;
+  }
+
+  /**
+   * A ref the replica's retention dropped stays dropped while the source's ref still points where
+   * it did; a source that moves the ref brings it back.
+   */
+  private static void removeDroppedRefs(ObjectNode out, Map<String, Long> droppedRefs) {
+    JsonNode refs = out.get(REFS);
+    if (!(refs instanceof ObjectNode refsObject) || droppedRefs.isEmpty()) {
+      return;
+    }
+    droppedRefs.forEach(
+        (name, snapshotId) -> {
+          JsonNode ref = refsObject.get(name);
+          if (ref != null && ref.get(SNAPSHOT_ID).asLong() == snapshotId && !"main".equals(name)) {
+            refsObject.remove(name);
+          }
+        });
+  }
+
+  private record SnapshotUnion(ArrayNode array, Set<Long> ids, List<MergeResult.AddedSnapshot> added) {}
+
+  private static SnapshotUnion unionSnapshots(
+      MergeRequest request, TableMetadata replica, Set<Long> protectedIds) {
+    PathMapping mapping = request.mapping();
+    Map<Long, JsonNode> byId = new LinkedHashMap<>();
+    if (replica != null) {
+      replica.snapshots().forEach(s -> byId.put(s.snapshotId(), s.json()));
+    }
+    List<MergeResult.AddedSnapshot> added = new ArrayList<>();
+    for (Snapshot snapshot : request.source().snapshots()) {
+      long id = snapshot.snapshotId();
+      JsonNode existing = byId.get(id);
+      if (existing != null) {
+        checkSameSnapshot(existing, snapshot, mapping, request.sourceMetadataFile());
+        continue;
+      }
+      if (request.expiredSnapshotIds().contains(id) && !protectedIds.contains(id)) {
+        continue; // expired by the replica's own retention: its files are gone
+      }
+      byId.put(id, mapSnapshot(snapshot, mapping));
+      added.add(
+          new MergeResult.AddedSnapshot(
+              id,
+              snapshot.parentSnapshotId().orElse(null),
+              snapshot.manifestList().orElse(null),
+              snapshot.manifests()));
+    }
+    ArrayNode array = NODES.arrayNode();
+    byId.values().forEach(array::add);
+    return new SnapshotUnion(array, new HashSet<>(byId.keySet()), added);
+  }
+
+  private static ObjectNode mapSnapshot(Snapshot snapshot, PathMapping mapping) {
+    ObjectNode json = snapshot.json().deepCopy();
+    snapshot.manifestList().ifPresent(list -> json.put(MANIFEST_LIST, mapping.map(list)));
+    if (json.has(MANIFESTS)) {
+      ArrayNode manifests = NODES.arrayNode();
+      snapshot.manifests().forEach(m -> manifests.add(mapping.map(m)));
+      json.set(MANIFESTS, manifests);
+    }
+    return json;
+  }
+
+  /**
+   * Snapshots are immutable: one the replica holds must be the source's, compared on the fields
+   * that decide what it reads. Compared in place: history is long and most snapshots are old.
+   */
+  private static void checkSameSnapshot(
+      JsonNode replica, Snapshot source, PathMapping mapping, String sourceFile) {
+    JsonNode sourceJson = source.json();
+    // an absent sequence-number is 0, which Iceberg omits and other writers spell out
+    long replicaSequence = replica.path(SEQUENCE_NUMBER).asLong(0);
+    if (replicaSequence != source.sequenceNumber()) {
+      throw differentSnapshot(source.snapshotId(), sourceFile, SEQUENCE_NUMBER, replicaSequence, source.sequenceNumber());
+    }
+    for (String field : new String[] {TIMESTAMP_MS, PARENT_SNAPSHOT_ID}) {
+      if (!Objects.equals(valueOf(replica, field), valueOf(sourceJson, field))) {
+        throw differentSnapshot(source.snapshotId(), sourceFile, field, replica.get(field), sourceJson.get(field));
+      }
+    }
+    JsonNode replicaList = replica.get(MANIFEST_LIST);
+    String sourceList = source.manifestList().map(mapping::map).orElse(null);
+    String replicaListText = replicaList == null || replicaList.isNull() ? null : replicaList.asText();
+    if (!Objects.equals(replicaListText, sourceList)) {
+      throw differentSnapshot(source.snapshotId(), sourceFile, MANIFEST_LIST, replicaListText, sourceList);
+    }
+  }
+
+  /** A field's value, absent when missing or null: writers differ in which they write. */
+  private static JsonNode valueOf(JsonNode object, String field) {
+    JsonNode value = object.get(field);
+    return value == null || value.isNull() ? null : value;
+  }
+
+  private static ConflictException differentSnapshot(
+      long id, String sourceFile, String field, Object replica, Object source) {
+    return new ConflictException(
+        "Cannot merge snapshot " + id + " of table metadata " + sourceFile + ": the replica "
+            + "holds a different snapshot with the same snapshot-id (" + field + " " + replica
+            + " vs " + source + ")");
+  }
+
+  /**
+   * Statistics of every snapshot the replica keeps. For a snapshot the source still holds, the
+   * source's entries are the truth: present, replaced or removed there, so on the replica. For a
+   * snapshot only the replica keeps (the source expired it), the replica's entry stays.
+   */
+  private static ArrayNode mergeStatistics(
+      TableMetadata replica,
+      TableMetadata source,
+      String field,
+      Set<Long> held,
+      PathMapping mapping,
+      List<FileCopy> files) {
+    Set<Long> sourceHolds = new HashSet<>();
+    source.snapshots().forEach(s -> sourceHolds.add(s.snapshotId()));
+    Map<Long, JsonNode> replicaEntries = new LinkedHashMap<>();
+    Map<Long, JsonNode> bySnapshot = new LinkedHashMap<>();
+    if (replica != null) {
+      for (JsonNode node : replica.json().path(field)) {
+        long snapshotId = node.get(SNAPSHOT_ID).asLong();
+        replicaEntries.put(snapshotId, node);
+        if (!sourceHolds.contains(snapshotId)) {
+          bySnapshot.put(snapshotId, node);
+        }
+      }
+    }
+    for (JsonNode node : source.json().path(field)) {
+      long snapshotId = node.get(SNAPSHOT_ID).asLong();
+      if (!held.contains(snapshotId)) {
+        continue;
+      }
+      ObjectNode mapped = node.deepCopy();
+      String sourcePath = node.get(STATISTICS_PATH).asText();
+      String targetPath = mapping.map(sourcePath);
+      mapped.put(STATISTICS_PATH, targetPath);
+      bySnapshot.put(snapshotId, mapped);
+      JsonNode previous = replicaEntries.get(snapshotId);
+      if (previous == null || !previous.equals(mapped)) {
+        JsonNode size = node.get(FILE_SIZE_IN_BYTES);
+        files.add(
+            FileCopy.of(FileKind.STATISTICS, sourcePath, targetPath, size == null ? -1 : size.asLong()));
+      }
+    }
+    ArrayNode array = NODES.arrayNode();
+    bySnapshot.entrySet().stream()
+        .filter(e -> held.contains(e.getKey()))
+        .forEach(e -> array.add(e.getValue()));
+    return array;
+  }
+
+  private static ObjectNode properties(TableMetadata source, PathMapping mapping, String sourceFile) {
+    ObjectNode properties = NODES.objectNode();
+    source
+        .properties()
+        .forEach(
+            (key, value) ->
+                properties.put(
+                    key, TableLayout.isPathProperty(key) && !value.isBlank() ? mapping.map(value) : value));
+    properties.put(ReplicaProperties.SOURCE_METADATA_FILE, MetadataFileNames.fileName(sourceFile));
+    properties.put(ReplicaProperties.SOURCE_LAST_UPDATED_MS, Long.toString(source.lastUpdatedMs()));
+    return properties;
+  }
+
+  private static void checkRefs(ObjectNode out, Set<Long> held, String sourceFile) {
+    JsonNode current = out.get(CURRENT_SNAPSHOT_ID);
+    if (current != null && !current.isNull() && current.asLong() != -1 && !held.contains(current.asLong())) {
+      throw new ConflictException(
+          "Cannot replicate table metadata " + sourceFile + ": its current-snapshot-id "
+              + current.asLong() + " is not among its snapshots");
+    }
+    JsonNode refs = out.get(REFS);
+    if (refs != null && refs.isObject()) {
+      Iterator<Map.Entry<String, JsonNode>> it = refs.fields();
+      while (it.hasNext()) {
+        Map.Entry<String, JsonNode> ref = it.next();
+        long id = ref.getValue().get(SNAPSHOT_ID).asLong();
+        if (!held.contains(id)) {
+          throw new ConflictException(
+              "Cannot replicate table metadata " + sourceFile + ": ref '" + ref.getKey()
+                  + "' names snapshot " + id + ", which is not among its snapshots");
+        }
+      }
+    }
+  }
+}

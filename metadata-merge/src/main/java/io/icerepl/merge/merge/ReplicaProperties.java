@@ -1,0 +1,24 @@
+package io.icerepl.merge.merge;
+
+/**
+ * Properties the replicator adds to replica metadata. They travel inside each replica commit, so
+ * the replica itself says which source version it holds: no separate record can disagree.
+ */
+public final class ReplicaProperties {
+  private ReplicaProperties() {}
+
+  /**
+   * The name of the source metadata file the replica's current version was built from: a name,
+   * not a path, so that no replica file points into the source's location.
+   */
+  public static final String SOURCE_METADATA_FILE = "replicator.source-metadata-file";
+
+  /**
+   * A token per replica commit, also recorded in the replicator's state: a version written behind
+   * the replicator's back cannot carry the token of a commit not made yet.
+   */
+  public static final String COMMIT_TOKEN = "replicator.commit-token";
+
+  /** The source's {@code last-updated-ms} at that file, to tell a short log from a rewind. */
+  public static final String SOURCE_LAST_UPDATED_MS = "replicator.source-last-updated-ms";
+}
