@@ -24,43 +24,80 @@ class LocalStackSetupTest {
   private static final Path LOCAL_STACK = Path.of("..", "local-stack");
   private static final Path COMPOSE = LOCAL_STACK.resolve("docker-compose.yml");
   private static final Path INIT_SCRIPT = LOCAL_STACK.resolve("init/ready.d/10-replicator.sh");
-  private static final Path APP_RESOURCES = Path.of("..", "replicator-app", "src", "main", "resources");
+  private static final Path APP_RESOURCES =
+      Path.of("..", "replicator-app", "src", "main", "resources");
 
   @Test
   void composeIsHealthyOnlyOnceTheInitScriptsHaveRun() throws IOException {
-    JsonNode test = YAML.readTree(Files.readString(COMPOSE)).path("services").path("localstack")
-        .path("healthcheck").path("test");
+    JsonNode test =
+        YAML.readTree(Files.readString(COMPOSE))
+            .path("services")
+            .path("localstack")
+            .path("healthcheck")
+            .path("test");
     String command = String.join(" ", Template.renderAll(test));
 
-    assertThat(command).contains("/_localstack/init/ready").contains("\"completed\": true")
+    assertThat(command)
+        .contains("/_localstack/init/ready")
+        .contains("\"completed\": true")
         .contains("ERROR");
-    assertThat(YAML.readTree(Files.readString(COMPOSE)).path("services").path("localstack").path("volumes").get(0)
-        .asText()).startsWith("./init/ready.d:/etc/localstack/init/ready.d");
+    assertThat(
+            YAML.readTree(Files.readString(COMPOSE))
+                .path("services")
+                .path("localstack")
+                .path("volumes")
+                .get(0)
+                .asText())
+        .startsWith("./init/ready.d:/etc/localstack/init/ready.d");
   }
 
   @Test
   void theInitScriptNotifiesWhatTheTemplateNotifies() throws IOException {
     String script = Files.readString(INIT_SCRIPT);
-    Matcher heredoc = Pattern.compile("NOTIFICATIONS=\\$\\(cat <<EOF\\n(.*?)\\nEOF\\n\\)", Pattern.DOTALL).matcher(script);
+    Matcher heredoc =
+        Pattern.compile("NOTIFICATIONS=\\$\\(cat <<EOF\\n(.*?)\\nEOF\\n\\)", Pattern.DOTALL)
+            .matcher(script);
     assertThat(heredoc.find()).as("the notification configuration as a heredoc").isTrue();
-    Matcher prefixDefault = Pattern.compile("SOURCE_PREFIX=\"\\$\\{SOURCE_PREFIX:-([^}]*)}\"").matcher(script);
+    Matcher prefixDefault =
+        Pattern.compile("SOURCE_PREFIX=\"\\$\\{SOURCE_PREFIX:-([^}]*)}\"").matcher(script);
     assertThat(prefixDefault.find()).as("SOURCE_PREFIX with a default").isTrue();
-    JsonNode configuration = new ObjectMapper().readTree(heredoc.group(1)
-        .replace("${QUEUE_ARN}", "arn:aws:sqs:us-east-1:000000000000:iceberg-replicator-events")
-        .replace("${SOURCE_PREFIX}", prefixDefault.group(1)));
+    JsonNode configuration =
+        new ObjectMapper()
+            .readTree(
+                heredoc
+                    .group(1)
+                    .replace(
+                        "${QUEUE_ARN}",
+                        "arn:aws:sqs:us-east-1:000000000000:iceberg-replicator-events")
+                    .replace("${SOURCE_PREFIX}", prefixDefault.group(1)));
 
     Template template = Template.load(Template.SOURCE_NOTIFICATIONS);
-    String templatePrefix = template.section("Parameters").get("SourcePrefix").path("Default").asText();
+    String templatePrefix =
+        template.section("Parameters").get("SourcePrefix").path("Default").asText();
     Set<List<String>> expected = new HashSet<>();
-    for (JsonNode c : template.properties("SourceBucket").path("NotificationConfiguration").path("Fn::If").get(1)
-        .path("QueueConfigurations")) {
-      expected.add(rules(c.path("Filter").path("S3Key").path("Rules"), "${SourcePrefix}", templatePrefix,
-          c.path("Event").asText()));
+    for (JsonNode c :
+        template
+            .properties("SourceBucket")
+            .path("NotificationConfiguration")
+            .path("Fn::If")
+            .get(1)
+            .path("QueueConfigurations")) {
+      expected.add(
+          rules(
+              c.path("Filter").path("S3Key").path("Rules"),
+              "${SourcePrefix}",
+              templatePrefix,
+              c.path("Event").asText()));
     }
     Set<List<String>> actual = new HashSet<>();
     for (JsonNode c : configuration.path("QueueConfigurations")) {
       assertThat(c.path("Events")).hasSize(1);
-      actual.add(rules(c.path("Filter").path("Key").path("FilterRules"), "", "", c.path("Events").get(0).asText()));
+      actual.add(
+          rules(
+              c.path("Filter").path("Key").path("FilterRules"),
+              "",
+              "",
+              c.path("Events").get(0).asText()));
     }
     assertThat(actual).isEqualTo(expected).hasSize(3);
   }
@@ -77,13 +114,21 @@ class LocalStackSetupTest {
         .isEqualTo("http://localhost:4566");
     assertThat(settings.path("replicator").path("s3").path("target").path("endpoint").asText())
         .isEqualTo("http://localhost:4566");
-    assertThat(settings.path("spring").path("cloud").path("aws").path("sqs").path("endpoint").asText())
+    assertThat(
+            settings.path("spring").path("cloud").path("aws").path("sqs").path("endpoint").asText())
         .isEqualTo("http://localhost:4566");
     String script = Files.readString(INIT_SCRIPT);
-    assertThat(script).contains("QUEUE=\"${QUEUE:-" + settings.path("replicator").path("sqs").path("queue").asText() + "}\"");
+    assertThat(script)
+        .contains(
+            "QUEUE=\"${QUEUE:-"
+                + settings.path("replicator").path("sqs").path("queue").asText()
+                + "}\"");
     assertThat(settings.path("replicator").path("rules").get(0).path("source").asText())
-        .isEqualTo("s3://" + scriptDefault(script, "SOURCE_BUCKET") + "/" + scriptDefault(script, "SOURCE_PREFIX")
-            .replaceAll("/$", ""));
+        .isEqualTo(
+            "s3://"
+                + scriptDefault(script, "SOURCE_BUCKET")
+                + "/"
+                + scriptDefault(script, "SOURCE_PREFIX").replaceAll("/$", ""));
   }
 
   /** Event, then prefix and suffix values, with the template's prefix reference resolved. */

@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Least-privilege checks over the Allow statements granted to a role. Each returns the
- * violations it finds, so a test can show both that a template passes and that a bad policy
- * fails ({@code PolicyChecksTest}).
+ * Least-privilege checks over the Allow statements granted to a role. Each returns the violations
+ * it finds, so a test can show both that a template passes and that a bad policy fails ({@code
+ * PolicyChecksTest}).
  */
 final class PolicyChecks {
 
@@ -18,15 +18,16 @@ final class PolicyChecks {
   static List<String> wildcardActions(List<Statement> statements) {
     List<String> violations = new ArrayList<>();
     for (Statement s : allowing(statements)) {
-      s.actions().stream().filter(a -> a.contains("*"))
+      s.actions().stream()
+          .filter(a -> a.contains("*"))
           .forEach(a -> violations.add(s + ": wildcard action " + a));
     }
     return violations;
   }
 
   /**
-   * Resources that are "*", or every resource of a service, account, bucket or key family
-   * (ending in ":*" or "/*"). Object grants end in "prefix*", never in "/*".
+   * Resources that are "*", or every resource of a service, account, bucket or key family (ending
+   * in ":*" or "/*"). Object grants end in "prefix*", never in "/*".
    */
   static List<String> wildcardResources(List<Statement> statements) {
     List<String> violations = new ArrayList<>();
@@ -34,7 +35,8 @@ final class PolicyChecks {
       if (s.resources().isEmpty()) {
         violations.add(s + ": no Resource");
       }
-      s.resources().stream().filter(r -> r.equals("*") || r.endsWith(":*") || r.endsWith("/*"))
+      s.resources().stream()
+          .filter(r -> r.equals("*") || r.endsWith(":*") || r.endsWith("/*"))
           .forEach(r -> violations.add(s + ": wildcard resource " + r));
     }
     return violations;
@@ -45,8 +47,8 @@ final class PolicyChecks {
    * under one of {@code objectPrefixes} (each given as "arn:...:bucket/prefix", granted as
    * "prefix*"), and s3:ListBucket only one of {@code buckets}.
    */
-  static List<String> s3GrantsOutside(List<Statement> statements, Set<String> objectPrefixes,
-      Set<String> buckets) {
+  static List<String> s3GrantsOutside(
+      List<Statement> statements, Set<String> objectPrefixes, Set<String> buckets) {
     List<String> violations = new ArrayList<>();
     for (Statement s : allowing(statements)) {
       if (!s.hasActionOf("s3")) {
@@ -58,9 +60,10 @@ final class PolicyChecks {
         continue;
       }
       for (String resource : s.resources()) {
-        boolean allowed = listsOnly
-            ? buckets.contains(resource)
-            : objectPrefixes.stream().anyMatch(p -> resource.equals(p + "*"));
+        boolean allowed =
+            listsOnly
+                ? buckets.contains(resource)
+                : objectPrefixes.stream().anyMatch(p -> resource.equals(p + "*"));
         if (!allowed) {
           violations.add(s + ": resource " + resource + " is outside the replicated prefixes");
         }
@@ -80,15 +83,16 @@ final class PolicyChecks {
       if (prefixes.isEmpty()) {
         violations.add(s + ": s3:ListBucket without an s3:prefix condition");
       }
-      prefixes.stream().filter(p -> p.equals("*") || p.isEmpty())
+      prefixes.stream()
+          .filter(p -> p.equals("*") || p.isEmpty())
           .forEach(p -> violations.add(s + ": s3:prefix condition allows any prefix"));
     }
     return violations;
   }
 
   /** Grants of {@code service} actions on anything but {@code allowedResources}. */
-  static List<String> grantsOutside(List<Statement> statements, String service,
-      Set<String> allowedResources) {
+  static List<String> grantsOutside(
+      List<Statement> statements, String service, Set<String> allowedResources) {
     List<String> violations = new ArrayList<>();
     for (Statement s : allowing(statements)) {
       if (!s.hasActionOf(service)) {
@@ -97,7 +101,8 @@ final class PolicyChecks {
       if (s.actions().stream().anyMatch(a -> !a.startsWith(service + ":"))) {
         violations.add(s + ": " + service + " actions share a statement with other services");
       }
-      s.resources().stream().filter(r -> !allowedResources.contains(r))
+      s.resources().stream()
+          .filter(r -> !allowedResources.contains(r))
           .forEach(r -> violations.add(s + ": " + service + " permission on " + r));
     }
     return violations;
@@ -107,7 +112,8 @@ final class PolicyChecks {
   static List<String> actionsOutsideServices(List<Statement> statements, Set<String> services) {
     List<String> violations = new ArrayList<>();
     for (Statement s : allowing(statements)) {
-      s.actions().stream().filter(a -> !services.contains(a.substring(0, Math.max(a.indexOf(':'), 0))))
+      s.actions().stream()
+          .filter(a -> !services.contains(a.substring(0, Math.max(a.indexOf(':'), 0))))
           .forEach(a -> violations.add(s + ": action " + a + " of an unexpected service"));
     }
     return violations;

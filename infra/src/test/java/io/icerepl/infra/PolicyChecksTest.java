@@ -6,7 +6,10 @@ import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** The least-privilege checks reject an overly broad role, so their passing on the template means something. */
+/**
+ * The least-privilege checks reject an overly broad role, so their passing on the template means
+ * something.
+ */
 class PolicyChecksTest {
 
   private final List<Statement> broad =
@@ -19,7 +22,8 @@ class PolicyChecksTest {
 
   @Test
   void wildcardResourcesAreReported() {
-    assertThat(PolicyChecks.wildcardResources(broad)).hasSize(3)
+    assertThat(PolicyChecks.wildcardResources(broad))
+        .hasSize(3)
         .anySatisfy(v -> assertThat(v).endsWith("wildcard resource *"))
         .anySatisfy(v -> assertThat(v).endsWith("${SourceBucketName}/*"))
         .anySatisfy(v -> assertThat(v).contains("key/*"));
@@ -27,8 +31,11 @@ class PolicyChecksTest {
 
   @Test
   void objectAccessOutsideThePrefixesIsReported() {
-    assertThat(PolicyChecks.s3GrantsOutside(broad, Set.of(ReplicatorTemplateTest.SOURCE_OBJECTS),
-        Set.of(ReplicatorTemplateTest.SOURCE_BUCKET)))
+    assertThat(
+            PolicyChecks.s3GrantsOutside(
+                broad,
+                Set.of(ReplicatorTemplateTest.SOURCE_OBJECTS),
+                Set.of(ReplicatorTemplateTest.SOURCE_BUCKET)))
         .hasSize(2)
         .anySatisfy(v -> assertThat(v).contains("resource *"))
         .anySatisfy(v -> assertThat(v).contains("${SourceBucketName}/*"));
@@ -36,7 +43,9 @@ class PolicyChecksTest {
 
   @Test
   void listBucketWithoutPrefixConditionIsReported() {
-    assertThat(PolicyChecks.listBucketWithoutPrefixCondition(broad)).singleElement().asString()
+    assertThat(PolicyChecks.listBucketWithoutPrefixCondition(broad))
+        .singleElement()
+        .asString()
         .contains("without an s3:prefix condition");
   }
 
@@ -51,6 +60,8 @@ class PolicyChecksTest {
   @Test
   void actionsOfOtherServicesAreReported() {
     assertThat(PolicyChecks.actionsOutsideServices(broad, Set.of("s3", "kms", "sqs")))
-        .singleElement().asString().contains("iam:PassRole");
+        .singleElement()
+        .asString()
+        .contains("iam:PassRole");
   }
 }

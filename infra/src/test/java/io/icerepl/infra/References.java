@@ -10,14 +10,21 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * What a template's intrinsic functions point at: Ref, Fn::GetAtt, ${...} in Fn::Sub, Fn::If
- * and Condition names, DependsOn. Reports names nobody declared, and parameters nobody uses.
+ * What a template's intrinsic functions point at: Ref, Fn::GetAtt, ${...} in Fn::Sub, Fn::If and
+ * Condition names, DependsOn. Reports names nobody declared, and parameters nobody uses.
  */
 final class References {
 
-  static final Set<String> PSEUDO_PARAMETERS = Set.of("AWS::AccountId", "AWS::NoValue",
-      "AWS::NotificationARNs", "AWS::Partition", "AWS::Region", "AWS::StackId", "AWS::StackName",
-      "AWS::URLSuffix");
+  static final Set<String> PSEUDO_PARAMETERS =
+      Set.of(
+          "AWS::AccountId",
+          "AWS::NoValue",
+          "AWS::NotificationARNs",
+          "AWS::Partition",
+          "AWS::Region",
+          "AWS::StackId",
+          "AWS::StackName",
+          "AWS::URLSuffix");
 
   private static final Pattern SUB_VARIABLE = Pattern.compile("\\$\\{(?!!)([^}]+)}");
 
@@ -62,8 +69,9 @@ final class References {
       String at = path + "/" + key;
       switch (key) {
         case "Ref" -> name(value.asText(), at, subLocals);
-        case "Fn::GetAtt" -> resource(value.isArray() ? value.get(0).asText()
-            : value.asText().split("\\.", 2)[0], at);
+        case "Fn::GetAtt" ->
+            resource(
+                value.isArray() ? value.get(0).asText() : value.asText().split("\\.", 2)[0], at);
         case "Fn::Sub" -> sub(value, at, subLocals);
         case "Fn::If" -> condition(value.get(0).asText(), at);
         case "Condition" -> {
@@ -72,7 +80,7 @@ final class References {
           }
         }
         case "DependsOn" -> Template.renderAll(value).forEach(r -> resource(r, at));
-        default -> { }
+        default -> {}
       }
       if (!key.equals("Fn::Sub")) {
         walk(value, at, subLocals);
@@ -107,8 +115,10 @@ final class References {
 
   private void name(String name, String at, Set<String> locals) {
     used.add(name);
-    if (!parameters.contains(name) && !resources.contains(name)
-        && !PSEUDO_PARAMETERS.contains(name) && !locals.contains(name)) {
+    if (!parameters.contains(name)
+        && !resources.contains(name)
+        && !PSEUDO_PARAMETERS.contains(name)
+        && !locals.contains(name)) {
       undeclared.add(at + ": " + name);
     }
   }

@@ -16,9 +16,15 @@ class ReplicatorTemplateTest {
   static final String SOURCE_OBJECTS = SOURCE_BUCKET + "/${SourcePrefix}";
   static final String REPLICA_OBJECTS = TARGET_BUCKET + "/${TargetPrefix}";
   static final String LOCK_OBJECTS = TARGET_BUCKET + "/${LockPrefix}";
-  static final String BREAK_GLASS_ROLE = "arn:${AWS::Partition}:iam::${AWS::AccountId}:role/${BreakGlassRoleName}";
-  static final Set<String> S3_WRITES = Set.of("s3:PutObject", "s3:DeleteObject",
-      "s3:DeleteObjectVersion", "s3:AbortMultipartUpload", "s3:PutObjectAcl");
+  static final String BREAK_GLASS_ROLE =
+      "arn:${AWS::Partition}:iam::${AWS::AccountId}:role/${BreakGlassRoleName}";
+  static final Set<String> S3_WRITES =
+      Set.of(
+          "s3:PutObject",
+          "s3:DeleteObject",
+          "s3:DeleteObjectVersion",
+          "s3:AbortMultipartUpload",
+          "s3:PutObjectAcl");
 
   private final Template template = Template.load(Template.REPLICATOR);
   private final List<Statement> taskRole = template.statementsOfRole("TaskRole");
@@ -32,14 +38,22 @@ class ReplicatorTemplateTest {
 
   @Test
   void replicaBucketHasVersioningOn() {
-    assertThat(template.properties("ReplicaBucket").path("VersioningConfiguration").path("Status").asText())
+    assertThat(
+            template
+                .properties("ReplicaBucket")
+                .path("VersioningConfiguration")
+                .path("Status")
+                .asText())
         .isEqualTo("Enabled");
   }
 
   @Test
   void replicaBucketEncryptsWithSseKmsUnderTheTemplatesKey() {
-    JsonNode rules = template.properties("ReplicaBucket").path("BucketEncryption")
-        .path("ServerSideEncryptionConfiguration");
+    JsonNode rules =
+        template
+            .properties("ReplicaBucket")
+            .path("BucketEncryption")
+            .path("ServerSideEncryptionConfiguration");
     assertThat(rules).hasSize(1);
     JsonNode byDefault = rules.get(0).path("ServerSideEncryptionByDefault");
     assertThat(byDefault.path("SSEAlgorithm").asText()).isEqualTo("aws:kms");
@@ -51,8 +65,9 @@ class ReplicatorTemplateTest {
   @Test
   void replicaBucketBlocksAllPublicAccess() {
     JsonNode block = template.properties("ReplicaBucket").path("PublicAccessBlockConfiguration");
-    for (String setting : List.of("BlockPublicAcls", "BlockPublicPolicy", "IgnorePublicAcls",
-        "RestrictPublicBuckets")) {
+    for (String setting :
+        List.of(
+            "BlockPublicAcls", "BlockPublicPolicy", "IgnorePublicAcls", "RestrictPublicBuckets")) {
       assertThat(block.path(setting).asBoolean()).as(setting).isTrue();
     }
   }
@@ -64,12 +79,14 @@ class ReplicatorTemplateTest {
     Statement deny = bucketPolicyDenying("s3:PutObject");
 
     assertThat(deny.principal().asText()).isEqualTo("*");
-    assertThat(deny.actions()).contains("s3:PutObject", "s3:PutObjectAcl", "s3:DeleteObject",
-        "s3:DeleteObjectVersion");
-    assertThat(deny.resources()).containsExactlyInAnyOrder(
-        "${ReplicaBucket.Arn}/${TargetPrefix}*", "${ReplicaBucket.Arn}/${LockPrefix}*");
+    assertThat(deny.actions())
+        .contains("s3:PutObject", "s3:PutObjectAcl", "s3:DeleteObject", "s3:DeleteObjectVersion");
+    assertThat(deny.resources())
+        .containsExactlyInAnyOrder(
+            "${ReplicaBucket.Arn}/${TargetPrefix}*", "${ReplicaBucket.Arn}/${LockPrefix}*");
     JsonNode exceptRole = deny.condition().path("ArnNotEquals").path("aws:PrincipalArn");
-    assertThat(Template.renderAll(exceptRole)).containsExactlyInAnyOrder("${TaskRole.Arn}", BREAK_GLASS_ROLE);
+    assertThat(Template.renderAll(exceptRole))
+        .containsExactlyInAnyOrder("${TaskRole.Arn}", BREAK_GLASS_ROLE);
   }
 
   @Test
@@ -77,7 +94,8 @@ class ReplicatorTemplateTest {
     Statement deny = bucketPolicyDenying("s3:ReplicateObject");
 
     assertThat(deny.principal().asText()).isEqualTo("*");
-    assertThat(deny.actions()).containsExactlyInAnyOrder("s3:ReplicateObject", "s3:ReplicateDelete", "s3:ReplicateTags");
+    assertThat(deny.actions())
+        .containsExactlyInAnyOrder("s3:ReplicateObject", "s3:ReplicateDelete", "s3:ReplicateTags");
     assertThat(deny.resources()).containsExactly("${ReplicaBucket.Arn}/*");
     assertThat(Template.renderAll(deny.condition().path("ArnNotEquals").path("aws:PrincipalArn")))
         .containsExactly(BREAK_GLASS_ROLE);
@@ -88,7 +106,8 @@ class ReplicatorTemplateTest {
     Statement deny = bucketPolicyDenying("s3:PutLifecycleConfiguration");
 
     assertThat(deny.principal().asText()).isEqualTo("*");
-    assertThat(deny.actions()).containsExactlyInAnyOrder("s3:PutLifecycleConfiguration", "s3:PutBucketVersioning");
+    assertThat(deny.actions())
+        .containsExactlyInAnyOrder("s3:PutLifecycleConfiguration", "s3:PutBucketVersioning");
     assertThat(deny.resources()).containsExactly("${ReplicaBucket.Arn}");
     assertThat(Template.renderAll(deny.condition().path("ArnNotEquals").path("aws:PrincipalArn")))
         .containsExactly(BREAK_GLASS_ROLE);
@@ -97,13 +116,22 @@ class ReplicatorTemplateTest {
 
   @Test
   void bucketPolicyDeniesInsecureTransport() {
-    Statement deny = bucketPolicy().stream()
-        .filter(s -> s.effect().equals("Deny")
-            && s.condition().path("Bool").path("aws:SecureTransport").asText().equals("false"))
-        .findFirst().orElseThrow(() -> new AssertionError("no Deny on aws:SecureTransport false"));
+    Statement deny =
+        bucketPolicy().stream()
+            .filter(
+                s ->
+                    s.effect().equals("Deny")
+                        && s.condition()
+                            .path("Bool")
+                            .path("aws:SecureTransport")
+                            .asText()
+                            .equals("false"))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no Deny on aws:SecureTransport false"));
     assertThat(deny.principal().asText()).isEqualTo("*");
     assertThat(deny.actions()).containsExactly("s3:*");
-    assertThat(deny.resources()).containsExactlyInAnyOrder("${ReplicaBucket.Arn}", "${ReplicaBucket.Arn}/*");
+    assertThat(deny.resources())
+        .containsExactlyInAnyOrder("${ReplicaBucket.Arn}", "${ReplicaBucket.Arn}/*");
   }
 
   @Test
@@ -113,16 +141,21 @@ class ReplicatorTemplateTest {
 
   @Test
   void keyPolicyAdministersFromTheAccountAndLetsTheReplicatorUseTheKeyThroughS3Only() {
-    List<Statement> statements = Statement.of("ReplicaKey",
-        template.properties("ReplicaKey").path("KeyPolicy"));
+    List<Statement> statements =
+        Statement.of("ReplicaKey", template.properties("ReplicaKey").path("KeyPolicy"));
     assertThat(statements).allSatisfy(s -> assertThat(s.allows()).isTrue());
-    assertThat(statements).extracting(s -> Template.render(s.principal().path("AWS")))
-        .containsExactlyInAnyOrder("arn:${AWS::Partition}:iam::${AWS::AccountId}:root", "${TaskRole.Arn}");
+    assertThat(statements)
+        .extracting(s -> Template.render(s.principal().path("AWS")))
+        .containsExactlyInAnyOrder(
+            "arn:${AWS::Partition}:iam::${AWS::AccountId}:root", "${TaskRole.Arn}");
 
-    Statement replicator = statements.stream()
-        .filter(s -> Template.render(s.principal().path("AWS")).equals("${TaskRole.Arn}"))
-        .findFirst().orElseThrow();
-    assertThat(replicator.actions()).containsExactlyInAnyOrder("kms:Decrypt", "kms:GenerateDataKey");
+    Statement replicator =
+        statements.stream()
+            .filter(s -> Template.render(s.principal().path("AWS")).equals("${TaskRole.Arn}"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(replicator.actions())
+        .containsExactlyInAnyOrder("kms:Decrypt", "kms:GenerateDataKey");
     assertThat(Template.render(replicator.condition().path("StringEquals").path("kms:ViaService")))
         .isEqualTo("s3.${AWS::Region}.amazonaws.com");
   }
@@ -133,10 +166,14 @@ class ReplicatorTemplateTest {
     assertThat(role.has("ManagedPolicyArns")).isFalse();
     assertThat(taskRole).isNotEmpty();
     assertThat(taskRole).allSatisfy(s -> assertThat(s.allows()).as(s.toString()).isTrue());
-    assertThat(PolicyChecks.actionsOutsideServices(taskRole, Set.of("s3", "kms", "sqs", "secretsmanager"))).isEmpty();
+    assertThat(
+            PolicyChecks.actionsOutsideServices(
+                taskRole, Set.of("s3", "kms", "sqs", "secretsmanager")))
+        .isEmpty();
     JsonNode trust = role.path("AssumeRolePolicyDocument").path("Statement");
     assertThat(trust).hasSize(1);
-    assertThat(trust.get(0).path("Principal").path("Service").asText()).isEqualTo("ecs-tasks.amazonaws.com");
+    assertThat(trust.get(0).path("Principal").path("Service").asText())
+        .isEqualTo("ecs-tasks.amazonaws.com");
   }
 
   @Test
@@ -151,27 +188,33 @@ class ReplicatorTemplateTest {
 
   @Test
   void taskRoleObjectAccessStaysInsideTheSourceReplicaAndLockPrefixes() {
-    assertThat(PolicyChecks.s3GrantsOutside(taskRole,
-        Set.of(SOURCE_OBJECTS, REPLICA_OBJECTS, LOCK_OBJECTS), Set.of(SOURCE_BUCKET, TARGET_BUCKET)))
+    assertThat(
+            PolicyChecks.s3GrantsOutside(
+                taskRole,
+                Set.of(SOURCE_OBJECTS, REPLICA_OBJECTS, LOCK_OBJECTS),
+                Set.of(SOURCE_BUCKET, TARGET_BUCKET)))
         .isEmpty();
   }
 
   @Test
   void taskRoleOnlyReadsTheSource() {
-    List<String> sourceActions = taskRole.stream()
-        .filter(s -> s.resources().stream().anyMatch(r -> r.startsWith(SOURCE_BUCKET)))
-        .flatMap(s -> s.actions().stream())
-        .toList();
+    List<String> sourceActions =
+        taskRole.stream()
+            .filter(s -> s.resources().stream().anyMatch(r -> r.startsWith(SOURCE_BUCKET)))
+            .flatMap(s -> s.actions().stream())
+            .toList();
     assertThat(sourceActions).containsOnly("s3:GetObject", "s3:ListBucket");
   }
 
   @Test
   void taskRoleWritesOnlyUnderTheReplicaAndLockPrefixes() {
-    List<String> writtenResources = taskRole.stream()
-        .filter(s -> s.actions().stream().anyMatch(S3_WRITES::contains))
-        .flatMap(s -> s.resources().stream())
-        .toList();
-    assertThat(writtenResources).isNotEmpty()
+    List<String> writtenResources =
+        taskRole.stream()
+            .filter(s -> s.actions().stream().anyMatch(S3_WRITES::contains))
+            .flatMap(s -> s.resources().stream())
+            .toList();
+    assertThat(writtenResources)
+        .isNotEmpty()
         .containsOnly(REPLICA_OBJECTS + "*", LOCK_OBJECTS + "*");
   }
 
@@ -184,31 +227,45 @@ class ReplicatorTemplateTest {
 
   @Test
   void taskRoleKmsPermissionsAreOnlyOnTheKeys() {
-    assertThat(PolicyChecks.grantsOutside(taskRole, "kms", Set.of("${ReplicaKey.Arn}", "${SourceKmsKeyArn}")))
+    assertThat(
+            PolicyChecks.grantsOutside(
+                taskRole, "kms", Set.of("${ReplicaKey.Arn}", "${SourceKmsKeyArn}")))
         .isEmpty();
-    assertThat(template.resource("SourceKeyPolicy").path("Condition").asText()).isEqualTo("HasSourceKmsKey");
+    assertThat(template.resource("SourceKeyPolicy").path("Condition").asText())
+        .isEqualTo("HasSourceKmsKey");
   }
 
   @Test
   void taskRoleNeverEncryptsDirectly() {
     // SSE-KMS puts use GenerateDataKey; kms:Encrypt is never called on the replicator's behalf
     assertThat(taskRole.stream().flatMap(s -> s.actions().stream())).doesNotContain("kms:Encrypt");
-    assertThat(taskRole.stream().filter(s -> s.hasActionOf("kms")).flatMap(s -> s.actions().stream()))
+    assertThat(
+            taskRole.stream().filter(s -> s.hasActionOf("kms")).flatMap(s -> s.actions().stream()))
         .containsOnly("kms:Decrypt", "kms:GenerateDataKey");
   }
 
   @Test
   void taskRoleReadsOnlyTheApiTokenSecretAndOnlyWhenOneIsGiven() {
-    List<Statement> secrets = taskRole.stream().filter(s -> s.hasActionOf("secretsmanager")).toList();
-    assertThat(secrets).singleElement().satisfies(s -> {
-      assertThat(s.actions()).containsExactly("secretsmanager:GetSecretValue");
-      assertThat(s.resources()).containsExactly("${ApiTokenSecretArn}");
-      assertThat(template.resource(s.policy()).path("Condition").asText()).isEqualTo("HasApiTokenSecret");
-    });
+    List<Statement> secrets =
+        taskRole.stream().filter(s -> s.hasActionOf("secretsmanager")).toList();
+    assertThat(secrets)
+        .singleElement()
+        .satisfies(
+            s -> {
+              assertThat(s.actions()).containsExactly("secretsmanager:GetSecretValue");
+              assertThat(s.resources()).containsExactly("${ApiTokenSecretArn}");
+              assertThat(template.resource(s.policy()).path("Condition").asText())
+                  .isEqualTo("HasApiTokenSecret");
+            });
 
     // the container is told the secret under the same condition
     JsonNode entry = null;
-    for (JsonNode e : template.properties("TaskDefinition").path("ContainerDefinitions").get(0).path("Environment")) {
+    for (JsonNode e :
+        template
+            .properties("TaskDefinition")
+            .path("ContainerDefinitions")
+            .get(0)
+            .path("Environment")) {
       if (e.has("Fn::If")) {
         entry = e.path("Fn::If");
       }
@@ -222,22 +279,41 @@ class ReplicatorTemplateTest {
 
   @Test
   void taskRoleSqsPermissionsAreOnlyOnTheQueueAndTheDeadLetterQueuesAttributes() {
-    assertThat(PolicyChecks.grantsOutside(taskRole, "sqs", Set.of("${QueueArn}", "${DeadLetterQueueArn}"))).isEmpty();
+    assertThat(
+            PolicyChecks.grantsOutside(
+                taskRole, "sqs", Set.of("${QueueArn}", "${DeadLetterQueueArn}")))
+        .isEmpty();
     List<Statement> sqs = taskRole.stream().filter(s -> s.hasActionOf("sqs")).toList();
-    assertThat(sqs.stream().filter(s -> s.resources().equals(List.of("${QueueArn}"))).flatMap(s -> s.actions().stream()))
-        .containsExactlyInAnyOrder("sqs:ReceiveMessage", "sqs:DeleteMessage",
-            "sqs:ChangeMessageVisibility", "sqs:GetQueueAttributes");
-    assertThat(sqs).filteredOn(s -> s.resources().contains("${DeadLetterQueueArn}")).singleElement().satisfies(s -> {
-      assertThat(s.resources()).containsExactly("${DeadLetterQueueArn}");
-      assertThat(s.actions()).containsExactly("sqs:GetQueueAttributes");
-      assertThat(template.resource(s.policy()).path("Condition").asText()).isEqualTo("HasDeadLetterQueue");
-    });
+    assertThat(
+            sqs.stream()
+                .filter(s -> s.resources().equals(List.of("${QueueArn}")))
+                .flatMap(s -> s.actions().stream()))
+        .containsExactlyInAnyOrder(
+            "sqs:ReceiveMessage",
+            "sqs:DeleteMessage",
+            "sqs:ChangeMessageVisibility",
+            "sqs:GetQueueAttributes");
+    assertThat(sqs)
+        .filteredOn(s -> s.resources().contains("${DeadLetterQueueArn}"))
+        .singleElement()
+        .satisfies(
+            s -> {
+              assertThat(s.resources()).containsExactly("${DeadLetterQueueArn}");
+              assertThat(s.actions()).containsExactly("sqs:GetQueueAttributes");
+              assertThat(template.resource(s.policy()).path("Condition").asText())
+                  .isEqualTo("HasDeadLetterQueue");
+            });
   }
 
   @Test
   void theContainerIsToldTheDeadLetterQueueOnlyWhenItsDepthMayBeRead() {
     JsonNode entry = null;
-    for (JsonNode e : template.properties("TaskDefinition").path("ContainerDefinitions").get(0).path("Environment")) {
+    for (JsonNode e :
+        template
+            .properties("TaskDefinition")
+            .path("ContainerDefinitions")
+            .get(0)
+            .path("Environment")) {
       if (e.path("Fn::If").path(0).asText().equals("HasDeadLetterQueue")) {
         entry = e.path("Fn::If");
       }
@@ -246,14 +322,16 @@ class ReplicatorTemplateTest {
     assertThat(entry.get(1).path("Name").asText()).isEqualTo("REPLICATOR_SQS_DEADLETTERQUEUE");
     assertThat(Template.render(entry.get(1).path("Value"))).isEqualTo("${DeadLetterQueueUrl}");
     assertThat(Template.render(entry.get(2))).isEqualTo("${AWS::NoValue}");
-    assertThat(template.section("Parameters").get("DeadLetterQueueArn").path("Default").asText()).isEmpty();
+    assertThat(template.section("Parameters").get("DeadLetterQueueArn").path("Default").asText())
+        .isEmpty();
   }
 
   @Test
   void executionRoleUsesTheEcsTaskExecutionManagedPolicyAndNothingElse() {
     JsonNode role = template.properties("TaskExecutionRole");
-    assertThat(Template.renderAll(role.path("ManagedPolicyArns"))).containsExactly(
-        "arn:${AWS::Partition}:iam::aws:policy/service-role/AmazonECSTaskExecutionRolePolicy");
+    assertThat(Template.renderAll(role.path("ManagedPolicyArns")))
+        .containsExactly(
+            "arn:${AWS::Partition}:iam::aws:policy/service-role/AmazonECSTaskExecutionRolePolicy");
     assertThat(template.statementsOfRole("TaskExecutionRole")).isEmpty();
   }
 
@@ -274,7 +352,8 @@ class ReplicatorTemplateTest {
     assertThat(Template.renderAll(task.path("RequiresCompatibilities"))).containsExactly("FARGATE");
     assertThat(task.path("NetworkMode").asText()).isEqualTo("awsvpc");
     assertThat(Template.render(task.path("TaskRoleArn"))).isEqualTo("${TaskRole.Arn}");
-    assertThat(Template.render(task.path("ExecutionRoleArn"))).isEqualTo("${TaskExecutionRole.Arn}");
+    assertThat(Template.render(task.path("ExecutionRoleArn")))
+        .isEqualTo("${TaskExecutionRole.Arn}");
   }
 
   @Test
@@ -285,11 +364,13 @@ class ReplicatorTemplateTest {
     assertThat(Template.render(container.path("Image"))).isEqualTo("${ReplicatorImage}");
 
     Map<String, String> environment = new java.util.TreeMap<>();
-    container.path("Environment").forEach(e -> environment.put(e.path("Name").asText(),
-        Template.render(e.path("Value"))));
+    container
+        .path("Environment")
+        .forEach(e -> environment.put(e.path("Name").asText(), Template.render(e.path("Value"))));
     assertThat(environment)
         .containsEntry("REPLICATOR_RULES_0_SOURCE", "s3://${SourceBucketName}/${SourcePrefix}")
-        .containsEntry("REPLICATOR_RULES_0_TARGETS_0_PREFIX", "s3://${TargetBucketName}/${TargetPrefix}")
+        .containsEntry(
+            "REPLICATOR_RULES_0_TARGETS_0_PREFIX", "s3://${TargetBucketName}/${TargetPrefix}")
         .containsEntry("REPLICATOR_RULES_0_TARGETS_0_NAME", "${AWS::Region}")
         .containsEntry("REPLICATOR_S3_LOCKPREFIX", "${LockPrefix}")
         .containsEntry("REPLICATOR_S3_TARGET_REGION", "${AWS::Region}")
@@ -302,7 +383,8 @@ class ReplicatorTemplateTest {
 
     JsonNode logs = container.path("LogConfiguration");
     assertThat(logs.path("LogDriver").asText()).isEqualTo("awslogs");
-    assertThat(Template.render(logs.path("Options").path("awslogs-group"))).isEqualTo("${LogGroup}");
+    assertThat(Template.render(logs.path("Options").path("awslogs-group")))
+        .isEqualTo("${LogGroup}");
   }
 
   @Test
@@ -336,7 +418,8 @@ class ReplicatorTemplateTest {
     assertThat(alarm.path("Statistic").asText()).isEqualTo("Maximum");
     assertThat(alarm.path("Threshold").asInt()).isZero();
     assertThat(alarm.path("ComparisonOperator").asText()).isEqualTo("GreaterThanThreshold");
-    assertThat(Template.render(alarm.path("EvaluationPeriods"))).isEqualTo("${FailedTablesAlarmEvaluationMinutes}");
+    assertThat(Template.render(alarm.path("EvaluationPeriods")))
+        .isEqualTo("${FailedTablesAlarmEvaluationMinutes}");
     JsonNode dimensions = alarm.path("Dimensions");
     assertThat(dimensions).hasSize(1);
     assertThat(dimensions.get(0).path("Name").asText()).isEqualTo("Replicator");
@@ -349,9 +432,12 @@ class ReplicatorTemplateTest {
   void outputsNameTheBucketQueueRoleAndService() {
     Map<String, JsonNode> outputs = template.section("Outputs");
     assertThat(outputs).containsKeys("TargetBucketArn", "QueueUrl", "TaskRoleArn", "ServiceName");
-    assertThat(Template.render(outputs.get("TargetBucketArn").path("Value"))).isEqualTo("${ReplicaBucket.Arn}");
-    assertThat(Template.render(outputs.get("TaskRoleArn").path("Value"))).isEqualTo("${TaskRole.Arn}");
-    assertThat(Template.render(outputs.get("ServiceName").path("Value"))).isEqualTo("${Service.Name}");
+    assertThat(Template.render(outputs.get("TargetBucketArn").path("Value")))
+        .isEqualTo("${ReplicaBucket.Arn}");
+    assertThat(Template.render(outputs.get("TaskRoleArn").path("Value")))
+        .isEqualTo("${TaskRole.Arn}");
+    assertThat(Template.render(outputs.get("ServiceName").path("Value")))
+        .isEqualTo("${Service.Name}");
   }
 
   @Test
@@ -363,7 +449,11 @@ class ReplicatorTemplateTest {
 
   private Map<String, String> environment() {
     Map<String, String> environment = new java.util.TreeMap<>();
-    template.properties("TaskDefinition").path("ContainerDefinitions").get(0).path("Environment")
+    template
+        .properties("TaskDefinition")
+        .path("ContainerDefinitions")
+        .get(0)
+        .path("Environment")
         .forEach(e -> environment.put(e.path("Name").asText(), Template.render(e.path("Value"))));
     return environment;
   }
@@ -371,11 +461,12 @@ class ReplicatorTemplateTest {
   private Statement bucketPolicyDenying(String action) {
     return bucketPolicy().stream()
         .filter(s -> s.effect().equals("Deny") && s.actions().contains(action))
-        .findFirst().orElseThrow(() -> new AssertionError("no Deny of " + action));
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no Deny of " + action));
   }
 
   private List<Statement> bucketPolicy() {
-    return Statement.of("ReplicaBucketPolicy",
-        template.properties("ReplicaBucketPolicy").path("PolicyDocument"));
+    return Statement.of(
+        "ReplicaBucketPolicy", template.properties("ReplicaBucketPolicy").path("PolicyDocument"));
   }
 }

@@ -5,8 +5,14 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** One IAM policy statement, its actions and resources rendered by {@link Template#render}. */
-record Statement(String policy, String sid, String effect, List<String> actions,
-    List<String> resources, JsonNode condition, JsonNode principal) {
+record Statement(
+    String policy,
+    String sid,
+    String effect,
+    List<String> actions,
+    List<String> resources,
+    JsonNode condition,
+    JsonNode principal) {
 
   static List<Statement> of(String policy, JsonNode document) {
     List<Statement> statements = new ArrayList<>();
@@ -18,10 +24,15 @@ record Statement(String policy, String sid, String effect, List<String> actions,
       nodes.add(raw);
     }
     for (JsonNode s : nodes) {
-      statements.add(new Statement(policy, s.path("Sid").asText(""), s.path("Effect").asText(),
-          List.copyOf(Template.renderAll(s.path("Action"))),
-          List.copyOf(Template.renderAll(s.path("Resource"))),
-          s.path("Condition"), s.path("Principal")));
+      statements.add(
+          new Statement(
+              policy,
+              s.path("Sid").asText(""),
+              s.path("Effect").asText(),
+              List.copyOf(Template.renderAll(s.path("Action"))),
+              List.copyOf(Template.renderAll(s.path("Resource"))),
+              s.path("Condition"),
+              s.path("Principal")));
     }
     return statements;
   }
@@ -36,6 +47,13 @@ record Statement(String policy, String sid, String effect, List<String> actions,
 
   @Override
   public String toString() {
-    return policy + (sid.isEmpty() ? "" : "/" + sid) + " " + effect + " " + actions + " on " + resources;
+    return policy
+        + (sid.isEmpty() ? "" : "/" + sid)
+        + " "
+        + effect
+        + " "
+        + actions
+        + " on "
+        + resources;
   }
 }

@@ -14,8 +14,8 @@ import java.util.Map;
 import java.util.stream.StreamSupport;
 
 /**
- * A parsed CloudFormation template. The templates use the long form of intrinsic functions
- * ({@code Ref:}, {@code Fn::Sub:}), so plain Jackson YAML reads them without custom tags.
+ * A parsed CloudFormation template. The templates use the long form of intrinsic functions ({@code
+ * Ref:}, {@code Fn::Sub:}), so plain Jackson YAML reads them without custom tags.
  */
 record Template(String name, String text, JsonNode root) {
 
@@ -66,11 +66,13 @@ record Template(String name, String text, JsonNode root) {
 
   Map<String, JsonNode> resourcesOfType(String type) {
     Map<String, JsonNode> matching = new LinkedHashMap<>();
-    resources().forEach((id, r) -> {
-      if (type.equals(r.path("Type").asText())) {
-        matching.put(id, r);
-      }
-    });
+    resources()
+        .forEach(
+            (id, r) -> {
+              if (type.equals(r.path("Type").asText())) {
+                matching.put(id, r);
+              }
+            });
     return matching;
   }
 
@@ -84,31 +86,35 @@ record Template(String name, String text, JsonNode root) {
   }
 
   /**
-   * Every policy statement granted to a role: inline policies of the role and the
-   * AWS::IAM::Policy / ManagedPolicy resources that attach to it with {@code Ref: <role>}.
+   * Every policy statement granted to a role: inline policies of the role and the AWS::IAM::Policy
+   * / ManagedPolicy resources that attach to it with {@code Ref: <role>}.
    */
   List<Statement> statementsOfRole(String roleId) {
     List<Statement> statements = new ArrayList<>();
     for (JsonNode inline : resource(roleId).path("Properties").path("Policies")) {
-      statements.addAll(Statement.of(roleId + "/" + inline.path("PolicyName").asText(),
-          inline.path("PolicyDocument")));
+      statements.addAll(
+          Statement.of(
+              roleId + "/" + inline.path("PolicyName").asText(), inline.path("PolicyDocument")));
     }
-    resources().forEach((id, r) -> {
-      String type = r.path("Type").asText();
-      if (type.equals("AWS::IAM::Policy") || type.equals("AWS::IAM::ManagedPolicy")) {
-        boolean attached = StreamSupport.stream(r.path("Properties").path("Roles").spliterator(), false)
-            .anyMatch(role -> roleId.equals(role.path("Ref").asText()));
-        if (attached) {
-          statements.addAll(Statement.of(id, r.path("Properties").path("PolicyDocument")));
-        }
-      }
-    });
+    resources()
+        .forEach(
+            (id, r) -> {
+              String type = r.path("Type").asText();
+              if (type.equals("AWS::IAM::Policy") || type.equals("AWS::IAM::ManagedPolicy")) {
+                boolean attached =
+                    StreamSupport.stream(r.path("Properties").path("Roles").spliterator(), false)
+                        .anyMatch(role -> roleId.equals(role.path("Ref").asText()));
+                if (attached) {
+                  statements.addAll(Statement.of(id, r.path("Properties").path("PolicyDocument")));
+                }
+              }
+            });
     return statements;
   }
 
   /**
-   * A readable form of a value that may hold intrinsic functions: {@code Ref: X} is
-   * {@code ${X}}, {@code Fn::GetAtt: [A, B]} is {@code ${A.B}}, {@code Fn::Sub} is its string.
+   * A readable form of a value that may hold intrinsic functions: {@code Ref: X} is {@code ${X}},
+   * {@code Fn::GetAtt: [A, B]} is {@code ${A.B}}, {@code Fn::Sub} is its string.
    */
   static String render(JsonNode value) {
     if (value.isTextual() || value.isNumber() || value.isBoolean()) {

@@ -12,6 +12,7 @@ class TemplateIntegrityTest {
 
   /** A short-form tag such as "!Ref" or "!Sub" after a key, a list dash or a flow bracket. */
   private static final Pattern SHORT_FORM_TAG = Pattern.compile("(?m)(?:^|[:\\-\\[,]\\s*)!\\w+");
+
   private static final Pattern COMMENT_LINE = Pattern.compile("(?m)^\\s*#.*$");
 
   @ParameterizedTest
@@ -44,12 +45,13 @@ class TemplateIntegrityTest {
   @Test
   void undeclaredNamesAndShortFormTagsAreReported() {
     Template broken = Template.loadTestResource("broken-references.yaml");
-    assertThat(References.of(broken).undeclared()).containsExactlyInAnyOrder(
-        "/Resources/Queue/Properties/RedrivePolicy/deadLetterTargetArn/Fn::GetAtt: resource Missing",
-        "/Resources/Queue/Properties/QueueName/Fn::Sub: NoSuchParameter",
-        "/Resources/Queue/Properties/DelaySeconds/Ref: Undeclared",
-        "/Resources/Queue/Condition: condition NoSuchCondition",
-        "/Resources/Queue/DependsOn: resource Ghost");
+    assertThat(References.of(broken).undeclared())
+        .containsExactlyInAnyOrder(
+            "/Resources/Queue/Properties/RedrivePolicy/deadLetterTargetArn/Fn::GetAtt: resource Missing",
+            "/Resources/Queue/Properties/QueueName/Fn::Sub: NoSuchParameter",
+            "/Resources/Queue/Properties/DelaySeconds/Ref: Undeclared",
+            "/Resources/Queue/Condition: condition NoSuchCondition",
+            "/Resources/Queue/DependsOn: resource Ghost");
     assertThat(References.of(broken).unusedParameters()).containsExactly("Unused");
     assertThat(SHORT_FORM_TAG.matcher(broken.text()).find()).isTrue();
   }

@@ -7,7 +7,9 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
-/** The engine is plain Java shared by the CLI and the service; both bind to it, never the reverse. */
+/**
+ * The engine is plain Java shared by the CLI and the service; both bind to it, never the reverse.
+ */
 class LayeringTest {
   private static final JavaClasses APP =
       new ClassFileImporter()

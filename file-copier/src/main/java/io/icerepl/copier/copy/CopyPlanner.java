@@ -1,21 +1,21 @@
 package io.icerepl.copier.copy;
 
 import io.icerepl.copier.store.ObjectStore;
-import io.icerepl.merge.manifest.ManifestEntry;
-import io.icerepl.merge.manifest.ManifestListEntry;
-import io.icerepl.merge.manifest.ManifestListRewriter;
-import io.icerepl.merge.manifest.ManifestRewriter;
-import io.icerepl.merge.error.BadInputException;
-import io.icerepl.merge.error.MissingFileException;
-import io.icerepl.merge.model.Snapshot;
-import io.icerepl.merge.model.TableMetadata;
-import io.icerepl.merge.merge.MergeResult;
-import io.icerepl.merge.merge.MergeResult.AddedSnapshot;
-import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.copyplan.CopyPlan;
 import io.icerepl.merge.copyplan.DeleteFileKinds;
 import io.icerepl.merge.copyplan.FileCopy;
 import io.icerepl.merge.copyplan.FileKind;
+import io.icerepl.merge.error.BadInputException;
+import io.icerepl.merge.error.MissingFileException;
+import io.icerepl.merge.manifest.ManifestEntry;
+import io.icerepl.merge.manifest.ManifestListEntry;
+import io.icerepl.merge.manifest.ManifestListRewriter;
+import io.icerepl.merge.manifest.ManifestRewriter;
+import io.icerepl.merge.merge.MergeResult;
+import io.icerepl.merge.merge.MergeResult.AddedSnapshot;
+import io.icerepl.merge.model.Snapshot;
+import io.icerepl.merge.model.TableMetadata;
+import io.icerepl.merge.path.PathMapping;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -31,12 +31,12 @@ import java.util.OptionalLong;
 import java.util.Set;
 
 /**
- * Expands a merge into a copy plan by reading the new snapshots' manifest lists and manifests.
- * What the replica already holds is decided from the replica itself: a manifest list present at
- * the target is complete (everything under it was published first), a manifest named by the
- * parent snapshot's replica manifest list is reused with its recorded length, and a file present
- * with the expected length is not copied again. So the work of one commit follows what it adds,
- * not the table's history.
+ * Expands a merge into a copy plan by reading the new snapshots' manifest lists and manifests. What
+ * the replica already holds is decided from the replica itself: a manifest list present at the
+ * target is complete (everything under it was published first), a manifest named by the parent
+ * snapshot's replica manifest list is reused with its recorded length, and a file present with the
+ * expected length is not copied again. So the work of one commit follows what it adds, not the
+ * table's history.
  */
 public final class CopyPlanner {
   private final ObjectStore source;
@@ -50,11 +50,12 @@ public final class CopyPlanner {
   /**
    * @param table the table's name for messages
    * @param merge the merge to expand
-   * @param replica the replica's metadata before this commit, if any (its manifest lists tell
-   *     which manifests are already in place)
+   * @param replica the replica's metadata before this commit, if any (its manifest lists tell which
+   *     manifests are already in place)
    * @param mapping source → replica paths
    */
-  public CopyPlan plan(String table, MergeResult merge, Optional<TableMetadata> replica, PathMapping mapping) {
+  public CopyPlan plan(
+      String table, MergeResult merge, Optional<TableMetadata> replica, PathMapping mapping) {
     try {
       return new Expansion(table, replica, mapping).expand(merge);
     } catch (IOException e) {
@@ -113,7 +114,8 @@ public final class CopyPlanner {
         readReplicaManifestLengths(snapshot.parentSnapshotId());
       }
       List<ManifestListEntry> entries;
-      try (InputStream in = openSource(sourceList, "manifest list of snapshot " + snapshot.snapshotId())) {
+      try (InputStream in =
+          openSource(sourceList, "manifest list of snapshot " + snapshot.snapshotId())) {
         entries = ManifestListRewriter.read(in, sourceList);
       }
       for (ManifestListEntry entry : entries) {
@@ -138,9 +140,11 @@ public final class CopyPlanner {
       }
     }
 
-    private void addManifest(String sourceManifest, long length, String namedBy) throws IOException {
+    private void addManifest(String sourceManifest, long length, String namedBy)
+        throws IOException {
       String targetManifest = mapping.map(sourceManifest);
-      if (replicaManifestLengths.containsKey(targetManifest) || manifests.containsKey(targetManifest)) {
+      if (replicaManifestLengths.containsKey(targetManifest)
+          || manifests.containsKey(targetManifest)) {
         return;
       }
       OptionalLong existing = target.length(targetManifest);
@@ -153,7 +157,8 @@ public final class CopyPlanner {
         throw missing("manifest", sourceManifest, namedBy);
       }
       checkLength(FileKind.MANIFEST, sourceManifest, atSource.getAsLong(), length, namedBy);
-      manifests.put(targetManifest, FileCopy.of(FileKind.MANIFEST, sourceManifest, targetManifest, length));
+      manifests.put(
+          targetManifest, FileCopy.of(FileKind.MANIFEST, sourceManifest, targetManifest, length));
     }
 
     private void addManifestFiles(FileCopy manifest) throws IOException {
@@ -197,14 +202,25 @@ public final class CopyPlanner {
     }
 
     /**
-     * A file shorter or longer than its parent records is refused from its length alone: a
-     * manifest cut after a complete Avro block still decodes, and readers trust recorded lengths.
+     * A file shorter or longer than its parent records is refused from its length alone: a manifest
+     * cut after a complete Avro block still decodes, and readers trust recorded lengths.
      */
-    private void checkLength(FileKind kind, String path, long actual, long recorded, String namedBy) {
+    private void checkLength(
+        FileKind kind, String path, long actual, long recorded, String namedBy) {
       if (recorded >= 0 && actual != recorded) {
         throw new BadInputException(
-            "Cannot replicate table " + table + ": " + noun(kind) + " " + path + " is " + actual
-                + " bytes but its " + namedBy + " records " + recorded);
+            "Cannot replicate table "
+                + table
+                + ": "
+                + noun(kind)
+                + " "
+                + path
+                + " is "
+                + actual
+                + " bytes but its "
+                + namedBy
+                + " records "
+                + recorded);
       }
     }
 
@@ -218,7 +234,14 @@ public final class CopyPlanner {
 
     private MissingFileException missing(String noun, String path, String namedBy) {
       return new MissingFileException(
-          "Cannot replicate table " + table + ": " + noun + " " + path + " named by " + namedBy
+          "Cannot replicate table "
+              + table
+              + ": "
+              + noun
+              + " "
+              + path
+              + " named by "
+              + namedBy
               + " is missing at the source",
           path);
     }

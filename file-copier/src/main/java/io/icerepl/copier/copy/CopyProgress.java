@@ -3,8 +3,8 @@ package io.icerepl.copier.copy;
 import java.time.Duration;
 
 /**
- * How far one replica commit's copying is. Rewritten files count once written; their final size
- * is unknown before, so {@code bytesTotal} counts byte-for-byte copies only.
+ * How far one replica commit's copying is. Rewritten files count once written; their final size is
+ * unknown before, so {@code bytesTotal} counts byte-for-byte copies only.
  *
  * @param table the table
  * @param filesDone files put in place so far
@@ -14,7 +14,12 @@ import java.time.Duration;
  * @param elapsed time since the copying started
  */
 public record CopyProgress(
-    String table, long filesDone, long filesTotal, long bytesDone, long bytesTotal, Duration elapsed) {
+    String table,
+    long filesDone,
+    long filesTotal,
+    long bytesDone,
+    long bytesTotal,
+    Duration elapsed) {
 
   /** Bytes per second so far. */
   public double bytesPerSecond() {

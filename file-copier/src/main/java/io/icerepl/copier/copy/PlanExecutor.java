@@ -1,17 +1,17 @@
 package io.icerepl.copier.copy;
 
 import io.icerepl.copier.store.ObjectStore;
-import io.icerepl.merge.manifest.ManifestListRewriter;
-import io.icerepl.merge.manifest.ManifestRewriter;
-import io.icerepl.merge.error.ReplicationException;
-import io.icerepl.merge.io.SeekableInput;
-import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.copyplan.CopyPlan;
 import io.icerepl.merge.copyplan.FileCopy;
 import io.icerepl.merge.copyplan.FileKind;
-import io.icerepl.merge.puffin.DeletionVectorRewriter;
 import io.icerepl.merge.deletes.PositionDeleteRewriter;
 import io.icerepl.merge.deletes.RewrittenFile;
+import io.icerepl.merge.error.ReplicationException;
+import io.icerepl.merge.io.SeekableInput;
+import io.icerepl.merge.manifest.ManifestListRewriter;
+import io.icerepl.merge.manifest.ManifestRewriter;
+import io.icerepl.merge.path.PathMapping;
+import io.icerepl.merge.puffin.DeletionVectorRewriter;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -27,10 +27,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Puts a copy plan's files in place, phase by phase in publish order, each phase in parallel on
- * the given executor. A phase starts only when the previous one completed, so no replica file
- * ever names one that is not there yet. Lengths recorded in manifests and manifest lists are the
- * replica files' own.
+ * Puts a copy plan's files in place, phase by phase in publish order, each phase in parallel on the
+ * given executor. A phase starts only when the previous one completed, so no replica file ever
+ * names one that is not there yet. Lengths recorded in manifests and manifest lists are the replica
+ * files' own.
  */
 public final class PlanExecutor {
   private static final Logger LOG = LoggerFactory.getLogger(PlanExecutor.class);
@@ -48,7 +48,10 @@ public final class PlanExecutor {
   }
 
   public PlanExecutor(
-      ObjectStore source, ObjectStore target, ExecutorService executor, CopyProgress.Listener listener) {
+      ObjectStore source,
+      ObjectStore target,
+      ExecutorService executor,
+      CopyProgress.Listener listener) {
     this.source = source;
     this.target = target;
     this.executor = executor;
@@ -56,7 +59,8 @@ public final class PlanExecutor {
   }
 
   /** Counts of what one execution did. */
-  public record Outcome(long filesCopied, long bytesCopied, long filesRewritten, long bytesWritten) {}
+  public record Outcome(
+      long filesCopied, long bytesCopied, long filesRewritten, long bytesWritten) {}
 
   /**
    * Puts every file of the plan in place. When a file fails, the files this call wrote are removed
@@ -80,7 +84,10 @@ public final class PlanExecutor {
       throw e;
     }
     return new Outcome(
-        run.filesCopied.get(), run.bytesCopied.get(), run.filesRewritten.get(), run.bytesWritten.get());
+        run.filesCopied.get(),
+        run.bytesCopied.get(),
+        run.filesRewritten.get(),
+        run.bytesWritten.get());
   }
 
   private final class Run {
@@ -115,7 +122,11 @@ public final class PlanExecutor {
     private void reportProgress() {
       CopyProgress progress =
           new CopyProgress(
-              table, filesDone.incrementAndGet(), filesTotal, bytesCopied.get(), bytesTotal,
+              table,
+              filesDone.incrementAndGet(),
+              filesTotal,
+              bytesCopied.get(),
+              bytesTotal,
               java.time.Duration.ofNanos(System.nanoTime() - startNanos));
       listener.onProgress(progress);
       long now = System.nanoTime();
@@ -123,8 +134,13 @@ public final class PlanExecutor {
       if (now - last > LOG_INTERVAL_NANOS && lastLogNanos.compareAndSet(last, now)) {
         LOG.info(
             "{}: copied {}/{} files, {}/{} bytes, {} MiB/s, about {} left",
-            table, progress.filesDone(), progress.filesTotal(), progress.bytesDone(), progress.bytesTotal(),
-            String.format("%.1f", progress.bytesPerSecond() / (1024 * 1024)), progress.eta());
+            table,
+            progress.filesDone(),
+            progress.filesTotal(),
+            progress.bytesDone(),
+            progress.bytesTotal(),
+            String.format("%.1f", progress.bytesPerSecond() / (1024 * 1024)),
+            progress.eta());
       }
     }
 
@@ -154,8 +170,14 @@ public final class PlanExecutor {
                     reportProgress();
                   } catch (IOException e) {
                     throw new UncheckedIOException(
-                        "Cannot put " + CopyPlanner.noun(file.kind()) + " " + file.target()
-                            + " of table " + table + " in place: " + e.getMessage(),
+                        "Cannot put "
+                            + CopyPlanner.noun(file.kind())
+                            + " "
+                            + file.target()
+                            + " of table "
+                            + table
+                            + " in place: "
+                            + e.getMessage(),
                         e);
                   }
                 },
@@ -243,7 +265,8 @@ public final class PlanExecutor {
             target.write(
                 file.target(),
                 out ->
-                    ManifestRewriter.rewrite(in, out, file.source(), mapping::map, this::rewrittenDeleteFile));
+                    ManifestRewriter.rewrite(
+                        in, out, file.source(), mapping::map, this::rewrittenDeleteFile));
         manifestLengths.put(file.target(), length);
         bytesWritten.addAndGet(length);
       }
@@ -277,7 +300,8 @@ public final class PlanExecutor {
           length =
               target
                   .length(targetManifest)
-                  .orElseThrow(() -> new IOException("replica manifest " + targetManifest + " is missing"));
+                  .orElseThrow(
+                      () -> new IOException("replica manifest " + targetManifest + " is missing"));
         } catch (IOException e) {
           throw new UncheckedIOException(e);
         }

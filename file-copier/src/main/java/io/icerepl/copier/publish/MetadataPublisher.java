@@ -21,11 +21,17 @@ public final class MetadataPublisher {
    * @return the published metadata file
    * @throws DivergedReplicaException when another writer created that version first
    */
-  public String publish(String table, String location, long version, byte[] metadataJson) throws IOException {
+  public String publish(String table, String location, long version, byte[] metadataJson)
+      throws IOException {
     String file = ReplicaLayout.metadataFile(location, version);
     if (!target.createIfAbsent(file, metadataJson)) {
       throw new DivergedReplicaException(
-          "Cannot commit replica version " + version + " of table " + table + ": " + file
+          "Cannot commit replica version "
+              + version
+              + " of table "
+              + table
+              + ": "
+              + file
               + " already exists; another writer committed to the replica");
     }
     writeVersionHint(location, version);

@@ -7,21 +7,21 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
- * The names of what the replicator writes for a replica: a Hadoop-style table
- * ({@code metadata/v<N>.metadata.json} and {@code metadata/version-hint.text}), so readers open it
- * by path; its state file beside them; and the table leases in the target bucket, outside it (a
- * local store locks with an OS file lock, which is no part of the replica). The folders a replica
- * gives mapped source paths ({@code data/…}, {@code metadata/…}) are named by the merge, in
- * {@link TableLayout} and {@code SourcePrefixes}, because the merge writes them into the metadata
- * and cannot depend on this module.
+ * The names of what the replicator writes for a replica: a Hadoop-style table ({@code
+ * metadata/v<N>.metadata.json} and {@code metadata/version-hint.text}), so readers open it by path;
+ * its state file beside them; and the table leases in the target bucket, outside it (a local store
+ * locks with an OS file lock, which is no part of the replica). The folders a replica gives mapped
+ * source paths ({@code data/…}, {@code metadata/…}) are named by the merge, in {@link TableLayout}
+ * and {@code SourcePrefixes}, because the merge writes them into the metadata and cannot depend on
+ * this module.
  */
 public final class ReplicaLayout {
   /** Hidden, so no reader takes it for a table file. */
   public static final String STATE_FILE = ".replicator-state.json";
 
   /**
-   * Key prefix of the table leases in a target bucket, shared by the service, the command line
-   * and the deployment template so that they exclude each other.
+   * Key prefix of the table leases in a target bucket, shared by the service, the command line and
+   * the deployment template so that they exclude each other.
    */
   public static final String DEFAULT_LOCK_PREFIX = ".replicator-locks";
 
@@ -51,8 +51,8 @@ public final class ReplicaLayout {
   }
 
   /**
-   * Key of a table's lease object in the table's bucket: outside the table, so its readers and
-   * its retention never see it, and of fixed length whatever the location.
+   * Key of a table's lease object in the table's bucket: outside the table, so its readers and its
+   * retention never see it, and of fixed length whatever the location.
    */
   public static String leaseKey(String lockPrefix, String canonicalLocation) {
     return lockPrefix + "/" + sha256(canonicalLocation);
@@ -60,8 +60,10 @@ public final class ReplicaLayout {
 
   private static String sha256(String canonicalLocation) {
     try {
-      return HexFormat.of().formatHex(
-          MessageDigest.getInstance("SHA-256").digest(canonicalLocation.getBytes(StandardCharsets.UTF_8)));
+      return HexFormat.of()
+          .formatHex(
+              MessageDigest.getInstance("SHA-256")
+                  .digest(canonicalLocation.getBytes(StandardCharsets.UTF_8)));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is missing from this JVM", e);
     }

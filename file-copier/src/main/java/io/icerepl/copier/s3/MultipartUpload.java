@@ -29,8 +29,14 @@ final class MultipartUpload {
 
   void upload(WriteBuffer content, long partSize) throws IOException {
     long length = content.size();
-    String uploadId = calls.run("start upload of", path, at, () -> client.createMultipartUpload(
-        b -> b.bucket(at.bucket()).key(at.key()))).uploadId();
+    String uploadId =
+        calls
+            .run(
+                "start upload of",
+                path,
+                at,
+                () -> client.createMultipartUpload(b -> b.bucket(at.bucket()).key(at.key())))
+            .uploadId();
     try {
       List<CompletedPart> parts = new ArrayList<>();
       byte[] buffer = new byte[(int) Math.min(partSize, length)];
@@ -44,19 +50,44 @@ final class MultipartUpload {
           // fromBytes copies, so the buffer can take the next part.
           RequestBody body =
               RequestBody.fromBytes(n == buffer.length ? buffer : Arrays.copyOf(buffer, n));
-          String etag = calls.run("upload part " + partNumber + " of", path, at,
-              () -> client.uploadPart(b -> b.bucket(at.bucket()).key(at.key())
-                  .uploadId(uploadId).partNumber(partNumber), body)).eTag();
+          String etag =
+              calls
+                  .run(
+                      "upload part " + partNumber + " of",
+                      path,
+                      at,
+                      () ->
+                          client.uploadPart(
+                              b ->
+                                  b.bucket(at.bucket())
+                                      .key(at.key())
+                                      .uploadId(uploadId)
+                                      .partNumber(partNumber),
+                              body))
+                  .eTag();
           parts.add(CompletedPart.builder().partNumber(partNumber).eTag(etag).build());
         }
       }
-      calls.run("complete upload of", path, at, () -> client.completeMultipartUpload(b -> b
-          .bucket(at.bucket()).key(at.key()).uploadId(uploadId)
-          .multipartUpload(m -> m.parts(parts))));
+      calls.run(
+          "complete upload of",
+          path,
+          at,
+          () ->
+              client.completeMultipartUpload(
+                  b ->
+                      b.bucket(at.bucket())
+                          .key(at.key())
+                          .uploadId(uploadId)
+                          .multipartUpload(m -> m.parts(parts))));
     } catch (IOException | RuntimeException e) {
       try {
-        calls.run("abort upload of", path, at, () -> client.abortMultipartUpload(
-            b -> b.bucket(at.bucket()).key(at.key()).uploadId(uploadId)));
+        calls.run(
+            "abort upload of",
+            path,
+            at,
+            () ->
+                client.abortMultipartUpload(
+                    b -> b.bucket(at.bucket()).key(at.key()).uploadId(uploadId)));
       } catch (IOException | RuntimeException abort) {
         e.addSuppressed(abort);
       }

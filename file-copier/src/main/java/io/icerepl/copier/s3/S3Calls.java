@@ -7,7 +7,10 @@ import java.util.function.Supplier;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
-/** Runs S3 calls through {@link S3Resilience} and turns what fails into IOExceptions naming the path. */
+/**
+ * Runs S3 calls through {@link S3Resilience} and turns what fails into IOExceptions naming the
+ * path.
+ */
 final class S3Calls {
   private final S3Resilience resilience;
 
@@ -46,11 +49,24 @@ final class S3Calls {
         return missing;
       }
       if (status == 403) {
-        return new IOException("Cannot " + verb + " " + path + ": access denied"
-            + (code == null ? "" : " (" + code + ")"), e);
+        return new IOException(
+            "Cannot "
+                + verb
+                + " "
+                + path
+                + ": access denied"
+                + (code == null ? "" : " (" + code + ")"),
+            e);
       }
-      return new IOException("Cannot " + verb + " " + path + ": S3 answered " + status
-          + (code == null ? "" : " " + code), e);
+      return new IOException(
+          "Cannot "
+              + verb
+              + " "
+              + path
+              + ": S3 answered "
+              + status
+              + (code == null ? "" : " " + code),
+          e);
     }
     return new IOException("Cannot " + verb + " " + path + ": " + e.getMessage(), e);
   }

@@ -25,7 +25,8 @@ public record S3Endpoint(
     Objects.requireNonNull(secretAccessKey, "secretAccessKey");
     if (accessKeyId.isPresent() != secretAccessKey.isPresent()) {
       throw new IllegalArgumentException(
-          "Cannot use S3 endpoint " + endpointOverride.map(URI::toString).orElse(region)
+          "Cannot use S3 endpoint "
+              + endpointOverride.map(URI::toString).orElse(region)
               + ": an access key id needs its secret key and the other way round");
     }
   }
@@ -46,7 +47,13 @@ public record S3Endpoint(
   /** Never prints the secret key. */
   @Override
   public String toString() {
-    return "S3Endpoint[" + endpointOverride.map(URI::toString).orElse("aws") + ", " + region
-        + ", key " + accessKeyId.orElse("(default chain)") + (pathStyle ? ", path-style" : "") + "]";
+    return "S3Endpoint["
+        + endpointOverride.map(URI::toString).orElse("aws")
+        + ", "
+        + region
+        + ", key "
+        + accessKeyId.orElse("(default chain)")
+        + (pathStyle ? ", path-style" : "")
+        + "]";
   }
 }

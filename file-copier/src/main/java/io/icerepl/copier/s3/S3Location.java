@@ -7,7 +7,8 @@ record S3Location(String bucket, String key) {
     int schemeEnd = path.indexOf("://");
     String scheme = schemeEnd < 0 ? "" : path.substring(0, schemeEnd);
     if (!scheme.equals("s3") && !scheme.equals("s3a") && !scheme.equals("s3n")) {
-      throw new IllegalArgumentException("Cannot use " + path + " as an S3 path: not s3://bucket/key");
+      throw new IllegalArgumentException(
+          "Cannot use " + path + " as an S3 path: not s3://bucket/key");
     }
     String rest = path.substring(schemeEnd + 3);
     int slash = rest.indexOf('/');

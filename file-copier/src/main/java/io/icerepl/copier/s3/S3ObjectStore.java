@@ -27,8 +27,8 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 import software.amazon.awssdk.transfer.s3.S3TransferManager;
 
 /**
- * Objects on S3 (or an S3-compatible service) at {@code s3://bucket/key}; {@code s3a://} and
- * {@code s3n://} name the same objects. Every call goes through {@link S3Resilience}.
+ * Objects on S3 (or an S3-compatible service) at {@code s3://bucket/key}; {@code s3a://} and {@code
+ * s3n://} name the same objects. Every call goes through {@link S3Resilience}.
  *
  * <p>A write is buffered until its writer has finished and then lands in one PutObject, or one
  * completed multipart upload, so readers see the whole object or none.
@@ -48,16 +48,24 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
 
   /**
    * A store on clients configured elsewhere, which stay open when the store closes. For single
-   * requests the async client must have multipart enabled, so that copies above the threshold
-   * use UploadPartCopy, and its SDK retries off like the sync client's.
+   * requests the async client must have multipart enabled, so that copies above the threshold use
+   * UploadPartCopy, and its SDK retries off like the sync client's.
    */
-  public S3ObjectStore(S3Client client, S3AsyncClient asyncClient, S3StoreSettings settings,
+  public S3ObjectStore(
+      S3Client client,
+      S3AsyncClient asyncClient,
+      S3StoreSettings settings,
       S3Resilience resilience) {
     this(client, asyncClient, settings, resilience, Optional.empty(), false);
   }
 
-  private S3ObjectStore(S3Client client, S3AsyncClient asyncClient, S3StoreSettings settings,
-      S3Resilience resilience, Optional<S3Endpoint> endpoint, boolean ownsClients) {
+  private S3ObjectStore(
+      S3Client client,
+      S3AsyncClient asyncClient,
+      S3StoreSettings settings,
+      S3Resilience resilience,
+      Optional<S3Endpoint> endpoint,
+      boolean ownsClients) {
     this.client = client;
     this.asyncClient = asyncClient;
     this.transferManager = S3TransferManager.builder().s3Client(asyncClient).build();
@@ -69,8 +77,8 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
   }
 
   /** A store with its own clients for {@code endpoint}, closed with the store. */
-  public static S3ObjectStore create(S3Endpoint endpoint, S3StoreSettings settings,
-      S3Resilience resilience) {
+  public static S3ObjectStore create(
+      S3Endpoint endpoint, S3StoreSettings settings, S3Resilience resilience) {
     return create(endpoint, settings, resilience, java.util.List.of());
   }
 
@@ -78,46 +86,62 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
    * As {@link #create(S3Endpoint, S3StoreSettings, S3Resilience)}, with SDK interceptors on both
    * clients (request tracing, or faults injected by tests).
    */
-  public static S3ObjectStore create(S3Endpoint endpoint, S3StoreSettings settings,
+  public static S3ObjectStore create(
+      S3Endpoint endpoint,
+      S3StoreSettings settings,
       S3Resilience resilience,
       java.util.List<software.amazon.awssdk.core.interceptor.ExecutionInterceptor> interceptors) {
-    AwsCredentialsProvider credentials = endpoint.accessKeyId().isPresent()
-        ? StaticCredentialsProvider.create(AwsBasicCredentials.create(
-            endpoint.accessKeyId().get(), endpoint.secretAccessKey().get()))
-        : DefaultCredentialsProvider.builder().build();
-    var sync = S3Client.builder()
-        .region(Region.of(endpoint.region()))
-        .credentialsProvider(credentials)
-        .forcePathStyle(endpoint.pathStyle())
-        // The other side's bucket is often in another region: a CopyObject's HEAD of its source,
-        // or any call on a bucket of another region, gets a 301 that this follows to that region.
-        .crossRegionAccessEnabled(true)
-        // S3Resilience is the one retry layer; SDK retries underneath would multiply attempts.
-        .overrideConfiguration(c -> c.retryStrategy(AwsRetryStrategy.doNotRetry())
-            .executionInterceptors(interceptors));
-    var async = S3AsyncClient.builder()
-        .region(Region.of(endpoint.region()))
-        .credentialsProvider(credentials)
-        .forcePathStyle(endpoint.pathStyle())
-        .crossRegionAccessEnabled(true)
-        .overrideConfiguration(c -> c.retryStrategy(AwsRetryStrategy.doNotRetry())
-            .executionInterceptors(interceptors))
-        .multipartEnabled(true)
-        .multipartConfiguration(m -> m
-            .thresholdInBytes(settings.multipartCopyThresholdBytes())
-            .minimumPartSizeInBytes(settings.partSizeBytes()));
-    endpoint.endpointOverride().ifPresent(uri -> {
-      sync.endpointOverride(uri);
-      async.endpointOverride(uri);
-    });
-    return new S3ObjectStore(sync.build(), async.build(), settings, resilience,
-        Optional.of(endpoint), true);
+    AwsCredentialsProvider credentials =
+        endpoint.accessKeyId().isPresent()
+            ? StaticCredentialsProvider.create(
+                AwsBasicCredentials.create(
+                    endpoint.accessKeyId().get(), endpoint.secretAccessKey().get()))
+            : DefaultCredentialsProvider.builder().build();
+    var sync =
+        S3Client.builder()
+            .region(Region.of(endpoint.region()))
+            .credentialsProvider(credentials)
+            .forcePathStyle(endpoint.pathStyle())
+            // The other side's bucket is often in another region: a CopyObject's HEAD of its
+            // source,
+            // or any call on a bucket of another region, gets a 301 that this follows to that
+            // region.
+            .crossRegionAccessEnabled(true)
+            // S3Resilience is the one retry layer; SDK retries underneath would multiply attempts.
+            .overrideConfiguration(
+                c ->
+                    c.retryStrategy(AwsRetryStrategy.doNotRetry())
+                        .executionInterceptors(interceptors));
+    var async =
+        S3AsyncClient.builder()
+            .region(Region.of(endpoint.region()))
+            .credentialsProvider(credentials)
+            .forcePathStyle(endpoint.pathStyle())
+            .crossRegionAccessEnabled(true)
+            .overrideConfiguration(
+                c ->
+                    c.retryStrategy(AwsRetryStrategy.doNotRetry())
+                        .executionInterceptors(interceptors))
+            .multipartEnabled(true)
+            .multipartConfiguration(
+                m ->
+                    m.thresholdInBytes(settings.multipartCopyThresholdBytes())
+                        .minimumPartSizeInBytes(settings.partSizeBytes()));
+    endpoint
+        .endpointOverride()
+        .ifPresent(
+            uri -> {
+              sync.endpointOverride(uri);
+              async.endpointOverride(uri);
+            });
+    return new S3ObjectStore(
+        sync.build(), async.build(), settings, resilience, Optional.of(endpoint), true);
   }
 
   /**
-   * Whether a copy from {@code source} can run inside S3 (CopyObject) instead of streaming
-   * through this process: the source is an S3 store on the same clients, or on the same service
-   * reached with the same credentials.
+   * Whether a copy from {@code source} can run inside S3 (CopyObject) instead of streaming through
+   * this process: the source is an S3 store on the same clients, or on the same service reached
+   * with the same credentials.
    */
   public boolean canCopyServerSideFrom(ObjectStore source) {
     if (!(source instanceof S3ObjectStore other)) {
@@ -126,7 +150,8 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     if (other.client == client) {
       return true;
     }
-    return endpoint.isPresent() && other.endpoint.isPresent()
+    return endpoint.isPresent()
+        && other.endpoint.isPresent()
         && endpoint.get().sameServiceAndPrincipal(other.endpoint.get());
   }
 
@@ -134,8 +159,14 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
   public OptionalLong length(String path) throws IOException {
     S3Location at = S3Location.parse(path);
     try {
-      return OptionalLong.of(calls.run("get length of", path, at,
-          () -> client.headObject(b -> b.bucket(at.bucket()).key(at.key()))).contentLength());
+      return OptionalLong.of(
+          calls
+              .run(
+                  "get length of",
+                  path,
+                  at,
+                  () -> client.headObject(b -> b.bucket(at.bucket()).key(at.key())))
+              .contentLength());
     } catch (NoSuchFileException e) {
       return OptionalLong.empty();
     } catch (IOException e) {
@@ -150,11 +181,16 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
    * S3 answers 403 instead of 404 for a missing key when the caller may list the bucket only under
    * a prefix (a least-privilege role): a listing of the key itself tells missing from forbidden.
    */
-  private OptionalLong listedLength(String path, S3Location at, IOException forbidden) throws IOException {
+  private OptionalLong listedLength(String path, S3Location at, IOException forbidden)
+      throws IOException {
     ListObjectsV2Response listing;
     try {
-      listing = calls.run("list", path, at,
-          () -> client.listObjectsV2(b -> b.bucket(at.bucket()).prefix(at.key()).maxKeys(1)));
+      listing =
+          calls.run(
+              "list",
+              path,
+              at,
+              () -> client.listObjectsV2(b -> b.bucket(at.bucket()).prefix(at.key()).maxKeys(1)));
     } catch (IOException e) {
       forbidden.addSuppressed(e);
       throw forbidden;
@@ -169,11 +205,12 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
   public InputStream open(String path) throws IOException {
     S3Location at = S3Location.parse(path);
     try {
-      return calls.run("open", path, at,
-          () -> client.getObject(b -> b.bucket(at.bucket()).key(at.key())));
+      return calls.run(
+          "open", path, at, () -> client.getObject(b -> b.bucket(at.bucket()).key(at.key())));
     } catch (IOException e) {
       if (S3Calls.hasStatus(e, 403) && listedLength(path, at, e).isEmpty()) {
-        NoSuchFileException missing = new NoSuchFileException(path, null, "not found (403 without list access)");
+        NoSuchFileException missing =
+            new NoSuchFileException(path, null, "not found (403 without list access)");
         missing.initCause(e);
         throw missing;
       }
@@ -199,10 +236,14 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
       if (buffer.size() > settings.multipartThresholdBytes()) {
         new MultipartUpload(client, calls, path, at).upload(buffer, partSize(buffer.size()));
       } else {
-        RequestBody body = buffer.bytes() != null
-            ? RequestBody.fromBytes(buffer.bytes())
-            : RequestBody.fromFile(buffer.file());
-        calls.run("write", path, at,
+        RequestBody body =
+            buffer.bytes() != null
+                ? RequestBody.fromBytes(buffer.bytes())
+                : RequestBody.fromFile(buffer.file());
+        calls.run(
+            "write",
+            path,
+            at,
             () -> client.putObject(b -> b.bucket(at.bucket()).key(at.key()), body));
       }
       return buffer.size();
@@ -221,11 +262,16 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     S3Location at = S3Location.parse(path);
     AtomicInteger attempts = new AtomicInteger();
     try {
-      calls.run("create", path, at, () -> {
-        attempts.incrementAndGet();
-        return client.putObject(b -> b.bucket(at.bucket()).key(at.key()).ifNoneMatch("*"),
-            RequestBody.fromBytes(content));
-      });
+      calls.run(
+          "create",
+          path,
+          at,
+          () -> {
+            attempts.incrementAndGet();
+            return client.putObject(
+                b -> b.bucket(at.bucket()).key(at.key()).ifNoneMatch("*"),
+                RequestBody.fromBytes(content));
+          });
       return true;
     } catch (IOException e) {
       if (!S3Calls.hasStatus(e, 412, 409)) {
@@ -246,28 +292,47 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
   @Override
   public void copyFrom(ObjectStore source, String sourcePath, String targetPath)
       throws IOException {
-    long sourceLength = source.length(sourcePath)
-        .orElseThrow(() -> new NoSuchFileException(sourcePath));
+    long sourceLength =
+        source.length(sourcePath).orElseThrow(() -> new NoSuchFileException(sourcePath));
     S3Location to = S3Location.parse(targetPath);
     if (canCopyServerSideFrom(source)) {
       S3Location from = S3Location.parse(sourcePath);
-      calls.run("copy " + sourcePath + " to", targetPath, to, () -> transferManager
-          .copy(c -> c.copyObjectRequest(r -> r
-              .sourceBucket(from.bucket()).sourceKey(from.key())
-              .destinationBucket(to.bucket()).destinationKey(to.key())))
-          .completionFuture().join());
+      calls.run(
+          "copy " + sourcePath + " to",
+          targetPath,
+          to,
+          () ->
+              transferManager
+                  .copy(
+                      c ->
+                          c.copyObjectRequest(
+                              r ->
+                                  r.sourceBucket(from.bucket())
+                                      .sourceKey(from.key())
+                                      .destinationBucket(to.bucket())
+                                      .destinationKey(to.key())))
+                  .completionFuture()
+                  .join());
     } else {
-      write(targetPath, out -> {
-        try (InputStream in = source.open(sourcePath)) {
-          in.transferTo(out);
-        }
-      });
+      write(
+          targetPath,
+          out -> {
+            try (InputStream in = source.open(sourcePath)) {
+              in.transferTo(out);
+            }
+          });
     }
     OptionalLong copied = length(targetPath);
     if (copied.isEmpty() || copied.getAsLong() != sourceLength) {
-      throw new IOException("Cannot copy " + sourcePath + " to " + targetPath + ": the copy has "
-          + (copied.isEmpty() ? "vanished" : copied.getAsLong() + " bytes") + ", the source "
-          + sourceLength);
+      throw new IOException(
+          "Cannot copy "
+              + sourcePath
+              + " to "
+              + targetPath
+              + ": the copy has "
+              + (copied.isEmpty() ? "vanished" : copied.getAsLong() + " bytes")
+              + ", the source "
+              + sourceLength);
     }
   }
 
@@ -279,15 +344,20 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
   @Override
   public List<Entry> listEntries(String folder) throws IOException {
     List<Entry> entries = new ArrayList<>();
-    listing(folder, page -> {
-      String prefix = page.prefix();
-      for (S3Object object : page.contents()) {
-        // A zero-byte "folder/" marker written by consoles is the folder itself, not a file.
-        if (object.key().length() > prefix.length()) {
-          entries.add(new Entry(object.key().substring(prefix.length()), object.lastModified().toEpochMilli()));
-        }
-      }
-    });
+    listing(
+        folder,
+        page -> {
+          String prefix = page.prefix();
+          for (S3Object object : page.contents()) {
+            // A zero-byte "folder/" marker written by consoles is the folder itself, not a file.
+            if (object.key().length() > prefix.length()) {
+              entries.add(
+                  new Entry(
+                      object.key().substring(prefix.length()),
+                      object.lastModified().toEpochMilli()));
+            }
+          }
+        });
     entries.sort(java.util.Comparator.comparing(Entry::name));
     return entries;
   }
@@ -295,28 +365,39 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
   @Override
   public List<String> listFolders(String folder) throws IOException {
     List<String> names = new ArrayList<>();
-    listing(folder, page -> {
-      String prefix = page.prefix();
-      for (CommonPrefix common : page.commonPrefixes()) {
-        String name = common.prefix().substring(prefix.length());
-        names.add(name.substring(0, name.length() - 1));
-      }
-    });
+    listing(
+        folder,
+        page -> {
+          String prefix = page.prefix();
+          for (CommonPrefix common : page.commonPrefixes()) {
+            String name = common.prefix().substring(prefix.length());
+            names.add(name.substring(0, name.length() - 1));
+          }
+        });
     names.sort(null);
     return names;
   }
 
   /** Every page of the listing directly under {@code folder}, following continuation tokens. */
-  private void listing(String folder, Consumer<ListObjectsV2Response> pages)
-      throws IOException {
+  private void listing(String folder, Consumer<ListObjectsV2Response> pages) throws IOException {
     S3Location at = S3Location.parse(folder);
     String prefix = at.folderPrefix();
     String token = null;
     do {
       String continuation = token;
-      ListObjectsV2Response page = calls.run("list", folder, at, () -> client.listObjectsV2(b -> b
-          .bucket(at.bucket()).prefix(prefix).delimiter("/").maxKeys(settings.listPageSize())
-          .continuationToken(continuation)));
+      ListObjectsV2Response page =
+          calls.run(
+              "list",
+              folder,
+              at,
+              () ->
+                  client.listObjectsV2(
+                      b ->
+                          b.bucket(at.bucket())
+                              .prefix(prefix)
+                              .delimiter("/")
+                              .maxKeys(settings.listPageSize())
+                              .continuationToken(continuation)));
       pages.accept(page);
       token = Boolean.TRUE.equals(page.isTruncated()) ? page.nextContinuationToken() : null;
     } while (token != null);
@@ -326,8 +407,8 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
   public void delete(String path) throws IOException {
     S3Location at = S3Location.parse(path);
     try {
-      calls.run("delete", path, at,
-          () -> client.deleteObject(b -> b.bucket(at.bucket()).key(at.key())));
+      calls.run(
+          "delete", path, at, () -> client.deleteObject(b -> b.bucket(at.bucket()).key(at.key())));
     } catch (NoSuchFileException e) {
       // Already gone is what a delete wants.
     }

@@ -20,7 +20,8 @@ final class S3SeekableInput implements SeekableInput {
   private byte[] window = new byte[0];
   private long windowStart;
 
-  S3SeekableInput(S3Client client, S3Calls calls, String path, S3Location at, long length, int readAhead) {
+  S3SeekableInput(
+      S3Client client, S3Calls calls, String path, S3Location at, long length, int readAhead) {
     this.client = client;
     this.calls = calls;
     this.path = path;
@@ -41,8 +42,16 @@ final class S3SeekableInput implements SeekableInput {
           "Cannot read " + path + " at " + position + ": negative position or length " + count);
     }
     if (position + count > length) {
-      throw new EOFException("Cannot read " + path + " at " + position + ": " + count
-          + " bytes pass the end of file (length " + length + ")");
+      throw new EOFException(
+          "Cannot read "
+              + path
+              + " at "
+              + position
+              + ": "
+              + count
+              + " bytes pass the end of file (length "
+              + length
+              + ")");
     }
     if (count == 0) {
       return;
@@ -60,12 +69,30 @@ final class S3SeekableInput implements SeekableInput {
   }
 
   private byte[] fetch(long start, long end) throws IOException {
-    byte[] bytes = calls.run("read", path, at, () -> client.getObjectAsBytes(b -> b
-        .bucket(at.bucket()).key(at.key()).range("bytes=" + start + "-" + (end - 1)))
-        .asByteArrayUnsafe());
+    byte[] bytes =
+        calls.run(
+            "read",
+            path,
+            at,
+            () ->
+                client
+                    .getObjectAsBytes(
+                        b ->
+                            b.bucket(at.bucket())
+                                .key(at.key())
+                                .range("bytes=" + start + "-" + (end - 1)))
+                    .asByteArrayUnsafe());
     if (bytes.length != end - start) {
-      throw new IOException("Cannot read " + path + " at " + start + ": got " + bytes.length
-          + " bytes instead of " + (end - start) + ", the object changed while open");
+      throw new IOException(
+          "Cannot read "
+              + path
+              + " at "
+              + start
+              + ": got "
+              + bytes.length
+              + " bytes instead of "
+              + (end - start)
+              + ", the object changed while open");
     }
     return bytes;
   }

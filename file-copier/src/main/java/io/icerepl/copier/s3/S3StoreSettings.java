@@ -35,13 +35,13 @@ public record S3StoreSettings(
     Clock clock) {
 
   /**
-   * Where leases live unless configured otherwise: the command line, the service and the
-   * deployment template use this one prefix, so that they exclude each other.
+   * Where leases live unless configured otherwise: the command line, the service and the deployment
+   * template use this one prefix, so that they exclude each other.
    */
 
   /**
-   * How long a lease holds unless configured otherwise. Leases are renewed every third of it,
-   * so it bounds only how long a killed run's table stays locked.
+   * How long a lease holds unless configured otherwise. Leases are renewed every third of it, so it
+   * bounds only how long a killed run's table stays locked.
    */
   public static final String DEFAULT_LOCK_TTL = "PT2M";
 
@@ -58,12 +58,19 @@ public record S3StoreSettings(
           "Cannot use S3 part size " + partSizeBytes + ": S3 needs at least " + MIN_PART_BYTES);
     }
     if (multipartThresholdBytes < partSizeBytes) {
-      throw new IllegalArgumentException("Cannot use S3 multipart threshold "
-          + multipartThresholdBytes + ": below the part size " + partSizeBytes);
+      throw new IllegalArgumentException(
+          "Cannot use S3 multipart threshold "
+              + multipartThresholdBytes
+              + ": below the part size "
+              + partSizeBytes);
     }
     if (readAheadBytes < 1 || listPageSize < 1 || listPageSize > 1000) {
-      throw new IllegalArgumentException("Cannot use S3 settings: read-ahead " + readAheadBytes
-          + " must be positive and list page size " + listPageSize + " within 1..1000");
+      throw new IllegalArgumentException(
+          "Cannot use S3 settings: read-ahead "
+              + readAheadBytes
+              + " must be positive and list page size "
+              + listPageSize
+              + " within 1..1000");
     }
     if (lockPrefix.isEmpty() || lockPrefix.startsWith("/") || lockPrefix.endsWith("/")) {
       throw new IllegalArgumentException(
@@ -77,24 +84,59 @@ public record S3StoreSettings(
   /** Defaults for a process named {@code lockOwner}, on the system clock. */
   public static S3StoreSettings defaults(String lockOwner) {
     return new S3StoreSettings(
-        8 * MIB, 64 * MIB, 1024 * MIB, 16 * MIB, (int) MIB, 1000,
-        ReplicaLayout.DEFAULT_LOCK_PREFIX, lockOwner, Duration.parse(DEFAULT_LOCK_TTL), Clock.systemUTC());
+        8 * MIB,
+        64 * MIB,
+        1024 * MIB,
+        16 * MIB,
+        (int) MIB,
+        1000,
+        ReplicaLayout.DEFAULT_LOCK_PREFIX,
+        lockOwner,
+        Duration.parse(DEFAULT_LOCK_TTL),
+        Clock.systemUTC());
   }
 
-  public S3StoreSettings withMultipart(long thresholdBytes, long copyThresholdBytes, long partBytes) {
-    return new S3StoreSettings(memoryBufferBytes, thresholdBytes, copyThresholdBytes, partBytes,
-        readAheadBytes, listPageSize, lockPrefix, lockOwner, lockTtl, clock);
+  public S3StoreSettings withMultipart(
+      long thresholdBytes, long copyThresholdBytes, long partBytes) {
+    return new S3StoreSettings(
+        memoryBufferBytes,
+        thresholdBytes,
+        copyThresholdBytes,
+        partBytes,
+        readAheadBytes,
+        listPageSize,
+        lockPrefix,
+        lockOwner,
+        lockTtl,
+        clock);
   }
 
   public S3StoreSettings withMemoryBufferBytes(long bytes) {
-    return new S3StoreSettings(bytes, multipartThresholdBytes, multipartCopyThresholdBytes,
-        partSizeBytes, readAheadBytes, listPageSize, lockPrefix, lockOwner, lockTtl, clock);
+    return new S3StoreSettings(
+        bytes,
+        multipartThresholdBytes,
+        multipartCopyThresholdBytes,
+        partSizeBytes,
+        readAheadBytes,
+        listPageSize,
+        lockPrefix,
+        lockOwner,
+        lockTtl,
+        clock);
   }
 
   public S3StoreSettings withListPageSize(int keys) {
-    return new S3StoreSettings(memoryBufferBytes, multipartThresholdBytes,
-        multipartCopyThresholdBytes, partSizeBytes, readAheadBytes, keys, lockPrefix, lockOwner,
-        lockTtl, clock);
+    return new S3StoreSettings(
+        memoryBufferBytes,
+        multipartThresholdBytes,
+        multipartCopyThresholdBytes,
+        partSizeBytes,
+        readAheadBytes,
+        keys,
+        lockPrefix,
+        lockOwner,
+        lockTtl,
+        clock);
   }
 
   /**
@@ -106,8 +148,16 @@ public record S3StoreSettings(
   }
 
   public S3StoreSettings withLock(String prefix, String owner, Duration ttl, Clock lockClock) {
-    return new S3StoreSettings(memoryBufferBytes, multipartThresholdBytes,
-        multipartCopyThresholdBytes, partSizeBytes, readAheadBytes, listPageSize, prefix, owner,
-        ttl, lockClock);
+    return new S3StoreSettings(
+        memoryBufferBytes,
+        multipartThresholdBytes,
+        multipartCopyThresholdBytes,
+        partSizeBytes,
+        readAheadBytes,
+        listPageSize,
+        prefix,
+        owner,
+        ttl,
+        lockClock);
   }
 }

@@ -28,13 +28,14 @@ import software.amazon.awssdk.services.s3.model.GetObjectResponse;
  * a write conditional on its ETag: of two runs taking over, one wins.
  *
  * <p>A held lease is renewed every third of the TTL (a write conditional on its ETag), so a run
- * longer than the TTL keeps it and the TTL can be short: a killed run's lease frees its table
- * soon. Every change is conditional on the ETag this run wrote last, so a run never renews or
- * releases a lease another run took over.
+ * longer than the TTL keeps it and the TTL can be short: a killed run's lease frees its table soon.
+ * Every change is conditional on the ETag this run wrote last, so a run never renews or releases a
+ * lease another run took over.
  */
 final class S3TableLocks implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(S3TableLocks.class);
   private static final ObjectMapper JSON = new ObjectMapper();
+
   /** Create, find released, create again: a lease that keeps vanishing means heavy contention. */
   private static final int MAX_TRIES = 3;
 
@@ -52,13 +53,15 @@ final class S3TableLocks implements AutoCloseable {
   /** The lease object of a table location. */
   S3Location leaseOf(String location) {
     S3Location table = S3Location.parse(location);
-    return new S3Location(table.bucket(), ReplicaLayout.leaseKey(settings.lockPrefix(), table.canonical()));
+    return new S3Location(
+        table.bucket(), ReplicaLayout.leaseKey(settings.lockPrefix(), table.canonical()));
   }
 
   ObjectStore.Lock lock(String location) throws IOException {
     Held held = take(location);
     long period = Math.max(1, settings.lockTtl().toMillis() / 3);
-    held.renewal = renewals().scheduleAtFixedRate(held::renew, period, period, TimeUnit.MILLISECONDS);
+    held.renewal =
+        renewals().scheduleAtFixedRate(held::renew, period, period, TimeUnit.MILLISECONDS);
     return held;
   }
 
@@ -83,8 +86,13 @@ final class S3TableLocks implements AutoCloseable {
         return new Held(location, lease, token, held.get().etag(), expiresAt);
       }
       if (held.get().expiresAtMs() > now) {
-        throw new TableBusyException("Cannot lock table " + location + ": locked by " + held.get().owner()
-            + " until " + Instant.ofEpochMilli(held.get().expiresAtMs()));
+        throw new TableBusyException(
+            "Cannot lock table "
+                + location
+                + ": locked by "
+                + held.get().owner()
+                + " until "
+                + Instant.ofEpochMilli(held.get().expiresAtMs()));
       }
       Optional<String> taken = put(lease, body, null, held.get().etag());
       if (taken.isEmpty()) {
@@ -92,25 +100,39 @@ final class S3TableLocks implements AutoCloseable {
         if (after.isPresent() && token.equals(after.get().token())) {
           return new Held(location, lease, token, after.get().etag(), expiresAt);
         }
-        throw new TableBusyException("Cannot lock table " + location + ": another run took over "
-            + "the expired lease of " + held.get().owner() + " first");
+        throw new TableBusyException(
+            "Cannot lock table "
+                + location
+                + ": another run took over "
+                + "the expired lease of "
+                + held.get().owner()
+                + " first");
       }
-      LOG.info("{}: took over the lease of {}, expired at {}", location, held.get().owner(),
+      LOG.info(
+          "{}: took over the lease of {}, expired at {}",
+          location,
+          held.get().owner(),
           Instant.ofEpochMilli(held.get().expiresAtMs()));
       return new Held(location, lease, token, taken.get(), expiresAt);
     }
     throw new TableBusyException(
-        "Cannot lock table " + location + ": its lease kept changing under " + MAX_TRIES + " tries");
+        "Cannot lock table "
+            + location
+            + ": its lease kept changing under "
+            + MAX_TRIES
+            + " tries");
   }
 
   private synchronized ScheduledExecutorService renewals() {
     if (renewals == null) {
-      renewals = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread thread = new Thread(r, "s3-lease-renewal");
-        // a process that ends without releasing leaves its leases to expire
-        thread.setDaemon(true);
-        return thread;
-      });
+      renewals =
+          Executors.newSingleThreadScheduledExecutor(
+              r -> {
+                Thread thread = new Thread(r, "s3-lease-renewal");
+                // a process that ends without releasing leaves its leases to expire
+                thread.setDaemon(true);
+                return thread;
+              });
     }
     return renewals;
   }
@@ -127,10 +149,22 @@ final class S3TableLocks implements AutoCloseable {
   private Optional<String> put(S3Location lease, byte[] body, String ifNoneMatch, String ifMatch)
       throws IOException {
     try {
-      return Optional.of(calls.run("write lease", lease.toString(), lease, () -> client.putObject(
-          b -> b.bucket(lease.bucket()).key(lease.key()).ifNoneMatch(ifNoneMatch).ifMatch(ifMatch)
-              .contentType("application/json"),
-          RequestBody.fromBytes(body))).eTag());
+      return Optional.of(
+          calls
+              .run(
+                  "write lease",
+                  lease.toString(),
+                  lease,
+                  () ->
+                      client.putObject(
+                          b ->
+                              b.bucket(lease.bucket())
+                                  .key(lease.key())
+                                  .ifNoneMatch(ifNoneMatch)
+                                  .ifMatch(ifMatch)
+                                  .contentType("application/json"),
+                          RequestBody.fromBytes(body)))
+              .eTag());
     } catch (NoSuchFileException e) {
       // If-Match on a lease released meanwhile: the condition failed like a 412.
       return Optional.empty();
@@ -145,8 +179,12 @@ final class S3TableLocks implements AutoCloseable {
   private Optional<Lease> read(S3Location lease) throws IOException {
     ResponseBytes<GetObjectResponse> bytes;
     try {
-      bytes = calls.run("read lease", lease.toString(), lease,
-          () -> client.getObjectAsBytes(b -> b.bucket(lease.bucket()).key(lease.key())));
+      bytes =
+          calls.run(
+              "read lease",
+              lease.toString(),
+              lease,
+              () -> client.getObjectAsBytes(b -> b.bucket(lease.bucket()).key(lease.key())));
     } catch (NoSuchFileException e) {
       return Optional.empty();
     }
@@ -157,15 +195,24 @@ final class S3TableLocks implements AutoCloseable {
       throw new IOException("Cannot read lease " + lease + ": not JSON", e);
     }
     if (!json.path("owner").isTextual() || !json.path("expires-at-ms").canConvertToLong()) {
-      throw new IOException("Cannot read lease " + lease + ": no owner or expires-at-ms in " + json);
+      throw new IOException(
+          "Cannot read lease " + lease + ": no owner or expires-at-ms in " + json);
     }
-    return Optional.of(new Lease(json.get("owner").asText(), json.path("token").asText(""),
-        json.get("expires-at-ms").asLong(), bytes.response().eTag()));
+    return Optional.of(
+        new Lease(
+            json.get("owner").asText(),
+            json.path("token").asText(""),
+            json.get("expires-at-ms").asLong(),
+            bytes.response().eTag()));
   }
 
   private static byte[] leaseJson(String owner, String token, long expiresAtMs) {
-    return JSON.createObjectNode().put("owner", owner).put("token", token).put("expires-at-ms", expiresAtMs)
-        .toString().getBytes(StandardCharsets.UTF_8);
+    return JSON.createObjectNode()
+        .put("owner", owner)
+        .put("token", token)
+        .put("expires-at-ms", expiresAtMs)
+        .toString()
+        .getBytes(StandardCharsets.UTF_8);
   }
 
   private record Lease(String owner, String token, long expiresAtMs, String etag) {}
@@ -177,8 +224,10 @@ final class S3TableLocks implements AutoCloseable {
     private final String token;
     private String etag;
     private long expiresAtMs;
+
     /** Who took the lease over once this run lost it; null while held. */
     private String lostTo;
+
     private boolean released;
     private volatile ScheduledFuture<?> renewal;
 
@@ -197,7 +246,8 @@ final class S3TableLocks implements AutoCloseable {
       }
       long expiry = settings.clock().millis() + settings.lockTtl().toMillis();
       try {
-        Optional<String> written = put(lease, leaseJson(settings.lockOwner(), token, expiry), null, etag);
+        Optional<String> written =
+            put(lease, leaseJson(settings.lockOwner(), token, expiry), null, etag);
         if (written.isPresent()) {
           etag = written.get();
           expiresAtMs = expiry;
@@ -211,13 +261,19 @@ final class S3TableLocks implements AutoCloseable {
           return;
         }
         lostTo = now.map(Lease::owner).orElse("nobody (the lease is gone)");
-        LOG.warn("{}: lease lost to {}; this run stops before its next change to the replica", location, lostTo);
+        LOG.warn(
+            "{}: lease lost to {}; this run stops before its next change to the replica",
+            location,
+            lostTo);
         if (renewal != null) {
           renewal.cancel(false);
         }
       } catch (IOException | RuntimeException e) {
         // the next renewal tries again; checkHeld fails once the lease has expired meanwhile
-        LOG.warn("{}: cannot renew the lease (expires at {}): {}", location, Instant.ofEpochMilli(expiresAtMs),
+        LOG.warn(
+            "{}: cannot renew the lease (expires at {}): {}",
+            location,
+            Instant.ofEpochMilli(expiresAtMs),
             e.getMessage());
       }
     }
@@ -238,12 +294,26 @@ final class S3TableLocks implements AutoCloseable {
         }
       }
       if (lostTo != null) {
-        throw new TableBusyException("Cannot " + action + " of table " + location + ": its lease was lost to "
-            + lostTo + " (this run's lease expired at " + Instant.ofEpochMilli(expiresAtMs) + ")");
+        throw new TableBusyException(
+            "Cannot "
+                + action
+                + " of table "
+                + location
+                + ": its lease was lost to "
+                + lostTo
+                + " (this run's lease expired at "
+                + Instant.ofEpochMilli(expiresAtMs)
+                + ")");
       }
       if (settings.clock().millis() >= expiresAtMs) {
-        throw new TableBusyException("Cannot " + action + " of table " + location + ": its lease expired at "
-            + Instant.ofEpochMilli(expiresAtMs) + " and could not be renewed");
+        throw new TableBusyException(
+            "Cannot "
+                + action
+                + " of table "
+                + location
+                + ": its lease expired at "
+                + Instant.ofEpochMilli(expiresAtMs)
+                + " and could not be renewed");
       }
     }
 
@@ -269,15 +339,22 @@ final class S3TableLocks implements AutoCloseable {
         written = etag;
       }
       try {
-        calls.run("release lease", lease.toString(), lease,
-            () -> client.deleteObject(b -> b.bucket(lease.bucket()).key(lease.key()).ifMatch(written)));
+        calls.run(
+            "release lease",
+            lease.toString(),
+            lease,
+            () ->
+                client.deleteObject(
+                    b -> b.bucket(lease.bucket()).key(lease.key()).ifMatch(written)));
       } catch (NoSuchFileException e) {
         // already gone: nothing to release
       } catch (IOException e) {
         if (!S3Calls.hasStatus(e, 412, 409)) {
           throw e;
         }
-        LOG.warn("{}: lease expired and was taken over before release; left to its new holder", location);
+        LOG.warn(
+            "{}: lease expired and was taken over before release; left to its new holder",
+            location);
       }
     }
   }

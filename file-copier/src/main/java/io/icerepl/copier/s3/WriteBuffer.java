@@ -1,8 +1,8 @@
 package io.icerepl.copier.s3;
 
 import java.io.BufferedOutputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -10,8 +10,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Holds what a writer produces until it has finished, so that nothing reaches S3 from a writer
- * that fails halfway: in memory up to a threshold, in a temporary file beyond.
+ * Holds what a writer produces until it has finished, so that nothing reaches S3 from a writer that
+ * fails halfway: in memory up to a threshold, in a temporary file beyond.
  */
 final class WriteBuffer extends OutputStream {
   private final long memoryLimit;
@@ -63,7 +63,9 @@ final class WriteBuffer extends OutputStream {
 
   /** Reads the bytes back, after {@link #close()}. */
   InputStream openInput() throws IOException {
-    return memory != null ? new ByteArrayInputStream(memory.toByteArray()) : Files.newInputStream(file);
+    return memory != null
+        ? new ByteArrayInputStream(memory.toByteArray())
+        : Files.newInputStream(file);
   }
 
   /** Deletes the temporary file, if any. */

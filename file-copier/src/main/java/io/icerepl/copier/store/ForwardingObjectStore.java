@@ -45,7 +45,8 @@ public abstract class ForwardingObjectStore implements ObjectStore {
 
   /** Copies from the store {@code source} forwards to, so a server-side copy stays possible. */
   @Override
-  public void copyFrom(ObjectStore source, String sourcePath, String targetPath) throws IOException {
+  public void copyFrom(ObjectStore source, String sourcePath, String targetPath)
+      throws IOException {
     ObjectStore unwrapped = source instanceof ForwardingObjectStore f ? f.delegate() : source;
     delegate.copyFrom(unwrapped, sourcePath, targetPath);
   }

@@ -1,6 +1,5 @@
 package io.icerepl.copier.store;
 
-import io.icerepl.merge.error.ConflictException;
 import io.icerepl.merge.error.TableBusyException;
 import io.icerepl.merge.io.SeekableInput;
 import io.icerepl.merge.path.PathMapping;
@@ -13,9 +12,6 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -23,14 +19,17 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.UUID;
 
 /**
- * Local files. Writes go to a hidden temporary file beside the target, then move into place in
- * one step; {@link #createIfAbsent} hard-links instead, which fails when the name exists (a rename
+ * Local files. Writes go to a hidden temporary file beside the target, then move into place in one
+ * step; {@link #createIfAbsent} hard-links instead, which fails when the name exists (a rename
  * would replace it).
  */
 public final class LocalObjectStore implements ObjectStore {
@@ -69,7 +68,8 @@ public final class LocalObjectStore implements ObjectStore {
       }
 
       @Override
-      public void readFully(long position, byte[] buffer, int offset, int length) throws IOException {
+      public void readFully(long position, byte[] buffer, int offset, int length)
+          throws IOException {
         ByteBuffer target = ByteBuffer.wrap(buffer, offset, length);
         long at = position;
         while (target.hasRemaining()) {
@@ -120,22 +120,26 @@ public final class LocalObjectStore implements ObjectStore {
   }
 
   @Override
-  public void copyFrom(ObjectStore source, String sourcePath, String targetPath) throws IOException {
+  public void copyFrom(ObjectStore source, String sourcePath, String targetPath)
+      throws IOException {
     if (source instanceof LocalObjectStore) {
       Path target = toPath(targetPath);
       Path temp = tempBeside(target);
       try {
         Files.copy(toPath(sourcePath), temp, StandardCopyOption.REPLACE_EXISTING);
-        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        Files.move(
+            temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       } finally {
         Files.deleteIfExists(temp);
       }
     } else {
-      write(targetPath, out -> {
-        try (InputStream in = source.open(sourcePath)) {
-          in.transferTo(out);
-        }
-      });
+      write(
+          targetPath,
+          out -> {
+            try (InputStream in = source.open(sourcePath)) {
+              in.transferTo(out);
+            }
+          });
     }
   }
 
@@ -162,7 +166,8 @@ public final class LocalObjectStore implements ObjectStore {
     List<Entry> entries = new ArrayList<>();
     for (String name : list(folder)) {
       try {
-        entries.add(new Entry(name, Files.getLastModifiedTime(toPath(folder).resolve(name)).toMillis()));
+        entries.add(
+            new Entry(name, Files.getLastModifiedTime(toPath(folder).resolve(name)).toMillis()));
       } catch (NoSuchFileException e) {
         // removed since the listing: not there
       }
@@ -196,9 +201,11 @@ public final class LocalObjectStore implements ObjectStore {
   @Override
   public Lock lock(String location) throws IOException {
     String key = sha256(PathMapping.canonical(location).replaceAll("/+$", ""));
-    Path lockFile = Path.of(System.getProperty("java.io.tmpdir"), "iceberg-replicator-locks", key + ".lock");
+    Path lockFile =
+        Path.of(System.getProperty("java.io.tmpdir"), "iceberg-replicator-locks", key + ".lock");
     Files.createDirectories(lockFile.getParent());
-    FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+    FileChannel channel =
+        FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
     FileLock held;
     try {
       held = channel.tryLock();
@@ -216,7 +223,8 @@ public final class LocalObjectStore implements ObjectStore {
       public void checkHeld(String action) {
         // an OS lock holds while its channel is open; only a closed one is lost
         if (!lock.isValid()) {
-          throw new TableBusyException("Cannot " + action + " of table " + location + ": its lock was released");
+          throw new TableBusyException(
+              "Cannot " + action + " of table " + location + ": its lock was released");
         }
       }
 
@@ -231,7 +239,8 @@ public final class LocalObjectStore implements ObjectStore {
   private static String sha256(String text) {
     try {
       return HexFormat.of()
-          .formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+          .formatHex(
+              MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }

@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.OptionalLong;
 
 /**
- * The few operations the replicator needs from a file system or object store. Paths are the
- * strings Iceberg metadata holds ({@code file:/…}, {@code /…}, later {@code s3://…}).
+ * The few operations the replicator needs from a file system or object store. Paths are the strings
+ * Iceberg metadata holds ({@code file:/…}, {@code /…}, later {@code s3://…}).
  *
  * <p>Every write is all or nothing: a reader (or a rerun after a crash) either finds the complete
  * object or none, which is what lets "the target already has it" decide what is left to do.
@@ -68,8 +68,8 @@ public interface ObjectStore {
   interface Lock extends AutoCloseable {
     /**
      * Fails unless this run still holds the lock. Called before each step that must never run
-     * beside another run of the table (removing a failed commit's files, publishing, deleting):
-     * a lock that can expire may have been taken over meanwhile.
+     * beside another run of the table (removing a failed commit's files, publishing, deleting): a
+     * lock that can expire may have been taken over meanwhile.
      *
      * @param action what the run is about to do, for the message ("publish replica version 3")
      * @throws io.icerepl.merge.error.TableBusyException naming the table and who holds it now

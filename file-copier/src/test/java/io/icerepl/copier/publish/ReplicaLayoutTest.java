@@ -13,19 +13,24 @@ class ReplicaLayoutTest {
 
   @Test
   void replicaIsAHadoopStyleTableReadersOpenByPath() {
-    assertThat(ReplicaLayout.metadataFile(REPLICA, 12)).isEqualTo(REPLICA + "/metadata/v12.metadata.json");
-    assertThat(ReplicaLayout.metadataFile(REPLICA + "/", 1)).isEqualTo(REPLICA + "/metadata/v1.metadata.json");
-    assertThat(ReplicaLayout.versionHintFile(REPLICA)).isEqualTo(REPLICA + "/metadata/version-hint.text");
+    assertThat(ReplicaLayout.metadataFile(REPLICA, 12))
+        .isEqualTo(REPLICA + "/metadata/v12.metadata.json");
+    assertThat(ReplicaLayout.metadataFile(REPLICA + "/", 1))
+        .isEqualTo(REPLICA + "/metadata/v1.metadata.json");
+    assertThat(ReplicaLayout.versionHintFile(REPLICA))
+        .isEqualTo(REPLICA + "/metadata/version-hint.text");
   }
 
   @Test
   void stateFileIsHiddenBesideTheMetadata() {
-    assertThat(ReplicaLayout.stateFile(REPLICA)).isEqualTo(REPLICA + "/metadata/.replicator-state.json");
+    assertThat(ReplicaLayout.stateFile(REPLICA))
+        .isEqualTo(REPLICA + "/metadata/.replicator-state.json");
   }
 
   @Test
   void leaseKeyIsTheSha256OfTheLocationUnderTheLockPrefix() {
     assertThat(ReplicaLayout.leaseKey(ReplicaLayout.DEFAULT_LOCK_PREFIX, REPLICA))
-        .isEqualTo(".replicator-locks/e1a5e842657eb7752b854fc8dc8c2253ba6f33153d72406c7098d2509288d04d");
+        .isEqualTo(
+            ".replicator-locks/e1a5e842657eb7752b854fc8dc8c2253ba6f33153d72406c7098d2509288d04d");
   }
 }

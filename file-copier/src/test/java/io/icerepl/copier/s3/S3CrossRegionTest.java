@@ -25,10 +25,10 @@ import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
 import software.amazon.awssdk.http.SdkHttpResponse;
 
 /**
- * The clients {@link S3ObjectStore#create} builds, on both sides, follow S3's 301 to a bucket's
- * own region. The embedded S3 is made to answer as AWS does for a bucket of another region: a
- * request signed for any region but the bucket's gets 301 PermanentRedirect with
- * {@code x-amz-bucket-region}. Without cross-region access the first such answer fails the call.
+ * The clients {@link S3ObjectStore#create} builds, on both sides, follow S3's 301 to a bucket's own
+ * region. The embedded S3 is made to answer as AWS does for a bucket of another region: a request
+ * signed for any region but the bucket's gets 301 PermanentRedirect with {@code
+ * x-amz-bucket-region}. Without cross-region access the first such answer fails the call.
  */
 class S3CrossRegionTest {
   private static final String SOURCE_BUCKET = "source-in-us-west-2";
@@ -52,16 +52,25 @@ class S3CrossRegionTest {
   }
 
   private S3ObjectStore store(String region) {
-    S3Endpoint endpoint = new S3Endpoint(Optional.of(s3.endpoint()), region,
-        Optional.of(EmbeddedS3.ACCESS_KEY), Optional.of(EmbeddedS3.SECRET_KEY), true);
-    return S3ObjectStore.create(endpoint, S3StoreSettings.defaults("cross-region-test"),
-        S3Resilience.defaults(), List.of(redirects));
+    S3Endpoint endpoint =
+        new S3Endpoint(
+            Optional.of(s3.endpoint()),
+            region,
+            Optional.of(EmbeddedS3.ACCESS_KEY),
+            Optional.of(EmbeddedS3.SECRET_KEY),
+            true);
+    return S3ObjectStore.create(
+        endpoint,
+        S3StoreSettings.defaults("cross-region-test"),
+        S3Resilience.defaults(),
+        List.of(redirects));
   }
 
   @Test
   void theTargetSideClientReadsABucketOfTheSourceRegion() throws IOException {
     String path = "s3://" + SOURCE_BUCKET + "/warehouse/t/data/a.parquet";
-    try (S3ObjectStore source = store("us-west-2"); S3ObjectStore target = store("eu-west-1")) {
+    try (S3ObjectStore source = store("us-west-2");
+        S3ObjectStore target = store("eu-west-1")) {
       source.write(path, out -> out.write(bytes("eleven bytes")));
       assertThat(redirects.sent()).isZero();
 
@@ -76,7 +85,8 @@ class S3CrossRegionTest {
   @Test
   void theSourceSideClientReadsABucketOfTheTargetRegion() throws IOException {
     String path = "s3://" + TARGET_BUCKET + "/warehouse/t/metadata/v1.metadata.json";
-    try (S3ObjectStore source = store("us-west-2"); S3ObjectStore target = store("eu-west-1")) {
+    try (S3ObjectStore source = store("us-west-2");
+        S3ObjectStore target = store("eu-west-1")) {
       target.write(path, out -> out.write(bytes("{}")));
       assertThat(redirects.sent()).isZero();
 
@@ -89,16 +99,20 @@ class S3CrossRegionTest {
   void aServerSideCopyFromABucketOfAnotherRegionFollowsTheRedirect() throws IOException {
     String from = "s3://" + SOURCE_BUCKET + "/warehouse/t/data/b.parquet";
     String to = "s3://" + TARGET_BUCKET + "/warehouse/t/data/b.parquet";
-    try (S3ObjectStore source = store("us-west-2"); S3ObjectStore target = store("eu-west-1")) {
+    try (S3ObjectStore source = store("us-west-2");
+        S3ObjectStore target = store("eu-west-1")) {
       source.write(from, out -> out.write(bytes("copied inside S3")));
       assertThat(target.canCopyServerSideFrom(source)).isTrue();
 
       target.copyFrom(source, from, to);
 
-      assertThat(redirects.operations()).contains("CopyObject").doesNotContain("PutObject:" + TARGET_BUCKET);
+      assertThat(redirects.operations())
+          .contains("CopyObject")
+          .doesNotContain("PutObject:" + TARGET_BUCKET);
       assertThat(redirects.sent()).isPositive();
       try (InputStream in = target.open(to)) {
-        assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("copied inside S3");
+        assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8))
+            .isEqualTo("copied inside S3");
       }
     }
   }
@@ -113,7 +127,8 @@ class S3CrossRegionTest {
    */
   static final class RegionRedirects implements ExecutionInterceptor {
     private static final Pattern SCOPE = Pattern.compile("Credential=[^/]+/\\d{8}/([^/]+)/s3/");
-    private static final ExecutionAttribute<String> REDIRECT_TO = new ExecutionAttribute<>("redirect-to");
+    private static final ExecutionAttribute<String> REDIRECT_TO =
+        new ExecutionAttribute<>("redirect-to");
     private final List<String> redirected = new CopyOnWriteArrayList<>();
     private final List<String> operations = new CopyOnWriteArrayList<>();
 
@@ -126,20 +141,31 @@ class S3CrossRegionTest {
     }
 
     @Override
-    public SdkHttpResponse modifyHttpResponse(Context.ModifyHttpResponse context, ExecutionAttributes attributes) {
+    public SdkHttpResponse modifyHttpResponse(
+        Context.ModifyHttpResponse context, ExecutionAttributes attributes) {
       String operation = attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME);
       String bucket = bucketOf(context.httpRequest().getUri());
       operations.add(operation.equals("PutObject") ? operation + ":" + bucket : operation);
       String region = BUCKET_REGIONS.get(bucket);
-      Optional<String> signed = context.httpRequest().firstMatchingHeader("Authorization")
-          .map(SCOPE::matcher).filter(Matcher::find).map(m -> m.group(1));
+      Optional<String> signed =
+          context
+              .httpRequest()
+              .firstMatchingHeader("Authorization")
+              .map(SCOPE::matcher)
+              .filter(Matcher::find)
+              .map(m -> m.group(1));
       if (region == null || signed.isEmpty() || signed.get().equals(region)) {
         return context.httpResponse();
       }
       redirected.add(operation + " " + bucket + " signed for " + signed.get());
       attributes.putAttribute(REDIRECT_TO, region);
-      return context.httpResponse().toBuilder().statusCode(301).statusText("Moved Permanently")
-          .removeHeader("Content-Length").removeHeader("ETag").putHeader("x-amz-bucket-region", region).build();
+      return context.httpResponse().toBuilder()
+          .statusCode(301)
+          .statusText("Moved Permanently")
+          .removeHeader("Content-Length")
+          .removeHeader("ETag")
+          .putHeader("x-amz-bucket-region", region)
+          .build();
     }
 
     @Override
@@ -149,9 +175,12 @@ class S3CrossRegionTest {
       if (region == null) {
         return context.responseBody();
       }
-      return Optional.of(new ByteArrayInputStream(bytes("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error>"
-          + "<Code>PermanentRedirect</Code><Message>The bucket you are attempting to access must be addressed "
-          + "using the specified endpoint.</Message></Error>")));
+      return Optional.of(
+          new ByteArrayInputStream(
+              bytes(
+                  "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error>"
+                      + "<Code>PermanentRedirect</Code><Message>The bucket you are attempting to access must be addressed "
+                      + "using the specified endpoint.</Message></Error>")));
     }
 
     /** Path-style: the first path segment. */

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icerepl.copier.store.LocalObjectStore;
 import io.icerepl.copier.store.ObjectStore;
-import java.util.List;
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.merge.io.SeekableInput;
 import java.io.EOFException;
@@ -16,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -62,7 +62,8 @@ class S3ObjectStoreTest {
   }
 
   private S3ObjectStore storeWith(S3StoreSettings settings) {
-    return new S3ObjectStore(clients.client, clients.asyncClient, settings, S3Resilience.defaults());
+    return new S3ObjectStore(
+        clients.client, clients.asyncClient, settings, S3Resilience.defaults());
   }
 
   private String uri(String key) {
@@ -87,10 +88,15 @@ class S3ObjectStoreTest {
 
   @Test
   void aFailedWriterLeavesNoObjectAndSendsNothing() {
-    assertThatThrownBy(() -> store.write(uri("data/a.parquet"), out -> {
-      out.write(new byte[2 * MIB]);
-      throw new IOException("disk gone");
-    })).hasMessage("disk gone");
+    assertThatThrownBy(
+            () ->
+                store.write(
+                    uri("data/a.parquet"),
+                    out -> {
+                      out.write(new byte[2 * MIB]);
+                      throw new IOException("disk gone");
+                    }))
+        .hasMessage("disk gone");
     assertThat(clients.operations()).isEmpty();
   }
 
@@ -98,9 +104,11 @@ class S3ObjectStoreTest {
   void aMissingObjectHasNoLengthAndCannotBeOpened() throws IOException {
     assertThat(store.length(uri("missing"))).isEmpty();
     assertThatThrownBy(() -> store.open(uri("missing")))
-        .isInstanceOf(NoSuchFileException.class).hasMessageContaining(uri("missing"));
+        .isInstanceOf(NoSuchFileException.class)
+        .hasMessageContaining(uri("missing"));
     assertThatThrownBy(() -> store.openSeekable(uri("missing")))
-        .isInstanceOf(NoSuchFileException.class).hasMessageContaining(uri("missing"));
+        .isInstanceOf(NoSuchFileException.class)
+        .hasMessageContaining(uri("missing"));
     store.delete(uri("missing"));
   }
 
@@ -110,7 +118,8 @@ class S3ObjectStoreTest {
     assertThat(store.length("s3://" + bucket + "/x")).hasValue(3);
     assertThat(store.length("s3n://" + bucket + "/x")).hasValue(3);
     assertThatThrownBy(() -> store.length("gs://" + bucket + "/x"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("gs://" + bucket + "/x");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("gs://" + bucket + "/x");
   }
 
   @Test
@@ -132,7 +141,8 @@ class S3ObjectStoreTest {
       in.readFully(7, buffer, 0, 3);
       assertThat(new String(buffer, StandardCharsets.UTF_8)).isEqualTo("789");
       assertThatThrownBy(() -> in.readFully(9, buffer, 0, 3))
-          .isInstanceOf(EOFException.class).hasMessageContaining(uri("f"));
+          .isInstanceOf(EOFException.class)
+          .hasMessageContaining(uri("f"));
     }
   }
 
@@ -147,7 +157,8 @@ class S3ObjectStoreTest {
       byte[] footer = new byte[64 * 1024];
       in.readFully(content.length - 8 - footer.length, footer, 0, footer.length);
       assertThat(tail).isEqualTo(slice(content, content.length - 8, 8));
-      assertThat(footer).isEqualTo(slice(content, content.length - 8 - footer.length, footer.length));
+      assertThat(footer)
+          .isEqualTo(slice(content, content.length - 8 - footer.length, footer.length));
       byte[] big = new byte[2 * MIB];
       in.readFully(1, big, 0, big.length);
       assertThat(big).isEqualTo(slice(content, 1, big.length));
@@ -181,8 +192,14 @@ class S3ObjectStoreTest {
 
     List<ObjectStore.Entry> entries = store.listEntries(uri("t/metadata"));
 
-    assertThat(entries).extracting(ObjectStore.Entry::name).containsExactly("00001-a.metadata.json", "00002-b.metadata.json");
-    assertThat(entries).allSatisfy(e -> assertThat(e.lastModifiedMs()).isBetween(before, System.currentTimeMillis() + 1_000));
+    assertThat(entries)
+        .extracting(ObjectStore.Entry::name)
+        .containsExactly("00001-a.metadata.json", "00002-b.metadata.json");
+    assertThat(entries)
+        .allSatisfy(
+            e ->
+                assertThat(e.lastModifiedMs())
+                    .isBetween(before, System.currentTimeMillis() + 1_000));
   }
 
   @Test
@@ -190,7 +207,9 @@ class S3ObjectStoreTest {
     store.write(uri("src/a"), out -> out.write(bytes("payload")));
     clients.reset();
     store.copyFrom(store, uri("src/a"), uri("dst/a"));
-    assertThat(clients.operations()).contains("CopyObject").doesNotContain("GetObject", "PutObject");
+    assertThat(clients.operations())
+        .contains("CopyObject")
+        .doesNotContain("GetObject", "PutObject");
     assertThat(read(uri("dst/a"))).isEqualTo("payload");
   }
 
@@ -198,10 +217,13 @@ class S3ObjectStoreTest {
   void aCopyFromALocalStoreStreamsIdenticalBytes() throws IOException {
     byte[] content = randomBytes(300_000);
     Files.write(dir.resolve("a.avro"), content);
-    store.copyFrom(new LocalObjectStore(), dir.resolve("a.avro").toUri().toString(), uri("m/a.avro"));
+    store.copyFrom(
+        new LocalObjectStore(), dir.resolve("a.avro").toUri().toString(), uri("m/a.avro"));
     assertThat(readBytes(uri("m/a.avro"))).isEqualTo(content);
-    assertThatThrownBy(() -> store.copyFrom(
-            new LocalObjectStore(), dir.resolve("gone").toString(), uri("m/gone")))
+    assertThatThrownBy(
+            () ->
+                store.copyFrom(
+                    new LocalObjectStore(), dir.resolve("gone").toString(), uri("m/gone")))
         .isInstanceOf(NoSuchFileException.class);
   }
 
@@ -215,14 +237,22 @@ class S3ObjectStoreTest {
 
   @Test
   void writesAndCopiesAboveTheThresholdGoInPartsAndStayIdentical() throws IOException {
-    S3ObjectStore multipart = storeWith(S3StoreSettings.defaults("test-owner")
-        .withMultipart(5 * MIB, 5 * MIB, 5 * MIB).withMemoryBufferBytes(MIB));
+    S3ObjectStore multipart =
+        storeWith(
+            S3StoreSettings.defaults("test-owner")
+                .withMultipart(5 * MIB, 5 * MIB, 5 * MIB)
+                .withMemoryBufferBytes(MIB));
     byte[] content = randomBytes(12 * MIB + 17);
     clients.reset();
     long length = multipart.write(uri("big/a"), out -> out.write(content));
     assertThat(length).isEqualTo(content.length);
-    assertThat(clients.operations()).containsExactly("CreateMultipartUpload", "UploadPart",
-        "UploadPart", "UploadPart", "CompleteMultipartUpload");
+    assertThat(clients.operations())
+        .containsExactly(
+            "CreateMultipartUpload",
+            "UploadPart",
+            "UploadPart",
+            "UploadPart",
+            "CompleteMultipartUpload");
     assertThat(readBytes(uri("big/a"))).isEqualTo(content);
     clients.reset();
     multipart.copyFrom(multipart, uri("big/a"), uri("big/b"));
@@ -232,12 +262,27 @@ class S3ObjectStoreTest {
 
   @Test
   void serverSideCopyNeedsTheSameServiceAndCredentials() {
-    S3Endpoint local = new S3Endpoint(Optional.of(s3.endpoint()), "us-east-1",
-        Optional.of(EmbeddedS3.ACCESS_KEY), Optional.of(EmbeddedS3.SECRET_KEY), true);
-    S3Endpoint otherRegion = new S3Endpoint(Optional.of(s3.endpoint()), "eu-west-1",
-        Optional.of(EmbeddedS3.ACCESS_KEY), Optional.of(EmbeddedS3.SECRET_KEY), true);
-    S3Endpoint otherKey = new S3Endpoint(Optional.of(s3.endpoint()), "us-east-1",
-        Optional.of("someone-else"), Optional.of("x"), true);
+    S3Endpoint local =
+        new S3Endpoint(
+            Optional.of(s3.endpoint()),
+            "us-east-1",
+            Optional.of(EmbeddedS3.ACCESS_KEY),
+            Optional.of(EmbeddedS3.SECRET_KEY),
+            true);
+    S3Endpoint otherRegion =
+        new S3Endpoint(
+            Optional.of(s3.endpoint()),
+            "eu-west-1",
+            Optional.of(EmbeddedS3.ACCESS_KEY),
+            Optional.of(EmbeddedS3.SECRET_KEY),
+            true);
+    S3Endpoint otherKey =
+        new S3Endpoint(
+            Optional.of(s3.endpoint()),
+            "us-east-1",
+            Optional.of("someone-else"),
+            Optional.of("x"),
+            true);
     S3StoreSettings settings = S3StoreSettings.defaults("test-owner");
     try (S3ObjectStore a = S3ObjectStore.create(local, settings, S3Resilience.defaults());
         S3ObjectStore b = S3ObjectStore.create(otherRegion, settings, S3Resilience.defaults());
@@ -253,8 +298,13 @@ class S3ObjectStoreTest {
   void aStoreFromAnEndpointCopiesAcrossBuckets() throws IOException {
     String other = bucket + "-replica";
     s3.createBucket(other);
-    S3Endpoint local = new S3Endpoint(Optional.of(s3.endpoint()), "us-east-1",
-        Optional.of(EmbeddedS3.ACCESS_KEY), Optional.of(EmbeddedS3.SECRET_KEY), true);
+    S3Endpoint local =
+        new S3Endpoint(
+            Optional.of(s3.endpoint()),
+            "us-east-1",
+            Optional.of(EmbeddedS3.ACCESS_KEY),
+            Optional.of(EmbeddedS3.SECRET_KEY),
+            true);
     S3StoreSettings settings = S3StoreSettings.defaults("test-owner");
     try (S3ObjectStore source = S3ObjectStore.create(local, settings, S3Resilience.defaults());
         S3ObjectStore target = S3ObjectStore.create(local, settings, S3Resilience.defaults())) {
@@ -266,11 +316,16 @@ class S3ObjectStoreTest {
 
   @Test
   void wrongCredentialsAreAccessDeniedNamingThePath() {
-    S3Endpoint wrong = new S3Endpoint(Optional.of(s3.endpoint()), "us-east-1",
-        Optional.of(EmbeddedS3.ACCESS_KEY), Optional.of("not-the-secret"), true);
+    S3Endpoint wrong =
+        new S3Endpoint(
+            Optional.of(s3.endpoint()),
+            "us-east-1",
+            Optional.of(EmbeddedS3.ACCESS_KEY),
+            Optional.of("not-the-secret"),
+            true);
     S3Resilience resilience = S3Resilience.defaults();
-    try (S3ObjectStore denied = S3ObjectStore.create(
-        wrong, S3StoreSettings.defaults("test-owner"), resilience)) {
+    try (S3ObjectStore denied =
+        S3ObjectStore.create(wrong, S3StoreSettings.defaults("test-owner"), resilience)) {
       assertThatThrownBy(() -> denied.write(uri("a"), out -> out.write(bytes("x"))))
           .isInstanceOf(IOException.class)
           .hasMessageStartingWith("Cannot write " + uri("a") + ": access denied");

@@ -7,8 +7,8 @@ import io.github.resilience4j.ratelimiter.RateLimiter;
 import io.icerepl.localstack.EmbeddedS3;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.net.SocketException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -42,10 +42,16 @@ class S3ResilienceTest {
   @BeforeEach
   void newStore() {
     clients.reset();
-    resilience = new S3Resilience(S3ResilienceSettings.defaults()
-        .withRetry(4, Duration.ofMillis(5), Duration.ofMillis(50)));
-    store = new S3ObjectStore(clients.client, clients.asyncClient,
-        S3StoreSettings.defaults("test-owner"), resilience);
+    resilience =
+        new S3Resilience(
+            S3ResilienceSettings.defaults()
+                .withRetry(4, Duration.ofMillis(5), Duration.ofMillis(50)));
+    store =
+        new S3ObjectStore(
+            clients.client,
+            clients.asyncClient,
+            S3StoreSettings.defaults("test-owner"),
+            resilience);
   }
 
   private static String uri(String key) {
@@ -61,8 +67,13 @@ class S3ResilienceTest {
       assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("payload");
     }
     assertThat(resilience.retries()).isEqualTo(5);
-    assertThat(resilience.retryRegistry().retry(BUCKET).getMetrics()
-        .getNumberOfSuccessfulCallsWithRetryAttempt()).isEqualTo(2);
+    assertThat(
+            resilience
+                .retryRegistry()
+                .retry(BUCKET)
+                .getMetrics()
+                .getNumberOfSuccessfulCallsWithRetryAttempt())
+        .isEqualTo(2);
   }
 
   @Test
@@ -72,7 +83,8 @@ class S3ResilienceTest {
     clients.forbidMissing("GetObject");
 
     assertThat(store.length(uri("absent"))).isEmpty();
-    assertThatThrownBy(() -> store.open(uri("absent"))).isInstanceOf(java.nio.file.NoSuchFileException.class);
+    assertThatThrownBy(() -> store.open(uri("absent")))
+        .isInstanceOf(java.nio.file.NoSuchFileException.class);
     assertThat(store.length(uri("present"))).hasValue(4);
     assertThat(resilience.retries()).isZero();
   }
@@ -112,18 +124,23 @@ class S3ResilienceTest {
     assertThat(S3Resilience.isRetryable(s3Error(404, "NoSuchKey"))).isFalse();
     assertThat(S3Resilience.isRetryable(s3Error(412, "PreconditionFailed"))).isFalse();
     assertThat(S3Resilience.isRetryable(s3Error(403, "AccessDenied"))).isFalse();
-    assertThat(S3Resilience.isRetryable(
-        SdkClientException.create("reset", new SocketException("Connection reset")))).isTrue();
+    assertThat(
+            S3Resilience.isRetryable(
+                SdkClientException.create("reset", new SocketException("Connection reset"))))
+        .isTrue();
     assertThat(S3Resilience.isRetryable(SdkClientException.create("bad request built"))).isFalse();
   }
 
   @Test
   void aBucketThatKeepsFailingOpensItsBreaker() {
-    S3Resilience fragile = new S3Resilience(S3ResilienceSettings.defaults()
-        .withRetry(1, Duration.ofMillis(1), Duration.ofMillis(1))
-        .withCircuitBreaker(50f, 4, Duration.ofMinutes(1)));
-    S3ObjectStore failing = new S3ObjectStore(clients.client, clients.asyncClient,
-        S3StoreSettings.defaults("test-owner"), fragile);
+    S3Resilience fragile =
+        new S3Resilience(
+            S3ResilienceSettings.defaults()
+                .withRetry(1, Duration.ofMillis(1), Duration.ofMillis(1))
+                .withCircuitBreaker(50f, 4, Duration.ofMinutes(1)));
+    S3ObjectStore failing =
+        new S3ObjectStore(
+            clients.client, clients.asyncClient, S3StoreSettings.defaults("test-owner"), fragile);
     clients.throttle("HeadObject", 4);
     for (int i = 0; i < 4; i++) {
       assertThatThrownBy(() -> failing.length(uri("a"))).hasMessageContaining("503");
@@ -136,24 +153,30 @@ class S3ResilienceTest {
 
   @Test
   void aRateLimiterPerPrefixSpacesRequests() throws IOException {
-    S3Resilience limited = new S3Resilience(S3ResilienceSettings.defaults().withPermitsPerSecond(2));
-    S3ObjectStore slow = new S3ObjectStore(clients.client, clients.asyncClient,
-        S3StoreSettings.defaults("test-owner"), limited);
+    S3Resilience limited =
+        new S3Resilience(S3ResilienceSettings.defaults().withPermitsPerSecond(2));
+    S3ObjectStore slow =
+        new S3ObjectStore(
+            clients.client, clients.asyncClient, S3StoreSettings.defaults("test-owner"), limited);
     long start = System.nanoTime();
     for (int i = 0; i < 5; i++) {
       slow.length(uri("t1/a"));
     }
     // two permits a second: five requests take three periods, so at least two boundaries pass
     // and the whole middle period; a lower bound, which a slow machine only exceeds further
-    assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+    assertThat(Duration.ofNanos(System.nanoTime() - start))
+        .isGreaterThanOrEqualTo(Duration.ofSeconds(1));
     assertThat(limited.rateLimiterRegistry().getAllRateLimiters())
-        .extracting(RateLimiter::getName).containsExactly(BUCKET + "/t1");
+        .extracting(RateLimiter::getName)
+        .containsExactly(BUCKET + "/t1");
   }
 
   private static S3Exception s3Error(int status, String code) {
-    return (S3Exception) S3Exception.builder().statusCode(status)
-        .awsErrorDetails(AwsErrorDetails.builder().errorCode(code).build())
-        .build();
+    return (S3Exception)
+        S3Exception.builder()
+            .statusCode(status)
+            .awsErrorDetails(AwsErrorDetails.builder().errorCode(code).build())
+            .build();
   }
 
   private static byte[] bytes(String s) {

@@ -42,9 +42,11 @@ class S3TableLockTest {
   }
 
   private S3ObjectStore store(String owner) {
-    S3StoreSettings settings = S3StoreSettings.defaults(owner)
-        .withLock("replicator/locks", owner, Duration.ofMinutes(10), clock);
-    return new S3ObjectStore(clients.client, clients.asyncClient, settings, S3Resilience.defaults());
+    S3StoreSettings settings =
+        S3StoreSettings.defaults(owner)
+            .withLock("replicator/locks", owner, Duration.ofMinutes(10), clock);
+    return new S3ObjectStore(
+        clients.client, clients.asyncClient, settings, S3Resilience.defaults());
   }
 
   @Test
@@ -52,7 +54,8 @@ class S3TableLockTest {
     try (ObjectStore.Lock held = first.lock(TABLE)) {
       assertThatThrownBy(() -> second.lock(TABLE))
           .isInstanceOf(ConflictException.class)
-          .hasMessage("Cannot lock table " + TABLE + ": locked by first-run until 2025-01-01T00:10:00Z");
+          .hasMessage(
+              "Cannot lock table " + TABLE + ": locked by first-run until 2025-01-01T00:10:00Z");
       // The same table spelled differently is the same lock.
       assertThatThrownBy(() -> second.lock("s3a://" + BUCKET + "/warehouse/db/orders/"))
           .isInstanceOf(ConflictException.class);
@@ -82,7 +85,8 @@ class S3TableLockTest {
       stale.close();
       assertThat(read(first.leasePath(TABLE))).contains("\"owner\":\"second-run\"");
       assertThatThrownBy(() -> first.lock(TABLE))
-          .isInstanceOf(ConflictException.class).hasMessageContaining("locked by second-run");
+          .isInstanceOf(ConflictException.class)
+          .hasMessageContaining("locked by second-run");
     }
     assertThat(first.length(first.leasePath(TABLE))).isEmpty();
   }
@@ -109,7 +113,8 @@ class S3TableLockTest {
       // 11 minutes after the lock was taken, 7 after its renewal: the lease holds until 00:14
       assertThatThrownBy(() -> second.lock(TABLE))
           .isInstanceOf(ConflictException.class)
-          .hasMessage("Cannot lock table " + TABLE + ": locked by first-run until 2025-01-01T00:14:00Z");
+          .hasMessage(
+              "Cannot lock table " + TABLE + ": locked by first-run until 2025-01-01T00:14:00Z");
       held.checkHeld("publish replica version 1");
     }
     assertThat(first.length(first.leasePath(TABLE))).isEmpty();
@@ -117,17 +122,23 @@ class S3TableLockTest {
 
   @Test
   void theLeaseIsRenewedOnScheduleWhileItsRunGoesOnPastTheTtl() throws Exception {
-    S3StoreSettings shortLease = S3StoreSettings.defaults("long-run")
-        .withLock("replicator/locks", "long-run", Duration.ofMillis(1500), Clock.systemUTC());
-    S3StoreSettings other = shortLease.withLock("replicator/locks", "other-run", Duration.ofMillis(1500),
-        Clock.systemUTC());
-    try (S3ObjectStore longRun = new S3ObjectStore(clients.client, clients.asyncClient, shortLease, S3Resilience.defaults());
-        S3ObjectStore otherRun = new S3ObjectStore(clients.client, clients.asyncClient, other, S3Resilience.defaults());
+    S3StoreSettings shortLease =
+        S3StoreSettings.defaults("long-run")
+            .withLock("replicator/locks", "long-run", Duration.ofMillis(1500), Clock.systemUTC());
+    S3StoreSettings other =
+        shortLease.withLock(
+            "replicator/locks", "other-run", Duration.ofMillis(1500), Clock.systemUTC());
+    try (S3ObjectStore longRun =
+            new S3ObjectStore(
+                clients.client, clients.asyncClient, shortLease, S3Resilience.defaults());
+        S3ObjectStore otherRun =
+            new S3ObjectStore(clients.client, clients.asyncClient, other, S3Resilience.defaults());
         ObjectStore.Lock held = longRun.lock(TABLE + "_long")) {
       Thread.sleep(4000);
 
       assertThatThrownBy(() -> otherRun.lock(TABLE + "_long"))
-          .isInstanceOf(ConflictException.class).hasMessageContaining("locked by long-run until");
+          .isInstanceOf(ConflictException.class)
+          .hasMessageContaining("locked by long-run until");
       held.checkHeld("publish replica version 1");
     }
   }
@@ -139,8 +150,11 @@ class S3TableLockTest {
     try (ObjectStore.Lock taken = second.lock(TABLE)) {
       assertThatThrownBy(() -> stale.checkHeld("publish replica version 2"))
           .isInstanceOf(ConflictException.class)
-          .hasMessage("Cannot publish replica version 2 of table " + TABLE + ": its lease was lost to second-run "
-              + "(this run's lease expired at 2025-01-01T00:10:00Z)");
+          .hasMessage(
+              "Cannot publish replica version 2 of table "
+                  + TABLE
+                  + ": its lease was lost to second-run "
+                  + "(this run's lease expired at 2025-01-01T00:10:00Z)");
       stale.close();
       taken.checkHeld("publish replica version 2");
       assertThat(read(first.leasePath(TABLE))).contains("\"owner\":\"second-run\"");
@@ -154,7 +168,8 @@ class S3TableLockTest {
       held.checkHeld("publish replica version 1");
       assertThatThrownBy(() -> second.lock(TABLE))
           .isInstanceOf(ConflictException.class)
-          .hasMessage("Cannot lock table " + TABLE + ": locked by first-run until 2025-01-01T00:21:00Z");
+          .hasMessage(
+              "Cannot lock table " + TABLE + ": locked by first-run until 2025-01-01T00:21:00Z");
     }
   }
 
@@ -164,13 +179,15 @@ class S3TableLockTest {
     clock.advance(Duration.ofMinutes(10).plusMillis(1));
     ObjectStore.Lock[] taken = new ObjectStore.Lock[1];
     // the second run takes the expired lease over just before the first one's release reaches S3
-    clients.beforeNext("DeleteObject", () -> {
-      try {
-        taken[0] = second.lock(TABLE);
-      } catch (IOException e) {
-        throw new java.io.UncheckedIOException(e);
-      }
-    });
+    clients.beforeNext(
+        "DeleteObject",
+        () -> {
+          try {
+            taken[0] = second.lock(TABLE);
+          } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        });
     try {
       stale.close();
     } finally {

@@ -28,38 +28,56 @@ import software.amazon.awssdk.services.s3.S3Client;
  * place of the server's answer, the way S3 throttles.
  */
 final class S3TestClients implements ExecutionInterceptor {
-  private static final ExecutionAttribute<Boolean> THROTTLED = new ExecutionAttribute<>("throttled");
-  private static final byte[] SLOW_DOWN = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error>"
-      + "<Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>")
-      .getBytes(StandardCharsets.UTF_8);
+  private static final ExecutionAttribute<Boolean> THROTTLED =
+      new ExecutionAttribute<>("throttled");
+  private static final byte[] SLOW_DOWN =
+      ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error>"
+              + "<Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>")
+          .getBytes(StandardCharsets.UTF_8);
 
   private final List<String> operations = new CopyOnWriteArrayList<>();
   private final Map<String, AtomicInteger> throttles = new ConcurrentHashMap<>();
   private final java.util.Set<String> forbidMissing = ConcurrentHashMap.newKeySet();
   private final Map<String, Runnable> beforeNext = new ConcurrentHashMap<>();
-  private static final ExecutionAttribute<Boolean> FORBIDDEN = new ExecutionAttribute<>("forbidden");
-  private static final byte[] ACCESS_DENIED = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error>"
-      + "<Code>AccessDenied</Code><Message>Access Denied</Message></Error>")
-      .getBytes(StandardCharsets.UTF_8);
+  private static final ExecutionAttribute<Boolean> FORBIDDEN =
+      new ExecutionAttribute<>("forbidden");
+  private static final byte[] ACCESS_DENIED =
+      ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error>"
+              + "<Code>AccessDenied</Code><Message>Access Denied</Message></Error>")
+          .getBytes(StandardCharsets.UTF_8);
   final S3Client client;
   final S3AsyncClient asyncClient;
 
   S3TestClients(EmbeddedS3 s3, long multipartCopyThresholdBytes) {
-    var credentials = StaticCredentialsProvider.create(
-        AwsBasicCredentials.create(EmbeddedS3.ACCESS_KEY, EmbeddedS3.SECRET_KEY));
-    client = S3Client.builder().endpointOverride(s3.endpoint()).region(EmbeddedS3.REGION)
-        .credentialsProvider(credentials).forcePathStyle(true)
-        .overrideConfiguration(c -> c.retryStrategy(AwsRetryStrategy.doNotRetry())
-            .addExecutionInterceptor(this).apiCallTimeout(Duration.ofSeconds(30)))
-        .build();
-    asyncClient = S3AsyncClient.builder().endpointOverride(s3.endpoint()).region(EmbeddedS3.REGION)
-        .credentialsProvider(credentials).forcePathStyle(true)
-        .overrideConfiguration(c -> c.retryStrategy(AwsRetryStrategy.doNotRetry())
-            .addExecutionInterceptor(this))
-        .multipartEnabled(true)
-        .multipartConfiguration(m -> m.thresholdInBytes(multipartCopyThresholdBytes)
-            .minimumPartSizeInBytes(S3StoreSettings.MIN_PART_BYTES))
-        .build();
+    var credentials =
+        StaticCredentialsProvider.create(
+            AwsBasicCredentials.create(EmbeddedS3.ACCESS_KEY, EmbeddedS3.SECRET_KEY));
+    client =
+        S3Client.builder()
+            .endpointOverride(s3.endpoint())
+            .region(EmbeddedS3.REGION)
+            .credentialsProvider(credentials)
+            .forcePathStyle(true)
+            .overrideConfiguration(
+                c ->
+                    c.retryStrategy(AwsRetryStrategy.doNotRetry())
+                        .addExecutionInterceptor(this)
+                        .apiCallTimeout(Duration.ofSeconds(30)))
+            .build();
+    asyncClient =
+        S3AsyncClient.builder()
+            .endpointOverride(s3.endpoint())
+            .region(EmbeddedS3.REGION)
+            .credentialsProvider(credentials)
+            .forcePathStyle(true)
+            .overrideConfiguration(
+                c -> c.retryStrategy(AwsRetryStrategy.doNotRetry()).addExecutionInterceptor(this))
+            .multipartEnabled(true)
+            .multipartConfiguration(
+                m ->
+                    m.thresholdInBytes(multipartCopyThresholdBytes)
+                        .minimumPartSizeInBytes(S3StoreSettings.MIN_PART_BYTES))
+            .build();
   }
 
   /** The next {@code times} requests of {@code operation} (e.g. "PutObject") get 503 SlowDown. */
@@ -112,16 +130,22 @@ final class S3TestClients implements ExecutionInterceptor {
     String operation = attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME);
     if (context.httpResponse().statusCode() == 404 && forbidMissing.contains(operation)) {
       attributes.putAttribute(FORBIDDEN, true);
-      return context.httpResponse().toBuilder().statusCode(403).statusText("Forbidden")
-          .removeHeader("Content-Length").build();
+      return context.httpResponse().toBuilder()
+          .statusCode(403)
+          .statusText("Forbidden")
+          .removeHeader("Content-Length")
+          .build();
     }
     AtomicInteger left = throttles.get(operation);
     if (left == null || left.getAndDecrement() <= 0) {
       return context.httpResponse();
     }
     attributes.putAttribute(THROTTLED, true);
-    return context.httpResponse().toBuilder().statusCode(503).statusText("Slow Down")
-        .removeHeader("Content-Length").build();
+    return context.httpResponse().toBuilder()
+        .statusCode(503)
+        .statusText("Slow Down")
+        .removeHeader("Content-Length")
+        .build();
   }
 
   @Override

@@ -25,7 +25,9 @@ class LocalObjectStoreTest {
   void entriesCarryTheirLastModificationTimes() throws IOException {
     Path folder = Files.createDirectories(dir.resolve("metadata"));
     Files.writeString(folder.resolve("00001-a.metadata.json"), "{}");
-    Files.setLastModifiedTime(folder.resolve("00001-a.metadata.json"), java.nio.file.attribute.FileTime.fromMillis(1_000_000L));
+    Files.setLastModifiedTime(
+        folder.resolve("00001-a.metadata.json"),
+        java.nio.file.attribute.FileTime.fromMillis(1_000_000L));
     Files.createDirectories(folder.resolve("sub"));
 
     assertThat(store.listEntries(folder.toUri().toString()))
@@ -43,10 +45,13 @@ class LocalObjectStoreTest {
   @Test
   void aFailedWriteLeavesNoFileAndNoTemporary() {
     assertThatThrownBy(
-            () -> store.write(uri("data/a.parquet"), out -> {
-              out.write(bytes("partial"));
-              throw new IOException("disk gone");
-            }))
+            () ->
+                store.write(
+                    uri("data/a.parquet"),
+                    out -> {
+                      out.write(bytes("partial"));
+                      throw new IOException("disk gone");
+                    }))
         .hasMessage("disk gone");
     assertThat(Files.exists(dir.resolve("data/a.parquet"))).isFalse();
     assertThat(hiddenTemporaries()).isZero();
@@ -77,7 +82,8 @@ class LocalObjectStoreTest {
       byte[] buffer = new byte[3];
       in.readFully(4, buffer, 0, 3);
       assertThat(new String(buffer, StandardCharsets.UTF_8)).isEqualTo("456");
-      assertThatThrownBy(() -> in.readFully(9, buffer, 0, 3)).isInstanceOf(java.io.EOFException.class);
+      assertThatThrownBy(() -> in.readFully(9, buffer, 0, 3))
+          .isInstanceOf(java.io.EOFException.class);
     }
   }
 

@@ -15,8 +15,8 @@ import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * An S3 endpoint on loopback (s3proxy), in memory or on a local folder, for tests and for running
- * the service without an AWS account. It speaks the S3 API the replicator uses, conditional
- * writes included; it sends no bucket notifications.
+ * the service without an AWS account. It speaks the S3 API the replicator uses, conditional writes
+ * included; it sends no bucket notifications.
  */
 public final class EmbeddedS3 implements AutoCloseable {
   public static final String ACCESS_KEY = "local";
@@ -79,7 +79,8 @@ public final class EmbeddedS3 implements AutoCloseable {
     return S3Client.builder()
         .endpointOverride(endpoint())
         .region(REGION)
-        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
+        .credentialsProvider(
+            StaticCredentialsProvider.create(AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
         .forcePathStyle(true)
         .build();
   }

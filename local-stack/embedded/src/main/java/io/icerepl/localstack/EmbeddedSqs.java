@@ -53,30 +53,43 @@ public final class EmbeddedSqs implements AutoCloseable {
         .endpointOverride(endpoint())
         .region(EmbeddedS3.REGION)
         .credentialsProvider(
-            StaticCredentialsProvider.create(AwsBasicCredentials.create(EmbeddedS3.ACCESS_KEY, EmbeddedS3.SECRET_KEY)))
+            StaticCredentialsProvider.create(
+                AwsBasicCredentials.create(EmbeddedS3.ACCESS_KEY, EmbeddedS3.SECRET_KEY)))
         .build();
   }
 
   /**
-   * Creates a queue whose messages go to a dead-letter queue {@code <name>-dlq} after
-   * {@code maxReceives} receives, and returns the queue's URL.
+   * Creates a queue whose messages go to a dead-letter queue {@code <name>-dlq} after {@code
+   * maxReceives} receives, and returns the queue's URL.
    */
-  public String createQueueWithDeadLetterQueue(String name, int maxReceives, int visibilityTimeoutSeconds) {
+  public String createQueueWithDeadLetterQueue(
+      String name, int maxReceives, int visibilityTimeoutSeconds) {
     try (SqsClient sqs = client()) {
-      String dlqUrl = sqs.createQueue(CreateQueueRequest.builder().queueName(name + "-dlq").build()).queueUrl();
+      String dlqUrl =
+          sqs.createQueue(CreateQueueRequest.builder().queueName(name + "-dlq").build()).queueUrl();
       String dlqArn =
           sqs.getQueueAttributes(
-                  GetQueueAttributesRequest.builder().queueUrl(dlqUrl).attributeNames(QueueAttributeName.QUEUE_ARN).build())
+                  GetQueueAttributesRequest.builder()
+                      .queueUrl(dlqUrl)
+                      .attributeNames(QueueAttributeName.QUEUE_ARN)
+                      .build())
               .attributes()
               .get(QueueAttributeName.QUEUE_ARN);
-      String redrive = "{\"deadLetterTargetArn\":\"" + dlqArn + "\",\"maxReceiveCount\":\"" + maxReceives + "\"}";
+      String redrive =
+          "{\"deadLetterTargetArn\":\""
+              + dlqArn
+              + "\",\"maxReceiveCount\":\""
+              + maxReceives
+              + "\"}";
       return sqs.createQueue(
               CreateQueueRequest.builder()
                   .queueName(name)
                   .attributes(
                       Map.of(
-                          QueueAttributeName.REDRIVE_POLICY, redrive,
-                          QueueAttributeName.VISIBILITY_TIMEOUT, Integer.toString(visibilityTimeoutSeconds)))
+                          QueueAttributeName.REDRIVE_POLICY,
+                          redrive,
+                          QueueAttributeName.VISIBILITY_TIMEOUT,
+                          Integer.toString(visibilityTimeoutSeconds)))
                   .build())
           .queueUrl();
     }

@@ -14,12 +14,13 @@ import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
 import software.amazon.awssdk.http.SdkHttpResponse;
 
 /**
- * Turns every n-th answer to chosen S3 operations into 503 SlowDown, as S3 throttles a busy
- * prefix: an SDK interceptor, so the request really reached the server and only the answer is
- * lost (the hardest case for idempotence).
+ * Turns every n-th answer to chosen S3 operations into 503 SlowDown, as S3 throttles a busy prefix:
+ * an SDK interceptor, so the request really reached the server and only the answer is lost (the
+ * hardest case for idempotence).
  */
 public final class S3FaultInjector implements ExecutionInterceptor {
-  private static final ExecutionAttribute<Boolean> INJECTED = new ExecutionAttribute<>("icerepl-injected");
+  private static final ExecutionAttribute<Boolean> INJECTED =
+      new ExecutionAttribute<>("icerepl-injected");
   private static final byte[] SLOW_DOWN =
       ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>SlowDown</Code>"
               + "<Message>Please reduce your request rate.</Message></Error>")
@@ -56,15 +57,19 @@ public final class S3FaultInjector implements ExecutionInterceptor {
   }
 
   @Override
-  public SdkHttpResponse modifyHttpResponse(Context.ModifyHttpResponse context, ExecutionAttributes attributes) {
+  public SdkHttpResponse modifyHttpResponse(
+      Context.ModifyHttpResponse context, ExecutionAttributes attributes) {
     String operation = attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME);
     if (!operations.contains(operation) || seen.incrementAndGet() % every != 0) {
       return context.httpResponse();
     }
     injected.incrementAndGet();
     attributes.putAttribute(INJECTED, true);
-    return context.httpResponse().toBuilder().statusCode(503).statusText("Slow Down")
-        .removeHeader("Content-Length").build();
+    return context.httpResponse().toBuilder()
+        .statusCode(503)
+        .statusText("Slow Down")
+        .removeHeader("Content-Length")
+        .build();
   }
 
   @Override

@@ -27,7 +27,8 @@ public final class S3Warehouse implements AutoCloseable {
    * @param warehouse e.g. {@code s3://source/warehouse}
    * @param endpoint the S3 endpoint (e.g. the embedded one), or null for AWS
    */
-  public S3Warehouse(String warehouse, URI endpoint, String region, String accessKeyId, String secretAccessKey) {
+  public S3Warehouse(
+      String warehouse, URI endpoint, String region, String accessKeyId, String secretAccessKey) {
     this.warehouse = warehouse;
     Map<String, String> properties = new HashMap<>();
     properties.put("client.region", region);
@@ -42,11 +43,17 @@ public final class S3Warehouse implements AutoCloseable {
     io.initialize(properties);
   }
 
-  public Table create(String namespace, String name, Schema schema, PartitionSpec spec, Map<String, String> properties) {
+  public Table create(
+      String namespace,
+      String name,
+      Schema schema,
+      PartitionSpec spec,
+      Map<String, String> properties) {
     String location = location(namespace, name);
     PointerOperations operations = new PointerOperations(namespace + "." + name, io);
     operations.commit(
-        null, TableMetadata.newTableMetadata(schema, spec, SortOrder.unsorted(), location, properties));
+        null,
+        TableMetadata.newTableMetadata(schema, spec, SortOrder.unsorted(), location, properties));
     return new BaseTable(operations, namespace + "." + name);
   }
 
@@ -95,7 +102,8 @@ public final class S3Warehouse implements AutoCloseable {
     protected synchronized void doCommit(TableMetadata base, TableMetadata metadata) {
       String expected = base == null ? null : base.metadataFileLocation();
       if (!java.util.Objects.equals(expected, pointer)) {
-        throw new org.apache.iceberg.exceptions.CommitFailedException("Cannot commit %s: stale metadata", name);
+        throw new org.apache.iceberg.exceptions.CommitFailedException(
+            "Cannot commit %s: stale metadata", name);
       }
       pointer = writeNewMetadataIfRequired(base == null, metadata);
     }

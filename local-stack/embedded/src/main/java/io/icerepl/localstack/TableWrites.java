@@ -34,7 +34,9 @@ public final class TableWrites {
             : table.locationProvider().newDataLocation(table.spec(), partition, name);
     DataWriter<Record> writer =
         writers.newDataWriter(
-            EncryptedFiles.plainAsEncryptedOutput(table.io().newOutputFile(path)), table.spec(), partition);
+            EncryptedFiles.plainAsEncryptedOutput(table.io().newOutputFile(path)),
+            table.spec(),
+            partition);
     try (writer) {
       rows.forEach(writer::write);
     } catch (IOException e) {
@@ -48,10 +50,13 @@ public final class TableWrites {
     GenericFileWriterFactory writers =
         new GenericFileWriterFactory.Builder(table).deleteFileFormat(FileFormat.PARQUET).build();
     String name = UUID.randomUUID() + "-deletes.parquet";
-    String path = table.locationProvider().newDataLocation(table.spec(), dataFile.partition(), name);
+    String path =
+        table.locationProvider().newDataLocation(table.spec(), dataFile.partition(), name);
     PositionDeleteWriter<Record> writer =
         writers.newPositionDeleteWriter(
-            EncryptedFiles.plainAsEncryptedOutput(table.io().newOutputFile(path)), table.spec(), dataFile.partition());
+            EncryptedFiles.plainAsEncryptedOutput(table.io().newOutputFile(path)),
+            table.spec(),
+            dataFile.partition());
     try (writer) {
       PositionDelete<Record> delete = PositionDelete.create();
       for (long position : positions) {

@@ -2,7 +2,6 @@ package io.icerepl.localstack;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icerepl.localstack.EmbeddedS3;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.PartitionSpec;
@@ -22,17 +21,31 @@ class S3WarehouseTest {
       s3.createBucket("source");
       Schema schema = new Schema(Types.NestedField.required(1, "id", Types.LongType.get()));
       try (S3Warehouse warehouse =
-          new S3Warehouse("s3://source/warehouse", s3.endpoint(), "us-east-1", EmbeddedS3.ACCESS_KEY, EmbeddedS3.SECRET_KEY)) {
-        Table table = warehouse.create("ns", "t", schema, PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
+          new S3Warehouse(
+              "s3://source/warehouse",
+              s3.endpoint(),
+              "us-east-1",
+              EmbeddedS3.ACCESS_KEY,
+              EmbeddedS3.SECRET_KEY)) {
+        Table table =
+            warehouse.create(
+                "ns", "t", schema, PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
         GenericRecord record = GenericRecord.create(schema);
-        table.newAppend().appendFile(TableWrites.writeData(table, null, List.<Record>of(record.copy(Map.of("id", 7L))))).commit();
+        table
+            .newAppend()
+            .appendFile(
+                TableWrites.writeData(table, null, List.<Record>of(record.copy(Map.of("id", 7L)))))
+            .commit();
 
         assertThat(table.location()).isEqualTo("s3://source/warehouse/ns/t");
         try (var rows = IcebergGenerics.read(table).build()) {
           assertThat(rows).extracting(r -> r.getField("id")).containsExactly(7L);
         }
         try (S3Client client = s3.client()) {
-          assertThat(client.listObjectsV2(b -> b.bucket("source").prefix("warehouse/ns/t/metadata/")).contents())
+          assertThat(
+                  client
+                      .listObjectsV2(b -> b.bucket("source").prefix("warehouse/ns/t/metadata/"))
+                      .contents())
               .extracting(o -> o.key())
               .anyMatch(k -> k.matches("warehouse/ns/t/metadata/00001-.*\\.metadata\\.json"));
         }

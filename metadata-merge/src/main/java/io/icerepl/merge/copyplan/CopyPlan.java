@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The files one replica commit puts in place, by publish phase: data, delete and statistics
- * files; then manifests; then manifest lists. Only what the replica does not hold yet is listed.
+ * The files one replica commit puts in place, by publish phase: data, delete and statistics files;
+ * then manifests; then manifest lists. Only what the replica does not hold yet is listed.
  *
  * @param files byte-for-byte copies and rewritten delete files
  * @param manifests manifests to rewrite

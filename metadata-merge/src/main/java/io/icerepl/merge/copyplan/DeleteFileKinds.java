@@ -8,9 +8,14 @@ public final class DeleteFileKinds {
   public static FileKind of(int content, String fileFormat) {
     return switch (content) {
       case 0 -> FileKind.DATA;
-      case 1 -> "PUFFIN".equalsIgnoreCase(fileFormat) ? FileKind.DELETION_VECTOR : FileKind.POSITION_DELETE;
+      case 1 ->
+          "PUFFIN".equalsIgnoreCase(fileFormat)
+              ? FileKind.DELETION_VECTOR
+              : FileKind.POSITION_DELETE;
       case 2 -> FileKind.EQUALITY_DELETE;
-      default -> throw new io.icerepl.merge.error.BadInputException("Cannot classify file: unknown content " + content);
+      default ->
+          throw new io.icerepl.merge.error.BadInputException(
+              "Cannot classify file: unknown content " + content);
     };
   }
 }

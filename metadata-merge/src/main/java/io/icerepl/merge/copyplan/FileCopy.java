@@ -12,7 +12,8 @@ import java.util.Objects;
  *     metadata) records it, or -1 if unknown; a rewritten file's replica length differs
  * @param fileFormat the file format as the manifest names it (for delete files), or null
  */
-public record FileCopy(FileKind kind, String source, String target, long expectedSize, String fileFormat) {
+public record FileCopy(
+    FileKind kind, String source, String target, long expectedSize, String fileFormat) {
   public FileCopy {
     Objects.requireNonNull(kind, "kind");
     Objects.requireNonNull(source, "source");

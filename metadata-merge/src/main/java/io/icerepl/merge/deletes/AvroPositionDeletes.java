@@ -1,8 +1,8 @@
 package io.icerepl.merge.deletes;
 
-import io.icerepl.merge.manifest.AvroContainer;
 import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.io.SeekableInput;
+import io.icerepl.merge.manifest.AvroContainer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -60,7 +60,8 @@ final class AvroPositionDeletes {
     Schema.Field byName = null;
     for (Schema.Field field : schema.getFields()) {
       Object id = field.getObjectProp("field-id");
-      if (id != null && id.toString().equals(Integer.toString(PositionDeleteRewriter.FILE_PATH_ID))) {
+      if (id != null
+          && id.toString().equals(Integer.toString(PositionDeleteRewriter.FILE_PATH_ID))) {
         return checkString(field, fileName);
       }
       if (id == null && field.name().equals(PositionDeleteRewriter.FILE_PATH_NAME)) {

@@ -6,10 +6,10 @@ import org.apache.parquet.io.OutputFile;
 import org.apache.parquet.io.PositionOutputStream;
 
 /**
- * Wraps the caller's OutputStream: counts the bytes written, never closes it (the caller owns
- * it; close only flushes), and remembers an IOException the stream threw so that a failure to
- * write is not mistaken for bad input when a library wraps it. Public for the deletion-vector
- * rewrite, which writes Puffin files the same way.
+ * Wraps the caller's OutputStream: counts the bytes written, never closes it (the caller owns it;
+ * close only flushes), and remembers an IOException the stream threw so that a failure to write is
+ * not mistaken for bad input when a library wraps it. Public for the deletion-vector rewrite, which
+ * writes Puffin files the same way.
  */
 public final class CountingOutput extends PositionOutputStream {
   private final OutputStream out;

@@ -29,8 +29,8 @@ import org.apache.orc.util.StreamWrapperFileSystem;
 
 /**
  * ORC position deletes: read batch by batch and written again with the source's schema (type
- * attributes such as iceberg.id included), file version, compression, compression block size,
- * row index stride and user metadata. The writer recomputes every column statistic, so file_path's
+ * attributes such as iceberg.id included), file version, compression, compression block size, row
+ * index stride and user metadata. The writer recomputes every column statistic, so file_path's
  * min/max in the stripe and file footers and in the row indexes describe the mapped paths.
  */
 final class OrcPositionDeletes {
@@ -58,7 +58,8 @@ final class OrcPositionDeletes {
               .enforceBufferSize()
               .rowIndexStride(reader.getRowIndexStride())
               .buildIndex(reader.getRowIndexStride() > 0)
-              // Iceberg reads and writes ORC timestamps in UTC; the same here copies them as they are
+              // Iceberg reads and writes ORC timestamps in UTC; the same here copies them as they
+              // are
               .useUTCTimestamp(true)
               .memory(new MemoryManagerImpl(conf));
       options.physicalWriter(
@@ -103,7 +104,8 @@ final class OrcPositionDeletes {
   private static Reader open(FileSystem fs, String fileName) throws IOException {
     Reader reader =
         OrcFile.createReader(
-            new Path(fileName), OrcFile.readerOptions(fs.getConf()).filesystem(fs).useUTCTimestamp(true));
+            new Path(fileName),
+            OrcFile.readerOptions(fs.getConf()).filesystem(fs).useUTCTimestamp(true));
     if (reader.getColumnEncryptionKeys().length > 0) {
       reader.close();
       throw new UnsupportedFeatureException(
@@ -172,7 +174,8 @@ final class OrcPositionDeletes {
         throw new BadInputException(
             "Cannot read position delete file " + fileName + ": a row has no file_path");
       }
-      String path = new String(paths.vector[i], paths.start[i], paths.length[i], StandardCharsets.UTF_8);
+      String path =
+          new String(paths.vector[i], paths.start[i], paths.length[i], StandardCharsets.UTF_8);
       byte[] mapped = cache.map(path);
       paths.setRef(i, mapped, 0, mapped.length);
     }

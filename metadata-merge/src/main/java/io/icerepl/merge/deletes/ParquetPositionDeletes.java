@@ -35,8 +35,8 @@ import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.schema.Type;
 
 /**
- * Parquet position deletes: read row group by row group with the example Group model, write
- * with a Parquet writer that recomputes statistics, so file_path's min/max describe mapped paths.
+ * Parquet position deletes: read row group by row group with the example Group model, write with a
+ * Parquet writer that recomputes statistics, so file_path's min/max describe mapped paths.
  */
 final class ParquetPositionDeletes {
   private ParquetPositionDeletes() {}
@@ -131,7 +131,8 @@ final class ParquetPositionDeletes {
   private static int filePathIndex(MessageType schema, String fileName) {
     for (int i = 0; i < schema.getFieldCount(); i++) {
       Type field = schema.getType(i);
-      if (field.getId() != null && field.getId().intValue() == PositionDeleteRewriter.FILE_PATH_ID) {
+      if (field.getId() != null
+          && field.getId().intValue() == PositionDeleteRewriter.FILE_PATH_ID) {
         return checkPathType(field, fileName, i);
       }
     }

@@ -11,13 +11,13 @@ import java.util.Objects;
 import java.util.function.Function;
 
 /**
- * Rewrites Iceberg position delete files for a replica: every file_path is mapped to the
- * replica location, everything else (positions, the optional row, schema with field ids,
- * key-value metadata, codec, row order) is kept.
+ * Rewrites Iceberg position delete files for a replica: every file_path is mapped to the replica
+ * location, everything else (positions, the optional row, schema with field ids, key-value
+ * metadata, codec, row order) is kept.
  *
  * <p>Pure: bytes come in through {@link SeekableInput} and go out through the caller's {@link
- * OutputStream}, which is flushed but never closed. When an exception is thrown the output holds
- * an incomplete file and must be discarded.
+ * OutputStream}, which is flushed but never closed. When an exception is thrown the output holds an
+ * incomplete file and must be discarded.
  */
 public final class PositionDeleteRewriter {
   /** Field id of file_path in the position delete schema (Iceberg spec, reserved ids). */
@@ -61,7 +61,8 @@ public final class PositionDeleteRewriter {
   }
 
   /** The length and split offsets of a position delete file already rewritten earlier. */
-  public static RewrittenFile describe(String fileFormat, SeekableInput replicaFile, String fileName) {
+  public static RewrittenFile describe(
+      String fileFormat, SeekableInput replicaFile, String fileName) {
     Objects.requireNonNull(replicaFile, "replicaFile");
     Format format = format(fileFormat, fileName);
     try {
@@ -89,18 +90,19 @@ public final class PositionDeleteRewriter {
       case "PARQUET" -> Format.PARQUET;
       case "AVRO" -> Format.AVRO;
       case "ORC" -> Format.ORC;
-      default -> throw new BadInputException(
-          "Cannot rewrite position delete file "
-              + fileName
-              + ": unknown file format '"
-              + fileFormat
-              + "'");
+      default ->
+          throw new BadInputException(
+              "Cannot rewrite position delete file "
+                  + fileName
+                  + ": unknown file format '"
+                  + fileFormat
+                  + "'");
     };
   }
 
   /**
-   * What a failure while rewriting means: our own errors (including mapPath's) pass unchanged,
-   * a failure of the caller's output stream is an UncheckedIOException, anything else is bad input.
+   * What a failure while rewriting means: our own errors (including mapPath's) pass unchanged, a
+   * failure of the caller's output stream is an UncheckedIOException, anything else is bad input.
    */
   static RuntimeException failure(Exception e, CountingOutput counting, String fileName) {
     if (e instanceof ReplicationException replication) {

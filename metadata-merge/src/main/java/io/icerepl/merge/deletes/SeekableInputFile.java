@@ -97,8 +97,7 @@ final class SeekableInputFile implements InputFile {
     @Override
     public void readFully(byte[] buffer, int offset, int len) throws IOException {
       if (pos + len > length) {
-        throw new EOFException(
-            "Cannot read " + len + " bytes at " + pos + ": file has " + length);
+        throw new EOFException("Cannot read " + len + " bytes at " + pos + ": file has " + length);
       }
       input.readFully(pos, buffer, offset, len);
       pos += len;

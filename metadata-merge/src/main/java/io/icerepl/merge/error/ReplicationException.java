@@ -1,8 +1,8 @@
 package io.icerepl.merge.error;
 
 /**
- * Base of every error the replicator reports for one table. Messages read
- * "Cannot &lt;verb&gt; &lt;noun&gt;: &lt;reason&gt;" and name the file concerned.
+ * Base of every error the replicator reports for one table. Messages read "Cannot &lt;verb&gt;
+ * &lt;noun&gt;: &lt;reason&gt;" and name the file concerned.
  */
 public abstract class ReplicationException extends RuntimeException {
   protected ReplicationException(String message, Throwable cause) {

@@ -5,9 +5,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Names of metadata JSON files and their version numbers, as common readers resolve them:
- * {@code v<V>.metadata.json} (Hadoop tables) and {@code <V>-<uuid>.metadata.json} (catalogs),
- * optionally compressed as {@code .gz.metadata.json} or {@code .metadata.json.gz}.
+ * Names of metadata JSON files and their version numbers, as common readers resolve them: {@code
+ * v<V>.metadata.json} (Hadoop tables) and {@code <V>-<uuid>.metadata.json} (catalogs), optionally
+ * compressed as {@code .gz.metadata.json} or {@code .metadata.json.gz}.
  */
 public final class MetadataFileNames {
   private static final Pattern NAME =
@@ -44,6 +44,9 @@ public final class MetadataFileNames {
    */
   public static boolean isCatalogStyle(String path) {
     Matcher m = NAME.matcher(fileName(path));
-    return m.matches() && m.group(2) != null && !fileName(path).startsWith("v") && version(path).isPresent();
+    return m.matches()
+        && m.group(2) != null
+        && !fileName(path).startsWith("v")
+        && version(path).isPresent();
   }
 }

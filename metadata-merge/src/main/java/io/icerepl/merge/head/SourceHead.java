@@ -52,7 +52,8 @@ public final class SourceHead {
    * @param settlingSinceMs when the oldest of those files was written: the oldest change the head
    *     does not hold yet
    */
-  public record Resolution(Optional<String> head, OptionalLong settlesAtMs, OptionalLong settlingSinceMs) {}
+  public record Resolution(
+      Optional<String> head, OptionalLong settlesAtMs, OptionalLong settlingSinceMs) {}
 
   /**
    * As {@link #resolve(String, Collection, Optional)}, passing over catalog-style files younger
@@ -62,10 +63,15 @@ public final class SourceHead {
    * @param nowMs the current time (from the caller's clock)
    */
   public static Resolution resolve(
-      String metadataDir, Collection<Listed> files, Optional<String> versionHint, long nowMs, long settleMs) {
+      String metadataDir,
+      Collection<Listed> files,
+      Optional<String> versionHint,
+      long nowMs,
+      long settleMs) {
     List<String> names = files.stream().map(Listed::name).toList();
     if (versionHint.isPresent()) {
-      return new Resolution(resolve(metadataDir, names, versionHint), OptionalLong.empty(), OptionalLong.empty());
+      return new Resolution(
+          resolve(metadataDir, names, versionHint), OptionalLong.empty(), OptionalLong.empty());
     }
     List<String> settled = new ArrayList<>();
     List<Listed> young = new ArrayList<>();
@@ -81,17 +87,24 @@ public final class SourceHead {
     Optional<String> head = resolve(metadataDir, settled, Optional.empty());
     long headVersion = head.map(h -> MetadataFileNames.version(h).getAsLong()).orElse(-1L);
     List<Listed> pending =
-        young.stream().filter(f -> MetadataFileNames.version(f.name()).getAsLong() > headVersion).toList();
+        young.stream()
+            .filter(f -> MetadataFileNames.version(f.name()).getAsLong() > headVersion)
+            .toList();
     if (pending.isEmpty()) {
       return new Resolution(head, OptionalLong.empty(), OptionalLong.empty());
     }
     if (head.isEmpty()) {
       throw new UnsettledHeadException(
-          "Cannot resolve the current metadata of " + metadataDir + ": its metadata files "
-              + pending.stream().map(Listed::name).sorted().toList() + " were written less than "
-              + settleMs + " ms ago; waiting for them to settle");
+          "Cannot resolve the current metadata of "
+              + metadataDir
+              + ": its metadata files "
+              + pending.stream().map(Listed::name).sorted().toList()
+              + " were written less than "
+              + settleMs
+              + " ms ago; waiting for them to settle");
     }
-    long settlesAt = pending.stream().mapToLong(f -> f.lastModifiedMs() + settleMs).max().getAsLong();
+    long settlesAt =
+        pending.stream().mapToLong(f -> f.lastModifiedMs() + settleMs).max().getAsLong();
     long settlingSince = pending.stream().mapToLong(Listed::lastModifiedMs).min().getAsLong();
     return new Resolution(head, OptionalLong.of(settlesAt), OptionalLong.of(settlingSince));
   }
@@ -111,8 +124,11 @@ public final class SourceHead {
         return hinted;
       }
       throw new BadInputException(
-          "Cannot resolve the current metadata of " + metadataDir + ": version-hint.text says '"
-              + hint + "' but no such metadata file exists");
+          "Cannot resolve the current metadata of "
+              + metadataDir
+              + ": version-hint.text says '"
+              + hint
+              + "' but no such metadata file exists");
     }
     long newest = -1;
     List<String> holders = new ArrayList<>();
@@ -132,16 +148,20 @@ public final class SourceHead {
     if (holders.size() > 1) {
       holders.sort(null);
       throw new AmbiguousHeadException(
-          "Cannot resolve the current metadata of " + metadataDir + ": version " + newest
-              + " is held by more than one file " + holders
+          "Cannot resolve the current metadata of "
+              + metadataDir
+              + ": version "
+              + newest
+              + " is held by more than one file "
+              + holders
               + "; waiting for a later version to name one of them in its metadata-log");
     }
     return holders.stream().findFirst();
   }
 
   /**
-   * A hint holds a version number (Iceberg's Hadoop tables), or a file name. Readers look past
-   * the hint for the next version, so the newest consecutive version from it wins.
+   * A hint holds a version number (Iceberg's Hadoop tables), or a file name. Readers look past the
+   * hint for the next version, so the newest consecutive version from it wins.
    */
   private static Optional<String> fromHint(String hint, Collection<String> fileNames) {
     if (hint.matches("\\d+")) {

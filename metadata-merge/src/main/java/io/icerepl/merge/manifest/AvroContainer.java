@@ -19,9 +19,10 @@ import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
 
 /**
- * One Avro object container file (manifests, manifest lists, Avro delete files) read record by record with its own writer schema, and a writer
- * for a copy of it: same schema, same user metadata, same codec, same sync marker (so that the
- * same input always gives the same output bytes).
+ * One Avro object container file (manifests, manifest lists, Avro delete files) read record by
+ * record with its own writer schema, and a writer for a copy of it: same schema, same user
+ * metadata, same codec, same sync marker (so that the same input always gives the same output
+ * bytes).
  *
  * <p>Every failure to read the input becomes a {@link BadInputException} naming the file; failures
  * to write the output become {@link UncheckedIOException}. Neither the caller's input nor its
@@ -54,7 +55,8 @@ public final class AvroContainer implements AutoCloseable {
     if (in == null) {
       throw new NullPointerException("in");
     }
-    // No generic conversions: every value stays in its raw Avro form, so it is written back as read.
+    // No generic conversions: every value stays in its raw Avro form, so it is written back as
+    // read.
     GenericData data = new GenericData();
     BlockFramedInputStream framed;
     try {
@@ -94,7 +96,11 @@ public final class AvroContainer implements AutoCloseable {
     } catch (RuntimeException e) {
       // Only Avro decoding runs here: whatever it throws means the bytes are bad.
       throw new BadInputException(
-          "Cannot read " + noun + ": record " + (recordsRead + 1) + " is unreadable: "
+          "Cannot read "
+              + noun
+              + ": record "
+              + (recordsRead + 1)
+              + " is unreadable: "
               + describe(e),
           e);
     }

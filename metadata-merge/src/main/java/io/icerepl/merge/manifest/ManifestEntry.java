@@ -1,12 +1,12 @@
 package io.icerepl.merge.manifest;
 
 /**
- * One entry of a manifest: the spec's {@code manifest_entry}, with the fields of its
- * {@code data_file} the replicator needs.
+ * One entry of a manifest: the spec's {@code manifest_entry}, with the fields of its {@code
+ * data_file} the replicator needs.
  *
  * @param status 0 EXISTING, 1 ADDED, 2 DELETED
- * @param content 0 data, 1 position deletes, 2 equality deletes (0 when the manifest has no
- *     content column, as in v1)
+ * @param content 0 data, 1 position deletes, 2 equality deletes (0 when the manifest has no content
+ *     column, as in v1)
  * @param filePath the file's path as written in the manifest
  * @param fileFormat the file format as written in the manifest, e.g. "PARQUET", "AVRO", "ORC",
  *     "PUFFIN"

@@ -21,8 +21,8 @@ public final class ManifestListRewriter {
   private ManifestListRewriter() {}
 
   /**
-   * The manifests a manifest list names, in file order. The input stream is read to its end but
-   * not closed.
+   * The manifests a manifest list names, in file order. The input stream is read to its end but not
+   * closed.
    *
    * @throws BadInputException when the input is not a readable manifest list
    * @throws UnsupportedFeatureException when a manifest is encrypted (has key_metadata)
@@ -110,8 +110,10 @@ public final class ManifestListRewriter {
       }
       if (AvroFields.get(row, keyMetadata) != null) {
         throw new UnsupportedFeatureException(
-            "Cannot replicate manifest list " + fileName
-                + ": encrypted manifests are not supported (manifest " + path
+            "Cannot replicate manifest list "
+                + fileName
+                + ": encrypted manifests are not supported (manifest "
+                + path
                 + " has key_metadata)");
       }
       return path;

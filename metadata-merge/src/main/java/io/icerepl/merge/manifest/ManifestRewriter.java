@@ -190,7 +190,8 @@ public final class ManifestRewriter {
           || element.getType() != Schema.Type.RECORD
           || element.getField("key") == null
           || element.getField("value") == null
-          || AvroFields.nonNull(element.getField("value").schema()).getType() != Schema.Type.BYTES) {
+          || AvroFields.nonNull(element.getField("value").schema()).getType()
+              != Schema.Type.BYTES) {
         throw source.bad("its " + name + " field is not an array of {key, value: bytes} records");
       }
     }
@@ -248,8 +249,8 @@ public final class ManifestRewriter {
      * the delete file applies to (readers pair them by that), so they are mapped and must map.
      * Differing bounds are a range, and mapping each end on its own can invert it when two source
      * prefixes meet in one replica folder: a reader that range-checks bounds would then skip the
-     * delete file and deleted rows come back. They are removed, as Iceberg's own path rewrite
-     * does; without them readers consider the delete file for every data file of its partition.
+     * delete file and deleted rows come back. They are removed, as Iceberg's own path rewrite does;
+     * without them readers consider the delete file for every data file of its partition.
      */
     void mapDeletedPathBounds(
         GenericRecord dataFile, AvroContainer source, Function<String, String> mapPath) {

@@ -17,8 +17,8 @@ import java.util.Set;
  * @param targetLocation the replica table location
  * @param mapping source → replica path mapping
  * @param commitTimeMs the time of this replica commit (passed in: the library reads no clock)
- * @param expiredSnapshotIds snapshots the replica's own retention expired: not brought back
- *     unless the source makes them current or points a ref at them
+ * @param expiredSnapshotIds snapshots the replica's own retention expired: not brought back unless
+ *     the source makes them current or points a ref at them
  * @param droppedRefs refs the replica's retention dropped, with the snapshot each pointed at
  * @param previousVersionsMax how many previous replica metadata files the metadata-log keeps
  */

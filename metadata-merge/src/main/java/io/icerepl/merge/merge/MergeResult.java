@@ -1,7 +1,7 @@
 package io.icerepl.merge.merge;
 
-import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.copyplan.FileCopy;
+import io.icerepl.merge.model.TableMetadata;
 import java.util.List;
 
 /**
@@ -9,15 +9,13 @@ import java.util.List;
  * published.
  *
  * @param metadata the new replica metadata
- * @param addedSnapshots snapshots the replica did not hold, in source order, with their source
- *     and replica manifest list (or v1 manifests)
+ * @param addedSnapshots snapshots the replica did not hold, in source order, with their source and
+ *     replica manifest list (or v1 manifests)
  * @param statisticsFiles statistics and partition statistics files of kept snapshots, copied byte
  *     for byte
  */
 public record MergeResult(
-    TableMetadata metadata,
-    List<AddedSnapshot> addedSnapshots,
-    List<FileCopy> statisticsFiles) {
+    TableMetadata metadata, List<AddedSnapshot> addedSnapshots, List<FileCopy> statisticsFiles) {
 
   public MergeResult {
     addedSnapshots = List.copyOf(addedSnapshots);
@@ -33,7 +31,10 @@ public record MergeResult(
    * @param sourceManifests the v1 manifests field, empty when there is a manifest list
    */
   public record AddedSnapshot(
-      long snapshotId, Long parentSnapshotId, String sourceManifestList, List<String> sourceManifests) {
+      long snapshotId,
+      Long parentSnapshotId,
+      String sourceManifestList,
+      List<String> sourceManifests) {
     public AddedSnapshot {
       sourceManifests = List.copyOf(sourceManifests);
     }

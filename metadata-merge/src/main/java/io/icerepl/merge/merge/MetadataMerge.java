@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.icerepl.merge.copyplan.FileCopy;
+import io.icerepl.merge.copyplan.FileKind;
 import io.icerepl.merge.error.ConflictException;
 import io.icerepl.merge.error.UnsupportedFeatureException;
 import io.icerepl.merge.head.MetadataFileNames;
@@ -15,8 +17,6 @@ import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.model.TableMetadataParser;
 import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.path.TableLayout;
-import io.icerepl.merge.copyplan.FileCopy;
-import io.icerepl.merge.copyplan.FileKind;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -28,13 +28,13 @@ import java.util.Set;
 import java.util.function.BiPredicate;
 
 /**
- * The merge of one source metadata version into the replica: a pure function from (source,
- * replica, mapping, options) to (new replica metadata, what must be copied first).
+ * The merge of one source metadata version into the replica: a pure function from (source, replica,
+ * mapping, options) to (new replica metadata, what must be copied first).
  *
- * <p>Versioned lists are unions by id, where an id the replica already holds with different
- * content is a conflict (Iceberg reuses freed ids, and kept manifests would be read with the wrong
- * schema or spec). Table state is carried from the source; {@code location}, {@code metadata-log}
- * and {@code last-updated-ms} belong to the replica.
+ * <p>Versioned lists are unions by id, where an id the replica already holds with different content
+ * is a conflict (Iceberg reuses freed ids, and kept manifests would be read with the wrong schema
+ * or spec). Table state is carried from the source; {@code location}, {@code metadata-log} and
+ * {@code last-updated-ms} belong to the replica.
  */
 public final class MetadataMerge {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -58,13 +58,29 @@ public final class MetadataMerge {
     ObjectNode out = source.copyOfJson();
     out.put(LOCATION, request.targetLocation());
 
-    out.set(SCHEMAS, unionById(replica, source, SCHEMAS, SCHEMA_ID, "schema", SameMeaning::schemas, sourceFile));
+    out.set(
+        SCHEMAS,
+        unionById(replica, source, SCHEMAS, SCHEMA_ID, "schema", SameMeaning::schemas, sourceFile));
     out.set(
         PARTITION_SPECS,
-        unionById(replica, source, PARTITION_SPECS, SPEC_ID, "partition spec", SameMeaning::partitionSpecs, sourceFile));
+        unionById(
+            replica,
+            source,
+            PARTITION_SPECS,
+            SPEC_ID,
+            "partition spec",
+            SameMeaning::partitionSpecs,
+            sourceFile));
     out.set(
         SORT_ORDERS,
-        unionById(replica, source, SORT_ORDERS, ORDER_ID, "sort order", SameMeaning::sortOrders, sourceFile));
+        unionById(
+            replica,
+            source,
+            SORT_ORDERS,
+            ORDER_ID,
+            "sort order",
+            SameMeaning::sortOrders,
+            sourceFile));
 
     removeDroppedRefs(out, request.droppedRefs());
     Set<Long> protectedIds = protectedSnapshotIds(out);
@@ -73,7 +89,8 @@ public final class MetadataMerge {
     Set<Long> held = snapshots.ids();
 
     List<FileCopy> statisticsFiles = new ArrayList<>();
-    out.set(STATISTICS, mergeStatistics(replica, source, STATISTICS, held, mapping, statisticsFiles));
+    out.set(
+        STATISTICS, mergeStatistics(replica, source, STATISTICS, held, mapping, statisticsFiles));
     out.set(
         PARTITION_STATISTICS,
         mergeStatistics(replica, source, PARTITION_STATISTICS, held, mapping, statisticsFiles));
@@ -91,7 +108,8 @@ public final class MetadataMerge {
     out.set(PROPERTIES, properties(source, mapping, sourceFile));
     checkRefs(out, held, sourceFile);
 
-    ReplicaCommits.setLastUpdatedMs(out, request.replica(), request.commitTimeMs(), source.lastUpdatedMs());
+    ReplicaCommits.setLastUpdatedMs(
+        out, request.replica(), request.commitTimeMs(), source.lastUpdatedMs());
 
     TableMetadata metadata = TableMetadataParser.fromJson(out, "replica of " + sourceFile);
     return new MergeResult(metadata, snapshots.added(), statisticsFiles);
@@ -107,20 +125,34 @@ public final class MetadataMerge {
         && replica.tableUuid().isPresent()
         && !source.tableUuid().equals(replica.tableUuid())) {
       throw new ConflictException(
-          "Cannot replicate table metadata " + sourceFile + ": its table-uuid "
-              + source.tableUuid().get() + " differs from the replica's " + replica.tableUuid().get()
-              + " (" + replicaFile + "); the source table was replaced");
+          "Cannot replicate table metadata "
+              + sourceFile
+              + ": its table-uuid "
+              + source.tableUuid().get()
+              + " differs from the replica's "
+              + replica.tableUuid().get()
+              + " ("
+              + replicaFile
+              + "); the source table was replaced");
     }
     if (source.lastSequenceNumber() < replica.lastSequenceNumber()) {
       throw new ConflictException(
-          "Cannot replicate table metadata " + sourceFile + ": its last-sequence-number "
-              + source.lastSequenceNumber() + " is lower than the replica's "
-              + replica.lastSequenceNumber() + "; the source was rewound");
+          "Cannot replicate table metadata "
+              + sourceFile
+              + ": its last-sequence-number "
+              + source.lastSequenceNumber()
+              + " is lower than the replica's "
+              + replica.lastSequenceNumber()
+              + "; the source was rewound");
     }
     if (source.formatVersion() < replica.formatVersion()) {
       throw new ConflictException(
-          "Cannot replicate table metadata " + sourceFile + ": its format-version "
-              + source.formatVersion() + " is lower than the replica's " + replica.formatVersion());
+          "Cannot replicate table metadata "
+              + sourceFile
+              + ": its format-version "
+              + source.formatVersion()
+              + " is lower than the replica's "
+              + replica.formatVersion());
     }
   }
 
@@ -147,8 +179,16 @@ public final class MetadataMerge {
         byId.put(id, node);
       } else if (!sameMeaning.test(existing, node)) {
         throw new ConflictException(
-            "Cannot merge " + noun + " " + id + " of table metadata " + sourceFile
-                + ": the replica holds a different " + noun + " with the same " + idField
+            "Cannot merge "
+                + noun
+                + " "
+                + id
+                + " of table metadata "
+                + sourceFile
+                + ": the replica holds a different "
+                + noun
+                + " with the same "
+                + idField
                 + " (the id was reused); replicas keep old snapshots that need the old one");
       }
     }
@@ -189,7 +229,8 @@ public final class MetadataMerge {
         });
   }
 
-  private record SnapshotUnion(ArrayNode array, Set<Long> ids, List<MergeResult.AddedSnapshot> added) {}
+  private record SnapshotUnion(
+      ArrayNode array, Set<Long> ids, List<MergeResult.AddedSnapshot> added) {}
 
   private static SnapshotUnion unionSnapshots(
       MergeRequest request, TableMetadata replica, Set<Long> protectedIds) {
@@ -243,18 +284,26 @@ public final class MetadataMerge {
     // an absent sequence-number is 0, which Iceberg omits and other writers spell out
     long replicaSequence = replica.path(SEQUENCE_NUMBER).asLong(0);
     if (replicaSequence != source.sequenceNumber()) {
-      throw differentSnapshot(source.snapshotId(), sourceFile, SEQUENCE_NUMBER, replicaSequence, source.sequenceNumber());
+      throw differentSnapshot(
+          source.snapshotId(),
+          sourceFile,
+          SEQUENCE_NUMBER,
+          replicaSequence,
+          source.sequenceNumber());
     }
     for (String field : new String[] {TIMESTAMP_MS, PARENT_SNAPSHOT_ID}) {
       if (!Objects.equals(valueOf(replica, field), valueOf(sourceJson, field))) {
-        throw differentSnapshot(source.snapshotId(), sourceFile, field, replica.get(field), sourceJson.get(field));
+        throw differentSnapshot(
+            source.snapshotId(), sourceFile, field, replica.get(field), sourceJson.get(field));
       }
     }
     JsonNode replicaList = replica.get(MANIFEST_LIST);
     String sourceList = source.manifestList().map(mapping::map).orElse(null);
-    String replicaListText = replicaList == null || replicaList.isNull() ? null : replicaList.asText();
+    String replicaListText =
+        replicaList == null || replicaList.isNull() ? null : replicaList.asText();
     if (!Objects.equals(replicaListText, sourceList)) {
-      throw differentSnapshot(source.snapshotId(), sourceFile, MANIFEST_LIST, replicaListText, sourceList);
+      throw differentSnapshot(
+          source.snapshotId(), sourceFile, MANIFEST_LIST, replicaListText, sourceList);
     }
   }
 
@@ -267,9 +316,18 @@ public final class MetadataMerge {
   private static ConflictException differentSnapshot(
       long id, String sourceFile, String field, Object replica, Object source) {
     return new ConflictException(
-        "Cannot merge snapshot " + id + " of table metadata " + sourceFile + ": the replica "
-            + "holds a different snapshot with the same snapshot-id (" + field + " " + replica
-            + " vs " + source + ")");
+        "Cannot merge snapshot "
+            + id
+            + " of table metadata "
+            + sourceFile
+            + ": the replica "
+            + "holds a different snapshot with the same snapshot-id ("
+            + field
+            + " "
+            + replica
+            + " vs "
+            + source
+            + ")");
   }
 
   /**
@@ -311,7 +369,8 @@ public final class MetadataMerge {
       if (previous == null || !previous.equals(mapped)) {
         JsonNode size = node.get(FILE_SIZE_IN_BYTES);
         files.add(
-            FileCopy.of(FileKind.STATISTICS, sourcePath, targetPath, size == null ? -1 : size.asLong()));
+            FileCopy.of(
+                FileKind.STATISTICS, sourcePath, targetPath, size == null ? -1 : size.asLong()));
       }
     }
     ArrayNode array = NODES.arrayNode();
@@ -321,14 +380,18 @@ public final class MetadataMerge {
     return array;
   }
 
-  private static ObjectNode properties(TableMetadata source, PathMapping mapping, String sourceFile) {
+  private static ObjectNode properties(
+      TableMetadata source, PathMapping mapping, String sourceFile) {
     ObjectNode properties = NODES.objectNode();
     source
         .properties()
         .forEach(
             (key, value) ->
                 properties.put(
-                    key, TableLayout.isPathProperty(key) && !value.isBlank() ? mapping.map(value) : value));
+                    key,
+                    TableLayout.isPathProperty(key) && !value.isBlank()
+                        ? mapping.map(value)
+                        : value));
     properties.put(ReplicaProperties.SOURCE_METADATA_FILE, MetadataFileNames.fileName(sourceFile));
     properties.put(ReplicaProperties.SOURCE_LAST_UPDATED_MS, Long.toString(source.lastUpdatedMs()));
     return properties;
@@ -336,10 +399,16 @@ public final class MetadataMerge {
 
   private static void checkRefs(ObjectNode out, Set<Long> held, String sourceFile) {
     JsonNode current = out.get(CURRENT_SNAPSHOT_ID);
-    if (current != null && !current.isNull() && current.asLong() != -1 && !held.contains(current.asLong())) {
+    if (current != null
+        && !current.isNull()
+        && current.asLong() != -1
+        && !held.contains(current.asLong())) {
       throw new ConflictException(
-          "Cannot replicate table metadata " + sourceFile + ": its current-snapshot-id "
-              + current.asLong() + " is not among its snapshots");
+          "Cannot replicate table metadata "
+              + sourceFile
+              + ": its current-snapshot-id "
+              + current.asLong()
+              + " is not among its snapshots");
     }
     JsonNode refs = out.get(REFS);
     if (refs != null && refs.isObject()) {
@@ -349,8 +418,13 @@ public final class MetadataMerge {
         long id = ref.getValue().get(SNAPSHOT_ID).asLong();
         if (!held.contains(id)) {
           throw new ConflictException(
-              "Cannot replicate table metadata " + sourceFile + ": ref '" + ref.getKey()
-                  + "' names snapshot " + id + ", which is not among its snapshots");
+              "Cannot replicate table metadata "
+                  + sourceFile
+                  + ": ref '"
+                  + ref.getKey()
+                  + "' names snapshot "
+                  + id
+                  + ", which is not among its snapshots");
         }
       }
     }

@@ -26,7 +26,10 @@ public final class ReplicaCommits {
    * oldest dropped past {@code previousVersionsMax}.
    */
   public static void setMetadataLog(
-      ObjectNode out, Optional<TableMetadata> previous, Optional<String> previousFile, int previousVersionsMax) {
+      ObjectNode out,
+      Optional<TableMetadata> previous,
+      Optional<String> previousFile,
+      int previousVersionsMax) {
     List<JsonNode> entries = new ArrayList<>();
     if (previous.isPresent()) {
       previous.get().json().path(METADATA_LOG).forEach(entries::add);
@@ -46,7 +49,10 @@ public final class ReplicaCommits {
    * source's. Iceberg rejects metadata older than its own log entries, and clocks differ.
    */
   public static void setLastUpdatedMs(
-      ObjectNode out, Optional<TableMetadata> previous, long commitTimeMs, long sourceLastUpdatedMs) {
+      ObjectNode out,
+      Optional<TableMetadata> previous,
+      long commitTimeMs,
+      long sourceLastUpdatedMs) {
     long lastUpdated = Math.max(commitTimeMs, sourceLastUpdatedMs);
     if (previous.isPresent()) {
       lastUpdated = Math.max(lastUpdated, previous.get().lastUpdatedMs());
@@ -54,7 +60,9 @@ public final class ReplicaCommits {
     out.put(LAST_UPDATED_MS, lastUpdated);
   }
 
-  /** How many previous metadata files a table keeps in its log: its property, else Iceberg's 100. */
+  /**
+   * How many previous metadata files a table keeps in its log: its property, else Iceberg's 100.
+   */
   public static int previousVersionsMax(TableMetadata metadata) {
     String value = metadata.properties().get("write.metadata.previous-versions-max");
     try {

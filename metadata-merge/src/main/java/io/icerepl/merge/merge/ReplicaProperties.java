@@ -8,8 +8,8 @@ public final class ReplicaProperties {
   private ReplicaProperties() {}
 
   /**
-   * The name of the source metadata file the replica's current version was built from: a name,
-   * not a path, so that no replica file points into the source's location.
+   * The name of the source metadata file the replica's current version was built from: a name, not
+   * a path, so that no replica file points into the source's location.
    */
   public static final String SOURCE_METADATA_FILE = "replicator.source-metadata-file";
 

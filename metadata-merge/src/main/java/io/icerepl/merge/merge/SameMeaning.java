@@ -11,11 +11,11 @@ import java.util.TreeSet;
 
 /**
  * Whether two schemas, partition specs or sort orders with the same id mean the same, as Iceberg's
- * parsed equality decides. Writers spell the same value differently: PyIceberg writes
- * {@code "identifier-field-ids": []} where the Java library omits it, some write optional fields as
- * {@code null}, keys come in any order, and transforms, primitive types and sort directions are
- * read case-insensitively. Anything else — a type, name, id, required-ness, doc, default, spec
- * field, transform or sort direction — is a real difference.
+ * parsed equality decides. Writers spell the same value differently: PyIceberg writes {@code
+ * "identifier-field-ids": []} where the Java library omits it, some write optional fields as {@code
+ * null}, keys come in any order, and transforms, primitive types and sort directions are read
+ * case-insensitively. Anything else — a type, name, id, required-ness, doc, default, spec field,
+ * transform or sort direction — is a real difference.
  */
 public final class SameMeaning {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -73,10 +73,11 @@ public final class SameMeaning {
       if (value.isNull()) {
         continue;
       }
-      boolean isType = switch (field.getKey()) {
-        case "type", "fields", "element", "key", "value" -> true;
-        default -> false;
-      };
+      boolean isType =
+          switch (field.getKey()) {
+            case "type", "fields", "element", "key", "value" -> true;
+            default -> false;
+          };
       out.set(field.getKey(), isType ? canonicalType(value) : value);
     }
     return out;
@@ -101,7 +102,10 @@ public final class SameMeaning {
           }
         }
         JsonNode sourceIds = f.get(SOURCE_IDS);
-        if (sourceIds != null && sourceIds.isArray() && sourceIds.size() == 1 && !f.has(SOURCE_ID)) {
+        if (sourceIds != null
+            && sourceIds.isArray()
+            && sourceIds.size() == 1
+            && !f.has(SOURCE_ID)) {
           f.remove(SOURCE_IDS);
           f.set(SOURCE_ID, sourceIds.get(0));
         }
@@ -115,11 +119,13 @@ public final class SameMeaning {
   private static ObjectNode withoutNulls(JsonNode node) {
     ObjectNode out = NODES.objectNode();
     if (node.isObject()) {
-      node.fields().forEachRemaining(e -> {
-        if (!e.getValue().isNull()) {
-          out.set(e.getKey(), e.getValue());
-        }
-      });
+      node.fields()
+          .forEachRemaining(
+              e -> {
+                if (!e.getValue().isNull()) {
+                  out.set(e.getKey(), e.getValue());
+                }
+              });
     }
     return out;
   }

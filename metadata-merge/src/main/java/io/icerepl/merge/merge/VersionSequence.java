@@ -1,9 +1,9 @@
 package io.icerepl.merge.merge;
 
 import io.icerepl.merge.error.ConflictException;
+import io.icerepl.merge.head.MetadataFileNames;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.model.TableMetadata.LogEntry;
-import io.icerepl.merge.head.MetadataFileNames;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -57,8 +57,11 @@ public final class VersionSequence {
       }
     } else {
       throw new ConflictException(
-          "Cannot replicate table metadata " + headFile + ": the last replicated source file "
-              + lastReplicated.get() + " is not in its metadata-log; the source was rewound or"
+          "Cannot replicate table metadata "
+              + headFile
+              + ": the last replicated source file "
+              + lastReplicated.get()
+              + " is not in its metadata-log; the source was rewound or"
               + " replaced");
     }
     result.add(headFile);
@@ -73,12 +76,14 @@ public final class VersionSequence {
    * proves nothing: the property may have been raised after the log was cut. Only a replica that
    * did not record the file's time falls back to a full log as the sign of a cut one.
    */
-  private static boolean logStartsAfter(TableMetadata head, List<LogEntry> log, Optional<Long> lastUpdatedMs) {
+  private static boolean logStartsAfter(
+      TableMetadata head, List<LogEntry> log, Optional<Long> lastUpdatedMs) {
     if (log.isEmpty()) {
       return false;
     }
     if (lastUpdatedMs.isPresent()) {
-      // equal times: the entry is the replicated file's successor, written within the same millisecond
+      // equal times: the entry is the replicated file's successor, written within the same
+      // millisecond
       return log.get(0).timestampMs() >= lastUpdatedMs.get();
     }
     return log.size() >= ReplicaCommits.previousVersionsMax(head);

@@ -7,12 +7,12 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
- * v1 metadata written before Iceberg 0.11 holds only {@code schema} and {@code partition-spec}:
- * no {@code schemas}, {@code partition-specs}, {@code sort-orders} or the ids that select from
- * them. Readers derive those with the defaults the spec gives (schema and spec id 0, the unsorted
- * order 0, partition field ids from 1000, {@code last-partition-id} the highest of them or 999);
- * the replica writes them out, as Iceberg does when it rewrites such a table, so the lists it
- * merges by id are never empty and every reader finds the current schema, spec and order.
+ * v1 metadata written before Iceberg 0.11 holds only {@code schema} and {@code partition-spec}: no
+ * {@code schemas}, {@code partition-specs}, {@code sort-orders} or the ids that select from them.
+ * Readers derive those with the defaults the spec gives (schema and spec id 0, the unsorted order
+ * 0, partition field ids from 1000, {@code last-partition-id} the highest of them or 999); the
+ * replica writes them out, as Iceberg does when it rewrites such a table, so the lists it merges by
+ * id are never empty and every reader finds the current schema, spec and order.
  */
 public final class LegacyV1Fields {
   private static final int FIRST_PARTITION_FIELD_ID = 1000;
@@ -23,7 +23,10 @@ public final class LegacyV1Fields {
   public static TableMetadata withListFields(TableMetadata metadata) {
     JsonNode json = metadata.json();
     boolean complete =
-        json.has(SCHEMAS) && json.has(PARTITION_SPECS) && json.has(SORT_ORDERS) && json.has(LAST_PARTITION_ID);
+        json.has(SCHEMAS)
+            && json.has(PARTITION_SPECS)
+            && json.has(SORT_ORDERS)
+            && json.has(LAST_PARTITION_ID);
     if (complete || metadata.formatVersion() != 1) {
       return metadata;
     }

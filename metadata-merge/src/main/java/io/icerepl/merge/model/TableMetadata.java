@@ -88,7 +88,8 @@ public final class TableMetadata {
   public List<SnapshotLogEntry> snapshotLog() {
     List<SnapshotLogEntry> result = new ArrayList<>();
     for (JsonNode node : array(SNAPSHOT_LOG)) {
-      result.add(new SnapshotLogEntry(node.get(TIMESTAMP_MS).asLong(), node.get(SNAPSHOT_ID).asLong()));
+      result.add(
+          new SnapshotLogEntry(node.get(TIMESTAMP_MS).asLong(), node.get(SNAPSHOT_ID).asLong()));
     }
     return result;
   }
@@ -107,7 +108,8 @@ public final class TableMetadata {
     Map<String, Long> result = new LinkedHashMap<>();
     JsonNode refs = json.get(REFS);
     if (refs != null && refs.isObject()) {
-      refs.fields().forEachRemaining(e -> result.put(e.getKey(), e.getValue().get(SNAPSHOT_ID).asLong()));
+      refs.fields()
+          .forEachRemaining(e -> result.put(e.getKey(), e.getValue().get(SNAPSHOT_ID).asLong()));
     }
     return result;
   }

@@ -11,16 +11,15 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icerepl.merge.error.BadInputException;
 import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.zip.GZIPInputStream;
 
 /**
- * Reads and writes table metadata JSON losslessly, validating the fields the spec requires for
- * the file's format version. Reading is streamed from the input, with a size limit that also
- * applies to the decompressed bytes of gzip metadata.
+ * Reads and writes table metadata JSON losslessly, validating the fields the spec requires for the
+ * file's format version. Reading is streamed from the input, with a size limit that also applies to
+ * the decompressed bytes of gzip metadata.
  */
 public final class TableMetadataParser {
   /**
@@ -31,8 +30,8 @@ public final class TableMetadataParser {
   public static final long DEFAULT_MAX_METADATA_BYTES = 256L * 1024 * 1024;
 
   /**
-   * Longest string value read: 64 MiB. Metadata strings are paths and JSON-encoded
-   * values (schemas, statistics), far below it; a longer one is hostile input.
+   * Longest string value read: 64 MiB. Metadata strings are paths and JSON-encoded values (schemas,
+   * statistics), far below it; a longer one is hostile input.
    */
   public static final int MAX_STRING_LENGTH = 64 * 1024 * 1024;
 
@@ -64,10 +63,15 @@ public final class TableMetadataParser {
       return validate(node, fileName);
     } catch (StreamConstraintsException e) {
       throw new BadInputException(
-          "Cannot read table metadata " + fileName + ": over the parser's limits: " + e.getOriginalMessage(), e);
+          "Cannot read table metadata "
+              + fileName
+              + ": over the parser's limits: "
+              + e.getOriginalMessage(),
+          e);
     } catch (JsonProcessingException e) {
       throw new BadInputException(
-          "Cannot read table metadata " + fileName + ": malformed JSON: " + e.getOriginalMessage(), e);
+          "Cannot read table metadata " + fileName + ": malformed JSON: " + e.getOriginalMessage(),
+          e);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot read table metadata " + fileName, e);
     }
@@ -117,7 +121,10 @@ public final class TableMetadataParser {
         || version.asInt() < MIN_FORMAT_VERSION
         || version.asInt() > MAX_FORMAT_VERSION) {
       throw new BadInputException(
-          "Cannot read table metadata " + fileName + ": unsupported format-version " + version
+          "Cannot read table metadata "
+              + fileName
+              + ": unsupported format-version "
+              + version
               + " (supported: 1, 2, 3)");
     }
     int formatVersion = version.asInt();
@@ -203,7 +210,11 @@ public final class TableMetadataParser {
       JsonNode value = object.get(field);
       if (value == null || value.isNull()) {
         throw new BadInputException(
-            "Cannot read table metadata " + fileName + ": missing required field '" + field + "'"
+            "Cannot read table metadata "
+                + fileName
+                + ": missing required field '"
+                + field
+                + "'"
                 + where);
       }
       return value;
@@ -213,7 +224,12 @@ public final class TableMetadataParser {
       JsonNode value = required(object, field, where);
       if (!value.isTextual()) {
         throw new BadInputException(
-            "Cannot read table metadata " + fileName + ": field '" + field + "'" + where
+            "Cannot read table metadata "
+                + fileName
+                + ": field '"
+                + field
+                + "'"
+                + where
                 + " must be a string");
       }
       return value;
@@ -223,7 +239,12 @@ public final class TableMetadataParser {
       JsonNode value = required(object, field, where);
       if (!value.isArray()) {
         throw new BadInputException(
-            "Cannot read table metadata " + fileName + ": field '" + field + "'" + where
+            "Cannot read table metadata "
+                + fileName
+                + ": field '"
+                + field
+                + "'"
+                + where
                 + " must be an array");
       }
       return value;
@@ -264,10 +285,12 @@ public final class TableMetadataParser {
       count += n;
       if (count > maxBytes) {
         throw new BadInputException(
-            "Cannot read table metadata " + fileName + ": larger than the configured limit of "
-                + maxBytes + " bytes");
+            "Cannot read table metadata "
+                + fileName
+                + ": larger than the configured limit of "
+                + maxBytes
+                + " bytes");
       }
     }
   }
-
 }

@@ -11,9 +11,9 @@ import java.util.Objects;
  * Maps source paths to replica paths by prefix. The longest matching source prefix wins, so a
  * {@code write.data.path} nested in the table location can map elsewhere than the location.
  *
- * <p>Local paths are compared in one canonical form: {@code file:/p}, {@code file:///p} and
- * {@code /p} name the same file. A mapped path takes the target prefix as it was written, followed
- * by the remainder of the source path.
+ * <p>Local paths are compared in one canonical form: {@code file:/p}, {@code file:///p} and {@code
+ * /p} name the same file. A mapped path takes the target prefix as it was written, followed by the
+ * remainder of the source path.
  */
 public final class PathMapping {
 
@@ -33,7 +33,8 @@ public final class PathMapping {
     // Longest source prefix first: the most specific mapping decides.
     sorted.sort(Comparator.comparingInt((Prefix p) -> canonical(p.source()).length()).reversed());
     this.prefixes = List.copyOf(sorted);
-    this.canonicalSources = this.prefixes.stream().map(p -> withSlash(canonical(p.source()))).toList();
+    this.canonicalSources =
+        this.prefixes.stream().map(p -> withSlash(canonical(p.source()))).toList();
   }
 
   public static PathMapping of(List<Prefix> prefixes) {
@@ -86,7 +87,9 @@ public final class PathMapping {
       }
     }
     throw new PathOutsideMappingException(
-        "Cannot map path " + sourcePath + ": it is outside every mapped source prefix "
+        "Cannot map path "
+            + sourcePath
+            + ": it is outside every mapped source prefix "
             + prefixes.stream().map(Prefix::source).toList());
   }
 

@@ -12,16 +12,17 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Every source prefix a table has written under, each with its own folder in the replica. A
- * table's {@code location} and {@code write.*.path} properties change over its life, while
- * manifests keep naming files under the old prefixes (EXISTING and DELETED entries, old
- * snapshots), so the mapping is the union of what every version declared, remembered in the
- * replica's state, never rebuilt from one version alone.
+ * Every source prefix a table has written under, each with its own folder in the replica. A table's
+ * {@code location} and {@code write.*.path} properties change over its life, while manifests keep
+ * naming files under the old prefixes (EXISTING and DELETED entries, old snapshots), so the mapping
+ * is the union of what every version declared, remembered in the replica's state, never rebuilt
+ * from one version alone.
  *
  * <p>The first location maps to the replica location. Every other prefix gets a folder of its own,
  * named deterministically from the prefix, so two source prefixes never share a replica folder:
- * {@code <replica>/data/<name>} for data paths and other locations, {@code <replica>/metadata/<name>}
- * for metadata paths. A prefix under one already mapped needs no pair of its own.
+ * {@code <replica>/data/<name>} for data paths and other locations, {@code
+ * <replica>/metadata/<name>} for metadata paths. A prefix under one already mapped needs no pair of
+ * its own.
  *
  * <p>Explicit prefixes (given by the user) come first and are not remembered. When allowed roots
  * are given, a location or write path outside every one of them is refused: a table's metadata
@@ -36,7 +37,10 @@ public final class SourcePrefixes {
   private final List<PathMapping.Prefix> learned;
 
   private SourcePrefixes(
-      String targetLocation, List<PathMapping.Prefix> explicit, List<String> allowedRoots, List<PathMapping.Prefix> learned) {
+      String targetLocation,
+      List<PathMapping.Prefix> explicit,
+      List<String> allowedRoots,
+      List<PathMapping.Prefix> learned) {
     this.targetLocation = Objects.requireNonNull(targetLocation, "targetLocation");
     this.explicit = List.copyOf(explicit);
     this.allowedRoots = List.copyOf(allowedRoots);
@@ -50,7 +54,10 @@ public final class SourcePrefixes {
    * @param remembered the pairs learned before, from the replica's state
    */
   public static SourcePrefixes of(
-      String targetLocation, List<PathMapping.Prefix> explicit, List<String> allowedRoots, List<PathMapping.Prefix> remembered) {
+      String targetLocation,
+      List<PathMapping.Prefix> explicit,
+      List<String> allowedRoots,
+      List<PathMapping.Prefix> remembered) {
     return new SourcePrefixes(targetLocation, explicit, allowedRoots, remembered);
   }
 
@@ -79,8 +86,8 @@ public final class SourcePrefixes {
 
   /**
    * As {@link #learn}, for an earlier version read only to learn what the table wrote under (a
-   * backfill, or versions skipped): a prefix outside the allowed roots is passed over, not
-   * refused; the files still named under it fail where they are named.
+   * backfill, or versions skipped): a prefix outside the allowed roots is passed over, not refused;
+   * the files still named under it fail where they are named.
    */
   public SourcePrefixes learnEarlier(TableMetadata version, String metadataFile) {
     return learn(version, metadataFile, false).learnFolderOf(metadataFile);
@@ -94,7 +101,8 @@ public final class SourcePrefixes {
       result = result.add(properties.get(property), property, metadataFile, Kind.DATA, strict);
     }
     String metadataPath = TableLayout.METADATA_PATH_PROPERTY;
-    return result.add(properties.get(metadataPath), metadataPath, metadataFile, Kind.METADATA, strict);
+    return result.add(
+        properties.get(metadataPath), metadataPath, metadataFile, Kind.METADATA, strict);
   }
 
   /**
@@ -112,13 +120,14 @@ public final class SourcePrefixes {
 
   /**
    * With the layout of replicas made before prefixes were remembered: the location to the replica
-   * location, data paths outside it to its {@code data} folder, a metadata path to its
-   * {@code metadata} folder. Keeps the files those replicas already hold where they are.
+   * location, data paths outside it to its {@code data} folder, a metadata path to its {@code
+   * metadata} folder. Keeps the files those replicas already hold where they are.
    */
   public SourcePrefixes learnFormerLayout(TableMetadata version) {
     List<PathMapping.Prefix> more = new ArrayList<>(learned);
     PathMapping current = mapping();
-    for (PathMapping.Prefix prefix : TableLayout.mapping(version, targetLocation, List.of()).prefixes()) {
+    for (PathMapping.Prefix prefix :
+        TableLayout.mapping(version, targetLocation, List.of()).prefixes()) {
       if (!current.covers(prefix.source()) && allowed(prefix.source())) {
         more.add(prefix);
       }
@@ -126,15 +135,28 @@ public final class SourcePrefixes {
     return new SourcePrefixes(targetLocation, explicit, allowedRoots, more);
   }
 
-  private enum Kind { LOCATION, DATA, METADATA }
+  private enum Kind {
+    LOCATION,
+    DATA,
+    METADATA
+  }
 
-  private SourcePrefixes add(String prefix, String declaredAs, String metadataFile, Kind kind, boolean strict) {
-    if (prefix == null || prefix.isBlank() || mapping().covers(prefix) || (!strict && !allowed(prefix))) {
+  private SourcePrefixes add(
+      String prefix, String declaredAs, String metadataFile, Kind kind, boolean strict) {
+    if (prefix == null
+        || prefix.isBlank()
+        || mapping().covers(prefix)
+        || (!strict && !allowed(prefix))) {
       return this;
     }
     if (!allowed(prefix)) {
       throw new PathOutsideMappingException(
-          "Cannot map path " + prefix + " (" + declaredAs + " in table metadata " + metadataFile
+          "Cannot map path "
+              + prefix
+              + " ("
+              + declaredAs
+              + " in table metadata "
+              + metadataFile
               + "): it is outside the mapping");
     }
     List<PathMapping.Prefix> more = new ArrayList<>(learned);
@@ -144,7 +166,11 @@ public final class SourcePrefixes {
 
   private String targetOf(String prefix, Kind kind) {
     boolean replicaLocationTaken =
-        learned.stream().anyMatch(p -> PathMapping.canonical(p.target()).equals(PathMapping.canonical(targetLocation)));
+        learned.stream()
+            .anyMatch(
+                p ->
+                    PathMapping.canonical(p.target())
+                        .equals(PathMapping.canonical(targetLocation)));
     if (kind == Kind.LOCATION && !replicaLocationTaken) {
       return targetLocation;
     }
@@ -153,17 +179,20 @@ public final class SourcePrefixes {
   }
 
   private boolean allowed(String path) {
-    return allowedRoots.isEmpty() || PathMapping.of(allowedRoots.stream().map(r -> new PathMapping.Prefix(r, r)).toList()).covers(path);
+    return allowedRoots.isEmpty()
+        || PathMapping.of(allowedRoots.stream().map(r -> new PathMapping.Prefix(r, r)).toList())
+            .covers(path);
   }
 
   /**
    * A folder name for a source prefix: its readable tail, then a hash of the whole prefix, so
-   * different prefixes never get the same name (e.g. {@code s3://b/ext/orders} →
-   * {@code b-ext-orders-88f616ca}).
+   * different prefixes never get the same name (e.g. {@code s3://b/ext/orders} → {@code
+   * b-ext-orders-88f616ca}).
    */
   static String folderName(String prefix) {
     String canonical = PathMapping.canonical(prefix).replaceAll("/+$", "");
-    String path = canonical.contains("://") ? canonical.substring(canonical.indexOf("://") + 3) : canonical;
+    String path =
+        canonical.contains("://") ? canonical.substring(canonical.indexOf("://") + 3) : canonical;
     String readable = path.replaceAll("[^A-Za-z0-9._-]+", "-").replaceAll("^[-.]+|-+$", "");
     if (readable.length() > NAME_CHARS) {
       readable = readable.substring(readable.length() - NAME_CHARS).replaceAll("^[-.]+", "");
@@ -174,7 +203,9 @@ public final class SourcePrefixes {
 
   private static String sha256(String text) {
     try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+      return HexFormat.of()
+          .formatHex(
+              MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is missing from this JVM", e);
     }

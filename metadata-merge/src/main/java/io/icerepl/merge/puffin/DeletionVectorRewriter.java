@@ -16,10 +16,10 @@ import java.util.Objects;
 import java.util.function.Function;
 
 /**
- * Rewrites a v3 deletion-vector Puffin file for a replica. Everything before the footer (magic
- * and blobs) is copied byte for byte, so the content_offset and content_size_in_bytes recorded in
- * manifests stay valid; the new footer differs only in each blob's "referenced-data-file"
- * property, mapped to the replica location, and is compressed when the source's was (same flags).
+ * Rewrites a v3 deletion-vector Puffin file for a replica. Everything before the footer (magic and
+ * blobs) is copied byte for byte, so the content_offset and content_size_in_bytes recorded in
+ * manifests stay valid; the new footer differs only in each blob's "referenced-data-file" property,
+ * mapped to the replica location, and is compressed when the source's was (same flags).
  *
  * <p>Pure: the caller's OutputStream is flushed but never closed. When an exception is thrown the
  * output holds an incomplete file and must be discarded.
@@ -80,7 +80,10 @@ public final class DeletionVectorRewriter {
         in.readFully(position, buffer, 0, step);
       } catch (IOException e) {
         throw new BadInputException(
-            "Cannot read deletion vector file " + fileName + ": " + PositionDeleteRewriter.reason(e),
+            "Cannot read deletion vector file "
+                + fileName
+                + ": "
+                + PositionDeleteRewriter.reason(e),
             e);
       }
       write(counting, buffer, 0, step, fileName);
@@ -103,7 +106,8 @@ public final class DeletionVectorRewriter {
     return new RewrittenFile(footer.fileLength(), null);
   }
 
-  private static void write(CountingOutput out, byte[] bytes, int offset, int length, String fileName) {
+  private static void write(
+      CountingOutput out, byte[] bytes, int offset, int length, String fileName) {
     try {
       out.write(bytes, offset, length);
     } catch (IOException e) {

@@ -20,10 +20,10 @@ import net.jpountz.lz4.LZ4FrameOutputStream;
 import net.jpountz.xxhash.XXHashFactory;
 
 /**
- * The footer of a Puffin file: {@code Magic FooterPayload FooterPayloadSize Flags Magic}, the
- * file starting with Magic too. Sizes are 4-byte little-endian signed ints; flags bit 0 of byte 0
- * says the payload is compressed, as a single LZ4 frame with its content size (the spec's only
- * footer codec).
+ * The footer of a Puffin file: {@code Magic FooterPayload FooterPayloadSize Flags Magic}, the file
+ * starting with Magic too. Sizes are 4-byte little-endian signed ints; flags bit 0 of byte 0 says
+ * the payload is compressed, as a single LZ4 frame with its content size (the spec's only footer
+ * codec).
  *
  * @param fileLength the whole file's length
  * @param footerStart offset of the footer's leading magic: everything before it is magic and blobs
@@ -59,7 +59,8 @@ record PuffinFooter(long fileLength, long footerStart, int flags, ObjectNode met
       int flags = little.getInt(4);
       long footerStart = length - FOOTER_STRUCT_LENGTH - (long) payloadSize - MAGIC.length;
       if (payloadSize < 0 || footerStart < MAGIC.length) {
-        throw bad(fileName, "footer payload size " + payloadSize + " does not fit in the file", null);
+        throw bad(
+            fileName, "footer payload size " + payloadSize + " does not fit in the file", null);
       }
       if ((flags & ~FOOTER_PAYLOAD_COMPRESSED) != 0) {
         throw new UnsupportedFeatureException(
@@ -93,8 +94,8 @@ record PuffinFooter(long fileLength, long footerStart, int flags, ObjectNode met
   }
 
   /**
-   * One LZ4 frame with the content size in its header, as the Puffin spec requires, and
-   * independent blocks. The pure-Java codec: the footer is small and no native code is loaded.
+   * One LZ4 frame with the content size in its header, as the Puffin spec requires, and independent
+   * blocks. The pure-Java codec: the footer is small and no native code is loaded.
    */
   private static byte[] compress(byte[] json) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(json.length / 2 + 64);
@@ -162,8 +163,12 @@ record PuffinFooter(long fileLength, long footerStart, int flags, ObjectNode met
       }
       JsonNode offset = blob.get("offset");
       JsonNode length = blob.get("length");
-      if (offset == null || !offset.canConvertToLong() || !offset.isIntegralNumber()
-          || length == null || !length.canConvertToLong() || !length.isIntegralNumber()) {
+      if (offset == null
+          || !offset.canConvertToLong()
+          || !offset.isIntegralNumber()
+          || length == null
+          || !length.canConvertToLong()
+          || !length.isIntegralNumber()) {
         throw bad(fileName, "footer blob entry lacks an integer offset or length: " + blob, null);
       }
       long start = offset.longValue();
@@ -171,8 +176,13 @@ record PuffinFooter(long fileLength, long footerStart, int flags, ObjectNode met
       if (start < MAGIC.length || size < 0 || start > footerStart - size) {
         throw bad(
             fileName,
-            "blob at offset " + start + " with length " + size + " lies outside the blob area [4, "
-                + footerStart + ")",
+            "blob at offset "
+                + start
+                + " with length "
+                + size
+                + " lies outside the blob area [4, "
+                + footerStart
+                + ")",
             null);
       }
       JsonNode properties = blob.get("properties");
@@ -183,6 +193,7 @@ record PuffinFooter(long fileLength, long footerStart, int flags, ObjectNode met
   }
 
   private static BadInputException bad(String fileName, String reason, Throwable cause) {
-    return new BadInputException("Cannot read deletion vector file " + fileName + ": " + reason, cause);
+    return new BadInputException(
+        "Cannot read deletion vector file " + fileName + ": " + reason, cause);
   }
 }

@@ -1,8 +1,8 @@
 package io.icerepl.merge.retention;
 
-import io.icerepl.merge.manifest.ManifestEntry;
 import io.icerepl.merge.copyplan.DeleteFileKinds;
 import io.icerepl.merge.copyplan.FileKind;
+import io.icerepl.merge.manifest.ManifestEntry;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -12,8 +12,8 @@ import java.util.Map;
  * manifests that no retained manifest names live.
  *
  * <p>Candidates are checked in batches of at most {@code batchSize} paths, each batch with one pass
- * over the retained manifests, so memory follows the batch size and one manifest's entries, not
- * the table's file count. A path is compared as written: manifests name files by their exact path.
+ * over the retained manifests, so memory follows the batch size and one manifest's entries, not the
+ * table's file count. A path is compared as written: manifests name files by their exact path.
  */
 final class ContentSweep {
   private final ReplicaManifests manifests;
@@ -23,7 +23,8 @@ final class ContentSweep {
   private final Map<String, FileKind> unreachable = new LinkedHashMap<>();
   private boolean retainedRead;
 
-  private ContentSweep(ReplicaManifests manifests, Collection<String> retainedManifests, int batchSize) {
+  private ContentSweep(
+      ReplicaManifests manifests, Collection<String> retainedManifests, int batchSize) {
     this.manifests = manifests;
     this.retainedManifests = retainedManifests;
     this.batchSize = batchSize;
@@ -72,9 +73,9 @@ final class ContentSweep {
 
   /**
    * Drops every batch path a retained manifest names live. A file moved by a manifest merge or
-   * rewrite is named EXISTING by a new manifest; that still counts as reached. The pass reads
-   * every retained manifest even once the batch is empty: an unreadable retained manifest means
-   * the replica is damaged, and then nothing is deleted.
+   * rewrite is named EXISTING by a new manifest; that still counts as reached. The pass reads every
+   * retained manifest even once the batch is empty: an unreadable retained manifest means the
+   * replica is damaged, and then nothing is deleted.
    */
   private void passOverRetained() {
     for (String manifest : retainedManifests) {

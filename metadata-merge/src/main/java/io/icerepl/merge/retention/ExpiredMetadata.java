@@ -24,9 +24,11 @@ import java.util.function.Predicate;
 final class ExpiredMetadata {
   private ExpiredMetadata() {}
 
-  static TableMetadata without(TableMetadata replica, Set<Long> expiredSnapshotIds, Set<String> droppedRefs) {
+  static TableMetadata without(
+      TableMetadata replica, Set<Long> expiredSnapshotIds, Set<String> droppedRefs) {
     ObjectNode json = replica.copyOfJson();
-    Predicate<JsonNode> ofExpiredSnapshot = node -> expiredSnapshotIds.contains(node.get(SNAPSHOT_ID).asLong());
+    Predicate<JsonNode> ofExpiredSnapshot =
+        node -> expiredSnapshotIds.contains(node.get(SNAPSHOT_ID).asLong());
     removeWhere(json, SNAPSHOTS, ofExpiredSnapshot);
     // Statistics of a snapshot that is gone describe nothing a reader can reach.
     removeWhere(json, STATISTICS, ofExpiredSnapshot);
@@ -43,8 +45,8 @@ final class ExpiredMetadata {
    * Drops every {@code snapshot-log} entry up to and including the last one whose snapshot the
    * table no longer holds. Time travel by timestamp picks the last entry at or before the time and
    * trusts that the table state between it and the next entry is that snapshot; an entry before a
-   * gap would answer with a snapshot that was not current then (the spec's rule, and what
-   * Iceberg's own expiry writes).
+   * gap would answer with a snapshot that was not current then (the spec's rule, and what Iceberg's
+   * own expiry writes).
    */
   private static void truncateSnapshotLog(ObjectNode json) {
     JsonNode log = json.get(SNAPSHOT_LOG);

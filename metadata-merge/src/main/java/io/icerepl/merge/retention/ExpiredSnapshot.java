@@ -11,7 +11,8 @@ import java.util.List;
  * @param manifests the v1 {@code manifests}, empty otherwise
  * @param statisticsFiles its statistics and partition statistics files
  */
-public record ExpiredSnapshot(long snapshotId, String manifestList, List<String> manifests, List<String> statisticsFiles) {
+public record ExpiredSnapshot(
+    long snapshotId, String manifestList, List<String> manifests, List<String> statisticsFiles) {
   public ExpiredSnapshot {
     manifests = List.copyOf(manifests);
     statisticsFiles = List.copyOf(statisticsFiles);

@@ -1,8 +1,8 @@
 package io.icerepl.merge.retention;
 
+import io.icerepl.merge.copyplan.FileKind;
 import io.icerepl.merge.model.Snapshot;
 import io.icerepl.merge.model.TableMetadata;
-import io.icerepl.merge.copyplan.FileKind;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashSet;
@@ -85,7 +85,9 @@ public final class ReachabilityPlanner {
     Set<String> candidateManifests = new LinkedHashSet<>();
     for (ExpiredSnapshot snapshot : expired) {
       String list = snapshot.manifestList();
-      if (list != null && !retainedLists.contains(list) && !(skipGone && manifests.gone(list))
+      if (list != null
+          && !retainedLists.contains(list)
+          && !(skipGone && manifests.gone(list))
           && candidateLists.add(list)) {
         addCandidates(manifests.manifestsOf(list), retainedManifests, candidateManifests);
       }
@@ -118,10 +120,10 @@ public final class ReachabilityPlanner {
   }
 
   /**
-   * The {@link ExpiredSnapshot} descriptor of each snapshot in {@code before} whose id is in
-   * {@code ids}, in the order {@code before} lists its snapshots: its manifest list, v1 manifests,
-   * and the {@code statistics-path} of its {@code statistics} and {@code partition-statistics}
-   * entries. Ids {@code before} does not hold are skipped: such a snapshot names no file there.
+   * The {@link ExpiredSnapshot} descriptor of each snapshot in {@code before} whose id is in {@code
+   * ids}, in the order {@code before} lists its snapshots: its manifest list, v1 manifests, and the
+   * {@code statistics-path} of its {@code statistics} and {@code partition-statistics} entries. Ids
+   * {@code before} does not hold are skipped: such a snapshot names no file there.
    */
   public static List<ExpiredSnapshot> describe(TableMetadata before, Collection<Long> ids) {
     Objects.requireNonNull(before, "before");
@@ -146,7 +148,8 @@ public final class ReachabilityPlanner {
    * The statistics files {@code before} names and {@code after} does not: those a replica commit
    * stops naming when the source replaced or removed a snapshot's statistics.
    */
-  public static List<String> statisticsFilesNoLongerNamed(TableMetadata before, TableMetadata after) {
+  public static List<String> statisticsFilesNoLongerNamed(
+      TableMetadata before, TableMetadata after) {
     Set<String> named = StatisticsFiles.all(after);
     return StatisticsFiles.all(before).stream().filter(p -> !named.contains(p)).toList();
   }
@@ -156,7 +159,8 @@ public final class ReachabilityPlanner {
    * name: no snapshot reaches them, so retention may delete them. One a later commit names again,
    * or a commit that was recorded but never published still names, stays.
    */
-  public static List<String> unnamedStatisticsFiles(Collection<String> files, TableMetadata current) {
+  public static List<String> unnamedStatisticsFiles(
+      Collection<String> files, TableMetadata current) {
     Set<String> named = StatisticsFiles.all(current);
     return new LinkedHashSet<>(files).stream().filter(p -> !named.contains(p)).toList();
   }
@@ -173,11 +177,12 @@ public final class ReachabilityPlanner {
   private static List<String> ofKind(Map<String, FileKind> files, FileKind... kinds) {
     Set<FileKind> wanted = Set.of(kinds);
     List<String> paths = new ArrayList<>();
-    files.forEach((path, kind) -> {
-      if (wanted.contains(kind)) {
-        paths.add(path);
-      }
-    });
+    files.forEach(
+        (path, kind) -> {
+          if (wanted.contains(kind)) {
+            paths.add(path);
+          }
+        });
     return paths;
   }
 }

@@ -31,15 +31,16 @@ final class ReplicaManifests {
         paths.add(entry.manifestPath());
       }
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot read manifest list " + manifestList + ": " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "Cannot read manifest list " + manifestList + ": " + e.getMessage(), e);
     }
     return paths;
   }
 
   /**
-   * Hands the live entries (ADDED, EXISTING) of one manifest to {@code action}, in file order.
-   * Only one manifest's entries are held at a time, so memory follows the largest manifest, not
-   * the table.
+   * Hands the live entries (ADDED, EXISTING) of one manifest to {@code action}, in file order. Only
+   * one manifest's entries are held at a time, so memory follows the largest manifest, not the
+   * table.
    */
   void forEachLiveFile(String manifest, Consumer<ManifestEntry> action) {
     List<ManifestEntry> files;

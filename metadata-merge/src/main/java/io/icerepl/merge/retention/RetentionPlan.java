@@ -6,14 +6,17 @@ import java.util.List;
 /**
  * What one expiry decides, before any file is touched.
  *
- * @param metadata the replica metadata without the expired snapshots and dropped refs (its
- *     {@code metadata-log} and {@code last-updated-ms} are left for the commit to set)
+ * @param metadata the replica metadata without the expired snapshots and dropped refs (its {@code
+ *     metadata-log} and {@code last-updated-ms} are left for the commit to set)
  * @param expiredSnapshotIds the snapshots removed, in the order the metadata listed them
  * @param droppedRefs the refs removed, with why
  * @param warnings things a user should know (dangling refs)
  */
 public record RetentionPlan(
-    TableMetadata metadata, List<Long> expiredSnapshotIds, List<DroppedRef> droppedRefs, List<String> warnings) {
+    TableMetadata metadata,
+    List<Long> expiredSnapshotIds,
+    List<DroppedRef> droppedRefs,
+    List<String> warnings) {
   public RetentionPlan {
     expiredSnapshotIds = List.copyOf(expiredSnapshotIds);
     droppedRefs = List.copyOf(droppedRefs);

@@ -25,14 +25,15 @@ public final class RetentionPlanner {
    * Decides what an expiry removes.
    *
    * @param replica the replica's current metadata
-   * @param tablePolicy the replicator's table-level policy for this replica (already resolved by the
-   *     caller from its configuration or the table's {@code history.expire.*} properties)
+   * @param tablePolicy the replicator's table-level policy for this replica (already resolved by
+   *     the caller from its configuration or the table's {@code history.expire.*} properties)
    * @param options this run's controls
    * @param nowMs the time ages are measured from
    * @throws IllegalArgumentException for invalid option combinations, snapshot ids that may not be
    *     expired, or refs the spec does not allow
    */
-  public static RetentionPlan plan(TableMetadata replica, RetentionPolicy tablePolicy, ExpireOptions options, long nowMs) {
+  public static RetentionPlan plan(
+      TableMetadata replica, RetentionPolicy tablePolicy, ExpireOptions options, long nowMs) {
     Objects.requireNonNull(replica, "replica");
     Objects.requireNonNull(tablePolicy, "tablePolicy");
     Objects.requireNonNull(options, "options");
@@ -50,7 +51,9 @@ public final class RetentionPlanner {
     Optional<Long> current = replica.currentSnapshotId();
     if (current.isPresent() && !snapshots.containsKey(current.get())) {
       throw new IllegalArgumentException(
-          "Cannot plan snapshot expiry: current snapshot " + current.get() + " is not in the table's snapshots");
+          "Cannot plan snapshot expiry: current snapshot "
+              + current.get()
+              + " is not in the table's snapshots");
     }
 
     List<SnapshotRef> retainedRefs = new ArrayList<>();
@@ -63,20 +66,33 @@ public final class RetentionPlanner {
           // main is never dropped, and metadata whose main names no snapshot is broken beyond
           // what an expiry may repair: refuse rather than publish it again.
           throw new IllegalArgumentException(
-              "Cannot plan snapshot expiry: ref 'main' points at snapshot " + ref.snapshotId()
+              "Cannot plan snapshot expiry: ref 'main' points at snapshot "
+                  + ref.snapshotId()
                   + ", which is not in the table's snapshots");
         }
-        droppedRefs.add(new DroppedRef(ref.name(), ref.snapshotId(), "dangling: snapshot " + ref.snapshotId() + " is gone"));
+        droppedRefs.add(
+            new DroppedRef(
+                ref.name(),
+                ref.snapshotId(),
+                "dangling: snapshot " + ref.snapshotId() + " is gone"));
         warnings.add(
-            "Dropped ref '" + ref.name() + "': it points at snapshot " + ref.snapshotId()
+            "Dropped ref '"
+                + ref.name()
+                + "': it points at snapshot "
+                + ref.snapshotId()
                 + ", which is not in the table's snapshots");
       } else if (!explicit && !ref.isMain() && tooOld(ref, snapshot, effective, nowMs)) {
         droppedRefs.add(
             new DroppedRef(
                 ref.name(),
                 ref.snapshotId(),
-                "older than max-ref-age-ms " + ref.maxRefAgeMs(effective) + " (snapshot " + ref.snapshotId()
-                    + " is " + (nowMs - snapshot.timestampMs()) + " ms old)"));
+                "older than max-ref-age-ms "
+                    + ref.maxRefAgeMs(effective)
+                    + " (snapshot "
+                    + ref.snapshotId()
+                    + " is "
+                    + (nowMs - snapshot.timestampMs())
+                    + " ms old)"));
       } else {
         retainedRefs.add(ref);
       }
@@ -107,20 +123,31 @@ public final class RetentionPlanner {
       throw new IllegalArgumentException(
           "Cannot expire snapshots: snapshot_ids cannot be combined with retention_period or retain_last");
     }
-    options.retainLast().ifPresent(n -> {
-      if (n < 1) {
-        throw new IllegalArgumentException("Cannot expire snapshots: retain_last must be at least 1, got " + n);
-      }
-    });
-    options.retentionPeriodMs().ifPresent(ms -> {
-      if (ms < 0) {
-        throw new IllegalArgumentException("Cannot expire snapshots: retention_period must not be negative, got " + ms + " ms");
-      }
-    });
+    options
+        .retainLast()
+        .ifPresent(
+            n -> {
+              if (n < 1) {
+                throw new IllegalArgumentException(
+                    "Cannot expire snapshots: retain_last must be at least 1, got " + n);
+              }
+            });
+    options
+        .retentionPeriodMs()
+        .ifPresent(
+            ms -> {
+              if (ms < 0) {
+                throw new IllegalArgumentException(
+                    "Cannot expire snapshots: retention_period must not be negative, got "
+                        + ms
+                        + " ms");
+              }
+            });
   }
 
   /** A ref other than main is dropped once its snapshot is older than its max-ref-age-ms. */
-  private static boolean tooOld(SnapshotRef ref, Snapshot snapshot, RetentionPolicy table, long nowMs) {
+  private static boolean tooOld(
+      SnapshotRef ref, Snapshot snapshot, RetentionPolicy table, long nowMs) {
     return nowMs - snapshot.timestampMs() > ref.maxRefAgeMs(table);
   }
 
@@ -147,26 +174,36 @@ public final class RetentionPlanner {
    * checked in ascending order so the error names the same one on every run.
    */
   private static Set<Long> explicitlyNamed(
-      Map<Long, Snapshot> snapshots, List<SnapshotRef> refs, Optional<Long> current, ExpireOptions options) {
+      Map<Long, Snapshot> snapshots,
+      List<SnapshotRef> refs,
+      Optional<Long> current,
+      ExpireOptions options) {
     List<SnapshotRef> byName = new ArrayList<>(refs);
     byName.sort(Comparator.comparing(SnapshotRef::name));
     for (long id : new TreeSet<>(options.snapshotIds())) {
       Snapshot snapshot = snapshots.get(id);
       if (snapshot == null) {
-        throw new IllegalArgumentException("Cannot expire snapshot " + id + ": the table has no such snapshot");
+        throw new IllegalArgumentException(
+            "Cannot expire snapshot " + id + ": the table has no such snapshot");
       }
       if (current.isPresent() && current.get() == id) {
-        throw new IllegalArgumentException("Cannot expire snapshot " + id + ": it is the current snapshot");
+        throw new IllegalArgumentException(
+            "Cannot expire snapshot " + id + ": it is the current snapshot");
       }
       for (SnapshotRef ref : byName) {
         if (ref.snapshotId() == id) {
-          throw new IllegalArgumentException("Cannot expire snapshot " + id + ": ref '" + ref.name() + "' points at it");
+          throw new IllegalArgumentException(
+              "Cannot expire snapshot " + id + ": ref '" + ref.name() + "' points at it");
         }
       }
       if (fused(snapshot, options)) {
         throw new IllegalArgumentException(
-            "Cannot expire snapshot " + id + ": its timestamp-ms " + snapshot.timestampMs()
-                + " is not before expire_before " + options.expireBeforeMs().get());
+            "Cannot expire snapshot "
+                + id
+                + ": its timestamp-ms "
+                + snapshot.timestampMs()
+                + " is not before expire_before "
+                + options.expireBeforeMs().get());
       }
     }
     return new LinkedHashSet<>(options.snapshotIds());
@@ -174,6 +211,7 @@ public final class RetentionPlanner {
 
   /** The expire_before safety fuse: a snapshot at or after it never expires. */
   private static boolean fused(Snapshot snapshot, ExpireOptions options) {
-    return options.expireBeforeMs().isPresent() && snapshot.timestampMs() >= options.expireBeforeMs().get();
+    return options.expireBeforeMs().isPresent()
+        && snapshot.timestampMs() >= options.expireBeforeMs().get();
   }
 }

@@ -17,16 +17,28 @@ public final class RetentionPolicies {
     Objects.requireNonNull(properties, "properties");
     RetentionPolicy defaults = RetentionPolicy.ICEBERG_DEFAULTS;
     long minSnapshots =
-        read(properties, RetentionPolicy.MIN_SNAPSHOTS_TO_KEEP, defaults.minSnapshotsToKeep(), 1, Integer.MAX_VALUE);
+        read(
+            properties,
+            RetentionPolicy.MIN_SNAPSHOTS_TO_KEEP,
+            defaults.minSnapshotsToKeep(),
+            1,
+            Integer.MAX_VALUE);
     long maxSnapshotAge =
-        read(properties, RetentionPolicy.MAX_SNAPSHOT_AGE_MS, defaults.maxSnapshotAgeMs(), 0, Long.MAX_VALUE);
-    long maxRefAge = read(properties, RetentionPolicy.MAX_REF_AGE_MS, defaults.maxRefAgeMs(), 0, Long.MAX_VALUE);
+        read(
+            properties,
+            RetentionPolicy.MAX_SNAPSHOT_AGE_MS,
+            defaults.maxSnapshotAgeMs(),
+            0,
+            Long.MAX_VALUE);
+    long maxRefAge =
+        read(properties, RetentionPolicy.MAX_REF_AGE_MS, defaults.maxRefAgeMs(), 0, Long.MAX_VALUE);
     return new RetentionPolicy((int) minSnapshots, maxSnapshotAge, maxRefAge);
   }
 
   // Parsed as strictly as Iceberg's PropertyUtil does (no trimming), so the replica never reads a
   // value differently from the engines that read the same table.
-  private static long read(Map<String, String> properties, String name, long fallback, long min, long max) {
+  private static long read(
+      Map<String, String> properties, String name, long fallback, long min, long max) {
     String value = properties.get(name);
     if (value == null) {
       return fallback;
@@ -47,6 +59,7 @@ public final class RetentionPolicies {
   }
 
   private static IllegalArgumentException malformed(String name, String value, String why) {
-    return new IllegalArgumentException("Cannot read table property " + name + "='" + value + "': " + why);
+    return new IllegalArgumentException(
+        "Cannot read table property " + name + "='" + value + "': " + why);
   }
 }

@@ -20,7 +20,8 @@ public record RetentionPolicy(int minSnapshotsToKeep, long maxSnapshotAgeMs, lon
 
   public RetentionPolicy {
     if (minSnapshotsToKeep < 1) {
-      throw new IllegalArgumentException("min-snapshots-to-keep must be at least 1, got " + minSnapshotsToKeep);
+      throw new IllegalArgumentException(
+          "min-snapshots-to-keep must be at least 1, got " + minSnapshotsToKeep);
     }
     if (maxSnapshotAgeMs < 0 || maxRefAgeMs < 0) {
       throw new IllegalArgumentException("ages must not be negative");

@@ -64,7 +64,9 @@ record SnapshotRef(
     boolean hasMain = refs.stream().anyMatch(SnapshotRef::isMain);
     Optional<Long> current = metadata.currentSnapshotId();
     if (!hasMain && current.isPresent()) {
-      refs.add(new SnapshotRef(MAIN, current.get(), true, Optional.empty(), Optional.empty(), Optional.empty()));
+      refs.add(
+          new SnapshotRef(
+              MAIN, current.get(), true, Optional.empty(), Optional.empty(), Optional.empty()));
     }
     return refs;
   }
@@ -78,14 +80,24 @@ record SnapshotRef(
       branch = false;
     } else {
       throw new IllegalArgumentException(
-          "Cannot read ref '" + name + "': unknown type '" + type.asText() + "' (expected branch or tag)");
+          "Cannot read ref '"
+              + name
+              + "': unknown type '"
+              + type.asText()
+              + "' (expected branch or tag)");
     }
     // The spec defines min-snapshots-to-keep and max-snapshot-age-ms for branches only: a tag has
     // no ancestors to keep, so a tag's values are ignored like Iceberg ignores them.
     Optional<Long> min = branch ? positive(name, ref, MIN_SNAPSHOTS_TO_KEEP) : Optional.empty();
     if (min.isPresent() && min.get() > Integer.MAX_VALUE) {
       throw new IllegalArgumentException(
-          "Cannot read ref '" + name + "': " + MIN_SNAPSHOTS_TO_KEEP + " " + min.get() + " is too large");
+          "Cannot read ref '"
+              + name
+              + "': "
+              + MIN_SNAPSHOTS_TO_KEEP
+              + " "
+              + min.get()
+              + " is too large");
     }
     return new SnapshotRef(
         name,
@@ -103,7 +115,12 @@ record SnapshotRef(
     }
     if (!value.canConvertToLong() || !value.isIntegralNumber() || value.asLong() <= 0) {
       throw new IllegalArgumentException(
-          "Cannot read ref '" + name + "': " + field + " must be a positive whole number, got " + value);
+          "Cannot read ref '"
+              + name
+              + "': "
+              + field
+              + " must be a positive whole number, got "
+              + value);
     }
     return Optional.of(value.asLong());
   }

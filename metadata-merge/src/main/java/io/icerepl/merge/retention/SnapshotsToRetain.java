@@ -7,7 +7,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
-/** The spec's retention policy: which snapshots the remaining refs and the table-level ages keep. */
+/**
+ * The spec's retention policy: which snapshots the remaining refs and the table-level ages keep.
+ */
 final class SnapshotsToRetain {
   private SnapshotsToRetain() {}
 
@@ -37,7 +39,8 @@ final class SnapshotsToRetain {
     // to be published, the history of a dropped branch) until the table-level age passes. Old
     // ancestors of a branch are not "unreferenced": the branch's own policy decided on them.
     for (Snapshot snapshot : snapshots.values()) {
-      if (!referenced.contains(snapshot.snapshotId()) && youngerThan(snapshot, table.maxSnapshotAgeMs(), nowMs)) {
+      if (!referenced.contains(snapshot.snapshotId())
+          && youngerThan(snapshot, table.maxSnapshotAgeMs(), nowMs)) {
         retain.add(snapshot.snapshotId());
       }
     }
@@ -66,7 +69,8 @@ final class SnapshotsToRetain {
     while (snapshot != null && visited.add(snapshot.snapshotId())) {
       position++;
       referenced.add(snapshot.snapshotId());
-      if (keeping && (position <= minSnapshotsToKeep || youngerThan(snapshot, maxSnapshotAgeMs, nowMs))) {
+      if (keeping
+          && (position <= minSnapshotsToKeep || youngerThan(snapshot, maxSnapshotAgeMs, nowMs))) {
         retain.add(snapshot.snapshotId());
       } else {
         keeping = false;

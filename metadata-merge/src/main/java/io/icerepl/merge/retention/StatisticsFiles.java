@@ -27,7 +27,9 @@ final class StatisticsFiles {
     Map<Long, Set<String>> paths = new LinkedHashMap<>();
     for (String field : List.of(STATISTICS, PARTITION_STATISTICS)) {
       for (JsonNode entry : entries(metadata, field)) {
-        paths.computeIfAbsent(snapshotId(entry, field), id -> new LinkedHashSet<>()).add(path(entry, field));
+        paths
+            .computeIfAbsent(snapshotId(entry, field), id -> new LinkedHashSet<>())
+            .add(path(entry, field));
       }
     }
     Map<Long, List<String>> result = new LinkedHashMap<>();
@@ -62,7 +64,8 @@ final class StatisticsFiles {
   private static long snapshotId(JsonNode entry, String field) {
     JsonNode id = entry.get(SNAPSHOT_ID);
     if (id == null || !id.canConvertToLong()) {
-      throw new BadInputException("Cannot read " + field + " entry: it has no numeric " + SNAPSHOT_ID);
+      throw new BadInputException(
+          "Cannot read " + field + " entry: it has no numeric " + SNAPSHOT_ID);
     }
     return id.asLong();
   }

@@ -32,7 +32,12 @@ public record UnreachableFiles(
     java.util.LinkedHashSet<String> statistics = new java.util.LinkedHashSet<>(statisticsFiles);
     statistics.addAll(more);
     return new UnreachableFiles(
-        dataFiles, positionDeleteFiles, equalityDeleteFiles, manifests, manifestLists, List.copyOf(statistics));
+        dataFiles,
+        positionDeleteFiles,
+        equalityDeleteFiles,
+        manifests,
+        manifestLists,
+        List.copyOf(statistics));
   }
 
   /** Everything, in a safe deletion order: contents first, then what names them. */

@@ -37,11 +37,17 @@ public record ReplicaState(
   }
 
   public ReplicaState(
-      Set<Long> expiredSnapshotIds, Map<String, Long> droppedRefs, List<ExpiredSnapshot> pendingDeletes, LastCommit lastCommit) {
+      Set<Long> expiredSnapshotIds,
+      Map<String, Long> droppedRefs,
+      List<ExpiredSnapshot> pendingDeletes,
+      LastCommit lastCommit) {
     this(expiredSnapshotIds, droppedRefs, pendingDeletes, lastCommit, List.of(), List.of());
   }
 
-  public ReplicaState(Set<Long> expiredSnapshotIds, Map<String, Long> droppedRefs, List<ExpiredSnapshot> pendingDeletes) {
+  public ReplicaState(
+      Set<Long> expiredSnapshotIds,
+      Map<String, Long> droppedRefs,
+      List<ExpiredSnapshot> pendingDeletes) {
     this(expiredSnapshotIds, droppedRefs, pendingDeletes, null);
   }
 
@@ -52,21 +58,33 @@ public record ReplicaState(
   /** The same state with another retention record, the last commit kept. */
   public ReplicaState withRetention(
       Set<Long> expired, Map<String, Long> dropped, List<ExpiredSnapshot> pending) {
-    return new ReplicaState(expired, dropped, pending, lastCommit, sourcePrefixes, replacedStatisticsFiles);
+    return new ReplicaState(
+        expired, dropped, pending, lastCommit, sourcePrefixes, replacedStatisticsFiles);
   }
 
   public ReplicaState withLastCommit(LastCommit commit) {
     return new ReplicaState(
-        expiredSnapshotIds, droppedRefs, pendingDeletes, commit, sourcePrefixes, replacedStatisticsFiles);
+        expiredSnapshotIds,
+        droppedRefs,
+        pendingDeletes,
+        commit,
+        sourcePrefixes,
+        replacedStatisticsFiles);
   }
 
   public ReplicaState withSourcePrefixes(List<PathMapping.Prefix> prefixes) {
     return new ReplicaState(
-        expiredSnapshotIds, droppedRefs, pendingDeletes, lastCommit, prefixes, replacedStatisticsFiles);
+        expiredSnapshotIds,
+        droppedRefs,
+        pendingDeletes,
+        lastCommit,
+        prefixes,
+        replacedStatisticsFiles);
   }
 
   public ReplicaState withReplacedStatisticsFiles(List<String> files) {
-    return new ReplicaState(expiredSnapshotIds, droppedRefs, pendingDeletes, lastCommit, sourcePrefixes, files);
+    return new ReplicaState(
+        expiredSnapshotIds, droppedRefs, pendingDeletes, lastCommit, sourcePrefixes, files);
   }
 
   /**

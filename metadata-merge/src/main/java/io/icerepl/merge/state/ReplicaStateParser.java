@@ -70,7 +70,9 @@ public final class ReplicaStateParser {
     }
     if (!state.sourcePrefixes().isEmpty()) {
       ArrayNode prefixes = json.putArray(SOURCE_PREFIXES);
-      state.sourcePrefixes().forEach(p -> prefixes.addObject().put(SOURCE, p.source()).put(TARGET, p.target()));
+      state
+          .sourcePrefixes()
+          .forEach(p -> prefixes.addObject().put(SOURCE, p.source()).put(TARGET, p.target()));
     }
     try {
       return MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(json);
@@ -87,18 +89,26 @@ public final class ReplicaStateParser {
       throw new BadInputException("Cannot read replica state " + fileName + ": malformed JSON", e);
     }
     if (json == null || !json.isObject() || !json.has(STATE_VERSION)) {
-      throw new BadInputException("Cannot read replica state " + fileName + ": missing " + STATE_VERSION);
+      throw new BadInputException(
+          "Cannot read replica state " + fileName + ": missing " + STATE_VERSION);
     }
     int version = json.get(STATE_VERSION).asInt();
     if (version != VERSION) {
       throw new BadInputException(
-          "Cannot read replica state " + fileName + ": state-version " + version
-              + " is newer than this replicator understands (" + VERSION + ")");
+          "Cannot read replica state "
+              + fileName
+              + ": state-version "
+              + version
+              + " is newer than this replicator understands ("
+              + VERSION
+              + ")");
     }
     Set<Long> ids = new TreeSet<>();
     json.path(EXPIRED_SNAPSHOT_IDS).forEach(n -> ids.add(n.asLong()));
     Map<String, Long> refs = new LinkedHashMap<>();
-    json.path(DROPPED_REFS).fields().forEachRemaining(e -> refs.put(e.getKey(), e.getValue().asLong()));
+    json.path(DROPPED_REFS)
+        .fields()
+        .forEachRemaining(e -> refs.put(e.getKey(), e.getValue().asLong()));
     List<ExpiredSnapshot> pending = new ArrayList<>();
     for (JsonNode node : json.path(PENDING_DELETES)) {
       List<String> manifests = new ArrayList<>();
@@ -108,7 +118,10 @@ public final class ReplicaStateParser {
       JsonNode list = node.get(MANIFEST_LIST);
       pending.add(
           new ExpiredSnapshot(
-              node.get(SNAPSHOT_ID).asLong(), list == null ? null : list.asText(), manifests, statistics));
+              node.get(SNAPSHOT_ID).asLong(),
+              list == null ? null : list.asText(),
+              manifests,
+              statistics));
     }
     ReplicaState.LastCommit lastCommit = null;
     JsonNode commit = json.get(LAST_COMMIT);
@@ -116,7 +129,8 @@ public final class ReplicaStateParser {
       JsonNode previous = commit.get(PREVIOUS_TOKEN);
       lastCommit =
           new ReplicaState.LastCommit(
-              commit.path(VERSION_FIELD).asLong(), commit.path(TOKEN).asText(),
+              commit.path(VERSION_FIELD).asLong(),
+              commit.path(TOKEN).asText(),
               previous == null || previous.isNull() ? null : previous.asText());
     }
     // absent from the state of replicas made before prefixes were kept
@@ -124,7 +138,14 @@ public final class ReplicaStateParser {
     for (JsonNode node : json.path(SOURCE_PREFIXES)) {
       if (!node.path(SOURCE).isTextual() || !node.path(TARGET).isTextual()) {
         throw new BadInputException(
-            "Cannot read replica state " + fileName + ": a " + SOURCE_PREFIXES + " entry lacks its " + SOURCE + " or " + TARGET);
+            "Cannot read replica state "
+                + fileName
+                + ": a "
+                + SOURCE_PREFIXES
+                + " entry lacks its "
+                + SOURCE
+                + " or "
+                + TARGET);
       }
       prefixes.add(new PathMapping.Prefix(node.get(SOURCE).asText(), node.get(TARGET).asText()));
     }

@@ -63,7 +63,8 @@ class AvroPositionDeleteRewriteTest {
     return deletes;
   }
 
-  private Path writeDeletes(String name, List<PositionDelete<Record>> deletes, Map<String, String> props)
+  private Path writeDeletes(
+      String name, List<PositionDelete<Record>> deletes, Map<String, String> props)
       throws IOException {
     Path file = dir.resolve(name);
     PositionDeleteWriter<Record> writer =
@@ -128,7 +129,8 @@ class AvroPositionDeleteRewriteTest {
   @ValueSource(strings = {"gzip", "zstd", "snappy", "uncompressed"})
   void codecSchemaAndUserMetadataAreKept(String codec) throws IOException {
     Path source =
-        writeDeletes("deletes.avro", deletes(50), Map.of(TableProperties.DELETE_AVRO_COMPRESSION, codec));
+        writeDeletes(
+            "deletes.avro", deletes(50), Map.of(TableProperties.DELETE_AVRO_COMPRESSION, codec));
 
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     rewrite(source, out);
@@ -268,5 +270,4 @@ class AvroPositionDeleteRewriteTest {
         .hasMessageContaining("not-deletes.avro")
         .hasMessageContaining("file_path");
   }
-
 }

@@ -65,7 +65,8 @@ class OrcPositionDeleteRewriteTest {
     for (String name : List.of("00000-a.orc", "00001-b.orc", "00002-c.orc")) {
       for (int i = 0; i < perFile; i++) {
         deletes.add(
-            DeleteFixtures.positionDelete(table.location() + "/data/" + name, (long) i * 3 + 1, null));
+            DeleteFixtures.positionDelete(
+                table.location() + "/data/" + name, (long) i * 3 + 1, null));
       }
     }
     return deletes;
@@ -154,7 +155,8 @@ class OrcPositionDeleteRewriteTest {
     }
     // Iceberg's own metrics, as a manifest would record them, read the same bounds.
     Metrics metrics =
-        OrcMetrics.fromInputFile(Files.localInput(replica.toFile()), MetricsConfig.forPositionDelete());
+        OrcMetrics.fromInputFile(
+            Files.localInput(replica.toFile()), MetricsConfig.forPositionDelete());
     assertThat(string(metrics.lowerBounds().get(FILE_PATH_ID))).isEqualTo(first);
     assertThat(string(metrics.upperBounds().get(FILE_PATH_ID))).isEqualTo(last);
   }
@@ -166,8 +168,7 @@ class OrcPositionDeleteRewriteTest {
   @ParameterizedTest
   @ValueSource(strings = {"zlib", "zstd", "snappy", "none"})
   void schemaWithIcebergIdsCompressionAndUserMetadataAreKept(String codec) throws IOException {
-    Path source =
-        writeDeletes(deletes(100), Map.of(TableProperties.DELETE_ORC_COMPRESSION, codec));
+    Path source = writeDeletes(deletes(100), Map.of(TableProperties.DELETE_ORC_COMPRESSION, codec));
     Path replica = rewrite(source, new ByteArrayOutputStream());
 
     try (Reader before = orc(source);
@@ -182,7 +183,9 @@ class OrcPositionDeleteRewriteTest {
       assertThat(after.getCompressionSize()).isEqualTo(before.getCompressionSize());
       assertThat(after.getFileVersion()).isEqualTo(before.getFileVersion());
       assertThat(after.getRowIndexStride()).isEqualTo(before.getRowIndexStride());
-      assertThat(userMetadata(after)).containsKey("replication-test").isEqualTo(userMetadata(before));
+      assertThat(userMetadata(after))
+          .containsKey("replication-test")
+          .isEqualTo(userMetadata(before));
     }
   }
 
@@ -210,8 +213,7 @@ class OrcPositionDeleteRewriteTest {
   void returnedLengthIsTheBytesWrittenSplitOffsetsAreTheStripeStartsAndDescribeAgrees()
       throws IOException {
     Path source =
-        writeDeletes(
-            deletes(30000), Map.of(TableProperties.DELETE_ORC_STRIPE_SIZE_BYTES, "65536"));
+        writeDeletes(deletes(30000), Map.of(TableProperties.DELETE_ORC_STRIPE_SIZE_BYTES, "65536"));
     DeleteFixtures.TrackingOutput out = new DeleteFixtures.TrackingOutput();
     RewrittenFile result =
         PositionDeleteRewriter.rewrite(
@@ -238,7 +240,10 @@ class OrcPositionDeleteRewriteTest {
     assertThatThrownBy(
             () ->
                 PositionDeleteRewriter.rewrite(
-                    "ORC", DeleteFixtures.input(source), new ByteArrayOutputStream(), "d.orc",
+                    "ORC",
+                    DeleteFixtures.input(source),
+                    new ByteArrayOutputStream(),
+                    "d.orc",
                     mapping::map))
         .isInstanceOf(PathOutsideMappingException.class)
         .hasMessageContaining("s3://elsewhere/data/x.orc");

@@ -19,16 +19,8 @@ import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.Files;
 import org.apache.iceberg.MetricsConfig;
-import org.apache.iceberg.SchemaParser;
-import org.apache.iceberg.parquet.ParquetSchemaUtil;
-import org.apache.parquet.example.data.Group;
-import org.apache.parquet.example.data.simple.SimpleGroupFactory;
-import org.apache.parquet.hadoop.ParquetWriter;
-import org.apache.parquet.hadoop.example.ExampleParquetWriter;
-import org.apache.parquet.hadoop.metadata.CompressionCodecName;
-import org.apache.parquet.io.LocalOutputFile;
-import org.apache.parquet.schema.MessageType;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.SchemaParser;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.data.GenericRecord;
@@ -39,14 +31,22 @@ import org.apache.iceberg.deletes.PositionDeleteWriter;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.DeleteSchemaUtil;
 import org.apache.iceberg.parquet.Parquet;
+import org.apache.iceberg.parquet.ParquetSchemaUtil;
 import org.apache.iceberg.parquet.ParquetUtil;
 import org.apache.parquet.column.statistics.Statistics;
+import org.apache.parquet.example.data.Group;
+import org.apache.parquet.example.data.simple.SimpleGroupFactory;
 import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.hadoop.example.ExampleParquetWriter;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.io.LocalInputFile;
+import org.apache.parquet.io.LocalOutputFile;
 import org.apache.parquet.io.api.Binary;
+import org.apache.parquet.schema.MessageType;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -100,7 +100,8 @@ class ParquetPositionDeleteRewriteTest {
    * Writes position deletes with Iceberg's writer. Iceberg 1.12 no longer writes the deleted row,
    * so files with rows come from {@link #writeDeletesWithRows}.
    */
-  private Path writeDeletes(String name, List<PositionDelete<Record>> deletes, Map<String, String> props)
+  private Path writeDeletes(
+      String name, List<PositionDelete<Record>> deletes, Map<String, String> props)
       throws IOException {
     Path file = dir.resolve(name);
     // not forTable(table): in 1.12 it sets a row schema, which the position writer now rejects
@@ -122,12 +123,12 @@ class ParquetPositionDeleteRewriteTest {
   }
 
   /**
-   * A position delete file with the optional row struct, as Iceberg before 1.12 could write it:
-   * the Iceberg position delete schema converted to Parquet (field ids included) and the
-   * iceberg.schema key, written with parquet-hadoop's example writer.
+   * A position delete file with the optional row struct, as Iceberg before 1.12 could write it: the
+   * Iceberg position delete schema converted to Parquet (field ids included) and the iceberg.schema
+   * key, written with parquet-hadoop's example writer.
    */
-  private Path writeDeletesWithRows(String name, List<PositionDelete<Record>> deletes, List<Record> rows)
-      throws IOException {
+  private Path writeDeletesWithRows(
+      String name, List<PositionDelete<Record>> deletes, List<Record> rows) throws IOException {
     Path file = dir.resolve(name);
     Schema icebergSchema = DeleteSchemaUtil.posDeleteReadSchema(DeleteFixtures.TABLE_SCHEMA);
     MessageType type = ParquetSchemaUtil.convert(icebergSchema, "table");
@@ -136,7 +137,11 @@ class ParquetPositionDeleteRewriteTest {
             .withType(type)
             .withCompressionCodec(CompressionCodecName.GZIP)
             .withExtraMetaData(
-                Map.of("iceberg.schema", SchemaParser.toJson(icebergSchema), "replication-test", "kept"))
+                Map.of(
+                    "iceberg.schema",
+                    SchemaParser.toJson(icebergSchema),
+                    "replication-test",
+                    "kept"))
             .build()) {
       SimpleGroupFactory groups = new SimpleGroupFactory(type);
       for (int i = 0; i < deletes.size(); i++) {
@@ -181,7 +186,11 @@ class ParquetPositionDeleteRewriteTest {
 
   private RewrittenFile rewrite(Path source, ByteArrayOutputStream out) throws IOException {
     return PositionDeleteRewriter.rewrite(
-        "PARQUET", DeleteFixtures.input(source), out, source.getFileName().toString(), mapping::map);
+        "PARQUET",
+        DeleteFixtures.input(source),
+        out,
+        source.getFileName().toString(),
+        mapping::map);
   }
 
   @Test
@@ -344,7 +353,9 @@ class ParquetPositionDeleteRewriteTest {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     PositionDeleteRewriter.rewrite(
         "parquet", DeleteFixtures.input(source), out, "deletes.parquet", mapping::map);
-    assertThat(readWithIceberg(DeleteFixtures.save(dir, "r.parquet", out), DeleteSchemaUtil.pathPosSchema()))
+    assertThat(
+            readWithIceberg(
+                DeleteFixtures.save(dir, "r.parquet", out), DeleteSchemaUtil.pathPosSchema()))
         .hasSize(15);
   }
 

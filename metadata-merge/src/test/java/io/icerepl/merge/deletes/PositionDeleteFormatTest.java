@@ -8,7 +8,8 @@ import java.io.ByteArrayOutputStream;
 import org.junit.jupiter.api.Test;
 
 class PositionDeleteFormatTest {
-  private static final ByteArraySeekableInput ANY = new ByteArraySeekableInput(new byte[] {1, 2, 3});
+  private static final ByteArraySeekableInput ANY =
+      new ByteArraySeekableInput(new byte[] {1, 2, 3});
 
   @Test
   void unknownFileFormatIsBadInput() {

@@ -36,8 +36,7 @@ class SeekableInputFileTest {
       ByteBuffer direct = ByteBuffer.allocateDirect(3);
       stream.readFully(direct);
       direct.flip();
-      assertThat(new byte[] {direct.get(), direct.get(), direct.get()})
-          .containsExactly(12, 13, 14);
+      assertThat(new byte[] {direct.get(), direct.get(), direct.get()}).containsExactly(12, 13, 14);
       ByteBuffer heap = ByteBuffer.allocate(10);
       heap.position(4);
       assertThat(stream.read(heap)).isEqualTo(3);

@@ -37,8 +37,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The Parquet and ORC rewriters run on the class path the service ships, which leaves most of
- * Hadoop's dependencies out: they run here in a class loader holding only this module's classes
- * and its runtime dependencies, without the test libraries that bring Hadoop's login classes.
+ * Hadoop's dependencies out: they run here in a class loader holding only this module's classes and
+ * its runtime dependencies, without the test libraries that bring Hadoop's login classes.
  */
 class ShippedClassPathRewriteTest {
   private static final String SOURCE = "s3://source-bucket/warehouse/db/tbl";
@@ -76,8 +76,7 @@ class ShippedClassPathRewriteTest {
     try (URLClassLoader shipped = shippedClassLoader()) {
       assertThatThrownBy(
               () ->
-                  shipped.loadClass(
-                      "org.apache.hadoop.security.authentication.util.KerberosName"))
+                  shipped.loadClass("org.apache.hadoop.security.authentication.util.KerberosName"))
           .isInstanceOf(ClassNotFoundException.class);
     }
   }
@@ -117,7 +116,8 @@ class ShippedClassPathRewriteTest {
         format == FileFormat.PARQUET
             ? Parquet.read(in)
                 .project(schema)
-                .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(schema, fileSchema))
+                .createReaderFunc(
+                    fileSchema -> GenericParquetReaders.buildReader(schema, fileSchema))
                 .build()
             : ORC.read(in)
                 .project(schema)
@@ -128,8 +128,8 @@ class ShippedClassPathRewriteTest {
     return records;
   }
 
-  private static void rewriteIn(
-      ClassLoader loader, String format, byte[] deletes, OutputStream out) throws Exception {
+  private static void rewriteIn(ClassLoader loader, String format, byte[] deletes, OutputStream out)
+      throws Exception {
     Class<?> inputType = loader.loadClass(SeekableInput.class.getName());
     Object input =
         loader

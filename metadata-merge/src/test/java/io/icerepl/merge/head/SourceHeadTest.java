@@ -11,23 +11,37 @@ import org.junit.jupiter.api.Test;
 class SourceHeadTest {
   @Test
   void versionHintWinsAndReadersLookPastIt() {
-    List<String> names = List.of("v1.metadata.json", "v2.metadata.json", "v3.metadata.json", "version-hint.text", "v2.metadata.json.crc");
+    List<String> names =
+        List.of(
+            "v1.metadata.json",
+            "v2.metadata.json",
+            "v3.metadata.json",
+            "version-hint.text",
+            "v2.metadata.json.crc");
     assertThat(SourceHead.resolve("m", names, Optional.of("2"))).contains("v3.metadata.json");
   }
 
   @Test
   void withoutHintTheSingleNewestVersionWins() {
-    List<String> names = List.of("00001-a.metadata.json", "00002-b.gz.metadata.json", "00010-c.metadata.json.gz", "snap-1.avro");
-    assertThat(SourceHead.resolve("m", names, Optional.empty())).contains("00010-c.metadata.json.gz");
+    List<String> names =
+        List.of(
+            "00001-a.metadata.json",
+            "00002-b.gz.metadata.json",
+            "00010-c.metadata.json.gz",
+            "snap-1.avro");
+    assertThat(SourceHead.resolve("m", names, Optional.empty()))
+        .contains("00010-c.metadata.json.gz");
   }
 
   @Test
   void twoFilesWithTheNewestVersionAreAmbiguous() {
-    List<String> names = List.of("00001-a.metadata.json", "00002-b.metadata.json", "00002-c.metadata.json");
+    List<String> names =
+        List.of("00001-a.metadata.json", "00002-b.metadata.json", "00002-c.metadata.json");
     assertThatThrownBy(() -> SourceHead.resolve("s3://b/t/metadata", names, Optional.empty()))
         .isInstanceOf(SourceHead.AmbiguousHeadException.class)
-        .hasMessage("Cannot resolve the current metadata of s3://b/t/metadata: version 2 is held by more than one file"
-            + " [00002-b.metadata.json, 00002-c.metadata.json]; waiting for a later version to name one of them in its metadata-log");
+        .hasMessage(
+            "Cannot resolve the current metadata of s3://b/t/metadata: version 2 is held by more than one file"
+                + " [00002-b.metadata.json, 00002-c.metadata.json]; waiting for a later version to name one of them in its metadata-log");
   }
 
   @Test
@@ -50,7 +64,8 @@ class SourceHeadTest {
   private static final long NOW = 1_000_000L;
   private static final long SETTLE = 5_000L;
 
-  private static SourceHead.Resolution resolveAt(Optional<String> hint, SourceHead.Listed... files) {
+  private static SourceHead.Resolution resolveAt(
+      Optional<String> hint, SourceHead.Listed... files) {
     return SourceHead.resolve("m", List.of(files), hint, NOW, SETTLE);
   }
 
@@ -96,20 +111,32 @@ class SourceHeadTest {
 
   @Test
   void onlyUnsettledFilesMakeTheTableWait() {
-    assertThatThrownBy(() -> resolveAt(Optional.empty(), new SourceHead.Listed("00000-a.metadata.json", NOW - 10)))
+    assertThatThrownBy(
+            () ->
+                resolveAt(
+                    Optional.empty(), new SourceHead.Listed("00000-a.metadata.json", NOW - 10)))
         .isInstanceOf(SourceHead.UnsettledHeadException.class)
-        .hasMessage("Cannot resolve the current metadata of m: its metadata files [00000-a.metadata.json] were"
-            + " written less than 5000 ms ago; waiting for them to settle");
+        .hasMessage(
+            "Cannot resolve the current metadata of m: its metadata files [00000-a.metadata.json] were"
+                + " written less than 5000 ms ago; waiting for them to settle");
     assertThat(new SourceHead.UnsettledHeadException("x").retryable()).isTrue();
   }
 
   @Test
   void hadoopStyleFilesAndVersionHintsNeedNoSettling() {
-    assertThat(resolveAt(Optional.empty(), new SourceHead.Listed("v1.metadata.json", NOW - 60_000),
-            new SourceHead.Listed("v2.metadata.json", NOW)).head())
+    assertThat(
+            resolveAt(
+                    Optional.empty(),
+                    new SourceHead.Listed("v1.metadata.json", NOW - 60_000),
+                    new SourceHead.Listed("v2.metadata.json", NOW))
+                .head())
         .contains("v2.metadata.json");
-    assertThat(resolveAt(Optional.of("00002-b.metadata.json"), new SourceHead.Listed("00001-a.metadata.json", NOW - 60_000),
-            new SourceHead.Listed("00002-b.metadata.json", NOW)).head())
+    assertThat(
+            resolveAt(
+                    Optional.of("00002-b.metadata.json"),
+                    new SourceHead.Listed("00001-a.metadata.json", NOW - 60_000),
+                    new SourceHead.Listed("00002-b.metadata.json", NOW))
+                .head())
         .contains("00002-b.metadata.json");
   }
 

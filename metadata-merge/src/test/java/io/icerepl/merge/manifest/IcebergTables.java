@@ -1,7 +1,7 @@
 package io.icerepl.merge.manifest;
 
-import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.deletes.RewrittenFile;
+import io.icerepl.merge.path.PathMapping;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -40,8 +40,8 @@ import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
 
 /**
- * Real Iceberg tables written by the Iceberg library, with data files, deleted entries and (v2,
- * v3) delete files, for round trips through the rewriters. Files named in manifests do not exist.
+ * Real Iceberg tables written by the Iceberg library, with data files, deleted entries and (v2, v3)
+ * delete files, for round trips through the rewriters. Files named in manifests do not exist.
  */
 final class IcebergTables {
 
@@ -106,9 +106,7 @@ final class IcebergTables {
     props.put("format-version", Integer.toString(formatVersion));
     String source = "file:" + dir.resolve("source");
     String replica = "file:" + dir.resolve("replica");
-    Table table =
-        new HadoopTables(new Configuration())
-            .create(SCHEMA, SPEC, props, source);
+    Table table = new HadoopTables(new Configuration()).create(SCHEMA, SPEC, props, source);
     String lookalike = source + "/not-a-path";
 
     DataFile dataA = dataFile(source + "/data/a.parquet", lookalike, List.of(4L, 1000L));
@@ -182,7 +180,17 @@ final class IcebergTables {
       delta.commit();
     }
     return new Fixture(
-        formatVersion, table, source, replica, dataA, dataB, dataC, single, range, escaping, eq,
+        formatVersion,
+        table,
+        source,
+        replica,
+        dataA,
+        dataB,
+        dataC,
+        single,
+        range,
+        escaping,
+        eq,
         dv);
   }
 
@@ -290,8 +298,8 @@ final class IcebergTables {
   record Replica(Snapshot snapshot, Map<String, Long> manifestLengths, FileIO io) {}
 
   /**
-   * Rewrites every manifest of the snapshot and its manifest list to the replica location on
-   * disk, and returns the replica snapshot as Iceberg parses it.
+   * Rewrites every manifest of the snapshot and its manifest list to the replica location on disk,
+   * and returns the replica snapshot as Iceberg parses it.
    */
   static Replica replicate(
       Fixture fixture, Snapshot snapshot, Function<String, RewrittenFile> rewrittenDeleteFiles) {
@@ -308,7 +316,9 @@ final class IcebergTables {
     for (ManifestFile manifest : snapshot.allManifests(io)) {
       byte[] rewritten =
           rewriteManifest(
-              bytes(manifest.path()), fileName(manifest.path()), mapping::map,
+              bytes(manifest.path()),
+              fileName(manifest.path()),
+              mapping::map,
               rewrittenDeleteFiles);
       write(mapping.map(manifest.path()), rewritten);
       lengths.put(manifest.path(), (long) rewritten.length);
@@ -335,7 +345,8 @@ final class IcebergTables {
   // ---------------------------------------------------------------- raw Avro views
 
   /** The Avro container's records, schema and metadata, read with plain Avro. */
-  record AvroView(org.apache.avro.Schema schema, Map<String, String> meta, List<GenericRecord> records) {}
+  record AvroView(
+      org.apache.avro.Schema schema, Map<String, String> meta, List<GenericRecord> records) {}
 
   static AvroView avro(byte[] bytes) {
     try (DataFileStream<GenericRecord> stream =

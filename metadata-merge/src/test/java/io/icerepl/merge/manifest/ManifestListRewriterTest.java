@@ -6,12 +6,12 @@ import static io.icerepl.merge.manifest.IcebergTables.fileName;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.icerepl.merge.manifest.IcebergTables.AvroView;
-import io.icerepl.merge.manifest.IcebergTables.Fixture;
-import io.icerepl.merge.manifest.IcebergTables.Replica;
 import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.error.PathOutsideMappingException;
 import io.icerepl.merge.error.UnsupportedFeatureException;
+import io.icerepl.merge.manifest.IcebergTables.AvroView;
+import io.icerepl.merge.manifest.IcebergTables.Fixture;
+import io.icerepl.merge.manifest.IcebergTables.Replica;
 import io.icerepl.merge.path.PathMapping;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -126,8 +126,7 @@ class ManifestListRewriterTest {
     assertThat(after.meta())
         .containsEntry("format-version", Integer.toString(formatVersion))
         .containsEntry("snapshot-id", Long.toString(fixture.current().snapshotId()))
-        .containsEntry(
-            "parent-snapshot-id", Long.toString(fixture.current().parentId()))
+        .containsEntry("parent-snapshot-id", Long.toString(fixture.current().parentId()))
         .containsKey("avro.codec");
     if (formatVersion >= 2) {
       assertThat(after.meta()).containsKey("sequence-number");
@@ -196,8 +195,7 @@ class ManifestListRewriterTest {
     byte[] truncated = Arrays.copyOf(input, input.length - 20);
     String name = fileName(fixture.current().manifestListLocation());
 
-    assertThatThrownBy(
-            () -> ManifestListRewriter.read(new ByteArrayInputStream(truncated), name))
+    assertThatThrownBy(() -> ManifestListRewriter.read(new ByteArrayInputStream(truncated), name))
         .isInstanceOf(BadInputException.class)
         .hasMessageStartingWith("Cannot read manifest list " + name + ": ");
     assertThatThrownBy(
@@ -246,7 +244,9 @@ class ManifestListRewriterTest {
     row.put("manifest_length", 5L);
 
     assertThatThrownBy(
-            () -> ManifestListRewriter.read(new ByteArrayInputStream(avroFile(schema, row)), "x.avro"))
+            () ->
+                ManifestListRewriter.read(
+                    new ByteArrayInputStream(avroFile(schema, row)), "x.avro"))
         .isInstanceOf(BadInputException.class)
         .hasMessage("Cannot read manifest list x.avro: it has no manifest_path field");
   }
@@ -301,7 +301,8 @@ class ManifestListRewriterTest {
     row.put("manifest_path", "s3://b/t/metadata/m1.avro");
     row.put("manifest_length", 77L);
 
-    assertThat(ManifestListRewriter.read(new ByteArrayInputStream(avroFile(schema, row)), "v1.avro"))
+    assertThat(
+            ManifestListRewriter.read(new ByteArrayInputStream(avroFile(schema, row)), "v1.avro"))
         .containsExactly(new ManifestListEntry("s3://b/t/metadata/m1.avro", 77L, 0, -1L));
   }
 

@@ -11,13 +11,13 @@ import static io.icerepl.merge.manifest.IcebergTables.string;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.icerepl.merge.deletes.RewrittenFile;
+import io.icerepl.merge.error.BadInputException;
+import io.icerepl.merge.error.PathOutsideMappingException;
 import io.icerepl.merge.manifest.IcebergTables.AvroView;
 import io.icerepl.merge.manifest.IcebergTables.Fixture;
 import io.icerepl.merge.manifest.IcebergTables.Replica;
-import io.icerepl.merge.error.BadInputException;
-import io.icerepl.merge.error.PathOutsideMappingException;
 import io.icerepl.merge.path.PathMapping;
-import io.icerepl.merge.deletes.RewrittenFile;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -94,7 +94,9 @@ class ManifestRewriterTest {
         ManifestRewriter.readLiveFiles(
             new ByteArrayInputStream(bytes(withDeleted.path())), "m.avro");
 
-    assertThat(live).extracting(ManifestEntry::filePath).containsExactly(fixture.dataB().location());
+    assertThat(live)
+        .extracting(ManifestEntry::filePath)
+        .containsExactly(fixture.dataB().location());
     assertThat(live).extracting(ManifestEntry::status).containsExactly(0); // EXISTING
     assertThat(statusByPath(avro(bytes(withDeleted.path()))))
         .containsEntry(fixture.dataA().location(), 2);
@@ -112,8 +114,7 @@ class ManifestRewriterTest {
         .contains(
             new ManifestEntry(
                 1, 1, fixture.dvB().location(), "PUFFIN", 180, fixture.dataB().location()),
-            new ManifestEntry(
-                1, 2, fixture.eqDelete().location(), "PARQUET", 321, null));
+            new ManifestEntry(1, 2, fixture.eqDelete().location(), "PARQUET", 321, null));
   }
 
   // ------------------------------------------------------------------ rewrite: paths
@@ -132,7 +133,8 @@ class ManifestRewriterTest {
         .containsEntry(fixture.mapping().map(fixture.dataA().location()), 2)
         .containsEntry(fixture.mapping().map(fixture.dataB().location()), 0)
         .hasSize(2);
-    assertThat(statuses.keySet()).allSatisfy(p -> assertThat(p).startsWith(fixture.replicaLocation()));
+    assertThat(statuses.keySet())
+        .allSatisfy(p -> assertThat(p).startsWith(fixture.replicaLocation()));
   }
 
   @ParameterizedTest(name = "format v{0}")
@@ -150,7 +152,8 @@ class ManifestRewriterTest {
     String data = fixture.replicaLocation() + "/data/";
     for (ContentFile<?> file : files) {
       assertThat(file.location()).startsWith(data);
-      if (file instanceof DeleteFile delete && delete.content() != org.apache.iceberg.FileContent.EQUALITY_DELETES) {
+      if (file instanceof DeleteFile delete
+          && delete.content() != org.apache.iceberg.FileContent.EQUALITY_DELETES) {
         // what readers use to pair a file-scoped delete with its data file
         String referenced = ContentFileUtil.referencedDataFileLocation(delete);
         if (referenced != null) {
@@ -221,24 +224,25 @@ class ManifestRewriterTest {
     String source = "file:" + dir.resolve("source");
     String writePath = "file:" + dir.resolve("source2") + "/data";
     String replica = "file:" + dir.resolve("replica");
-    PathMapping mapping =
-        PathMapping.of(source, replica).with(writePath, replica + "/data");
+    PathMapping mapping = PathMapping.of(source, replica).with(writePath, replica + "/data");
     Table table =
         new org.apache.iceberg.hadoop.HadoopTables(new org.apache.hadoop.conf.Configuration())
-            .create(IcebergTables.SCHEMA, IcebergTables.SPEC, Map.of("format-version", "2"), source);
+            .create(
+                IcebergTables.SCHEMA, IcebergTables.SPEC, Map.of("format-version", "2"), source);
     DataFile z = IcebergTables.dataFile(source + "/data/z.parquet", "x", null);
     DataFile a = IcebergTables.dataFile(writePath + "/a.parquet", "x", null);
     table.newAppend().appendFile(z).appendFile(a).commit();
     DeleteFile both =
-        IcebergTables.positionDeletes(z, source + "/data/pos-both.parquet", z.location(), a.location(), null);
+        IcebergTables.positionDeletes(
+            z, source + "/data/pos-both.parquet", z.location(), a.location(), null);
     DeleteFile onlyA =
-        IcebergTables.positionDeletes(a, source + "/data/pos-a.parquet", a.location(), a.location(), null);
+        IcebergTables.positionDeletes(
+            a, source + "/data/pos-a.parquet", a.location(), a.location(), null);
     table.newRowDelta().addDeletes(both).addDeletes(onlyA).commit();
     assertThat(z.location()).isLessThan(a.location());
     assertThat(mapping.map(z.location())).isGreaterThan(mapping.map(a.location()));
 
-    Replica copy =
-        IcebergTables.replicate(table.io(), table.currentSnapshot(), mapping, p -> null);
+    Replica copy = IcebergTables.replicate(table.io(), table.currentSnapshot(), mapping, p -> null);
 
     Map<String, DeleteFile> deletes = new HashMap<>();
     for (ManifestFile manifest : copy.snapshot().deleteManifests(copy.io())) {
@@ -248,8 +252,12 @@ class ManifestRewriterTest {
       }
     }
     DeleteFile replicaBoth = deletes.get(mapping.map(both.location()));
-    assertThat(replicaBoth.lowerBounds()).doesNotContainKey(DELETE_FILE_PATH).containsKey(DELETE_POS);
-    assertThat(replicaBoth.upperBounds()).doesNotContainKey(DELETE_FILE_PATH).containsKey(DELETE_POS);
+    assertThat(replicaBoth.lowerBounds())
+        .doesNotContainKey(DELETE_FILE_PATH)
+        .containsKey(DELETE_POS);
+    assertThat(replicaBoth.upperBounds())
+        .doesNotContainKey(DELETE_FILE_PATH)
+        .containsKey(DELETE_POS);
     DeleteFile replicaOnlyA = deletes.get(mapping.map(onlyA.location()));
     assertThat(string(replicaOnlyA.lowerBounds().get(DELETE_FILE_PATH)))
         .isEqualTo(mapping.map(a.location()));
@@ -305,8 +313,7 @@ class ManifestRewriterTest {
 
   @ParameterizedTest(name = "format v{0}")
   @ValueSource(ints = {1, 2, 3})
-  void userColumnBoundsAndPartitionValuesThatContainTheSourcePrefixAreUnchanged(
-      int formatVersion) {
+  void userColumnBoundsAndPartitionValuesThatContainTheSourcePrefixAreUnchanged(int formatVersion) {
     Fixture fixture = IcebergTables.create(dir, formatVersion);
 
     Replica replica = IcebergTables.replicate(fixture, fixture.current(), p -> null);
@@ -334,7 +341,8 @@ class ManifestRewriterTest {
   void rewrittenDeleteFilesGetTheirNewSizeAndSplitOffsetsAndNoOtherFileChanges() {
     Fixture fixture = IcebergTables.create(dir, 2);
     Map<String, RewrittenFile> rewritten = new HashMap<>();
-    rewritten.put(fixture.posDeleteSingleFile().location(), new RewrittenFile(999, List.of(4L, 500L)));
+    rewritten.put(
+        fixture.posDeleteSingleFile().location(), new RewrittenFile(999, List.of(4L, 500L)));
     rewritten.put(fixture.posDeleteRange().location(), new RewrittenFile(777, null));
 
     Replica replica = IcebergTables.replicate(fixture, fixture.current(), rewritten::get);
@@ -343,13 +351,15 @@ class ManifestRewriterTest {
     for (ManifestFile manifest : replica.snapshot().allManifests(replica.io())) {
       files.addAll(icebergFiles(manifest, replica.io(), fixture));
     }
-    DeleteFile single = find(files, fixture.mapping().map(fixture.posDeleteSingleFile().location()));
+    DeleteFile single =
+        find(files, fixture.mapping().map(fixture.posDeleteSingleFile().location()));
     assertThat(single.fileSizeInBytes()).isEqualTo(999);
     assertThat(single.splitOffsets()).containsExactly(4L, 500L);
     DeleteFile range = find(files, fixture.mapping().map(fixture.posDeleteRange().location()));
     assertThat(range.fileSizeInBytes()).isEqualTo(777);
     assertThat(range.splitOffsets()).isNull();
-    DeleteFile escaping = find(files, fixture.mapping().map(fixture.posDeleteEscaping().location()));
+    DeleteFile escaping =
+        find(files, fixture.mapping().map(fixture.posDeleteEscaping().location()));
     assertThat(escaping.fileSizeInBytes()).isEqualTo(555);
     DeleteFile eq = find(files, fixture.mapping().map(fixture.eqDelete().location()));
     assertThat(eq.fileSizeInBytes()).isEqualTo(321);
@@ -371,7 +381,9 @@ class ManifestRewriterTest {
         };
 
     AvroView after =
-        avro(rewriteManifest(bytes(withDeleted.path()), "m.avro", fixture.mapping()::map, everything));
+        avro(
+            rewriteManifest(
+                bytes(withDeleted.path()), "m.avro", fixture.mapping()::map, everything));
 
     assertThat(asked).containsExactly(fixture.dataB().location());
     for (GenericRecord entry : after.records()) {
@@ -400,7 +412,8 @@ class ManifestRewriterTest {
           .containsKeys("schema", "partition-spec", "partition-spec-id", "avro.codec");
       if (formatVersion >= 2) {
         assertThat(after.meta())
-            .containsEntry("content", manifest.content() == ManifestContent.DATA ? "data" : "deletes");
+            .containsEntry(
+                "content", manifest.content() == ManifestContent.DATA ? "data" : "deletes");
       }
       assertThat(after.records()).hasSameSizeAs(before.records());
     }
@@ -534,8 +547,8 @@ class ManifestRewriterTest {
    * snapshot: the source metadata with only that snapshot's manifest list replaced by the
    * replica's, opened as a static table.
    */
-  private Map<String, List<String>> plannedDeletes(Table source, Replica replica, String replicaList)
-      throws IOException {
+  private Map<String, List<String>> plannedDeletes(
+      Table source, Replica replica, String replicaList) throws IOException {
     String json =
         org.apache.iceberg.TableMetadataParser.toJson(
                 ((org.apache.iceberg.HasTableOperations) source).operations().current())

@@ -63,7 +63,10 @@ final class MetadataJson {
     addSnapshot(id, parent, timestampMs);
     json.put("current-snapshot-id", id);
     json.with("refs").putObject("main").put("snapshot-id", id).put("type", "branch");
-    json.withArray("snapshot-log").addObject().put("timestamp-ms", timestampMs).put("snapshot-id", id);
+    json.withArray("snapshot-log")
+        .addObject()
+        .put("timestamp-ms", timestampMs)
+        .put("snapshot-id", id);
     json.put("last-updated-ms", timestampMs);
     return this;
   }
@@ -112,7 +115,10 @@ final class MetadataJson {
   }
 
   MetadataJson logMetadataFile(long timestampMs, String file) {
-    json.withArray("metadata-log").addObject().put("timestamp-ms", timestampMs).put("metadata-file", file);
+    json.withArray("metadata-log")
+        .addObject()
+        .put("timestamp-ms", timestampMs)
+        .put("metadata-file", file);
     return this;
   }
 

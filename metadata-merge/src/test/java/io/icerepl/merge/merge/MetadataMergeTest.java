@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.icerepl.merge.copyplan.FileKind;
 import io.icerepl.merge.error.ConflictException;
 import io.icerepl.merge.error.PathOutsideMappingException;
 import io.icerepl.merge.error.UnsupportedFeatureException;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.path.TableLayout;
-import io.icerepl.merge.copyplan.FileKind;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -26,7 +26,8 @@ class MetadataMergeTest {
     return merge(source, replica, now, Set.of());
   }
 
-  private static MergeResult merge(MetadataJson source, TableMetadata replica, long now, Set<Long> expired) {
+  private static MergeResult merge(
+      MetadataJson source, TableMetadata replica, long now, Set<Long> expired) {
     TableMetadata metadata = source.build();
     MergeRequest.Builder request =
         MergeRequest.builder()
@@ -44,7 +45,8 @@ class MetadataMergeTest {
   @ParameterizedTest
   @ValueSource(ints = {1, 2, 3})
   void backfillKeepsSnapshotsAsTheyAreExceptPaths(int formatVersion) {
-    MetadataJson source = MetadataJson.table(formatVersion, SRC).commit(1, null, 100).commit(2, 1L, 200);
+    MetadataJson source =
+        MetadataJson.table(formatVersion, SRC).commit(1, null, 100).commit(2, 1L, 200);
     source.json.put("unknown-future-field", "kept");
 
     MergeResult result = merge(source, null, 5_000);
@@ -56,11 +58,15 @@ class MetadataMergeTest {
     JsonNode snapshot = out.get("snapshots").get(1);
     JsonNode original = source.json.get("snapshots").get(1);
     assertThat(snapshot.get("manifest-list").asText()).isEqualTo(DST + "/metadata/snap-2.avro");
-    for (String field : List.of("snapshot-id", "parent-snapshot-id", "timestamp-ms", "summary", "schema-id")) {
+    for (String field :
+        List.of("snapshot-id", "parent-snapshot-id", "timestamp-ms", "summary", "schema-id")) {
       assertThat(snapshot.get(field)).as(field).isEqualTo(original.get(field));
     }
-    assertThat(result.addedSnapshots()).extracting(MergeResult.AddedSnapshot::snapshotId).containsExactly(1L, 2L);
-    assertThat(result.addedSnapshots().get(1).sourceManifestList()).isEqualTo(SRC + "/metadata/snap-2.avro");
+    assertThat(result.addedSnapshots())
+        .extracting(MergeResult.AddedSnapshot::snapshotId)
+        .containsExactly(1L, 2L);
+    assertThat(result.addedSnapshots().get(1).sourceManifestList())
+        .isEqualTo(SRC + "/metadata/snap-2.avro");
     assertThat(out.get("metadata-log")).isEmpty();
     assertThat(out.get("last-updated-ms").asLong()).isEqualTo(5_000);
     if (formatVersion == 1) {
@@ -77,8 +83,12 @@ class MetadataMergeTest {
     source.commit(3, 2L, 400).dropSnapshot(1);
     MergeResult result = merge(source, replica, 500);
 
-    assertThat(result.metadata().snapshots()).extracting(s -> s.snapshotId()).containsExactly(1L, 2L, 3L);
-    assertThat(result.addedSnapshots()).extracting(MergeResult.AddedSnapshot::snapshotId).containsExactly(3L);
+    assertThat(result.metadata().snapshots())
+        .extracting(s -> s.snapshotId())
+        .containsExactly(1L, 2L, 3L);
+    assertThat(result.addedSnapshots())
+        .extracting(MergeResult.AddedSnapshot::snapshotId)
+        .containsExactly(3L);
     assertThat(result.metadata().snapshotLog())
         .extracting(TableMetadata.SnapshotLogEntry::snapshotId)
         .containsExactly(1L, 2L, 3L);
@@ -90,7 +100,12 @@ class MetadataMergeTest {
     TableMetadata replica = merge(source, null, 300).metadata();
     // rollback to 1: the source logs 1 again, after 2
     source.json.put("current-snapshot-id", 1);
-    source.json.withArray("snapshot-log").addObject().put("timestamp-ms", 250).put("snapshot-id", 1);
+    source
+        .json
+        .withArray("snapshot-log")
+        .addObject()
+        .put("timestamp-ms", 250)
+        .put("snapshot-id", 1);
 
     MergeResult result = merge(source, replica, 400);
 
@@ -103,11 +118,14 @@ class MetadataMergeTest {
 
   @Test
   void snapshotLogDropsEntriesUpToOneWhoseSnapshotTheReplicaDoesNotHold() {
-    MetadataJson source = MetadataJson.table(2, SRC).commit(1, null, 100).commit(2, 1L, 200).commit(3, 2L, 300);
+    MetadataJson source =
+        MetadataJson.table(2, SRC).commit(1, null, 100).commit(2, 1L, 200).commit(3, 2L, 300);
     // the replica's retention expired snapshot 2 earlier: it stays expired
     MergeResult result = merge(source, null, 400, Set.of(2L));
 
-    assertThat(result.metadata().snapshots()).extracting(s -> s.snapshotId()).containsExactly(1L, 3L);
+    assertThat(result.metadata().snapshots())
+        .extracting(s -> s.snapshotId())
+        .containsExactly(1L, 3L);
     assertThat(result.metadata().snapshotLog())
         .containsExactly(new TableMetadata.SnapshotLogEntry(300, 3));
   }
@@ -120,7 +138,9 @@ class MetadataMergeTest {
 
     MergeResult result = merge(source, null, 400, Set.of(1L));
 
-    assertThat(result.addedSnapshots()).extracting(MergeResult.AddedSnapshot::snapshotId).contains(1L);
+    assertThat(result.addedSnapshots())
+        .extracting(MergeResult.AddedSnapshot::snapshotId)
+        .contains(1L);
   }
 
   @Test
@@ -132,7 +152,9 @@ class MetadataMergeTest {
     assertThatThrownBy(() -> merge(source, replica, 400))
         .isInstanceOf(ConflictException.class)
         .hasMessage(
-            "Cannot merge schema 0 of table metadata " + SRC + "/metadata/v9.metadata.json: the replica"
+            "Cannot merge schema 0 of table metadata "
+                + SRC
+                + "/metadata/v9.metadata.json: the replica"
                 + " holds a different schema with the same schema-id (the id was reused); replicas keep"
                 + " old snapshots that need the old one");
   }
@@ -141,8 +163,14 @@ class MetadataMergeTest {
   void reusedSpecIdWithDifferentContentIsAConflict() {
     MetadataJson source = MetadataJson.table(2, SRC).commit(1, null, 100);
     TableMetadata replica = merge(source, null, 300).metadata();
-    ((com.fasterxml.jackson.databind.node.ObjectNode) source.json.withArray("partition-specs").get(0)).withArray("fields").addObject()
-        .put("name", "id_bucket").put("transform", "bucket[4]").put("source-id", 1).put("field-id", 1000);
+    ((com.fasterxml.jackson.databind.node.ObjectNode)
+            source.json.withArray("partition-specs").get(0))
+        .withArray("fields")
+        .addObject()
+        .put("name", "id_bucket")
+        .put("transform", "bucket[4]")
+        .put("source-id", 1)
+        .put("field-id", 1000);
 
     assertThatThrownBy(() -> merge(source, replica, 400))
         .isInstanceOf(ConflictException.class)
@@ -156,34 +184,53 @@ class MetadataMergeTest {
     com.fasterxml.jackson.databind.node.ObjectNode schema =
         (com.fasterxml.jackson.databind.node.ObjectNode) source.json.withArray("schemas").get(0);
     schema.putArray("identifier-field-ids");
-    ((com.fasterxml.jackson.databind.node.ObjectNode) schema.get("fields").get(0)).putNull("doc").put("type", "LONG");
-    ((com.fasterxml.jackson.databind.node.ObjectNode) source.json.withArray("sort-orders").get(0)).putNull("unknown");
+    ((com.fasterxml.jackson.databind.node.ObjectNode) schema.get("fields").get(0))
+        .putNull("doc")
+        .put("type", "LONG");
+    ((com.fasterxml.jackson.databind.node.ObjectNode) source.json.withArray("sort-orders").get(0))
+        .putNull("unknown");
 
     MergeResult result = merge(source, replica, 400);
 
     assertThat(result.metadata().json().get("schemas")).isEqualTo(replica.json().get("schemas"));
-    assertThat(result.metadata().json().get("sort-orders")).isEqualTo(replica.json().get("sort-orders"));
+    assertThat(result.metadata().json().get("sort-orders"))
+        .isEqualTo(replica.json().get("sort-orders"));
   }
 
   @Test
   void v1MetadataFromBeforeIceberg011GetsTheListsReadersDerive() {
     MetadataJson source = MetadataJson.table(1, SRC).commit(1, null, 100);
     for (String field :
-        List.of("schemas", "current-schema-id", "partition-specs", "default-spec-id", "last-partition-id",
-            "sort-orders", "default-sort-order-id")) {
+        List.of(
+            "schemas",
+            "current-schema-id",
+            "partition-specs",
+            "default-spec-id",
+            "last-partition-id",
+            "sort-orders",
+            "default-sort-order-id")) {
       source.json.remove(field);
     }
-    ((com.fasterxml.jackson.databind.node.ObjectNode) source.json.get("schema")).remove("schema-id");
-    source.json.putArray("partition-spec").addObject().put("name", "id").put("transform", "identity").put("source-id", 1);
+    ((com.fasterxml.jackson.databind.node.ObjectNode) source.json.get("schema"))
+        .remove("schema-id");
+    source
+        .json
+        .putArray("partition-spec")
+        .addObject()
+        .put("name", "id")
+        .put("transform", "identity")
+        .put("source-id", 1);
 
     JsonNode out = merge(source, null, 300).metadata().json();
 
     assertThat(out.get("schemas")).hasSize(1);
     assertThat(out.get("schemas").get(0).get("schema-id").asInt()).isZero();
-    assertThat(out.get("schemas").get(0).get("fields")).isEqualTo(source.json.get("schema").get("fields"));
+    assertThat(out.get("schemas").get(0).get("fields"))
+        .isEqualTo(source.json.get("schema").get("fields"));
     assertThat(out.get("current-schema-id").asInt()).isZero();
     assertThat(out.get("partition-specs").toString())
-        .isEqualTo("[{\"spec-id\":0,\"fields\":[{\"name\":\"id\",\"transform\":\"identity\",\"source-id\":1,\"field-id\":1000}]}]");
+        .isEqualTo(
+            "[{\"spec-id\":0,\"fields\":[{\"name\":\"id\",\"transform\":\"identity\",\"source-id\":1,\"field-id\":1000}]}]");
     assertThat(out.get("default-spec-id").asInt()).isZero();
     assertThat(out.get("last-partition-id").asInt()).isEqualTo(1000);
     assertThat(out.get("sort-orders").toString()).isEqualTo("[{\"order-id\":0,\"fields\":[]}]");
@@ -213,7 +260,9 @@ class MetadataMergeTest {
 
     MergeResult result = merge(source, replica, 400);
 
-    assertThat(result.metadata().json().get("schemas")).extracting(s -> s.get("schema-id").asInt()).containsExactly(0, 1);
+    assertThat(result.metadata().json().get("schemas"))
+        .extracting(s -> s.get("schema-id").asInt())
+        .containsExactly(0, 1);
     assertThat(result.metadata().json().get("current-schema-id").asInt()).isEqualTo(1);
   }
 
@@ -225,7 +274,9 @@ class MetadataMergeTest {
 
     assertThatThrownBy(() -> merge(source, replica, 400))
         .isInstanceOf(ConflictException.class)
-        .hasMessageContaining("its table-uuid 00000000-0000-0000-0000-000000000000 differs from the replica's " + MetadataJson.UUID);
+        .hasMessageContaining(
+            "its table-uuid 00000000-0000-0000-0000-000000000000 differs from the replica's "
+                + MetadataJson.UUID);
   }
 
   @Test
@@ -236,17 +287,26 @@ class MetadataMergeTest {
 
     assertThatThrownBy(() -> merge(source, replica, 400))
         .isInstanceOf(ConflictException.class)
-        .hasMessageContaining("its last-sequence-number 1 is lower than the replica's 2; the source was rewound");
+        .hasMessageContaining(
+            "its last-sequence-number 1 is lower than the replica's 2; the source was rewound");
   }
 
   @Test
   void encryptedTablesAreRefused() {
     MetadataJson source = MetadataJson.table(3, SRC).commit(1, null, 100);
-    source.json.putArray("encryption-keys").addObject().put("key-id", "k1").put("encrypted-key-metadata", "AAAA");
+    source
+        .json
+        .putArray("encryption-keys")
+        .addObject()
+        .put("key-id", "k1")
+        .put("encrypted-key-metadata", "AAAA");
 
     assertThatThrownBy(() -> merge(source, null, 400))
         .isInstanceOf(UnsupportedFeatureException.class)
-        .hasMessage("Cannot replicate table metadata " + SRC + "/metadata/v9.metadata.json: encrypted tables are not supported");
+        .hasMessage(
+            "Cannot replicate table metadata "
+                + SRC
+                + "/metadata/v9.metadata.json: encrypted tables are not supported");
   }
 
   @Test
@@ -270,7 +330,8 @@ class MetadataMergeTest {
   @Test
   void aManifestListOutsideTheMappingIsAnError() {
     MetadataJson source = MetadataJson.table(2, SRC).commit(1, null, 100);
-    ((com.fasterxml.jackson.databind.node.ObjectNode) source.json.withArray("snapshots").get(0)).put("manifest-list", "s3://elsewhere/snap-1.avro");
+    ((com.fasterxml.jackson.databind.node.ObjectNode) source.json.withArray("snapshots").get(0))
+        .put("manifest-list", "s3://elsewhere/snap-1.avro");
 
     assertThatThrownBy(() -> merge(source, null, 300))
         .isInstanceOf(PathOutsideMappingException.class)
@@ -295,56 +356,94 @@ class MetadataMergeTest {
     TableMetadata replica = merge(source, null, 20_000).metadata();
 
     // a clock behind both: the merge keeps the latest
-    assertThat(merge(source.copy().commit(2, 1L, 15_000), replica, 1_000).metadata().lastUpdatedMs()).isEqualTo(20_000);
-    assertThat(merge(source.copy().commit(2, 1L, 30_000), replica, 1_000).metadata().lastUpdatedMs()).isEqualTo(30_000);
+    assertThat(
+            merge(source.copy().commit(2, 1L, 15_000), replica, 1_000).metadata().lastUpdatedMs())
+        .isEqualTo(20_000);
+    assertThat(
+            merge(source.copy().commit(2, 1L, 30_000), replica, 1_000).metadata().lastUpdatedMs())
+        .isEqualTo(30_000);
   }
 
   @Test
   void statisticsOfKeptSnapshotsAreMergedAndCopied() {
     MetadataJson source = MetadataJson.table(2, SRC).commit(1, null, 100).commit(2, 1L, 200);
-    source.json.putArray("statistics").addObject()
-        .put("snapshot-id", 1).put("statistics-path", SRC + "/metadata/stats-1.puffin")
-        .put("file-size-in-bytes", 42).put("file-footer-size-in-bytes", 10).putArray("blob-metadata");
+    source
+        .json
+        .putArray("statistics")
+        .addObject()
+        .put("snapshot-id", 1)
+        .put("statistics-path", SRC + "/metadata/stats-1.puffin")
+        .put("file-size-in-bytes", 42)
+        .put("file-footer-size-in-bytes", 10)
+        .putArray("blob-metadata");
     TableMetadata replica = merge(source, null, 300).metadata();
     source.dropSnapshot(1);
-    source.json.putArray("statistics").addObject()
-        .put("snapshot-id", 2).put("statistics-path", SRC + "/metadata/stats-2.puffin")
-        .put("file-size-in-bytes", 43).put("file-footer-size-in-bytes", 10).putArray("blob-metadata");
+    source
+        .json
+        .putArray("statistics")
+        .addObject()
+        .put("snapshot-id", 2)
+        .put("statistics-path", SRC + "/metadata/stats-2.puffin")
+        .put("file-size-in-bytes", 43)
+        .put("file-footer-size-in-bytes", 10)
+        .putArray("blob-metadata");
 
     MergeResult result = merge(source, replica, 400);
 
     List<String> paths = new ArrayList<>();
-    result.metadata().json().get("statistics").forEach(n -> paths.add(n.get("statistics-path").asText()));
-    assertThat(paths).containsExactly(DST + "/metadata/stats-1.puffin", DST + "/metadata/stats-2.puffin");
+    result
+        .metadata()
+        .json()
+        .get("statistics")
+        .forEach(n -> paths.add(n.get("statistics-path").asText()));
+    assertThat(paths)
+        .containsExactly(DST + "/metadata/stats-1.puffin", DST + "/metadata/stats-2.puffin");
     assertThat(result.statisticsFiles())
         .singleElement()
-        .satisfies(f -> {
-          assertThat(f.kind()).isEqualTo(FileKind.STATISTICS);
-          assertThat(f.source()).isEqualTo(SRC + "/metadata/stats-2.puffin");
-          assertThat(f.expectedSize()).isEqualTo(43);
-        });
+        .satisfies(
+            f -> {
+              assertThat(f.kind()).isEqualTo(FileKind.STATISTICS);
+              assertThat(f.source()).isEqualTo(SRC + "/metadata/stats-2.puffin");
+              assertThat(f.expectedSize()).isEqualTo(43);
+            });
   }
 
   @Test
   void statisticsTheSourceRemovedOrReplacedForASnapshotItHoldsFollowTheSource() {
     MetadataJson source = MetadataJson.table(2, SRC).commit(1, null, 100).commit(2, 1L, 200);
     var statistics = source.json.putArray("partition-statistics");
-    statistics.addObject().put("snapshot-id", 1).put("statistics-path", SRC + "/metadata/partition-stats-1.parquet")
+    statistics
+        .addObject()
+        .put("snapshot-id", 1)
+        .put("statistics-path", SRC + "/metadata/partition-stats-1.parquet")
         .put("file-size-in-bytes", 42);
-    statistics.addObject().put("snapshot-id", 2).put("statistics-path", SRC + "/metadata/partition-stats-2.parquet")
+    statistics
+        .addObject()
+        .put("snapshot-id", 2)
+        .put("statistics-path", SRC + "/metadata/partition-stats-2.parquet")
         .put("file-size-in-bytes", 43);
     TableMetadata replica = merge(source, null, 300).metadata();
     // removed for snapshot 1, replaced for snapshot 2
-    source.json.putArray("partition-statistics").addObject()
-        .put("snapshot-id", 2).put("statistics-path", SRC + "/metadata/partition-stats-2b.parquet")
+    source
+        .json
+        .putArray("partition-statistics")
+        .addObject()
+        .put("snapshot-id", 2)
+        .put("statistics-path", SRC + "/metadata/partition-stats-2b.parquet")
         .put("file-size-in-bytes", 44);
 
     MergeResult result = merge(source, replica, 400);
 
     List<String> paths = new ArrayList<>();
-    result.metadata().json().get("partition-statistics").forEach(n -> paths.add(n.get("statistics-path").asText()));
+    result
+        .metadata()
+        .json()
+        .get("partition-statistics")
+        .forEach(n -> paths.add(n.get("statistics-path").asText()));
     assertThat(paths).containsExactly(DST + "/metadata/partition-stats-2b.parquet");
-    assertThat(result.statisticsFiles()).extracting(f -> f.source()).containsExactly(SRC + "/metadata/partition-stats-2b.parquet");
+    assertThat(result.statisticsFiles())
+        .extracting(f -> f.source())
+        .containsExactly(SRC + "/metadata/partition-stats-2b.parquet");
   }
 
   @Test
@@ -352,12 +451,16 @@ class MetadataMergeTest {
     MetadataJson source = MetadataJson.table(1, SRC).commit(1, null, 100);
     var snapshot = source.json.withArray("snapshots").get(0);
     ((com.fasterxml.jackson.databind.node.ObjectNode) snapshot).remove("manifest-list");
-    ((com.fasterxml.jackson.databind.node.ObjectNode) snapshot).putArray("manifests").add(SRC + "/metadata/m1.avro");
+    ((com.fasterxml.jackson.databind.node.ObjectNode) snapshot)
+        .putArray("manifests")
+        .add(SRC + "/metadata/m1.avro");
 
     MergeResult result = merge(source, null, 300);
 
-    assertThat(result.metadata().snapshots().get(0).manifests()).containsExactly(DST + "/metadata/m1.avro");
-    assertThat(result.addedSnapshots().get(0).sourceManifests()).containsExactly(SRC + "/metadata/m1.avro");
+    assertThat(result.metadata().snapshots().get(0).manifests())
+        .containsExactly(DST + "/metadata/m1.avro");
+    assertThat(result.addedSnapshots().get(0).sourceManifests())
+        .containsExactly(SRC + "/metadata/m1.avro");
   }
 
   @Test
@@ -380,19 +483,27 @@ class MetadataMergeTest {
 
     source.json.with("refs").with("audit").put("snapshot-id", 2);
     metadata = source.build();
-    MergeResult moved = MetadataMerge.merge(request.source(metadata, SRC + "/metadata/v10.metadata.json").build());
+    MergeResult moved =
+        MetadataMerge.merge(request.source(metadata, SRC + "/metadata/v10.metadata.json").build());
     assertThat(moved.metadata().refs()).containsEntry("audit", 2L);
   }
 
   @Test
   void refsAreCarriedFromTheSource() {
     MetadataJson source = MetadataJson.table(2, SRC).commit(1, null, 100).commit(2, 1L, 200);
-    source.json.with("refs").putObject("audit").put("snapshot-id", 1).put("type", "tag").put("max-ref-age-ms", 1000);
+    source
+        .json
+        .with("refs")
+        .putObject("audit")
+        .put("snapshot-id", 1)
+        .put("type", "tag")
+        .put("max-ref-age-ms", 1000);
 
     MergeResult result = merge(source, null, 300);
 
     assertThat(result.metadata().refs()).containsEntry("audit", 1L).containsEntry("main", 2L);
-    assertThat(result.metadata().json().get("refs").get("audit").get("max-ref-age-ms").asLong()).isEqualTo(1000);
+    assertThat(result.metadata().json().get("refs").get("audit").get("max-ref-age-ms").asLong())
+        .isEqualTo(1000);
   }
 
   @Test
@@ -412,7 +523,10 @@ class MetadataMergeTest {
   @Test
   void mappingUsesTheLongestPrefix() {
     PathMapping mapping =
-        PathMapping.of(List.of(new PathMapping.Prefix("s3://a/t", "s3://b/t"), new PathMapping.Prefix("s3://a/t/data", "s3://c/d")));
+        PathMapping.of(
+            List.of(
+                new PathMapping.Prefix("s3://a/t", "s3://b/t"),
+                new PathMapping.Prefix("s3://a/t/data", "s3://c/d")));
     assertThat(mapping.map("s3://a/t/data/x.parquet")).isEqualTo("s3://c/d/x.parquet");
     assertThat(mapping.map("s3://a/t/metadata/x.avro")).isEqualTo("s3://b/t/metadata/x.avro");
   }

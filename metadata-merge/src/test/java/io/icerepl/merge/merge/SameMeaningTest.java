@@ -49,21 +49,28 @@ class SameMeaningTest {
   @Test
   void nullOptionalFieldsMeanAbsentOnes() {
     String withNulls =
-        JAVA_SCHEMA.replace("\"name\":\"id\",", "\"name\":\"id\",\"doc\":null,\"initial-default\":null,\"write-default\":null,");
+        JAVA_SCHEMA.replace(
+            "\"name\":\"id\",",
+            "\"name\":\"id\",\"doc\":null,\"initial-default\":null,\"write-default\":null,");
     assertThat(SameMeaning.schemas(json(JAVA_SCHEMA), json(withNulls))).isTrue();
   }
 
   @Test
   void identifierFieldIdsAreASet() {
-    String a = JAVA_SCHEMA.replace("\"schema-id\":1,", "\"schema-id\":1,\"identifier-field-ids\":[1,2],");
-    String b = JAVA_SCHEMA.replace("\"schema-id\":1,", "\"schema-id\":1,\"identifier-field-ids\":[2,1],");
+    String a =
+        JAVA_SCHEMA.replace("\"schema-id\":1,", "\"schema-id\":1,\"identifier-field-ids\":[1,2],");
+    String b =
+        JAVA_SCHEMA.replace("\"schema-id\":1,", "\"schema-id\":1,\"identifier-field-ids\":[2,1],");
     assertThat(SameMeaning.schemas(json(a), json(b))).isTrue();
     assertThat(SameMeaning.schemas(json(a), json(JAVA_SCHEMA))).isFalse();
   }
 
   @Test
   void primitiveTypeNamesAreReadCaseInsensitively() {
-    assertThat(SameMeaning.schemas(json(JAVA_SCHEMA), json(JAVA_SCHEMA.replace("\"long\"", "\"LONG\"")))).isTrue();
+    assertThat(
+            SameMeaning.schemas(
+                json(JAVA_SCHEMA), json(JAVA_SCHEMA.replace("\"long\"", "\"LONG\""))))
+        .isTrue();
   }
 
   @ParameterizedTest

@@ -20,39 +20,80 @@ class VersionSequenceTest {
 
   @Test
   void backfillAppliesOnlyTheHead() {
-    assertThat(VersionSequence.toApply(headWithLog(5).build(), M + "v5.metadata.json", Optional.empty(), Optional.empty(), false))
+    assertThat(
+            VersionSequence.toApply(
+                headWithLog(5).build(),
+                M + "v5.metadata.json",
+                Optional.empty(),
+                Optional.empty(),
+                false))
         .containsExactly(M + "v5.metadata.json");
   }
 
   @Test
   void appliesEveryVersionAfterTheLastReplicatedInOrder() {
-    assertThat(VersionSequence.toApply(headWithLog(5).build(), M + "v5.metadata.json", Optional.of("/src/metadata/v2.metadata.json"), Optional.of(20L), false))
+    assertThat(
+            VersionSequence.toApply(
+                headWithLog(5).build(),
+                M + "v5.metadata.json",
+                Optional.of("/src/metadata/v2.metadata.json"),
+                Optional.of(20L),
+                false))
         .containsExactly(M + "v3.metadata.json", M + "v4.metadata.json", M + "v5.metadata.json");
   }
 
   @Test
   void coalesceAppliesOnlyTheHead() {
-    assertThat(VersionSequence.toApply(headWithLog(5).build(), M + "v5.metadata.json", Optional.of(M + "v2.metadata.json"), Optional.of(20L), true))
+    assertThat(
+            VersionSequence.toApply(
+                headWithLog(5).build(),
+                M + "v5.metadata.json",
+                Optional.of(M + "v2.metadata.json"),
+                Optional.of(20L),
+                true))
         .containsExactly(M + "v5.metadata.json");
   }
 
   @Test
   void nothingToDoWhenTheReplicaHoldsTheHead() {
-    assertThat(VersionSequence.toApply(headWithLog(5).build(), "file:///src/metadata/v5.metadata.json", Optional.of(M + "v5.metadata.json"), Optional.of(50L), false))
+    assertThat(
+            VersionSequence.toApply(
+                headWithLog(5).build(),
+                "file:///src/metadata/v5.metadata.json",
+                Optional.of(M + "v5.metadata.json"),
+                Optional.of(50L),
+                false))
         .isEmpty();
   }
 
   @Test
   void aLastReplicatedFileMissingFromTheLogMeansRewound() {
-    assertThatThrownBy(() -> VersionSequence.toApply(headWithLog(5).build(), M + "v5.metadata.json", Optional.of(M + "v9.metadata.json"), Optional.of(20L), false))
+    assertThatThrownBy(
+            () ->
+                VersionSequence.toApply(
+                    headWithLog(5).build(),
+                    M + "v5.metadata.json",
+                    Optional.of(M + "v9.metadata.json"),
+                    Optional.of(20L),
+                    false))
         .isInstanceOf(ConflictException.class)
-        .hasMessage("Cannot replicate table metadata " + M + "v5.metadata.json: the last replicated source file "
-            + M + "v9.metadata.json is not in its metadata-log; the source was rewound or replaced");
+        .hasMessage(
+            "Cannot replicate table metadata "
+                + M
+                + "v5.metadata.json: the last replicated source file "
+                + M
+                + "v9.metadata.json is not in its metadata-log; the source was rewound or replaced");
   }
 
   @Test
   void theLastReplicatedFileIsFoundByItsName() {
-    assertThat(VersionSequence.toApply(headWithLog(5).build(), M + "v5.metadata.json", Optional.of("v3.metadata.json"), Optional.of(30L), false))
+    assertThat(
+            VersionSequence.toApply(
+                headWithLog(5).build(),
+                M + "v5.metadata.json",
+                Optional.of("v3.metadata.json"),
+                Optional.of(30L),
+                false))
         .containsExactly(M + "v4.metadata.json", M + "v5.metadata.json");
   }
 
@@ -61,7 +102,13 @@ class VersionSequenceTest {
     MetadataJson head = headWithLog(1).property("write.metadata.previous-versions-max", "2");
     head.logMetadataFile(40, M + "v4.metadata.json").logMetadataFile(50, M + "v5.metadata.json");
 
-    assertThat(VersionSequence.toApply(head.build(), M + "v6.metadata.json", Optional.of(M + "v2.metadata.json"), Optional.of(20L), false))
+    assertThat(
+            VersionSequence.toApply(
+                head.build(),
+                M + "v6.metadata.json",
+                Optional.of(M + "v2.metadata.json"),
+                Optional.of(20L),
+                false))
         .containsExactly(M + "v4.metadata.json", M + "v5.metadata.json", M + "v6.metadata.json");
   }
 
@@ -71,7 +118,13 @@ class VersionSequenceTest {
     MetadataJson head = headWithLog(1).property("write.metadata.previous-versions-max", "10");
     head.logMetadataFile(30, M + "v3.metadata.json").logMetadataFile(40, M + "v4.metadata.json");
 
-    assertThat(VersionSequence.toApply(head.build(), M + "v5.metadata.json", Optional.of(M + "v2.metadata.json"), Optional.of(20L), false))
+    assertThat(
+            VersionSequence.toApply(
+                head.build(),
+                M + "v5.metadata.json",
+                Optional.of(M + "v2.metadata.json"),
+                Optional.of(20L),
+                false))
         .containsExactly(M + "v3.metadata.json", M + "v4.metadata.json", M + "v5.metadata.json");
   }
 
@@ -80,7 +133,13 @@ class VersionSequenceTest {
     MetadataJson head = headWithLog(1).property("write.metadata.previous-versions-max", "2");
     head.logMetadataFile(20, M + "v3.metadata.json").logMetadataFile(30, M + "v4.metadata.json");
 
-    assertThat(VersionSequence.toApply(head.build(), M + "v5.metadata.json", Optional.of(M + "v2.metadata.json"), Optional.of(20L), false))
+    assertThat(
+            VersionSequence.toApply(
+                head.build(),
+                M + "v5.metadata.json",
+                Optional.of(M + "v2.metadata.json"),
+                Optional.of(20L),
+                false))
         .containsExactly(M + "v3.metadata.json", M + "v4.metadata.json", M + "v5.metadata.json");
   }
 }

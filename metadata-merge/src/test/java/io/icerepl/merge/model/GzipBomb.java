@@ -8,9 +8,9 @@ import java.util.Arrays;
 import java.util.zip.GZIPOutputStream;
 
 /**
- * A small gzip file that inflates to a large one: {@code prefix}, then {@code count} copies of
- * one byte, then {@code suffix}. A run of one byte compresses about 1000:1, so hundreds of MiB
- * inflated fit in a few hundred KiB, as a hostile metadata file would.
+ * A small gzip file that inflates to a large one: {@code prefix}, then {@code count} copies of one
+ * byte, then {@code suffix}. A run of one byte compresses about 1000:1, so hundreds of MiB inflated
+ * fit in a few hundred KiB, as a hostile metadata file would.
  */
 public final class GzipBomb {
   private GzipBomb() {}

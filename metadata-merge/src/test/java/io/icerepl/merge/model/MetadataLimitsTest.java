@@ -17,21 +17,31 @@ class MetadataLimitsTest {
     byte[] bomb = GzipBomb.of("{", ' ', 300 * MIB, "}");
     assertThat(bomb.length).isLessThan((int) (2 * MIB));
 
-    assertThatThrownBy(() -> TableMetadataParser.read(new ByteArrayInputStream(bomb),
-            "s3://b/t/metadata/00009-x.metadata.json.gz", TableMetadataParser.DEFAULT_MAX_METADATA_BYTES))
+    assertThatThrownBy(
+            () ->
+                TableMetadataParser.read(
+                    new ByteArrayInputStream(bomb),
+                    "s3://b/t/metadata/00009-x.metadata.json.gz",
+                    TableMetadataParser.DEFAULT_MAX_METADATA_BYTES))
         .isInstanceOf(BadInputException.class)
-        .hasMessage("Cannot read table metadata s3://b/t/metadata/00009-x.metadata.json.gz: larger than the "
-            + "configured limit of " + 256 * MIB + " bytes");
+        .hasMessage(
+            "Cannot read table metadata s3://b/t/metadata/00009-x.metadata.json.gz: larger than the "
+                + "configured limit of "
+                + 256 * MIB
+                + " bytes");
   }
 
   @Test
   void aStringLongerThan64MiBIsRefusedWhateverTheSizeLimit() {
     byte[] bomb = GzipBomb.of("{\"format-version\":2,\"location\":\"", 'a', 64 * MIB + 1, "\"}");
 
-    assertThatThrownBy(() -> TableMetadataParser.read(new ByteArrayInputStream(bomb), "v2.metadata.json.gz",
-            Long.MAX_VALUE))
+    assertThatThrownBy(
+            () ->
+                TableMetadataParser.read(
+                    new ByteArrayInputStream(bomb), "v2.metadata.json.gz", Long.MAX_VALUE))
         .isInstanceOf(BadInputException.class)
-        .hasMessageStartingWith("Cannot read table metadata v2.metadata.json.gz: over the parser's limits: ")
+        .hasMessageStartingWith(
+            "Cannot read table metadata v2.metadata.json.gz: over the parser's limits: ")
         .hasMessageContaining("String value length (" + (64 * MIB + 1) + ")")
         .hasMessageContaining("exceeds the maximum allowed (" + 64 * MIB);
   }

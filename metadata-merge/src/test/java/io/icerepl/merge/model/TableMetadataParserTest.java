@@ -47,7 +47,8 @@ class TableMetadataParserTest {
       gzip.write(V2.getBytes(StandardCharsets.UTF_8));
     }
     TableMetadata metadata =
-        TableMetadataParser.read(new ByteArrayInputStream(bytes.toByteArray()), "v3.gz.metadata.json", 1 << 20);
+        TableMetadataParser.read(
+            new ByteArrayInputStream(bytes.toByteArray()), "v3.gz.metadata.json", 1 << 20);
     assertThat(metadata.location()).isEqualTo("s3://b/t");
   }
 
@@ -62,7 +63,8 @@ class TableMetadataParserTest {
   void unknownFormatVersionIsRefused() {
     assertThatThrownBy(() -> read(V2.replace("\"format-version\":2", "\"format-version\":4")))
         .isInstanceOf(BadInputException.class)
-        .hasMessage("Cannot read table metadata v3.metadata.json: unsupported format-version 4 (supported: 1, 2, 3)");
+        .hasMessage(
+            "Cannot read table metadata v3.metadata.json: unsupported format-version 4 (supported: 1, 2, 3)");
   }
 
   @ParameterizedTest
@@ -79,15 +81,19 @@ class TableMetadataParserTest {
     String json = V2.replace(field, "");
     assertThatThrownBy(() -> read(json))
         .isInstanceOf(BadInputException.class)
-        .hasMessage("Cannot read table metadata v3.metadata.json: missing required field " + expected);
+        .hasMessage(
+            "Cannot read table metadata v3.metadata.json: missing required field " + expected);
   }
 
   @Test
   void metadataOverTheLimitIsRefusedWhileStreaming() {
     byte[] bytes = V2.getBytes(StandardCharsets.UTF_8);
-    assertThatThrownBy(() -> TableMetadataParser.read(new ByteArrayInputStream(bytes), "big.metadata.json", 100))
+    assertThatThrownBy(
+            () ->
+                TableMetadataParser.read(new ByteArrayInputStream(bytes), "big.metadata.json", 100))
         .isInstanceOf(BadInputException.class)
-        .hasMessage("Cannot read table metadata big.metadata.json: larger than the configured limit of 100 bytes");
+        .hasMessage(
+            "Cannot read table metadata big.metadata.json: larger than the configured limit of 100 bytes");
   }
 
   @Test
@@ -116,8 +122,11 @@ class TableMetadataParserTest {
   @Test
   void aV2SnapshotWithEmbeddedManifestsIsRead() {
     String upgraded =
-        V2.replace("\"manifest-list\":\"s3://b/t/metadata/snap-5.avro\"", "\"manifests\":[\"s3://b/t/metadata/m0.avro\"]");
+        V2.replace(
+            "\"manifest-list\":\"s3://b/t/metadata/snap-5.avro\"",
+            "\"manifests\":[\"s3://b/t/metadata/m0.avro\"]");
 
-    assertThat(read(upgraded).snapshots().get(0).manifests()).containsExactly("s3://b/t/metadata/m0.avro");
+    assertThat(read(upgraded).snapshots().get(0).manifests())
+        .containsExactly("s3://b/t/metadata/m0.avro");
   }
 }

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.error.PathOutsideMappingException;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 class PathMappingTest {
 
@@ -15,8 +15,10 @@ class PathMappingTest {
   @ValueSource(strings = {"file:/data/src", "file:///data/src", "/data/src", "file:/data/src/"})
   void localFormsNameTheSameFile(String prefix) {
     PathMapping mapping = PathMapping.of(prefix, "file:/data/dst");
-    assertThat(mapping.map("file:/data/src/data/a.parquet")).isEqualTo("file:/data/dst/data/a.parquet");
-    assertThat(mapping.map("file:///data/src/data/a.parquet")).isEqualTo("file:/data/dst/data/a.parquet");
+    assertThat(mapping.map("file:/data/src/data/a.parquet"))
+        .isEqualTo("file:/data/dst/data/a.parquet");
+    assertThat(mapping.map("file:///data/src/data/a.parquet"))
+        .isEqualTo("file:/data/dst/data/a.parquet");
     assertThat(mapping.map("/data/src/data/a.parquet")).isEqualTo("file:/data/dst/data/a.parquet");
   }
 
@@ -25,7 +27,8 @@ class PathMappingTest {
     PathMapping mapping = PathMapping.of("s3://b/t", "s3://r/t");
     assertThatThrownBy(() -> mapping.map("s3://b/t2/data/a.parquet"))
         .isInstanceOf(PathOutsideMappingException.class)
-        .hasMessage("Cannot map path s3://b/t2/data/a.parquet: it is outside every mapped source prefix [s3://b/t]");
+        .hasMessage(
+            "Cannot map path s3://b/t2/data/a.parquet: it is outside every mapped source prefix [s3://b/t]");
   }
 
   @Test

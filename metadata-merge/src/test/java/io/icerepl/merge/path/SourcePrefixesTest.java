@@ -18,18 +18,27 @@ class SourcePrefixesTest {
   void theFirstLocationMapsToTheReplicaAndEveryOtherPrefixToAFolderOfItsOwn() {
     SourcePrefixes prefixes =
         SourcePrefixes.of(REPLICA, List.of(), List.of(), List.of())
-            .learn(version("s3://src/wh/t", Map.of("write.data.path", "s3://data-a/t")), "v1.metadata.json")
             .learn(
-                version("s3://src/wh/t2", Map.of("write.data.path", "s3://data-b/t", "write.metadata.path", "s3://meta/t")),
+                version("s3://src/wh/t", Map.of("write.data.path", "s3://data-a/t")),
+                "v1.metadata.json")
+            .learn(
+                version(
+                    "s3://src/wh/t2",
+                    Map.of(
+                        "write.data.path", "s3://data-b/t", "write.metadata.path", "s3://meta/t")),
                 "v2.metadata.json");
 
     assertThat(prefixes.learned())
         .containsExactly(
             new PathMapping.Prefix("s3://src/wh/t", REPLICA),
-            new PathMapping.Prefix("s3://data-a/t", REPLICA + "/data/data-a-t-" + hash("s3://data-a/t")),
-            new PathMapping.Prefix("s3://src/wh/t2", REPLICA + "/data/src-wh-t2-" + hash("s3://src/wh/t2")),
-            new PathMapping.Prefix("s3://data-b/t", REPLICA + "/data/data-b-t-" + hash("s3://data-b/t")),
-            new PathMapping.Prefix("s3://meta/t", REPLICA + "/metadata/meta-t-" + hash("s3://meta/t")));
+            new PathMapping.Prefix(
+                "s3://data-a/t", REPLICA + "/data/data-a-t-" + hash("s3://data-a/t")),
+            new PathMapping.Prefix(
+                "s3://src/wh/t2", REPLICA + "/data/src-wh-t2-" + hash("s3://src/wh/t2")),
+            new PathMapping.Prefix(
+                "s3://data-b/t", REPLICA + "/data/data-b-t-" + hash("s3://data-b/t")),
+            new PathMapping.Prefix(
+                "s3://meta/t", REPLICA + "/metadata/meta-t-" + hash("s3://meta/t")));
     PathMapping mapping = prefixes.mapping();
     assertThat(mapping.map("s3://src/wh/t/data/a.parquet")).isEqualTo(REPLICA + "/data/a.parquet");
     assertThat(mapping.map("s3://data-a/t/b.parquet")).startsWith(REPLICA + "/data/data-a-t-");
@@ -37,8 +46,10 @@ class SourcePrefixesTest {
 
   @Test
   void prefixesWithTheSameReadableNameGetDifferentFolders() {
-    assertThat(SourcePrefixes.folderName("s3://a/b-c")).isNotEqualTo(SourcePrefixes.folderName("s3://a-b/c"));
-    assertThat(SourcePrefixes.folderName("file:/x/y")).isEqualTo(SourcePrefixes.folderName("/x/y/"));
+    assertThat(SourcePrefixes.folderName("s3://a/b-c"))
+        .isNotEqualTo(SourcePrefixes.folderName("s3://a-b/c"));
+    assertThat(SourcePrefixes.folderName("file:/x/y"))
+        .isEqualTo(SourcePrefixes.folderName("/x/y/"));
   }
 
   @Test
@@ -46,41 +57,55 @@ class SourcePrefixesTest {
     List<PathMapping.Prefix> remembered = List.of(new PathMapping.Prefix("s3://src/wh/t", REPLICA));
     SourcePrefixes prefixes =
         SourcePrefixes.of(REPLICA, List.of(), List.of(), remembered)
-            .learn(version("s3://src/wh/t", Map.of("write.data.path", "s3://src/wh/t/custom")), "v3.metadata.json");
+            .learn(
+                version("s3://src/wh/t", Map.of("write.data.path", "s3://src/wh/t/custom")),
+                "v3.metadata.json");
     assertThat(prefixes.learned()).isEqualTo(remembered);
-    assertThat(prefixes.mapping().map("s3://src/wh/t/custom/a.parquet")).isEqualTo(REPLICA + "/custom/a.parquet");
+    assertThat(prefixes.mapping().map("s3://src/wh/t/custom/a.parquet"))
+        .isEqualTo(REPLICA + "/custom/a.parquet");
   }
 
   @Test
   void withAllowedRootsADeclaredPathOutsideThemIsRefusedAndAnEarlierOneSkipped() {
-    SourcePrefixes prefixes = SourcePrefixes.of(REPLICA, List.of(), List.of("s3://src/wh/t"), List.of());
-    TableMetadata intruding = version("s3://src/wh/t", Map.of("write.data.path", "s3://src/wh/other/data"));
+    SourcePrefixes prefixes =
+        SourcePrefixes.of(REPLICA, List.of(), List.of("s3://src/wh/t"), List.of());
+    TableMetadata intruding =
+        version("s3://src/wh/t", Map.of("write.data.path", "s3://src/wh/other/data"));
     assertThatThrownBy(() -> prefixes.learn(intruding, "s3://src/wh/t/metadata/v2.metadata.json"))
         .isInstanceOf(PathOutsideMappingException.class)
-        .hasMessage("Cannot map path s3://src/wh/other/data (write.data.path in table metadata"
-            + " s3://src/wh/t/metadata/v2.metadata.json): it is outside the mapping");
-    assertThat(prefixes.learnEarlier(intruding, "s3://src/wh/t/metadata/v2.metadata.json").learned())
+        .hasMessage(
+            "Cannot map path s3://src/wh/other/data (write.data.path in table metadata"
+                + " s3://src/wh/t/metadata/v2.metadata.json): it is outside the mapping");
+    assertThat(
+            prefixes.learnEarlier(intruding, "s3://src/wh/t/metadata/v2.metadata.json").learned())
         .containsExactly(new PathMapping.Prefix("s3://src/wh/t", REPLICA));
   }
 
   @Test
   void explicitPrefixesComeFirstAndAreNotRemembered() {
-    List<PathMapping.Prefix> explicit = List.of(new PathMapping.Prefix("s3://data-a", "s3://replica-data/a"));
+    List<PathMapping.Prefix> explicit =
+        List.of(new PathMapping.Prefix("s3://data-a", "s3://replica-data/a"));
     SourcePrefixes prefixes =
         SourcePrefixes.of(REPLICA, explicit, List.of(), List.of())
-            .learn(version("s3://src/wh/t", Map.of("write.data.path", "s3://data-a/t")), "v1.metadata.json");
-    assertThat(prefixes.learned()).containsExactly(new PathMapping.Prefix("s3://src/wh/t", REPLICA));
-    assertThat(prefixes.mapping().map("s3://data-a/t/x.parquet")).isEqualTo("s3://replica-data/a/t/x.parquet");
+            .learn(
+                version("s3://src/wh/t", Map.of("write.data.path", "s3://data-a/t")),
+                "v1.metadata.json");
+    assertThat(prefixes.learned())
+        .containsExactly(new PathMapping.Prefix("s3://src/wh/t", REPLICA));
+    assertThat(prefixes.mapping().map("s3://data-a/t/x.parquet"))
+        .isEqualTo("s3://replica-data/a/t/x.parquet");
   }
 
   @Test
   void aReplicaMadeBeforePrefixesWereKeptKeepsItsLayout() {
     SourcePrefixes prefixes =
         SourcePrefixes.of(REPLICA, List.of(), List.of(), List.of())
-            .learnFormerLayout(version("s3://src/wh/t", Map.of("write.data.path", "s3://data-a/t")));
+            .learnFormerLayout(
+                version("s3://src/wh/t", Map.of("write.data.path", "s3://data-a/t")));
     assertThat(prefixes.learned())
         .containsExactlyInAnyOrder(
-            new PathMapping.Prefix("s3://src/wh/t", REPLICA), new PathMapping.Prefix("s3://data-a/t", REPLICA + "/data"));
+            new PathMapping.Prefix("s3://src/wh/t", REPLICA),
+            new PathMapping.Prefix("s3://data-a/t", REPLICA + "/data"));
   }
 
   private static String hash(String prefix) {
@@ -97,7 +122,11 @@ class SourcePrefixesTest {
     json.put("last-updated-ms", 1);
     json.put("last-column-id", 1);
     json.put("current-schema-id", 0);
-    json.putArray("schemas").addObject().put("type", "struct").put("schema-id", 0).putArray("fields");
+    json.putArray("schemas")
+        .addObject()
+        .put("type", "struct")
+        .put("schema-id", 0)
+        .putArray("fields");
     json.put("default-spec-id", 0);
     json.putArray("partition-specs").addObject().put("spec-id", 0).putArray("fields");
     json.put("last-partition-id", 999);

@@ -124,7 +124,8 @@ class DeletionVectorRewriteTest {
       assertThat(is.sequenceNumber()).isEqualTo(was.sequenceNumber());
       assertThat(is.compressionCodec()).isEqualTo(was.compressionCodec());
       Map<String, String> expected = new HashMap<>(was.properties());
-      expected.put("referenced-data-file", mapping.map(was.properties().get("referenced-data-file")));
+      expected.put(
+          "referenced-data-file", mapping.map(was.properties().get("referenced-data-file")));
       assertThat(is.properties()).isEqualTo(expected);
       assertThat(is.properties().get("referenced-data-file")).startsWith(TARGET + "/data/");
       // the very same bytes at the very same place
@@ -152,7 +153,8 @@ class DeletionVectorRewriteTest {
               (int) (dv.contentOffset() + dv.contentSizeInBytes()));
       PositionDeleteIndex index = PositionDeleteIndex.deserialize(blob, dv);
       assertThat(index.cardinality()).isEqualTo(dv.recordCount());
-      int f = Integer.parseInt(dv.referencedDataFile().replaceAll(".*/0000(\\d)-data.parquet", "$1"));
+      int f =
+          Integer.parseInt(dv.referencedDataFile().replaceAll(".*/0000(\\d)-data.parquet", "$1"));
       assertThat(index.isDeleted(f)).isTrue();
       assertThat(index.isDeleted(f + 7 + f)).isTrue();
       assertThat(index.isDeleted(f + 1)).isFalse();
@@ -164,7 +166,8 @@ class DeletionVectorRewriteTest {
     Path source = local(writeDeletionVectors().get(0).location());
     DeleteFixtures.TrackingOutput out = new DeleteFixtures.TrackingOutput();
     RewrittenFile result =
-        DeletionVectorRewriter.rewrite(DeleteFixtures.input(source), out, "dv.puffin", mapping::map);
+        DeletionVectorRewriter.rewrite(
+            DeleteFixtures.input(source), out, "dv.puffin", mapping::map);
 
     assertThat(result.fileSizeInBytes()).isEqualTo(out.size());
     assertThat(result.splitOffsets()).isNull();
@@ -176,8 +179,7 @@ class DeletionVectorRewriteTest {
   }
 
   /** A Puffin file with file properties, a DV blob and a compressed blob of another type. */
-  private Path writePuffin(String name, String referencedDataFile)
-      throws IOException {
+  private Path writePuffin(String name, String referencedDataFile) throws IOException {
     Path file = dir.resolve(name);
     Puffin.WriteBuilder builder =
         Puffin.write(Files.localOutput(file.toFile()))
@@ -243,8 +245,9 @@ class DeletionVectorRewriteTest {
   void lz4CompressedFooterIsMappedAndCompressedAgainWithTheSourceFlagsAndBlobsByteForByte()
       throws IOException {
     List<DeleteFile> dvs = writeDeletionVectors();
-    byte[] source = Lz4PuffinFooters.compressFooter(
-        java.nio.file.Files.readAllBytes(local(dvs.get(0).location())));
+    byte[] source =
+        Lz4PuffinFooters.compressFooter(
+            java.nio.file.Files.readAllBytes(local(dvs.get(0).location())));
     assertThat(Lz4PuffinFooters.flags(source)).isEqualTo(1);
 
     DeleteFixtures.TrackingOutput out = new DeleteFixtures.TrackingOutput();
@@ -271,7 +274,8 @@ class DeletionVectorRewriteTest {
       assertThat(is.offset()).isEqualTo(was.offset());
       assertThat(is.length()).isEqualTo(was.length());
       Map<String, String> expected = new HashMap<>(was.properties());
-      expected.put("referenced-data-file", mapping.map(was.properties().get("referenced-data-file")));
+      expected.put(
+          "referenced-data-file", mapping.map(was.properties().get("referenced-data-file")));
       assertThat(is.properties()).isEqualTo(expected);
       assertThat(is.properties().get("referenced-data-file")).startsWith(TARGET + "/data/");
     }
@@ -281,7 +285,8 @@ class DeletionVectorRewriteTest {
               replica,
               dv.contentOffset().intValue(),
               (int) (dv.contentOffset() + dv.contentSizeInBytes()));
-      assertThat(PositionDeleteIndex.deserialize(blob, dv).cardinality()).isEqualTo(dv.recordCount());
+      assertThat(PositionDeleteIndex.deserialize(blob, dv).cardinality())
+          .isEqualTo(dv.recordCount());
     }
     assertThat(DeletionVectorRewriter.describe(new ByteArraySeekableInput(replica), "r.puffin"))
         .isEqualTo(result);
@@ -310,19 +315,26 @@ class DeletionVectorRewriteTest {
     assertThatThrownBy(
             () ->
                 DeletionVectorRewriter.rewrite(
-                    new ByteArraySeekableInput(file), new ByteArrayOutputStream(), "f.puffin", mapping::map))
+                    new ByteArraySeekableInput(file),
+                    new ByteArrayOutputStream(),
+                    "f.puffin",
+                    mapping::map))
         .isExactlyInstanceOf(UnsupportedFeatureException.class)
         .hasMessageContaining("f.puffin")
         .hasMessageContaining("flags");
   }
 
   @Test
-  void referencedDataFileOutsideTheMappingPropagatesPathOutsideMappingException() throws IOException {
+  void referencedDataFileOutsideTheMappingPropagatesPathOutsideMappingException()
+      throws IOException {
     Path source = writePuffin("p.puffin", "s3://other-bucket/data/x.parquet");
     assertThatThrownBy(
             () ->
                 DeletionVectorRewriter.rewrite(
-                    DeleteFixtures.input(source), new ByteArrayOutputStream(), "p.puffin", mapping::map))
+                    DeleteFixtures.input(source),
+                    new ByteArrayOutputStream(),
+                    "p.puffin",
+                    mapping::map))
         .isInstanceOf(PathOutsideMappingException.class)
         .hasMessageContaining("s3://other-bucket/data/x.parquet");
   }
@@ -344,7 +356,8 @@ class DeletionVectorRewriteTest {
         .isNotInstanceOf(PathOutsideMappingException.class)
         .hasMessageStartingWith("Cannot read deletion vector file s3://src/dv.puffin: ");
     assertThatThrownBy(
-            () -> DeletionVectorRewriter.describe(DeleteFixtures.truncated(source, keep), "r.puffin"))
+            () ->
+                DeletionVectorRewriter.describe(DeleteFixtures.truncated(source, keep), "r.puffin"))
         .isInstanceOf(BadInputException.class)
         .hasMessageStartingWith("Cannot read deletion vector file r.puffin: ");
   }

@@ -31,7 +31,8 @@ public final class Lz4PuffinFooters {
       throw new IllegalArgumentException("footer already has flags " + flags(puffin));
     }
     int footerStart = puffin.length - STRUCT - payloadSize - MAGIC;
-    byte[] json = Arrays.copyOfRange(puffin, footerStart + MAGIC, footerStart + MAGIC + payloadSize);
+    byte[] json =
+        Arrays.copyOfRange(puffin, footerStart + MAGIC, footerStart + MAGIC + payloadSize);
     ByteArrayOutputStream frame = new ByteArrayOutputStream();
     try (LZ4FrameOutputStream lz4 =
         new LZ4FrameOutputStream(
@@ -79,7 +80,8 @@ public final class Lz4PuffinFooters {
         throw new UncheckedIOException(e);
       }
     }
-    return FileMetadataParser.fromJson(new String(payload, java.nio.charset.StandardCharsets.UTF_8));
+    return FileMetadataParser.fromJson(
+        new String(payload, java.nio.charset.StandardCharsets.UTF_8));
   }
 
   /** Whether the stored payload is one LZ4 frame declaring its content size (FLG bit 3). */
@@ -89,6 +91,8 @@ public final class Lz4PuffinFooters {
   }
 
   private static int payloadSize(byte[] puffin) {
-    return ByteBuffer.wrap(puffin, puffin.length - STRUCT, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
+    return ByteBuffer.wrap(puffin, puffin.length - STRUCT, 4)
+        .order(ByteOrder.LITTLE_ENDIAN)
+        .getInt();
   }
 }

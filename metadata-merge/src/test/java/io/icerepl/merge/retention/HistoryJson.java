@@ -66,7 +66,10 @@ final class HistoryJson {
     snapshot(id, parent, timestampMs);
     json.put("current-snapshot-id", id);
     json.with("refs").putObject("main").put("snapshot-id", id).put("type", "branch");
-    json.withArray("snapshot-log").addObject().put("timestamp-ms", timestampMs).put("snapshot-id", id);
+    json.withArray("snapshot-log")
+        .addObject()
+        .put("timestamp-ms", timestampMs)
+        .put("snapshot-id", id);
     json.put("last-updated-ms", Math.max(json.get("last-updated-ms").asLong(), timestampMs));
     return this;
   }
@@ -117,12 +120,18 @@ final class HistoryJson {
   }
 
   HistoryJson logSnapshot(long timestampMs, long snapshotId) {
-    json.withArray("snapshot-log").addObject().put("timestamp-ms", timestampMs).put("snapshot-id", snapshotId);
+    json.withArray("snapshot-log")
+        .addObject()
+        .put("timestamp-ms", timestampMs)
+        .put("snapshot-id", snapshotId);
     return this;
   }
 
   HistoryJson logMetadataFile(long timestampMs, String file) {
-    json.withArray("metadata-log").addObject().put("timestamp-ms", timestampMs).put("metadata-file", file);
+    json.withArray("metadata-log")
+        .addObject()
+        .put("timestamp-ms", timestampMs)
+        .put("metadata-file", file);
     return this;
   }
 
@@ -160,6 +169,7 @@ final class HistoryJson {
 
   /** The metadata as Iceberg's own parser reads it: throws if Iceberg would reject it. */
   static org.apache.iceberg.TableMetadata parsedByIceberg(TableMetadata metadata) {
-    return org.apache.iceberg.TableMetadataParser.fromJson(new String(TableMetadataParser.toJson(metadata), java.nio.charset.StandardCharsets.UTF_8));
+    return org.apache.iceberg.TableMetadataParser.fromJson(
+        new String(TableMetadataParser.toJson(metadata), java.nio.charset.StandardCharsets.UTF_8));
   }
 }

@@ -49,14 +49,18 @@ class ReachabilityBatchingTest {
       }
       for (int r = 0; r < 5; r++) {
         List<Long> subset = new ArrayList<>();
-        expirable.forEach(id -> { if (random.nextBoolean()) subset.add(id); });
+        expirable.forEach(
+            id -> {
+              if (random.nextBoolean()) subset.add(id);
+            });
         expirations.add(subset);
       }
       for (List<Long> ids : expirations) {
         UnreachableFiles large = expire(table, ids, 10_000);
         assertThat(expire(table, ids, 1)).as("batch 1, expiring %s", ids).isEqualTo(large);
         assertThat(expire(table, ids, 2)).as("batch 2, expiring %s", ids).isEqualTo(large);
-        assertThat(large.all()).as("expiring %s", ids)
+        assertThat(large.all())
+            .as("expiring %s", ids)
             .doesNotHaveDuplicates()
             .containsExactlyInAnyOrderElementsOf(expectedUnreachable(table, ids));
         checked++;
@@ -78,7 +82,8 @@ class ReachabilityBatchingTest {
     List<Long> ids = List.of(s1, s2);
 
     List<ExpiredSnapshot> described = ReachabilityPlanner.describe(before, ids);
-    UnreachableFiles files = ReachabilityPlanner.unreachable(described, without(before, ids), LOCAL, 1);
+    UnreachableFiles files =
+        ReachabilityPlanner.unreachable(described, without(before, ids), LOCAL, 1);
 
     assertThat(described).extracting(ExpiredSnapshot::manifestList).containsOnlyNulls();
     assertThat(described.get(0).manifests()).containsExactlyElementsOf(manifests(table, s1));
@@ -90,12 +95,14 @@ class ReachabilityBatchingTest {
   /** The metadata as a v1 writer that predates manifest lists would have written it. */
   private static TableMetadata inlineManifests(Table table, TableMetadata metadata) {
     ObjectNode json = metadata.copyOfJson();
-    json.get("snapshots").forEach(node -> {
-      ObjectNode snapshot = (ObjectNode) node;
-      ArrayNode inline = snapshot.putArray("manifests");
-      manifests(table, snapshot.get("snapshot-id").asLong()).forEach(inline::add);
-      snapshot.remove("manifest-list");
-    });
+    json.get("snapshots")
+        .forEach(
+            node -> {
+              ObjectNode snapshot = (ObjectNode) node;
+              ArrayNode inline = snapshot.putArray("manifests");
+              manifests(table, snapshot.get("snapshot-id").asLong()).forEach(inline::add);
+              snapshot.remove("manifest-list");
+            });
     return TableMetadataParser.fromJson(json, "v1 with inline manifests");
   }
 
@@ -127,7 +134,14 @@ class ReachabilityBatchingTest {
 
   private static Table mergedAppends(Path dir) {
     Table table =
-        create(dir, 2, Map.of("commit.manifest.min-count-to-merge", "2", "commit.manifest-merge.enabled", "true"));
+        create(
+            dir,
+            2,
+            Map.of(
+                "commit.manifest.min-count-to-merge",
+                "2",
+                "commit.manifest-merge.enabled",
+                "true"));
     DataFile a = data(table, "a.parquet");
     table.newAppend().appendFile(a).commit();
     table.newAppend().appendFile(data(table, "b.parquet")).commit();
@@ -149,7 +163,11 @@ class ReachabilityBatchingTest {
     table.manageSnapshots().createBranch("audit", withDeletes).commit();
     table.newFastAppend().appendFile(data(table, "audit-1.parquet")).toBranch("audit").commit();
     table.newFastAppend().appendFile(data(table, "audit-2.parquet")).toBranch("audit").commit();
-    table.newRowDelta().removeDeletes(pos).addDeletes(positionDeletes(table, "pos-2.parquet")).commit();
+    table
+        .newRowDelta()
+        .removeDeletes(pos)
+        .addDeletes(positionDeletes(table, "pos-2.parquet"))
+        .commit();
     table.newDelete().deleteFile(a).commit();
     table.newRowDelta().removeDeletes(eq).commit();
     return table;
@@ -165,7 +183,8 @@ class ReachabilityBatchingTest {
     table.newRowDelta().addDeletes(dvA).addDeletes(dvB).commit();
     // A newer DV for a replaces the old one (Iceberg allows one live DV per data file).
     table.newRowDelta().removeDeletes(dvA).commit();
-    table.newRowDelta()
+    table
+        .newRowDelta()
         .addDeletes(deletionVector(table, "dv-2.puffin", a, 4))
         .validateFromSnapshot(table.currentSnapshot().snapshotId())
         .commit();

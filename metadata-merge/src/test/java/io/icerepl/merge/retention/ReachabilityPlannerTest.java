@@ -43,12 +43,16 @@ class ReachabilityPlannerTest {
     UnreachableFiles files = expire(table, List.of(s1, s2));
 
     assertThat(files.dataFiles()).containsExactly(a.location());
-    assertThat(files.manifestLists()).containsExactly(manifestList(table, s1), manifestList(table, s2));
+    assertThat(files.manifestLists())
+        .containsExactly(manifestList(table, s1), manifestList(table, s2));
     assertThat(files.manifests()).containsExactlyElementsOf(s1Manifests);
     assertThat(files.positionDeleteFiles()).isEmpty();
     assertThat(files.equalityDeleteFiles()).isEmpty();
-    assertThat(files.all()).doesNotContainAnyElementsOf(reachable(table, List.of(table.currentSnapshot().snapshotId())));
-    assertThat(files.all()).containsExactlyInAnyOrderElementsOf(expectedUnreachable(table, List.of(s1, s2)));
+    assertThat(files.all())
+        .doesNotContainAnyElementsOf(
+            reachable(table, List.of(table.currentSnapshot().snapshotId())));
+    assertThat(files.all())
+        .containsExactlyInAnyOrderElementsOf(expectedUnreachable(table, List.of(s1, s2)));
   }
 
   @Test
@@ -86,13 +90,16 @@ class ReachabilityPlannerTest {
     long s2 = table.currentSnapshot().snapshotId();
     table.newFastAppend().appendFile(data(table, "c.parquet")).commit();
     long s3 = table.currentSnapshot().snapshotId();
-    assertThat(manifests(table, s3)).containsAll(manifests(table, s1)).containsAll(manifests(table, s2));
+    assertThat(manifests(table, s3))
+        .containsAll(manifests(table, s1))
+        .containsAll(manifests(table, s2));
 
     UnreachableFiles files = expire(table, List.of(s1, s2));
 
     assertThat(files.manifests()).isEmpty();
     assertThat(files.dataFiles()).isEmpty();
-    assertThat(files.manifestLists()).containsExactly(manifestList(table, s1), manifestList(table, s2));
+    assertThat(files.manifestLists())
+        .containsExactly(manifestList(table, s1), manifestList(table, s2));
   }
 
   // ---------------------------------------------------------------- manifest merge and rewrite
@@ -100,7 +107,14 @@ class ReachabilityPlannerTest {
   @Test
   void aDataFileMovedIntoAMergedManifestAsExistingIsKeptWhenTheOldManifestExpires() {
     Table table =
-        create(dir, 2, Map.of("commit.manifest.min-count-to-merge", "2", "commit.manifest-merge.enabled", "true"));
+        create(
+            dir,
+            2,
+            Map.of(
+                "commit.manifest.min-count-to-merge",
+                "2",
+                "commit.manifest-merge.enabled",
+                "true"));
     DataFile a = data(table, "a.parquet");
     table.newAppend().appendFile(a).commit();
     long s1 = table.currentSnapshot().snapshotId();
@@ -240,7 +254,8 @@ class ReachabilityPlannerTest {
     assertThat(files.positionDeleteFiles()).containsExactly(pos.location());
     assertThat(files.equalityDeleteFiles()).containsExactly(eq.location());
     assertThat(files.dataFiles()).isEmpty();
-    assertThat(files.all()).containsExactlyInAnyOrderElementsOf(expectedUnreachable(table, List.of(s1, s2)));
+    assertThat(files.all())
+        .containsExactlyInAnyOrderElementsOf(expectedUnreachable(table, List.of(s1, s2)));
   }
 
   // ---------------------------------------------------------------- statistics
@@ -255,11 +270,22 @@ class ReachabilityPlannerTest {
     String stats1 = table.location() + "/metadata/stats-1.puffin";
     String stats2 = table.location() + "/metadata/stats-2.puffin";
     String partitionStats1 = table.location() + "/metadata/partition-stats-1.parquet";
-    table.updateStatistics().setStatistics(new GenericStatisticsFile(s1, stats1, 100, 10, List.of())).commit();
-    table.updateStatistics().setStatistics(new GenericStatisticsFile(s2, stats2, 100, 10, List.of())).commit();
-    table.updatePartitionStatistics()
+    table
+        .updateStatistics()
+        .setStatistics(new GenericStatisticsFile(s1, stats1, 100, 10, List.of()))
+        .commit();
+    table
+        .updateStatistics()
+        .setStatistics(new GenericStatisticsFile(s2, stats2, 100, 10, List.of()))
+        .commit();
+    table
+        .updatePartitionStatistics()
         .setPartitionStatistics(
-            ImmutableGenericPartitionStatisticsFile.builder().snapshotId(s1).path(partitionStats1).fileSizeInBytes(50).build())
+            ImmutableGenericPartitionStatisticsFile.builder()
+                .snapshotId(s1)
+                .path(partitionStats1)
+                .fileSizeInBytes(50)
+                .build())
         .commit();
 
     UnreachableFiles files = expire(table, List.of(s1));
@@ -275,8 +301,14 @@ class ReachabilityPlannerTest {
     table.newAppend().appendFile(data(table, "b.parquet")).commit();
     long s2 = table.currentSnapshot().snapshotId();
     String shared = table.location() + "/metadata/stats-shared.puffin";
-    table.updateStatistics().setStatistics(new GenericStatisticsFile(s1, shared, 100, 10, List.of())).commit();
-    table.updateStatistics().setStatistics(new GenericStatisticsFile(s2, shared, 100, 10, List.of())).commit();
+    table
+        .updateStatistics()
+        .setStatistics(new GenericStatisticsFile(s1, shared, 100, 10, List.of()))
+        .commit();
+    table
+        .updateStatistics()
+        .setStatistics(new GenericStatisticsFile(s2, shared, 100, 10, List.of()))
+        .commit();
 
     assertThat(expire(table, List.of(s1)).statisticsFiles()).isEmpty();
   }
@@ -296,8 +328,12 @@ class ReachabilityPlannerTest {
     truncate(s2Only.get(0));
 
     assertThatThrownBy(
-            () -> ReachabilityPlanner.unreachable(
-                ReachabilityPlanner.describe(before, List.of(s1)), without(before, List.of(s1)), LOCAL, 10))
+            () ->
+                ReachabilityPlanner.unreachable(
+                    ReachabilityPlanner.describe(before, List.of(s1)),
+                    without(before, List.of(s1)),
+                    LOCAL,
+                    10))
         .isInstanceOf(BadInputException.class)
         .hasMessageContaining(fileName(s2Only.get(0)));
   }
@@ -314,8 +350,12 @@ class ReachabilityPlannerTest {
     manifests(table, s2).forEach(RetentionTables::truncate);
 
     assertThatThrownBy(
-            () -> ReachabilityPlanner.unreachable(
-                ReachabilityPlanner.describe(before, List.of(s1)), without(before, List.of(s1)), LOCAL, 1))
+            () ->
+                ReachabilityPlanner.unreachable(
+                    ReachabilityPlanner.describe(before, List.of(s1)),
+                    without(before, List.of(s1)),
+                    LOCAL,
+                    1))
         .isInstanceOf(BadInputException.class);
   }
 
@@ -331,8 +371,12 @@ class ReachabilityPlannerTest {
     s1Manifests.forEach(RetentionTables::truncate);
 
     assertThatThrownBy(
-            () -> ReachabilityPlanner.unreachable(
-                ReachabilityPlanner.describe(before, List.of(s1)), without(before, List.of(s1)), LOCAL, 10))
+            () ->
+                ReachabilityPlanner.unreachable(
+                    ReachabilityPlanner.describe(before, List.of(s1)),
+                    without(before, List.of(s1)),
+                    LOCAL,
+                    10))
         .isInstanceOf(BadInputException.class);
   }
 
@@ -347,8 +391,12 @@ class ReachabilityPlannerTest {
     Files.delete(local(manifestList(table, s2)));
 
     assertThatThrownBy(
-            () -> ReachabilityPlanner.unreachable(
-                ReachabilityPlanner.describe(before, List.of(s1)), without(before, List.of(s1)), LOCAL, 10))
+            () ->
+                ReachabilityPlanner.unreachable(
+                    ReachabilityPlanner.describe(before, List.of(s1)),
+                    without(before, List.of(s1)),
+                    LOCAL,
+                    10))
         .isInstanceOf(UncheckedIOException.class)
         .hasMessageContaining(fileName(manifestList(table, s2)));
   }
@@ -376,17 +424,31 @@ class ReachabilityPlannerTest {
     String stats1 = table.location() + "/metadata/stats-1.puffin";
     String partitionStats1 = table.location() + "/metadata/partition-stats-1.parquet";
     String stats2 = table.location() + "/metadata/stats-2.puffin";
-    table.updateStatistics().setStatistics(new GenericStatisticsFile(s1, stats1, 100, 10, List.of())).commit();
-    table.updateStatistics().setStatistics(new GenericStatisticsFile(s2, stats2, 100, 10, List.of())).commit();
-    table.updatePartitionStatistics()
+    table
+        .updateStatistics()
+        .setStatistics(new GenericStatisticsFile(s1, stats1, 100, 10, List.of()))
+        .commit();
+    table
+        .updateStatistics()
+        .setStatistics(new GenericStatisticsFile(s2, stats2, 100, 10, List.of()))
+        .commit();
+    table
+        .updatePartitionStatistics()
         .setPartitionStatistics(
-            ImmutableGenericPartitionStatisticsFile.builder().snapshotId(s1).path(partitionStats1).fileSizeInBytes(50).build())
+            ImmutableGenericPartitionStatisticsFile.builder()
+                .snapshotId(s1)
+                .path(partitionStats1)
+                .fileSizeInBytes(50)
+                .build())
         .commit();
 
-    List<ExpiredSnapshot> described = ReachabilityPlanner.describe(metadata(table), List.of(s1, 424242L));
+    List<ExpiredSnapshot> described =
+        ReachabilityPlanner.describe(metadata(table), List.of(s1, 424242L));
 
     assertThat(described)
-        .containsExactly(new ExpiredSnapshot(s1, manifestList(table, s1), List.of(), List.of(stats1, partitionStats1)));
+        .containsExactly(
+            new ExpiredSnapshot(
+                s1, manifestList(table, s1), List.of(), List.of(stats1, partitionStats1)));
   }
 
   private static String fileName(String path) {

@@ -20,6 +20,7 @@ class RetentionPlannerTest {
   private static final long HOUR = 60L * 60 * 1000;
   private static final long DAY = 24 * HOUR;
   private static final long NOW = 1_000 * DAY;
+
   /** One snapshot, one day, refs forever: most tests only vary what they are about. */
   private static final RetentionPolicy ONE_DAY = new RetentionPolicy(1, DAY, Long.MAX_VALUE);
 
@@ -27,7 +28,8 @@ class RetentionPlannerTest {
     return NOW - (long) (days * DAY);
   }
 
-  private static RetentionPlan plan(HistoryJson table, RetentionPolicy policy, ExpireOptions options) {
+  private static RetentionPlan plan(
+      HistoryJson table, RetentionPolicy policy, ExpireOptions options) {
     return RetentionPlanner.plan(table.build(), policy, options, NOW);
   }
 
@@ -41,11 +43,16 @@ class RetentionPlannerTest {
 
   private static ExpireOptions overrides(Long retentionPeriodMs, Integer retainLast) {
     return new ExpireOptions(
-        Optional.empty(), Optional.ofNullable(retentionPeriodMs), Optional.ofNullable(retainLast), Set.of(), false);
+        Optional.empty(),
+        Optional.ofNullable(retentionPeriodMs),
+        Optional.ofNullable(retainLast),
+        Set.of(),
+        false);
   }
 
   private static ExpireOptions snapshotIds(Long... ids) {
-    return new ExpireOptions(Optional.empty(), Optional.empty(), Optional.empty(), Set.of(ids), false);
+    return new ExpireOptions(
+        Optional.empty(), Optional.empty(), Optional.empty(), Set.of(ids), false);
   }
 
   private static List<Long> snapshotIdsOf(TableMetadata metadata) {
@@ -77,7 +84,11 @@ class RetentionPlannerTest {
 
   @Test
   void snapshotExactlyMaxSnapshotAgeOldIsKept() {
-    HistoryJson table = HistoryJson.table(2).commit(1, null, NOW - DAY - 1).commit(2, 1L, NOW - DAY).commit(3, 2L, NOW);
+    HistoryJson table =
+        HistoryJson.table(2)
+            .commit(1, null, NOW - DAY - 1)
+            .commit(2, 1L, NOW - DAY)
+            .commit(3, 2L, NOW);
 
     assertThat(plan(table, ONE_DAY).expiredSnapshotIds()).containsExactly(1L);
   }
@@ -99,7 +110,11 @@ class RetentionPlannerTest {
   void ancestorsPastTheFirstOldSnapshotBeyondTheCountExpireEvenIfYoung() {
     // A skewed clock wrote 1 after 2. The walk stops at 2 and 1 is the branch's history, not an
     // unreferenced snapshot, so the table-level age does not keep it.
-    HistoryJson table = HistoryJson.table(2).commit(1, null, NOW - HOUR).commit(2, 1L, daysAgo(10)).commit(3, 2L, NOW);
+    HistoryJson table =
+        HistoryJson.table(2)
+            .commit(1, null, NOW - HOUR)
+            .commit(2, 1L, daysAgo(10))
+            .commit(3, 2L, NOW);
 
     assertThat(plan(table, ONE_DAY).expiredSnapshotIds()).containsExactly(1L, 2L);
   }
@@ -175,7 +190,8 @@ class RetentionPlannerTest {
     assertThat(plan.droppedRefs())
         .extracting(DroppedRef::name, DroppedRef::snapshotId)
         .containsExactly(tuple("weekly", 1L));
-    assertThat(plan.droppedRefs().get(0).reason()).startsWith("older than max-ref-age-ms " + 7 * DAY);
+    assertThat(plan.droppedRefs().get(0).reason())
+        .startsWith("older than max-ref-age-ms " + 7 * DAY);
     assertThat(plan.expiredSnapshotIds()).containsExactly(1L);
     assertThat(plan.metadata().refs()).containsOnlyKeys("main", "forever");
     assertThat(parsedByIceberg(plan.metadata()).refs()).containsOnlyKeys("main", "forever");
@@ -255,7 +271,8 @@ class RetentionPlannerTest {
 
     assertThatThrownBy(() -> plan(table, ONE_DAY))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("Cannot plan snapshot expiry: ref 'main' points at snapshot 999, which is not in the table's snapshots");
+        .hasMessage(
+            "Cannot plan snapshot expiry: ref 'main' points at snapshot 999, which is not in the table's snapshots");
   }
 
   @ParameterizedTest
@@ -318,7 +335,8 @@ class RetentionPlannerTest {
 
   @Test
   void retainLastOverridesTheTableMinSnapshotsToKeep() {
-    RetentionPlan plan = plan(mainHistory(2), new RetentionPolicy(4, HOUR, Long.MAX_VALUE), overrides(null, 2));
+    RetentionPlan plan =
+        plan(mainHistory(2), new RetentionPolicy(4, HOUR, Long.MAX_VALUE), overrides(null, 2));
 
     assertThat(plan.expiredSnapshotIds()).containsExactly(1L, 2L, 3L);
   }
@@ -344,9 +362,13 @@ class RetentionPlannerTest {
   @Test
   void retentionPeriodDoesNotOverrideARefsOwnMaxRefAge() {
     HistoryJson table =
-        HistoryJson.table(2).commit(1, null, daysAgo(3)).commit(2, 1L, NOW).tag("t", 1, "max-ref-age-ms", DAY);
+        HistoryJson.table(2)
+            .commit(1, null, daysAgo(3))
+            .commit(2, 1L, NOW)
+            .tag("t", 1, "max-ref-age-ms", DAY);
 
-    RetentionPlan plan = plan(table, new RetentionPolicy(1, DAY, Long.MAX_VALUE), overrides(30 * DAY, 10));
+    RetentionPlan plan =
+        plan(table, new RetentionPolicy(1, DAY, Long.MAX_VALUE), overrides(30 * DAY, 10));
 
     assertThat(plan.droppedRefs()).extracting(DroppedRef::name).containsExactly("t");
     // Dropped from the tag, 1 is still main's ancestor within retain_last 10.
@@ -364,7 +386,8 @@ class RetentionPlannerTest {
     // 4 is young and 3 old: the policy is bypassed both ways.
     assertThat(plan.expiredSnapshotIds()).containsExactly(2L, 4L);
     assertThat(snapshotIdsOf(plan.metadata())).containsExactly(1L, 3L, 5L);
-    assertThat(plan.droppedRefs()).containsExactly(new DroppedRef("lost", 999, "dangling: snapshot 999 is gone"));
+    assertThat(plan.droppedRefs())
+        .containsExactly(new DroppedRef("lost", 999, "dangling: snapshot 999 is gone"));
     assertThat(plan.warnings()).hasSize(1);
     assertThat(plan.metadata().refs()).containsOnlyKeys("main", "old");
     parsedByIceberg(plan.metadata());
@@ -403,24 +426,31 @@ class RetentionPlannerTest {
   @Test
   void snapshotIdsRefuseASnapshotTheFuseProtects() {
     ExpireOptions options =
-        new ExpireOptions(Optional.of(daysAgo(9)), Optional.empty(), Optional.empty(), Set.of(1L, 2L), false);
+        new ExpireOptions(
+            Optional.of(daysAgo(9)), Optional.empty(), Optional.empty(), Set.of(1L, 2L), false);
 
     assertThatThrownBy(() -> plan(mainHistory(2), ONE_DAY, options))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("Cannot expire snapshot 2: its timestamp-ms " + daysAgo(9) + " is not before expire_before " + daysAgo(9));
+        .hasMessage(
+            "Cannot expire snapshot 2: its timestamp-ms "
+                + daysAgo(9)
+                + " is not before expire_before "
+                + daysAgo(9));
   }
 
   @Test
   void snapshotIdsBeforeTheFuseExpire() {
     ExpireOptions options =
-        new ExpireOptions(Optional.of(daysAgo(9)), Optional.empty(), Optional.empty(), Set.of(1L), false);
+        new ExpireOptions(
+            Optional.of(daysAgo(9)), Optional.empty(), Optional.empty(), Set.of(1L), false);
 
     assertThat(plan(mainHistory(2), ONE_DAY, options).expiredSnapshotIds()).containsExactly(1L);
   }
 
   @Test
   void snapshotIdsCannotBeCombinedWithRetentionPeriodOrRetainLast() {
-    String message = "Cannot expire snapshots: snapshot_ids cannot be combined with retention_period or retain_last";
+    String message =
+        "Cannot expire snapshots: snapshot_ids cannot be combined with retention_period or retain_last";
     ExpireOptions withPeriod =
         new ExpireOptions(Optional.empty(), Optional.of(DAY), Optional.empty(), Set.of(1L), false);
     ExpireOptions withRetainLast =
@@ -478,13 +508,21 @@ class RetentionPlannerTest {
   @ValueSource(ints = {1, 2, 3})
   void statisticsOfExpiredSnapshotsAreRemoved(int formatVersion) {
     HistoryJson table =
-        mainHistory(formatVersion).statistics(1).statistics(5).partitionStatistics(2).partitionStatistics(5);
+        mainHistory(formatVersion)
+            .statistics(1)
+            .statistics(5)
+            .partitionStatistics(2)
+            .partitionStatistics(5);
 
     RetentionPlan plan = plan(table, ONE_DAY);
 
     JsonNode json = plan.metadata().json();
-    assertThat(json.get("statistics")).extracting(s -> s.get("snapshot-id").asLong()).containsExactly(5L);
-    assertThat(json.get("partition-statistics")).extracting(s -> s.get("snapshot-id").asLong()).containsExactly(5L);
+    assertThat(json.get("statistics"))
+        .extracting(s -> s.get("snapshot-id").asLong())
+        .containsExactly(5L);
+    assertThat(json.get("partition-statistics"))
+        .extracting(s -> s.get("snapshot-id").asLong())
+        .containsExactly(5L);
     org.apache.iceberg.TableMetadata iceberg = parsedByIceberg(plan.metadata());
     assertThat(iceberg.statisticsFiles()).hasSize(1);
     assertThat(iceberg.partitionStatisticsFiles()).hasSize(1);
@@ -493,7 +531,9 @@ class RetentionPlannerTest {
   @ParameterizedTest
   @ValueSource(ints = {1, 2, 3})
   void unknownFieldsMetadataLogAndLastUpdatedMsAreLeftAsTheyWere(int formatVersion) {
-    HistoryJson table = mainHistory(formatVersion).logMetadataFile(daysAgo(9), HistoryJson.LOCATION + "/metadata/v1.metadata.json");
+    HistoryJson table =
+        mainHistory(formatVersion)
+            .logMetadataFile(daysAgo(9), HistoryJson.LOCATION + "/metadata/v1.metadata.json");
     table.json.put("unknown-future-field", "kept");
     table.json.with("refs").with("main").put("unknown-ref-field", 7);
     TableMetadata replica = table.build();
@@ -524,13 +564,16 @@ class RetentionPlannerTest {
     RetentionPlan plan = plan(table, ONE_DAY);
 
     assertThat(plan.expiredSnapshotIds()).containsExactly(30L, 10L);
-    assertThat(plan.droppedRefs()).extracting(DroppedRef::name).containsExactly("alpha", "mid", "zeta");
+    assertThat(plan.droppedRefs())
+        .extracting(DroppedRef::name)
+        .containsExactly("alpha", "mid", "zeta");
   }
 
   @Test
   void dryRunPlansTheSameAsARealRun() {
     HistoryJson table = mainHistory(2).tag("weekly", 1, "max-ref-age-ms", DAY);
-    ExpireOptions dry = new ExpireOptions(Optional.empty(), Optional.empty(), Optional.empty(), Set.of(), true);
+    ExpireOptions dry =
+        new ExpireOptions(Optional.empty(), Optional.empty(), Optional.empty(), Set.of(), true);
 
     RetentionPlan real = plan(table, ONE_DAY);
     RetentionPlan dryRun = plan(table, ONE_DAY, dry);
@@ -554,16 +597,19 @@ class RetentionPlannerTest {
 
     assertThatThrownBy(() -> plan(table, ONE_DAY))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("Cannot read ref 'b': min-snapshots-to-keep must be a positive whole number, got 0");
+        .hasMessage(
+            "Cannot read ref 'b': min-snapshots-to-keep must be a positive whole number, got 0");
   }
 
   @Test
   void resultRoundTripsThroughTheReplicatorsOwnParser() {
     RetentionPlan plan = plan(mainHistory(3).tag("t", 4), ONE_DAY);
 
-    TableMetadata reread = TableMetadataParser.read(TableMetadataParser.toJson(plan.metadata()), "reread.json");
+    TableMetadata reread =
+        TableMetadataParser.read(TableMetadataParser.toJson(plan.metadata()), "reread.json");
 
     // Compared as written bytes: Jackson's int and long nodes of one number are not equal.
-    assertThat(TableMetadataParser.toJson(reread)).isEqualTo(TableMetadataParser.toJson(plan.metadata()));
+    assertThat(TableMetadataParser.toJson(reread))
+        .isEqualTo(TableMetadataParser.toJson(plan.metadata()));
   }
 }

@@ -18,7 +18,9 @@ class RetentionPoliciesTest {
   @Test
   void eachPropertyOverridesItsOwnDefault() {
     assertThat(RetentionPolicies.fromProperties(Map.of(RetentionPolicy.MIN_SNAPSHOTS_TO_KEEP, "7")))
-        .isEqualTo(new RetentionPolicy(7, RetentionPolicy.ICEBERG_DEFAULTS.maxSnapshotAgeMs(), Long.MAX_VALUE));
+        .isEqualTo(
+            new RetentionPolicy(
+                7, RetentionPolicy.ICEBERG_DEFAULTS.maxSnapshotAgeMs(), Long.MAX_VALUE));
     assertThat(
             RetentionPolicies.fromProperties(
                 Map.of(

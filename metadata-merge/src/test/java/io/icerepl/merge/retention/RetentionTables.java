@@ -67,7 +67,8 @@ final class RetentionTables {
   static Table create(Path dir, int formatVersion, Map<String, String> properties) {
     Map<String, String> props = new HashMap<>(properties);
     props.put("format-version", Integer.toString(formatVersion));
-    return new HadoopTables(new Configuration()).create(SCHEMA, SPEC, props, "file:" + dir.resolve("table"));
+    return new HadoopTables(new Configuration())
+        .create(SCHEMA, SPEC, props, "file:" + dir.resolve("table"));
   }
 
   static DataFile data(Table table, String name) {
@@ -148,11 +149,13 @@ final class RetentionTables {
     JsonNode refs = json.get("refs");
     if (refs != null) {
       List<String> dropped = new ArrayList<>();
-      refs.fields().forEachRemaining(r -> {
-        if (ids.contains(r.getValue().get("snapshot-id").asLong())) {
-          dropped.add(r.getKey());
-        }
-      });
+      refs.fields()
+          .forEachRemaining(
+              r -> {
+                if (ids.contains(r.getValue().get("snapshot-id").asLong())) {
+                  dropped.add(r.getKey());
+                }
+              });
       ((ObjectNode) refs).remove(dropped);
     }
     return TableMetadataParser.fromJson(json, "after expiring " + ids);
@@ -180,9 +183,13 @@ final class RetentionTables {
     return expire(table, ids, 1000);
   }
 
-  // ---------------------------------------------------------------- an oracle: Iceberg's own reading
+  // ---------------------------------------------------------------- an oracle: Iceberg's own
+  // reading
 
-  /** Every file the given snapshots reach, read with the Iceberg library: lists, manifests, live files. */
+  /**
+   * Every file the given snapshots reach, read with the Iceberg library: lists, manifests, live
+   * files.
+   */
   static Set<String> reachable(Table table, Collection<Long> ids) {
     Set<String> paths = new LinkedHashSet<>();
     for (long id : ids) {
@@ -239,5 +246,4 @@ final class RetentionTables {
       throw new UncheckedIOException(e);
     }
   }
-
 }

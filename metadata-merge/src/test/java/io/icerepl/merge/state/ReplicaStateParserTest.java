@@ -20,12 +20,17 @@ class ReplicaStateParserTest {
             Set.of(3L, 1L),
             Map.of("audit", 1L),
             List.of(
-                new ExpiredSnapshot(1, "s3://r/t/metadata/snap-1.avro", List.of(), List.of("s3://r/t/metadata/s.puffin")),
+                new ExpiredSnapshot(
+                    1,
+                    "s3://r/t/metadata/snap-1.avro",
+                    List.of(),
+                    List.of("s3://r/t/metadata/s.puffin")),
                 new ExpiredSnapshot(3, null, List.of("s3://r/t/metadata/m.avro"), List.of())),
             new ReplicaState.LastCommit(7, "t7", "t6"),
             List.of(),
             List.of("s3://r/t/metadata/old-stats.puffin"));
-    assertThat(ReplicaStateParser.fromJson(ReplicaStateParser.toJson(state), "state.json")).isEqualTo(state);
+    assertThat(ReplicaStateParser.fromJson(ReplicaStateParser.toJson(state), "state.json"))
+        .isEqualTo(state);
   }
 
   @Test
@@ -35,10 +40,13 @@ class ReplicaStateParserTest {
             .withSourcePrefixes(
                 List.of(
                     new PathMapping.Prefix("s3://b/wh/t", "s3://r/wh/t"),
-                    new PathMapping.Prefix("s3://other/data", "s3://r/wh/t/data/other-data-1a2b3c4d")));
-    assertThat(ReplicaStateParser.fromJson(ReplicaStateParser.toJson(state), "state.json")).isEqualTo(state);
+                    new PathMapping.Prefix(
+                        "s3://other/data", "s3://r/wh/t/data/other-data-1a2b3c4d")));
+    assertThat(ReplicaStateParser.fromJson(ReplicaStateParser.toJson(state), "state.json"))
+        .isEqualTo(state);
 
-    byte[] before = "{\"state-version\": 1, \"expired-snapshot-ids\": [4]}".getBytes(StandardCharsets.UTF_8);
+    byte[] before =
+        "{\"state-version\": 1, \"expired-snapshot-ids\": [4]}".getBytes(StandardCharsets.UTF_8);
     assertThat(ReplicaStateParser.fromJson(before, "state.json").sourcePrefixes()).isEmpty();
   }
 
@@ -47,6 +55,7 @@ class ReplicaStateParserTest {
     byte[] json = "{\"state-version\": 2}".getBytes(StandardCharsets.UTF_8);
     assertThatThrownBy(() -> ReplicaStateParser.fromJson(json, "state.json"))
         .isInstanceOf(BadInputException.class)
-        .hasMessage("Cannot read replica state state.json: state-version 2 is newer than this replicator understands (1)");
+        .hasMessage(
+            "Cannot read replica state state.json: state-version 2 is newer than this replicator understands (1)");
   }
 }

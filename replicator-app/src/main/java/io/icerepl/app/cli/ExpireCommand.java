@@ -1,8 +1,8 @@
 package io.icerepl.app.cli;
 
+import io.icerepl.app.engine.retention.RetentionOptions;
 import io.icerepl.app.engine.retention.RetentionResult;
 import io.icerepl.app.engine.retention.RetentionRunner;
-import io.icerepl.app.engine.retention.RetentionOptions;
 import io.icerepl.merge.retention.Durations;
 import io.icerepl.merge.retention.ExpireOptions;
 import java.io.PrintWriter;
@@ -38,32 +38,48 @@ final class ExpireCommand implements Callable<Integer> {
 
   @CommandLine.Mixin MetadataLimitOption metadataLimit;
 
-  @Option(names = "--retention-period", paramLabel = "<duration>",
-      description = "Keep snapshots younger than this (e.g. 90d, 1d12h, 500ms); overrides the table-level"
-          + " max snapshot age, never a ref's own.")
+  @Option(
+      names = "--retention-period",
+      paramLabel = "<duration>",
+      description =
+          "Keep snapshots younger than this (e.g. 90d, 1d12h, 500ms); overrides the table-level"
+              + " max snapshot age, never a ref's own.")
   String retentionPeriod;
 
-  @Option(names = "--retain-last", paramLabel = "<n>",
-      description = "Keep at least this many snapshots per branch; overrides the table-level minimum, never a ref's own.")
+  @Option(
+      names = "--retain-last",
+      paramLabel = "<n>",
+      description =
+          "Keep at least this many snapshots per branch; overrides the table-level minimum, never a ref's own.")
   Integer retainLast;
 
-  @Option(names = "--max-ref-age", paramLabel = "<duration>",
+  @Option(
+      names = "--max-ref-age",
+      paramLabel = "<duration>",
       description = "Drop refs other than main whose snapshot is older than this (table level).")
   String maxRefAge;
 
-  @Option(names = "--expire-before", paramLabel = "<timestamp>",
-      description = "Safety fuse, ISO-8601 (e.g. 2026-11-01T00:00:00Z): no snapshot at or after it expires.")
+  @Option(
+      names = "--expire-before",
+      paramLabel = "<timestamp>",
+      description =
+          "Safety fuse, ISO-8601 (e.g. 2026-11-01T00:00:00Z): no snapshot at or after it expires.")
   String expireBefore;
 
-  @Option(names = "--snapshot-ids", split = ",", paramLabel = "<id>",
-      description = "Expire exactly these snapshots (never the current one or a ref's); not with"
-          + " --retention-period or --retain-last.")
+  @Option(
+      names = "--snapshot-ids",
+      split = ",",
+      paramLabel = "<id>",
+      description =
+          "Expire exactly these snapshots (never the current one or a ref's); not with"
+              + " --retention-period or --retain-last.")
   List<Long> snapshotIds = new ArrayList<>();
 
   @Option(names = "--dry-run", description = "Plan and count; change nothing.")
   boolean dryRun;
 
-  @Option(names = "--replica-owns-files",
+  @Option(
+      names = "--replica-owns-files",
       description = "Delete unreachable files even when the table says gc.enabled=false.")
   boolean replicaOwnsFiles;
 
@@ -74,7 +90,8 @@ final class ExpireCommand implements Callable<Integer> {
           "Cannot expire snapshots: --snapshot-ids cannot be combined with --retention-period or --retain-last");
     }
     if (retainLast != null && retainLast < 1) {
-      throw new IllegalArgumentException("Cannot expire snapshots: --retain-last must be at least 1, got " + retainLast);
+      throw new IllegalArgumentException(
+          "Cannot expire snapshots: --retain-last must be at least 1, got " + retainLast);
     }
     RetentionOptions options =
         new RetentionOptions(
@@ -89,7 +106,10 @@ final class ExpireCommand implements Callable<Integer> {
     try (StoreOptions opened = stores) {
       RetentionResult result =
           RetentionRunner.expire(
-              stores.target(target.target()), Clock.systemUTC(), target.target(), options,
+              stores.target(target.target()),
+              Clock.systemUTC(),
+              target.target(),
+              options,
               metadataLimit.maxMetadataBytes());
       print(spec.commandLine().getOut(), result);
       return 0;
@@ -101,17 +121,22 @@ final class ExpireCommand implements Callable<Integer> {
       return Instant.parse(text).toEpochMilli();
     } catch (DateTimeParseException e) {
       throw new IllegalArgumentException(
-          "Cannot parse --expire-before '" + text + "': expected an ISO-8601 instant such as 2026-11-01T00:00:00Z");
+          "Cannot parse --expire-before '"
+              + text
+              + "': expected an ISO-8601 instant such as 2026-11-01T00:00:00Z");
     }
   }
 
   static void print(PrintWriter out, RetentionResult result) {
     result.metrics().forEach((name, value) -> out.println(name + " " + value));
     result.expiredSnapshotIds().forEach(id -> out.println("expired_snapshot " + id));
-    result.droppedRefs().forEach(r -> out.println("dropped_ref " + r.name() + " (" + r.reason() + ")"));
+    result
+        .droppedRefs()
+        .forEach(r -> out.println("dropped_ref " + r.name() + " (" + r.reason() + ")"));
     result.warnings().forEach(w -> out.println("warning " + w));
     if (result.filesKept()) {
-      out.println("note gc.enabled=false: no file deleted (use --replica-owns-files if the replica's files are its own)");
+      out.println(
+          "note gc.enabled=false: no file deleted (use --replica-owns-files if the replica's files are its own)");
     }
     out.flush();
   }

@@ -3,9 +3,13 @@ package io.icerepl.app.cli;
 import io.icerepl.merge.model.TableMetadataParser;
 import picocli.CommandLine.Option;
 
-/** The largest metadata file a command reads: a bound on the memory a hostile or broken file takes. */
+/**
+ * The largest metadata file a command reads: a bound on the memory a hostile or broken file takes.
+ */
 public final class MetadataLimitOption {
-  @Option(names = "--max-metadata-bytes", paramLabel = "<bytes>",
+  @Option(
+      names = "--max-metadata-bytes",
+      paramLabel = "<bytes>",
       description = "Largest metadata file read, after decompression.")
   long maxMetadataBytes = TableMetadataParser.DEFAULT_MAX_METADATA_BYTES;
 

@@ -4,8 +4,8 @@ import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.ReplicationSummary;
 import io.icerepl.app.engine.TableReplicator;
 import io.icerepl.merge.path.PathMapping;
-import java.io.PrintWriter;
 import io.icerepl.merge.retention.Durations;
+import java.io.PrintWriter;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,7 +18,9 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code replicate}: brings a replica up to date with its source, one commit per source version. */
+/**
+ * {@code replicate}: brings a replica up to date with its source, one commit per source version.
+ */
 @Command(
     name = "replicate",
     mixinStandardHelpOptions = true,
@@ -35,32 +37,45 @@ public final class ReplicateCommand implements Callable<Integer> {
 
   @CommandLine.Mixin StoreOptions stores;
 
-  @Option(names = "--source", required = true, paramLabel = "<location>",
+  @Option(
+      names = "--source",
+      required = true,
+      paramLabel = "<location>",
       description = "Source table location: an absolute path, a file: URI or s3://bucket/path.")
   String source;
 
   @CommandLine.Mixin TargetOption target;
 
-  @Option(names = "--source-metadata", paramLabel = "<file>",
-      description = "Source metadata file to replicate up to (a path, or a name in the source's"
-          + " metadata folder). Default: version-hint.text, else the single newest *.metadata.json.")
+  @Option(
+      names = "--source-metadata",
+      paramLabel = "<file>",
+      description =
+          "Source metadata file to replicate up to (a path, or a name in the source's"
+              + " metadata folder). Default: version-hint.text, else the single newest *.metadata.json.")
   String sourceMetadata;
 
-  @Option(names = "--map", paramLabel = "<source-prefix>=<target-prefix>",
-      description = "Maps one more path prefix (repeatable), for files outside the table location"
-          + " and its write.data.path / write.metadata.path.")
+  @Option(
+      names = "--map",
+      paramLabel = "<source-prefix>=<target-prefix>",
+      description =
+          "Maps one more path prefix (repeatable), for files outside the table location"
+              + " and its write.data.path / write.metadata.path.")
   List<String> maps = new ArrayList<>();
 
-  @Option(names = "--coalesce",
+  @Option(
+      names = "--coalesce",
       description = "Apply only the newest source version instead of each intermediate one.")
   boolean coalesce;
 
   @CommandLine.Mixin MetadataLimitOption metadataLimit;
 
-  @Option(names = "--settle-time", paramLabel = "<duration>",
-      description = "Without a version hint, a <V>-<uuid>.metadata.json file younger than this is not"
-          + " yet taken for the source's head: a writer that lost its catalog commit leaves one"
-          + " (units ms, s, m, h).")
+  @Option(
+      names = "--settle-time",
+      paramLabel = "<duration>",
+      description =
+          "Without a version hint, a <V>-<uuid>.metadata.json file younger than this is not"
+              + " yet taken for the source's head: a writer that lost its catalog commit leaves one"
+              + " (units ms, s, m, h).")
   String settleTime = "5s";
 
   @CommandLine.Mixin ThreadsOption threads;
@@ -71,18 +86,27 @@ public final class ReplicateCommand implements Callable<Integer> {
     for (String map : maps) {
       int eq = map.indexOf('=');
       if (eq <= 0 || eq == map.length() - 1) {
-        throw new IllegalArgumentException("Cannot parse --map " + map + ": expected <source-prefix>=<target-prefix>");
+        throw new IllegalArgumentException(
+            "Cannot parse --map " + map + ": expected <source-prefix>=<target-prefix>");
       }
       prefixes.add(new PathMapping.Prefix(map.substring(0, eq), map.substring(eq + 1)));
     }
     ReplicationOptions options =
         new ReplicationOptions(
-            prefixes, coalesce, metadataLimit.maxMetadataBytes(), threads.threads(),
+            prefixes,
+            coalesce,
+            metadataLimit.maxMetadataBytes(),
+            threads.threads(),
             Duration.ofMillis(Durations.parseMillis(settleTime)));
     ExecutorService executor = Executors.newFixedThreadPool(threads.threads());
     try (StoreOptions opened = stores) {
       ReplicationSummary summary =
-          new TableReplicator(stores.source(source), stores.target(target.target()), Clock.systemUTC(), executor, options)
+          new TableReplicator(
+                  stores.source(source),
+                  stores.target(target.target()),
+                  Clock.systemUTC(),
+                  executor,
+                  options)
               .replicate(source, target.target(), Optional.ofNullable(sourceMetadata));
       print(spec.commandLine().getOut(), summary);
       return 0;

@@ -4,14 +4,18 @@ import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** Command line entry point of the service jar: {@code replicate}, {@code expire}, {@code serve}. */
+/**
+ * Command line entry point of the service jar: {@code replicate}, {@code expire}, {@code serve}.
+ */
 @Command(
     name = "replicator",
     mixinStandardHelpOptions = true,
     version = "iceberg-replicator 0.1.0",
     description = "Keeps read-only replicas of Apache Iceberg tables, with their whole history.",
     subcommands = {
-      ReplicateCommand.class, ExpireCommand.class, ServeCommand.class,
+      ReplicateCommand.class,
+      ExpireCommand.class,
+      ServeCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class ReplicatorCli implements Runnable {

@@ -35,15 +35,17 @@ public final class ServeCommand implements Callable<Integer> {
    * returns its exit code; {@code alongside} starts whatever runs next to the service once its
    * context is up, and what it returns is closed when the service stops.
    */
-  public static int serve(List<String> args, Function<ConfigurableApplicationContext, AutoCloseable> alongside)
+  public static int serve(
+      List<String> args, Function<ConfigurableApplicationContext, AutoCloseable> alongside)
       throws Exception {
     CountDownLatch closed = new CountDownLatch(1);
     SpringApplication application = new SpringApplication(ReplicatorApplication.class);
-    application.addListeners(event -> {
-      if (event instanceof ContextClosedEvent) {
-        closed.countDown();
-      }
-    });
+    application.addListeners(
+        event -> {
+          if (event instanceof ContextClosedEvent) {
+            closed.countDown();
+          }
+        });
     ConfigurableApplicationContext context = application.run(args.toArray(String[]::new));
     try (AutoCloseable running = alongside.apply(context)) {
       // main() exits the JVM when this returns: wait until the context closes

@@ -1,7 +1,7 @@
 package io.icerepl.app.cli;
 
-import io.icerepl.copier.publish.ReplicaLayout;
 import io.icerepl.app.engine.worker.SchemeStores;
+import io.icerepl.copier.publish.ReplicaLayout;
 import io.icerepl.copier.s3.S3Endpoint;
 import io.icerepl.copier.s3.S3Resilience;
 import io.icerepl.copier.s3.S3StoreSettings;
@@ -19,31 +19,50 @@ import picocli.CommandLine.Option;
  * from the command line.
  */
 final class StoreOptions implements AutoCloseable {
-  @Option(names = "--endpoint", paramLabel = "<url>",
+  @Option(
+      names = "--endpoint",
+      paramLabel = "<url>",
       description = "S3 endpoint for both sides (LocalStack, MinIO, ...); default: AWS.")
   URI endpoint;
 
-  @Option(names = "--source-endpoint", paramLabel = "<url>", description = "S3 endpoint of the source side.")
+  @Option(
+      names = "--source-endpoint",
+      paramLabel = "<url>",
+      description = "S3 endpoint of the source side.")
   URI sourceEndpoint;
 
-  @Option(names = "--target-endpoint", paramLabel = "<url>", description = "S3 endpoint of the target side.")
+  @Option(
+      names = "--target-endpoint",
+      paramLabel = "<url>",
+      description = "S3 endpoint of the target side.")
   URI targetEndpoint;
 
   @Option(names = "--region", paramLabel = "<region>", description = "S3 region of both sides.")
   String region = "us-east-1";
 
-  @Option(names = "--source-region", paramLabel = "<region>", description = "S3 region of the source side.")
+  @Option(
+      names = "--source-region",
+      paramLabel = "<region>",
+      description = "S3 region of the source side.")
   String sourceRegion;
 
-  @Option(names = "--target-region", paramLabel = "<region>", description = "S3 region of the target side.")
+  @Option(
+      names = "--target-region",
+      paramLabel = "<region>",
+      description = "S3 region of the target side.")
   String targetRegion;
 
-  @Option(names = "--path-style", description = "Path-style S3 addressing (most S3-compatible servers need it).")
+  @Option(
+      names = "--path-style",
+      description = "Path-style S3 addressing (most S3-compatible servers need it).")
   boolean pathStyle;
 
-  @Option(names = "--lock-prefix", paramLabel = "<prefix>",
-      description = "Key prefix of the table leases in the target bucket; the service's replicator.s3.lock-prefix"
-          + " default, so that the command and the service never run on one table at once.")
+  @Option(
+      names = "--lock-prefix",
+      paramLabel = "<prefix>",
+      description =
+          "Key prefix of the table leases in the target bucket; the service's replicator.s3.lock-prefix"
+              + " default, so that the command and the service never run on one table at once.")
   String lockPrefix = ReplicaLayout.DEFAULT_LOCK_PREFIX;
 
   private SchemeStores stores;
@@ -59,19 +78,27 @@ final class StoreOptions implements AutoCloseable {
   private SchemeStores stores() {
     if (stores == null) {
       S3StoreSettings settings =
-          SchemeStores.leaseSettings(lockPrefix, Duration.parse(S3StoreSettings.DEFAULT_LOCK_TTL), Clock.systemUTC());
+          SchemeStores.leaseSettings(
+              lockPrefix, Duration.parse(S3StoreSettings.DEFAULT_LOCK_TTL), Clock.systemUTC());
       stores =
           SchemeStores.withS3(
-              new SchemeStores.S3Access(side(sourceEndpoint, sourceRegion), side(targetEndpoint, targetRegion), settings,
-                  S3Resilience.defaults(), List.of()));
+              new SchemeStores.S3Access(
+                  side(sourceEndpoint, sourceRegion),
+                  side(targetEndpoint, targetRegion),
+                  settings,
+                  S3Resilience.defaults(),
+                  List.of()));
     }
     return stores;
   }
 
   private S3Endpoint side(URI sideEndpoint, String sideRegion) {
     return new S3Endpoint(
-        Optional.ofNullable(sideEndpoint != null ? sideEndpoint : endpoint), sideRegion != null ? sideRegion : region,
-        Optional.empty(), Optional.empty(), pathStyle);
+        Optional.ofNullable(sideEndpoint != null ? sideEndpoint : endpoint),
+        sideRegion != null ? sideRegion : region,
+        Optional.empty(),
+        Optional.empty(),
+        pathStyle);
   }
 
   @Override

@@ -4,7 +4,10 @@ import picocli.CommandLine.Option;
 
 /** The replica table a command works on. */
 public final class TargetOption {
-  @Option(names = "--target", required = true, paramLabel = "<location>",
+  @Option(
+      names = "--target",
+      required = true,
+      paramLabel = "<location>",
       description = "Replica table location: an absolute path, a file: URI or s3://bucket/path.")
   String target;
 

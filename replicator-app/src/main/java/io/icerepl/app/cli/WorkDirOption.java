@@ -9,7 +9,9 @@ import picocli.CommandLine.Option;
 /** The folder a command keeps its files in; a new temporary folder when none is given. */
 public final class WorkDirOption {
   // --dir is the name demo and benchmark had first; scripts that use it keep working
-  @Option(names = {"--work-dir", "--dir"}, paramLabel = "<folder>",
+  @Option(
+      names = {"--work-dir", "--dir"},
+      paramLabel = "<folder>",
       description = "Work folder (a new temporary folder unless a default is shown).")
   Path dir;
 
@@ -24,7 +26,10 @@ public final class WorkDirOption {
     return Optional.ofNullable(dir);
   }
 
-  /** The folder, created if needed; a new temporary folder named after {@code name} when none is given. */
+  /**
+   * The folder, created if needed; a new temporary folder named after {@code name} when none is
+   * given.
+   */
   public Path resolve(String name) throws IOException {
     return dir != null ? Files.createDirectories(dir) : Files.createTempDirectory(name);
   }

@@ -34,17 +34,25 @@ public final class FileSystemHeadResolver implements SourceHeadResolver {
       List<ObjectStore.Entry> entries = store.listEntries(folder);
       Optional<String> hint = Optional.empty();
       if (entries.stream().anyMatch(e -> e.name().equals(TableLayout.VERSION_HINT))) {
-        hint = Optional.of(ReplicaFiles.readText(store, TableLayout.join(folder, TableLayout.VERSION_HINT)));
+        hint =
+            Optional.of(
+                ReplicaFiles.readText(store, TableLayout.join(folder, TableLayout.VERSION_HINT)));
       }
       List<SourceHead.Listed> files =
           entries.stream().map(e -> new SourceHead.Listed(e.name(), e.lastModifiedMs())).toList();
       SourceHead.Resolution resolution =
           SourceHead.resolve(folder, files, hint, clock.millis(), settleTime.toMillis());
       String name =
-          resolution.head()
-              .orElseThrow(() -> new BadInputException(
-                  "Cannot resolve the current metadata of " + folder + ": it holds no metadata file"));
-      return new Head(TableLayout.join(folder, name), resolution.settlesAtMs(), resolution.settlingSinceMs());
+          resolution
+              .head()
+              .orElseThrow(
+                  () ->
+                      new BadInputException(
+                          "Cannot resolve the current metadata of "
+                              + folder
+                              + ": it holds no metadata file"));
+      return new Head(
+          TableLayout.join(folder, name), resolution.settlesAtMs(), resolution.settlingSinceMs());
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot list " + folder + ": " + e.getMessage(), e);
     }

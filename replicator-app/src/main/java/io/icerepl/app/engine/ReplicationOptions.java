@@ -35,7 +35,8 @@ public record ReplicationOptions(
       throw new IllegalArgumentException("parallelism must be at least 1, got " + parallelism);
     }
     if (maxMetadataBytes < 1) {
-      throw new IllegalArgumentException("maxMetadataBytes must be positive, got " + maxMetadataBytes);
+      throw new IllegalArgumentException(
+          "maxMetadataBytes must be positive, got " + maxMetadataBytes);
     }
     if (settleTime.isNegative()) {
       throw new IllegalArgumentException("settleTime must not be negative, got " + settleTime);
@@ -44,7 +45,10 @@ public record ReplicationOptions(
 
   /** Options with no confinement and the default settle time. */
   public ReplicationOptions(
-      List<PathMapping.Prefix> extraPrefixes, boolean coalesce, long maxMetadataBytes, int parallelism) {
+      List<PathMapping.Prefix> extraPrefixes,
+      boolean coalesce,
+      long maxMetadataBytes,
+      int parallelism) {
     this(extraPrefixes, coalesce, maxMetadataBytes, parallelism, List.of(), DEFAULT_SETTLE_TIME);
   }
 
@@ -58,12 +62,16 @@ public record ReplicationOptions(
     this(extraPrefixes, coalesce, maxMetadataBytes, parallelism, List.of(), settleTime);
   }
 
-  /** The same options for one table: these prefixes mapped, and paths only under the allowed ones. */
+  /**
+   * The same options for one table: these prefixes mapped, and paths only under the allowed ones.
+   */
   public ReplicationOptions forTable(List<PathMapping.Prefix> prefixes, List<String> allowed) {
-    return new ReplicationOptions(prefixes, coalesce, maxMetadataBytes, parallelism, allowed, settleTime);
+    return new ReplicationOptions(
+        prefixes, coalesce, maxMetadataBytes, parallelism, allowed, settleTime);
   }
 
   public static ReplicationOptions defaults() {
-    return new ReplicationOptions(List.of(), false, TableMetadataParser.DEFAULT_MAX_METADATA_BYTES, 8);
+    return new ReplicationOptions(
+        List.of(), false, TableMetadataParser.DEFAULT_MAX_METADATA_BYTES, 8);
   }
 }

@@ -13,8 +13,8 @@ import java.util.Optional;
  * @param bytesCopied their bytes
  * @param filesRewritten files rewritten with replica paths (manifests, lists, delete files)
  * @param replicaMetadataFiles replica metadata files written, in order
- * @param skippedVersions source versions that could not be completed (their files were gone)
- *     and were folded into a later one
+ * @param skippedVersions source versions that could not be completed (their files were gone) and
+ *     were folded into a later one
  * @param lostSnapshots snapshots of skipped versions that no later version holds
  * @param settlesIn when a newer source metadata file, passed over as too young to trust, is old
  *     enough to replicate; empty when there is none

@@ -4,8 +4,8 @@ import java.util.OptionalLong;
 
 /**
  * Names a source table's current metadata file. The file-system rules (version hint, else the
- * single newest version that has settled) are the default; a catalog's pointer (Iceberg REST,
- * Glue) is the most trusted answer and can be plugged in here.
+ * single newest version that has settled) are the default; a catalog's pointer (Iceberg REST, Glue)
+ * is the most trusted answer and can be plugged in here.
  */
 @FunctionalInterface
 public interface SourceHeadResolver {

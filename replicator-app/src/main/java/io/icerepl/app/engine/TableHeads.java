@@ -13,23 +13,30 @@ import java.util.Set;
  * @param source the source head resolved
  * @param sourceMetadata its content
  * @param replica the replica's current version, empty when there is no replica yet
- * @param expiredSnapshotIds snapshots the replica's own retention expired (the source may still hold them)
+ * @param expiredSnapshotIds snapshots the replica's own retention expired (the source may still
+ *     hold them)
  */
 public record TableHeads(
-    SourceHeadResolver.Head source, TableMetadata sourceMetadata, Optional<ReplicaHead> replica, Set<Long> expiredSnapshotIds) {
+    SourceHeadResolver.Head source,
+    TableMetadata sourceMetadata,
+    Optional<ReplicaHead> replica,
+    Set<Long> expiredSnapshotIds) {
 
   public TableHeads {
     expiredSnapshotIds = Set.copyOf(expiredSnapshotIds);
   }
 
-  /** The name of the source metadata file the replica was built from, empty when there is no replica. */
+  /**
+   * The name of the source metadata file the replica was built from, empty when there is no
+   * replica.
+   */
   public Optional<String> replicatedFileName() {
     return replica.flatMap(ReplicaHead::lastSourceFile).map(MetadataFileNames::fileName);
   }
 
   /**
-   * Whether the replica was built from the source head, with no newer source file settling: a
-   * file still settling is a version the replica may yet need.
+   * Whether the replica was built from the source head, with no newer source file settling: a file
+   * still settling is a version the replica may yet need.
    */
   public boolean inSync() {
     return replicatedFileName().equals(Optional.of(MetadataFileNames.fileName(source.file())))

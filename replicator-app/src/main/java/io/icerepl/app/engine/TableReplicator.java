@@ -6,23 +6,23 @@ import io.icerepl.app.engine.retention.PendingDeletion;
 import io.icerepl.app.engine.retention.RetentionSettings;
 import io.icerepl.copier.copy.CopyPlanner;
 import io.icerepl.copier.copy.CopyProgress;
-import io.icerepl.copier.publish.MetadataPublisher;
 import io.icerepl.copier.copy.PlanExecutor;
+import io.icerepl.copier.publish.MetadataPublisher;
 import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.merge.copyplan.CopyPlan;
 import io.icerepl.merge.error.MissingFileException;
 import io.icerepl.merge.error.PathOutsideMappingException;
 import io.icerepl.merge.error.ReplicationException;
-import io.icerepl.merge.model.TableMetadata;
-import io.icerepl.merge.model.TableMetadataParser;
 import io.icerepl.merge.merge.MergeRequest;
 import io.icerepl.merge.merge.MergeResult;
 import io.icerepl.merge.merge.MetadataMerge;
 import io.icerepl.merge.merge.ReplicaCommits;
 import io.icerepl.merge.merge.VersionSequence;
+import io.icerepl.merge.model.TableMetadata;
+import io.icerepl.merge.model.TableMetadataParser;
 import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.path.SourcePrefixes;
 import io.icerepl.merge.path.TableLayout;
-import io.icerepl.merge.copyplan.CopyPlan;
 import io.icerepl.merge.state.ReplicaState;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -39,8 +39,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Replicates one source table to one replica location: resolves the source head, applies every
- * newer source version in the source's order as one replica commit each, and publishes each
- * commit only after everything it names is in place.
+ * newer source version in the source's order as one replica commit each, and publishes each commit
+ * only after everything it names is in place.
  */
 public final class TableReplicator {
   private static final Logger LOG = LoggerFactory.getLogger(TableReplicator.class);
@@ -57,7 +57,11 @@ public final class TableReplicator {
   private final PendingDeletion pendingDeletion;
 
   public TableReplicator(
-      ObjectStore source, ObjectStore target, Clock clock, ExecutorService executor, ReplicationOptions options) {
+      ObjectStore source,
+      ObjectStore target,
+      Clock clock,
+      ExecutorService executor,
+      ReplicationOptions options) {
     this(source, target, clock, executor, options, CopyProgress.Listener.NONE);
   }
 
@@ -78,7 +82,8 @@ public final class TableReplicator {
     this.publisher = new MetadataPublisher(target);
     this.replicaFiles = new ReplicaFiles(target, options.maxMetadataBytes());
     this.headResolver = new FileSystemHeadResolver(source, clock, options.settleTime());
-    this.pendingDeletion = new PendingDeletion(target, replicaFiles, RetentionSettings.defaults().batchSize());
+    this.pendingDeletion =
+        new PendingDeletion(target, replicaFiles, RetentionSettings.defaults().batchSize());
   }
 
   /**
@@ -89,19 +94,27 @@ public final class TableReplicator {
   public TableHeads read(String sourceLocation, String targetLocation) {
     try {
       SourceHeadResolver.Head resolved = headResolver.head(sourceLocation);
-      TableMetadata head = ReplicaFiles.readMetadata(source, resolved.file(), options.maxMetadataBytes());
+      TableMetadata head =
+          ReplicaFiles.readMetadata(source, resolved.file(), options.maxMetadataBytes());
       Optional<ReplicaHead> replica = replicaFiles.head(sourceLocation, targetLocation);
-      return new TableHeads(resolved, head, replica, replicaFiles.state(targetLocation).expiredSnapshotIds());
+      return new TableHeads(
+          resolved, head, replica, replicaFiles.state(targetLocation).expiredSnapshotIds());
     } catch (IOException e) {
       throw new UncheckedIOException(
-          "Cannot read the heads of " + sourceLocation + " and " + targetLocation + ": " + e.getMessage(), e);
+          "Cannot read the heads of "
+              + sourceLocation
+              + " and "
+              + targetLocation
+              + ": "
+              + e.getMessage(),
+          e);
     }
   }
 
   /**
    * Replicates unless the replica already holds the source head. That is checked first without the
-   * table's lease, so an unchanged table costs a few reads and no write; a changed one is replicated
-   * from what the check read. Anything unreadable is left to the locked run to report.
+   * table's lease, so an unchanged table costs a few reads and no write; a changed one is
+   * replicated from what the check read. Anything unreadable is left to the locked run to report.
    *
    * @throws TableReplicationException with the specific error; the replica is left as it was
    */
@@ -121,21 +134,29 @@ public final class TableReplicator {
   /**
    * @param sourceLocation the source table location
    * @param targetLocation the replica table location
-   * @param sourceMetadata the source metadata file to replicate up to, instead of resolving the head
+   * @param sourceMetadata the source metadata file to replicate up to, instead of resolving the
+   *     head
    * @throws TableReplicationException with the specific error; the replica is left as it was
    */
-  public ReplicationSummary replicate(String sourceLocation, String targetLocation, Optional<String> sourceMetadata) {
+  public ReplicationSummary replicate(
+      String sourceLocation, String targetLocation, Optional<String> sourceMetadata) {
     return replicate(sourceLocation, targetLocation, sourceMetadata, Optional.empty()).summary();
   }
 
-  /** @param before the heads read before the lease was taken: the source head is replicated up to it */
+  /**
+   * @param before the heads read before the lease was taken: the source head is replicated up to it
+   */
   private ReplicationResult replicate(
-      String sourceLocation, String targetLocation, Optional<String> sourceMetadata, Optional<TableHeads> before) {
+      String sourceLocation,
+      String targetLocation,
+      Optional<String> sourceMetadata,
+      Optional<TableHeads> before) {
     String table = sourceLocation;
     try (ObjectStore.Lock lock = target.lock(targetLocation)) {
       return run(table, sourceLocation, targetLocation, sourceMetadata, before, lock);
     } catch (PathOutsideMappingException e) {
-      throw new TableReplicationException(table, new PathOutsideMappingException(e.getMessage() + outsideHint()));
+      throw new TableReplicationException(
+          table, new PathOutsideMappingException(e.getMessage() + outsideHint()));
     } catch (ReplicationException | UncheckedIOException e) {
       throw new TableReplicationException(table, e);
     } catch (IOException e) {
@@ -144,8 +165,13 @@ public final class TableReplicator {
   }
 
   private ReplicationResult run(
-      String table, String sourceLocation, String targetLocation, Optional<String> sourceMetadata,
-      Optional<TableHeads> before, ObjectStore.Lock lock) throws IOException {
+      String table,
+      String sourceLocation,
+      String targetLocation,
+      Optional<String> sourceMetadata,
+      Optional<TableHeads> before,
+      ObjectStore.Lock lock)
+      throws IOException {
     SourceHeadResolver.Head resolved =
         sourceMetadata
             .map(f -> SourceHeadResolver.Head.given(resolveGiven(sourceLocation, f)))
@@ -154,14 +180,24 @@ public final class TableReplicator {
     String headFile = resolved.file();
     Optional<Duration> settlesIn =
         resolved.settlesAtMs().isPresent()
-            ? Optional.of(Duration.ofMillis(Math.max(0, resolved.settlesAtMs().getAsLong() - clock.millis())))
+            ? Optional.of(
+                Duration.ofMillis(Math.max(0, resolved.settlesAtMs().getAsLong() - clock.millis())))
             : Optional.empty();
-    settlesIn.ifPresent(d -> LOG.info("{}: a newer source metadata file is younger than the settle time; replicating up to {}", table, headFile));
+    settlesIn.ifPresent(
+        d ->
+            LOG.info(
+                "{}: a newer source metadata file is younger than the settle time; replicating up to {}",
+                table,
+                headFile));
     TableMetadata head =
-        before.filter(b -> b.source().file().equals(headFile)).map(TableHeads::sourceMetadata)
-            .orElseGet(() -> ReplicaFiles.readMetadata(source, headFile, options.maxMetadataBytes()));
+        before
+            .filter(b -> b.source().file().equals(headFile))
+            .map(TableHeads::sourceMetadata)
+            .orElseGet(
+                () -> ReplicaFiles.readMetadata(source, headFile, options.maxMetadataBytes()));
     // read again under the lease: another run may have committed since
-    Optional<ReplicaHead> replica = replicaFiles.head(table, targetLocation, before.flatMap(TableHeads::replica));
+    Optional<ReplicaHead> replica =
+        replicaFiles.head(table, targetLocation, before.flatMap(TableHeads::replica));
     ReplicaState state = replicaFiles.state(targetLocation);
     if (replica.isPresent()) {
       MetadataMerge.checkSameTable(head, replica.get().metadata(), headFile, replica.get().file());
@@ -181,11 +217,20 @@ public final class TableReplicator {
     if (versions.isEmpty()) {
       LOG.info("{}: replica {} is up to date with {}", table, targetLocation, headFile);
     } else {
-      LOG.info("{}: {} source version(s) to apply to {}: {}", table, versions.size(), targetLocation, versions);
+      LOG.info(
+          "{}: {} source version(s) to apply to {}: {}",
+          table,
+          versions.size(),
+          targetLocation,
+          versions);
     }
 
     SourcePrefixes prefixes =
-        SourcePrefixes.of(targetLocation, options.extraPrefixes(), options.allowedSourcePrefixes(), state.sourcePrefixes());
+        SourcePrefixes.of(
+            targetLocation,
+            options.extraPrefixes(),
+            options.allowedSourcePrefixes(),
+            state.sourcePrefixes());
     boolean formerLayout = replica.isPresent() && state.sourcePrefixes().isEmpty();
     prefixes = learnEarlierVersions(prefixes, head, headFile, replica, versions);
 
@@ -196,7 +241,10 @@ public final class TableReplicator {
       boolean last = i == versions.size() - 1;
       TableMetadata metadata;
       try {
-        metadata = file.equals(headFile) ? head : ReplicaFiles.readMetadata(source, file, options.maxMetadataBytes());
+        metadata =
+            file.equals(headFile)
+                ? head
+                : ReplicaFiles.readMetadata(source, file, options.maxMetadataBytes());
       } catch (MissingFileException e) {
         if (last) {
           throw e;
@@ -229,7 +277,11 @@ public final class TableReplicator {
         if (last) {
           throw e;
         }
-        LOG.warn("{}: cannot complete source version {} ({}); folding it into the next", table, file, e.getMessage());
+        LOG.warn(
+            "{}: cannot complete source version {} ({}); folding it into the next",
+            table,
+            file,
+            e.getMessage());
         counts.skipped.add(file);
         merge.addedSnapshots().forEach(s -> pendingLost.add(s.snapshotId()));
         continue;
@@ -239,25 +291,41 @@ public final class TableReplicator {
       long version = replica.map(ReplicaHead::version).orElse(0L) + 1;
       lock.checkHeld("commit replica version " + version);
       pendingDeletion.rememberReplacedStatistics(targetLocation, replica, merge.metadata());
-      TableMetadata committed = replicaFiles.recordCommit(targetLocation, replica, version, merge.metadata());
-      String published = publisher.publish(table, targetLocation, version, TableMetadataParser.toJson(committed));
+      TableMetadata committed =
+          replicaFiles.recordCommit(targetLocation, replica, version, merge.metadata());
+      String published =
+          publisher.publish(table, targetLocation, version, TableMetadataParser.toJson(committed));
       replica = Optional.of(new ReplicaHead(version, published, committed));
       counts.add(merge, outcome, published);
       LOG.info(
           "{}: committed replica version {} from {} ({} new snapshots, {} files copied, {} rewritten)",
-          table, version, file, merge.addedSnapshots().size(), outcome.filesCopied(), outcome.filesRewritten());
+          table,
+          version,
+          file,
+          merge.addedSnapshots().size(),
+          outcome.filesCopied(),
+          outcome.filesRewritten());
     }
     Set<Long> held = new HashSet<>();
     replica.ifPresent(r -> r.metadata().snapshots().forEach(s -> held.add(s.snapshotId())));
     List<Long> lost = pendingLost.stream().filter(id -> !held.contains(id)).sorted().toList();
     if (!lost.isEmpty()) {
-      LOG.warn("{}: could not keep snapshots {}: the source removed their files first", table, lost);
+      LOG.warn(
+          "{}: could not keep snapshots {}: the source removed their files first", table, lost);
     }
     ReplicationSummary summary =
         new ReplicationSummary(
-            counts.versions, counts.snapshots, counts.filesCopied, counts.bytesCopied, counts.filesRewritten,
-            counts.published, counts.skipped, lost, settlesIn);
-    return new ReplicationResult(summary, new TableHeads(resolved, head, replica, state.expiredSnapshotIds()));
+            counts.versions,
+            counts.snapshots,
+            counts.filesCopied,
+            counts.bytesCopied,
+            counts.filesRewritten,
+            counts.published,
+            counts.skipped,
+            lost,
+            settlesIn);
+    return new ReplicationResult(
+        summary, new TableHeads(resolved, head, replica, state.expiredSnapshotIds()));
   }
 
   /**
@@ -267,7 +335,11 @@ public final class TableReplicator {
    * folder it was written in.
    */
   private SourcePrefixes learnEarlierVersions(
-      SourcePrefixes prefixes, TableMetadata head, String headFile, Optional<ReplicaHead> replica, List<String> versions) {
+      SourcePrefixes prefixes,
+      TableMetadata head,
+      String headFile,
+      Optional<ReplicaHead> replica,
+      List<String> versions) {
     List<String> earlier;
     if (replica.isEmpty()) {
       prefixes = prefixes.learn(head, headFile);
@@ -275,15 +347,22 @@ public final class TableReplicator {
     } else if (options.coalesce() && !versions.isEmpty()) {
       earlier =
           VersionSequence.toApply(
-                  head, headFile, replica.flatMap(ReplicaHead::lastSourceFile),
-                  replica.flatMap(ReplicaHead::lastSourceUpdatedMs), false)
-              .stream().filter(f -> !versions.contains(f)).toList();
+                  head,
+                  headFile,
+                  replica.flatMap(ReplicaHead::lastSourceFile),
+                  replica.flatMap(ReplicaHead::lastSourceUpdatedMs),
+                  false)
+              .stream()
+              .filter(f -> !versions.contains(f))
+              .toList();
     } else {
       return prefixes;
     }
     for (String file : earlier) {
       try {
-        prefixes = prefixes.learnEarlier(ReplicaFiles.readMetadata(source, file, options.maxMetadataBytes()), file);
+        prefixes =
+            prefixes.learnEarlier(
+                ReplicaFiles.readMetadata(source, file, options.maxMetadataBytes()), file);
       } catch (MissingFileException e) {
         prefixes = prefixes.learnFolderOf(file);
       }
@@ -291,9 +370,11 @@ public final class TableReplicator {
     return prefixes;
   }
 
-  /** Recorded before any file is put under a newly learned prefix, so every later run maps it alike. */
-  private void rememberPrefixes(String targetLocation, SourcePrefixes prefixes, ObjectStore.Lock lock)
-      throws IOException {
+  /**
+   * Recorded before any file is put under a newly learned prefix, so every later run maps it alike.
+   */
+  private void rememberPrefixes(
+      String targetLocation, SourcePrefixes prefixes, ObjectStore.Lock lock) throws IOException {
     ReplicaState state = replicaFiles.state(targetLocation);
     if (!state.sourcePrefixes().equals(prefixes.learned())) {
       lock.checkHeld("record the source prefixes");
@@ -305,11 +386,15 @@ public final class TableReplicator {
   private String outsideHint() {
     return options.allowedSourcePrefixes().isEmpty()
         ? "; no version of the table's metadata declares a prefix holding it: map one with --map <source-prefix>=<target-prefix>"
-        : "; the table may only name files under " + options.allowedSourcePrefixes() + " and the prefixes its target maps";
+        : "; the table may only name files under "
+            + options.allowedSourcePrefixes()
+            + " and the prefixes its target maps";
   }
 
   private String resolveGiven(String sourceLocation, String file) {
-    return file.contains("/") ? file : TableLayout.join(TableLayout.metadataFolder(sourceLocation), file);
+    return file.contains("/")
+        ? file
+        : TableLayout.join(TableLayout.metadataFolder(sourceLocation), file);
   }
 
   private static final class Counts {

@@ -1,17 +1,17 @@
 package io.icerepl.app.service;
 
+import io.icerepl.app.engine.worker.Reconciler;
+import io.icerepl.app.engine.worker.ReplicationCoordinator;
+import io.icerepl.app.engine.worker.SchemeStores;
+import io.icerepl.app.engine.worker.StoreFactory;
+import io.icerepl.app.engine.worker.TableDiscovery;
+import io.icerepl.app.engine.worker.TableRules;
+import io.icerepl.app.engine.worker.TableRunner;
 import io.icerepl.app.service.config.EngineSettings;
 import io.icerepl.app.service.config.ReplicatorProperties;
 import io.icerepl.app.service.events.EventIntake;
 import io.icerepl.app.service.events.EventParser;
 import io.icerepl.app.service.status.StatusBoard;
-import io.icerepl.app.engine.worker.Reconciler;
-import io.icerepl.app.engine.worker.SchemeStores;
-import io.icerepl.app.engine.worker.ReplicationCoordinator;
-import io.icerepl.app.engine.worker.StoreFactory;
-import io.icerepl.app.engine.worker.TableDiscovery;
-import io.icerepl.app.engine.worker.TableRules;
-import io.icerepl.app.engine.worker.TableRunner;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.concurrent.ExecutorService;
@@ -25,9 +25,8 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.scheduling.TaskScheduler;
 
 /**
- * The one place that creates the service's plain-Java core and binds it to Spring. A
- * {@link Clock} or {@link StoreFactory} bean declared elsewhere (tests, S3 support) replaces the
- * default.
+ * The one place that creates the service's plain-Java core and binds it to Spring. A {@link Clock}
+ * or {@link StoreFactory} bean declared elsewhere (tests, S3 support) replaces the default.
  */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(ReplicatorProperties.class)
@@ -51,18 +50,27 @@ class ServiceConfiguration {
   /** Closed after the coordinator, which depends on it, has let running work finish. */
   @Bean(destroyMethod = "close")
   TableRunner tableRunner(
-      ReplicatorProperties properties, ObjectProvider<StoreFactory> stores, ObjectProvider<Clock> clock, TableRules rules,
+      ReplicatorProperties properties,
+      ObjectProvider<StoreFactory> stores,
+      ObjectProvider<Clock> clock,
+      TableRules rules,
       StatusBoard board) {
     ExecutorService fileExecutor =
         Executors.newFixedThreadPool(
-            properties.concurrency().tables() * properties.concurrency().filesPerTable(), threads("replicator-files-"));
+            properties.concurrency().tables() * properties.concurrency().filesPerTable(),
+            threads("replicator-files-"));
     return new TableRunner(
-        stores.getIfAvailable(SchemeStores::local), clock.getIfAvailable(Clock::systemUTC), fileExecutor,
-        EngineSettings.replication(properties), rules, board);
+        stores.getIfAvailable(SchemeStores::local),
+        clock.getIfAvailable(Clock::systemUTC),
+        fileExecutor,
+        EngineSettings.replication(properties),
+        rules,
+        board);
   }
 
   @Bean(destroyMethod = "close")
-  ReplicationCoordinator replicationCoordinator(ReplicatorProperties properties, TableRunner runner, StatusBoard board) {
+  ReplicationCoordinator replicationCoordinator(
+      ReplicatorProperties properties, TableRunner runner, StatusBoard board) {
     int tables = properties.concurrency().tables();
     return new ReplicationCoordinator(
         runner::replicate,
@@ -79,23 +87,37 @@ class ServiceConfiguration {
 
   @Bean
   Reconciler reconciler(
-      TableRules rules, TableDiscovery discovery, ReplicationCoordinator coordinator, StatusBoard board,
+      TableRules rules,
+      TableDiscovery discovery,
+      ReplicationCoordinator coordinator,
+      StatusBoard board,
       TableRunner runner) {
     return new Reconciler(rules, discovery, coordinator, board, runner::restore);
   }
 
   @Bean
   ServiceSchedules serviceSchedules(
-      ReplicatorProperties properties, TableRules rules, Reconciler reconciler, TaskScheduler taskScheduler) {
-    return new ServiceSchedules(properties.reconciliationInterval(), rules.rules(), reconciler, taskScheduler);
+      ReplicatorProperties properties,
+      TableRules rules,
+      Reconciler reconciler,
+      TaskScheduler taskScheduler) {
+    return new ServiceSchedules(
+        properties.reconciliationInterval(), rules.rules(), reconciler, taskScheduler);
   }
 
   @Bean
   EventIntake eventIntake(
-      ReplicatorProperties properties, TableRules rules, TableDiscovery discovery, ReplicationCoordinator coordinator,
+      ReplicatorProperties properties,
+      TableRules rules,
+      TableDiscovery discovery,
+      ReplicationCoordinator coordinator,
       MeterRegistry meters) {
     return new EventIntake(
-        new EventParser(properties.limits().recordsPerMessage()), rules, discovery, coordinator, meters);
+        new EventParser(properties.limits().recordsPerMessage()),
+        rules,
+        discovery,
+        coordinator,
+        meters);
   }
 
   private static ThreadFactory threads(String prefix) {

@@ -11,8 +11,8 @@ import org.springframework.scheduling.TaskScheduler;
 
 /**
  * Starts reconciliation every {@code replicator.reconciliation-interval} (the first pass at once,
- * which is also the backfill of new tables) and each rule's retention every
- * {@code retention.interval} when enabled; stops them before the coordinator shuts down.
+ * which is also the backfill of new tables) and each rule's retention every {@code
+ * retention.interval} when enabled; stops them before the coordinator shuts down.
  */
 public final class ServiceSchedules implements SmartLifecycle {
   private final Duration reconciliationInterval;
@@ -22,7 +22,10 @@ public final class ServiceSchedules implements SmartLifecycle {
   private final List<ScheduledFuture<?>> scheduled = new ArrayList<>();
 
   public ServiceSchedules(
-      Duration reconciliationInterval, List<TableRule> rules, Reconciler reconciler, TaskScheduler scheduler) {
+      Duration reconciliationInterval,
+      List<TableRule> rules,
+      Reconciler reconciler,
+      TaskScheduler scheduler) {
     this.reconciliationInterval = reconciliationInterval;
     this.rules = List.copyOf(rules);
     this.reconciler = reconciler;
@@ -33,10 +36,14 @@ public final class ServiceSchedules implements SmartLifecycle {
   public synchronized void start() {
     scheduled.add(scheduler.scheduleWithFixedDelay(reconciler::reconcile, reconciliationInterval));
     for (TableRule rule : rules) {
-      rule.retentionInterval().ifPresent(interval ->
-          scheduled.add(
-              scheduler.scheduleWithFixedDelay(
-                  () -> reconciler.expire(rule), scheduler.getClock().instant().plus(interval), interval)));
+      rule.retentionInterval()
+          .ifPresent(
+              interval ->
+                  scheduled.add(
+                      scheduler.scheduleWithFixedDelay(
+                          () -> reconciler.expire(rule),
+                          scheduler.getClock().instant().plus(interval),
+                          interval)));
     }
   }
 

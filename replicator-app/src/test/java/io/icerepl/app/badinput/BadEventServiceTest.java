@@ -3,9 +3,9 @@ package io.icerepl.app.badinput;
 import static io.icerepl.app.badinput.Campaign.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icerepl.localstack.S3Warehouse;
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.localstack.S3EventMessages;
+import io.icerepl.localstack.S3Warehouse;
 import java.util.UUID;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.PartitionSpec;
@@ -48,13 +48,17 @@ class BadEventServiceTest {
     String marker = "malformed-" + UUID.randomUUID();
     send("{\"Records\": [ not json " + marker);
     // a record without its key: parsed, but refused
-    String missingKey = "{\"Records\":[{\"eventName\":\"ObjectCreated:Put\",\"s3\":{\"bucket\":{\"name\":\"source\"},"
-        + "\"object\":{\"size\":1}}}],\"marker\":\"nokey-" + marker + "\"}";
+    String missingKey =
+        "{\"Records\":[{\"eventName\":\"ObjectCreated:Put\",\"s3\":{\"bucket\":{\"name\":\"source\"},"
+            + "\"object\":{\"size\":1}}}],\"marker\":\"nokey-"
+            + marker
+            + "\"}";
     send(missingKey);
     healthyTableKeepsReplicating();
 
     assertThat(awaitDeadLettered("nokey-" + marker)).isEqualTo(missingKey);
-    assertThat(awaitDeadLettered("not json " + marker)).isEqualTo("{\"Records\": [ not json " + marker);
+    assertThat(awaitDeadLettered("not json " + marker))
+        .isEqualTo("{\"Records\": [ not json " + marker);
     awaitQueueDrained();
   }
 
@@ -64,12 +68,15 @@ class BadEventServiceTest {
     append(big, 1);
     String marker = "flood-" + UUID.randomUUID();
     StringBuilder body = new StringBuilder("{\"marker\":\"" + marker + "\",\"Records\":[");
-    // minimal records (eventName defaults to ObjectCreated), each for a data file: thousands of them,
+    // minimal records (eventName defaults to ObjectCreated), each for a data file: thousands of
+    // them,
     // far over replicator.limits.records-per-message
     int n = 0;
     while (body.length() < 200 * 1024) {
-      body.append(String.format(
-          "{\"s3\":{\"bucket\":{\"name\":\"source\"},\"object\":{\"key\":\"warehouse/ns/big_event/data/p%05d.parquet\"}}},", n++));
+      body.append(
+          String.format(
+              "{\"s3\":{\"bucket\":{\"name\":\"source\"},\"object\":{\"key\":\"warehouse/ns/big_event/data/p%05d.parquet\"}}},",
+              n++));
     }
     String head = S3EventMessages.objectCreated(SOURCE, key(metadataFile(big)), 1);
     body.append(head, head.indexOf('[') + 1, head.lastIndexOf(']')).append("]}");
@@ -84,7 +91,8 @@ class BadEventServiceTest {
   @Test
   void anOversizedBodyTheParserRejectsEndsInTheDeadLetterQueueWithoutBlockingOthers() {
     String marker = "oversized-" + UUID.randomUUID();
-    String body = "{\"marker\":\"" + marker + "\",\"Records\":[" + "{\"s3\":{},".repeat(200 * 1024 / 9);
+    String body =
+        "{\"marker\":\"" + marker + "\",\"Records\":[" + "{\"s3\":{},".repeat(200 * 1024 / 9);
     send(body);
     healthyTableKeepsReplicating();
 
@@ -95,12 +103,27 @@ class BadEventServiceTest {
   @Test
   void anEventForATableNoRuleCoversIsAcknowledgedAndIgnored() {
     try (S3Warehouse elsewhere =
-        new S3Warehouse("s3://source/elsewhere", s3.endpoint(), "us-east-1", EmbeddedS3.ACCESS_KEY, EmbeddedS3.SECRET_KEY)) {
-      Table stray = elsewhere.create("ns", "stray", SCHEMA, PartitionSpec.unpartitioned(), java.util.Map.of("format-version", "2"));
+        new S3Warehouse(
+            "s3://source/elsewhere",
+            s3.endpoint(),
+            "us-east-1",
+            EmbeddedS3.ACCESS_KEY,
+            EmbeddedS3.SECRET_KEY)) {
+      Table stray =
+          elsewhere.create(
+              "ns",
+              "stray",
+              SCHEMA,
+              PartitionSpec.unpartitioned(),
+              java.util.Map.of("format-version", "2"));
       append(stray, 1);
       publish(stray);
       // and one from a bucket no rule reads
-      send(S3EventMessages.objectCreated("other-bucket", "warehouse/ns/stray/metadata/00001-" + UUID.randomUUID() + ".metadata.json", 1));
+      send(
+          S3EventMessages.objectCreated(
+              "other-bucket",
+              "warehouse/ns/stray/metadata/00001-" + UUID.randomUUID() + ".metadata.json",
+              1));
     }
 
     awaitQueueDrained();
@@ -115,7 +138,10 @@ class BadEventServiceTest {
   @Test
   void anSnsNotificationWrappingAMalformedMessageEndsInTheDeadLetterQueue() {
     String marker = "sns-" + UUID.randomUUID();
-    String body = "{\"Type\":\"Notification\",\"MessageId\":\"" + marker + "\",\"Message\":\"{\\\"Records\\\": [ cut\"}";
+    String body =
+        "{\"Type\":\"Notification\",\"MessageId\":\""
+            + marker
+            + "\",\"Message\":\"{\\\"Records\\\": [ cut\"}";
     send(body);
     healthyTableKeepsReplicating();
 
@@ -126,8 +152,10 @@ class BadEventServiceTest {
   @Test
   void aKeyWithABrokenPercentEncodingEndsInTheDeadLetterQueue() {
     String marker = "percent-" + UUID.randomUUID();
-    String body = S3EventMessages.objectCreated(SOURCE, "warehouse/ns/x/metadata/" + marker + ".metadata.json", 1)
-        .replace(marker, marker + "%ZZ");
+    String body =
+        S3EventMessages.objectCreated(
+                SOURCE, "warehouse/ns/x/metadata/" + marker + ".metadata.json", 1)
+            .replace(marker, marker + "%ZZ");
     send(body);
     healthyTableKeepsReplicating();
 
@@ -140,8 +168,11 @@ class BadEventServiceTest {
   void s3TestEventsAndRemovalsAreAcknowledgedAndTriggerNothing() {
     Table removed = create("removed"); // committed, never announced as created
     append(removed, 1);
-    send("{\"Service\":\"Amazon S3\",\"Event\":\"s3:TestEvent\",\"Time\":\"2026-01-01T00:00:00Z\",\"Bucket\":\"source\"}");
-    send(S3EventMessages.objectCreated(SOURCE, key(metadataFile(removed)), 1).replace("ObjectCreated:Put", "ObjectRemoved:Delete"));
+    send(
+        "{\"Service\":\"Amazon S3\",\"Event\":\"s3:TestEvent\",\"Time\":\"2026-01-01T00:00:00Z\",\"Bucket\":\"source\"}");
+    send(
+        S3EventMessages.objectCreated(SOURCE, key(metadataFile(removed)), 1)
+            .replace("ObjectCreated:Put", "ObjectRemoved:Delete"));
 
     awaitQueueDrained();
     healthyTableKeepsReplicating();
@@ -155,7 +186,8 @@ class BadEventServiceTest {
 
     awaitQueueDrained();
     healthyTableKeepsReplicating();
-    assertThat(keys(REPLICA, "")).allSatisfy(k -> assertThat(k).matches("warehouse/ns/[a-z_]+/.*|\\.replicator-locks/.*"));
+    assertThat(keys(REPLICA, ""))
+        .allSatisfy(k -> assertThat(k).matches("warehouse/ns/[a-z_]+/.*|\\.replicator-locks/.*"));
   }
 
   @Test
@@ -180,11 +212,25 @@ class BadEventServiceTest {
     assertThat(replicaObjects("ghost")).isEmpty();
   }
 
-  /** A real table at s3://source/elsewhere/ns/{name}, announced by a key that climbs there from the rule's prefix. */
+  /**
+   * A real table at s3://source/elsewhere/ns/{name}, announced by a key that climbs there from the
+   * rule's prefix.
+   */
   private static void publishClimbingEvent(String name) {
     try (S3Warehouse elsewhere =
-        new S3Warehouse("s3://source/elsewhere", s3.endpoint(), "us-east-1", EmbeddedS3.ACCESS_KEY, EmbeddedS3.SECRET_KEY)) {
-      Table climber = elsewhere.create("ns", name, SCHEMA, PartitionSpec.unpartitioned(), java.util.Map.of("format-version", "2"));
+        new S3Warehouse(
+            "s3://source/elsewhere",
+            s3.endpoint(),
+            "us-east-1",
+            EmbeddedS3.ACCESS_KEY,
+            EmbeddedS3.SECRET_KEY)) {
+      Table climber =
+          elsewhere.create(
+              "ns",
+              name,
+              SCHEMA,
+              PartitionSpec.unpartitioned(),
+              java.util.Map.of("format-version", "2"));
       append(climber, 1);
       publishKey("warehouse/../" + key(metadataFile(climber)));
     }

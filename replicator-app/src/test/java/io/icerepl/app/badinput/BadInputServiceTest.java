@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.icerepl.localstack.S3Warehouse;
 import io.icerepl.localstack.EmbeddedS3;
+import io.icerepl.localstack.S3Warehouse;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Map;
@@ -28,8 +28,8 @@ import org.junit.jupiter.api.Test;
  * error; the replica's objects stay byte for byte as they were; every message ends acknowledged or
  * in the dead-letter queue; and a healthy table under the same rule keeps replicating.
  *
- * <p>Shares one service with the other campaign class ({@link Campaign}). The same bad inputs through the command
- * line: {@code replicate.ValidationErrorTest}.
+ * <p>Shares one service with the other campaign class ({@link Campaign}). The same bad inputs
+ * through the command line: {@code replicate.ValidationErrorTest}.
  */
 class BadInputServiceTest {
   @BeforeAll
@@ -48,7 +48,8 @@ class BadInputServiceTest {
   void malformedMetadataJsonFailsTheTableNamingTheFile() {
     Table t = replicated("malformed_json");
     Map<String, String> before = replicaObjects("malformed_json");
-    String file = commitRaw(t, "{\"format-version\": 2, \"location\": ".getBytes(StandardCharsets.UTF_8));
+    String file =
+        commitRaw(t, "{\"format-version\": 2, \"location\": ".getBytes(StandardCharsets.UTF_8));
 
     awaitState("malformed_json", "FAILED", file, "malformed JSON");
     assertContained("malformed_json", before);
@@ -58,9 +59,12 @@ class BadInputServiceTest {
   void aMissingRequiredFieldFailsTheTableNamingTheField() {
     Table t = replicated("missing_field");
     Map<String, String> before = replicaObjects("missing_field");
-    String file = commitEdited(t, json -> ((ObjectNode) json.withArray("snapshots").get(0)).remove("manifest-list"));
+    String file =
+        commitEdited(
+            t, json -> ((ObjectNode) json.withArray("snapshots").get(0)).remove("manifest-list"));
 
-    awaitState("missing_field", "FAILED", file, "missing required field 'manifest-list' in snapshot");
+    awaitState(
+        "missing_field", "FAILED", file, "missing required field 'manifest-list' in snapshot");
     assertContained("missing_field", before);
   }
 
@@ -70,7 +74,11 @@ class BadInputServiceTest {
     Map<String, String> before = replicaObjects("format_version");
     String file = commitEdited(t, json -> json.put("format-version", 4));
 
-    awaitState("format_version", "FAILED", "Cannot read table metadata " + file, "unsupported format-version 4");
+    awaitState(
+        "format_version",
+        "FAILED",
+        "Cannot read table metadata " + file,
+        "unsupported format-version 4");
     assertContained("format_version", before);
   }
 
@@ -83,8 +91,12 @@ class BadInputServiceTest {
     String file = commitEdited(t, json -> json.put("table-uuid", newUuid));
 
     // the source was replaced: the table fails with the conflict (the replica itself is intact)
-    awaitState("uuid_changed", "FAILED", "Cannot replicate table metadata " + file,
-        "its table-uuid " + newUuid + " differs from the replica's " + oldUuid, "the source table was replaced");
+    awaitState(
+        "uuid_changed",
+        "FAILED",
+        "Cannot replicate table metadata " + file,
+        "its table-uuid " + newUuid + " differs from the replica's " + oldUuid,
+        "the source table was replaced");
     assertContained("uuid_changed", before);
   }
 
@@ -92,7 +104,13 @@ class BadInputServiceTest {
   void anEncryptedTableFailsTheTable() {
     Table t = replicated("encrypted");
     Map<String, String> before = replicaObjects("encrypted");
-    commitEdited(t, json -> json.putArray("encryption-keys").addObject().put("key-id", "k").put("encrypted-key-metadata", "AA=="));
+    commitEdited(
+        t,
+        json ->
+            json.putArray("encryption-keys")
+                .addObject()
+                .put("key-id", "k")
+                .put("encrypted-key-metadata", "AA=="));
 
     awaitState("encrypted", "FAILED", "encrypted tables are not supported");
     assertContained("encrypted", before);
@@ -105,7 +123,10 @@ class BadInputServiceTest {
     t.updateProperties().set("padding", "x".repeat((int) MAX_METADATA_BYTES + 1024)).commit();
     publish(t);
 
-    awaitState("too_large", "FAILED", "Cannot read table metadata " + metadataFile(t),
+    awaitState(
+        "too_large",
+        "FAILED",
+        "Cannot read table metadata " + metadataFile(t),
         "larger than the configured limit of " + MAX_METADATA_BYTES + " bytes");
     assertContained("too_large", before);
   }
@@ -118,13 +139,21 @@ class BadInputServiceTest {
     String first = nextMetadataFile(t);
     String second = nextMetadataFile(t);
     put(SOURCE, key(first), json.toString().getBytes(StandardCharsets.UTF_8));
-    put(SOURCE, key(second), json.put("last-updated-ms", json.get("last-updated-ms").asLong() + 1).toString()
-        .getBytes(StandardCharsets.UTF_8));
+    put(
+        SOURCE,
+        key(second),
+        json.put("last-updated-ms", json.get("last-updated-ms").asLong() + 1)
+            .toString()
+            .getBytes(StandardCharsets.UTF_8));
     publishKey(key(second));
 
     int version = version(first);
-    awaitState("two_heads", "WAITING", "version " + version + " is held by more than one file",
-        first.substring(first.lastIndexOf('/') + 1), second.substring(second.lastIndexOf('/') + 1));
+    awaitState(
+        "two_heads",
+        "WAITING",
+        "version " + version + " is held by more than one file",
+        first.substring(first.lastIndexOf('/') + 1),
+        second.substring(second.lastIndexOf('/') + 1));
     assertContained("two_heads", before);
   }
 
@@ -143,7 +172,10 @@ class BadInputServiceTest {
     put(SOURCE, key(file), gz.toByteArray());
     publishKey(key(file));
 
-    awaitState("gzip_bomb", "FAILED", "Cannot read table metadata " + file,
+    awaitState(
+        "gzip_bomb",
+        "FAILED",
+        "Cannot read table metadata " + file,
         "larger than the configured limit of " + MAX_METADATA_BYTES + " bytes");
     assertContained("gzip_bomb", before);
   }
@@ -165,8 +197,12 @@ class BadInputServiceTest {
     commitEdited(t, json -> json.put("location", "s3://source/elsewhere/ns/moved"));
 
     // a location outside the table's folder is refused as declared, before any file under it
-    awaitState("moved", "FAILED", "Cannot map path s3://source/elsewhere/ns/moved (location in table metadata",
-        "it is outside the mapping", "the table may only name files under [s3://source/warehouse/ns/moved");
+    awaitState(
+        "moved",
+        "FAILED",
+        "Cannot map path s3://source/elsewhere/ns/moved (location in table metadata",
+        "it is outside the mapping",
+        "the table may only name files under [s3://source/warehouse/ns/moved");
     assertContained("moved", before);
   }
 
@@ -174,13 +210,19 @@ class BadInputServiceTest {
   void aCurrentSnapshotIdNamingNoSnapshotIsReportedAsDiverged() {
     Table t = replicated("dangling_current");
     Map<String, String> before = replicaObjects("dangling_current");
-    String file = commitEdited(t, json -> {
-      json.put("current-snapshot-id", 123456789L);
-      ((ObjectNode) json.get("refs").get("main")).put("snapshot-id", 123456789L);
-    });
+    String file =
+        commitEdited(
+            t,
+            json -> {
+              json.put("current-snapshot-id", 123456789L);
+              ((ObjectNode) json.get("refs").get("main")).put("snapshot-id", 123456789L);
+            });
 
     // only the source is at fault: FAILED, not DIVERGED
-    awaitState("dangling_current", "FAILED", "Cannot replicate table metadata " + file,
+    awaitState(
+        "dangling_current",
+        "FAILED",
+        "Cannot replicate table metadata " + file,
         "its current-snapshot-id 123456789 is not among its snapshots");
     assertContained("dangling_current", before);
   }
@@ -190,8 +232,13 @@ class BadInputServiceTest {
     Table t = replicated("huge_version");
     Map<String, String> before = replicaObjects("huge_version");
     String current = metadataFile(t);
-    // not a version by Iceberg's rules either (it parses versions as int): the head stays where it was
-    String file = current.substring(0, current.lastIndexOf('/') + 1) + "99999999999999999999-" + UUID.randomUUID() + ".metadata.json";
+    // not a version by Iceberg's rules either (it parses versions as int): the head stays where it
+    // was
+    String file =
+        current.substring(0, current.lastIndexOf('/') + 1)
+            + "99999999999999999999-"
+            + UUID.randomUUID()
+            + ".metadata.json";
     put(SOURCE, key(file), nextMetadataJson(t).toString().getBytes(StandardCharsets.UTF_8));
     publishKey(key(file));
 
@@ -214,7 +261,10 @@ class BadInputServiceTest {
     publishKey(key(hint));
 
     // stricter than Iceberg's HadoopTableOperations, which falls back to listing
-    awaitState("bad_hint", "FAILED", "Cannot resolve the current metadata of s3://source/warehouse/ns/bad_hint/metadata",
+    awaitState(
+        "bad_hint",
+        "FAILED",
+        "Cannot resolve the current metadata of s3://source/warehouse/ns/bad_hint/metadata",
         "version-hint.text says 'not-a-number' but no such metadata file exists");
     assertContained("bad_hint", before);
   }
@@ -243,7 +293,10 @@ class BadInputServiceTest {
     truncate(manifest);
     publish(t);
 
-    awaitState("truncated_manifest", "FAILED", "manifest " + manifest + " is ",
+    awaitState(
+        "truncated_manifest",
+        "FAILED",
+        "manifest " + manifest + " is ",
         " bytes but its manifest list " + t.currentSnapshot().manifestListLocation() + " records ");
     assertContained("truncated_manifest", before);
   }
@@ -255,7 +308,8 @@ class BadInputServiceTest {
     append(t, 2);
     String manifest = newManifest(t);
     byte[] bytes = read(SOURCE, key(manifest));
-    // same length, header intact: the 32 bytes of the last data block before its 16-byte sync marker inverted
+    // same length, header intact: the 32 bytes of the last data block before its 16-byte sync
+    // marker inverted
     for (int i = bytes.length - 16 - 32; i < bytes.length - 16; i++) {
       bytes[i] = (byte) ~bytes[i];
     }
@@ -294,8 +348,17 @@ class BadInputServiceTest {
     put(SOURCE, key(manifest), Arrays.copyOf(bytes, bytes.length - 24));
     publish(t);
 
-    awaitState("cut_entries", "FAILED", "manifest " + manifest + " is " + (bytes.length - 24)
-        + " bytes but its manifest list " + t.currentSnapshot().manifestListLocation() + " records " + bytes.length);
+    awaitState(
+        "cut_entries",
+        "FAILED",
+        "manifest "
+            + manifest
+            + " is "
+            + (bytes.length - 24)
+            + " bytes but its manifest list "
+            + t.currentSnapshot().manifestListLocation()
+            + " records "
+            + bytes.length);
     assertContained("cut_entries", before);
   }
 
@@ -308,8 +371,14 @@ class BadInputServiceTest {
     delete(SOURCE, key(manifest));
     publish(t);
 
-    awaitState("missing_manifest", "FAILED", "manifest " + manifest + " named by manifest list "
-        + t.currentSnapshot().manifestListLocation() + " is missing at the source");
+    awaitState(
+        "missing_manifest",
+        "FAILED",
+        "manifest "
+            + manifest
+            + " named by manifest list "
+            + t.currentSnapshot().manifestListLocation()
+            + " is missing at the source");
     assertContained("missing_manifest", before);
   }
 
@@ -321,7 +390,12 @@ class BadInputServiceTest {
     delete(SOURCE, key(file.location()));
     publish(t);
 
-    awaitState("missing_data", "FAILED", "data file " + file.location(), "is missing at the source", "named by manifest");
+    awaitState(
+        "missing_data",
+        "FAILED",
+        "data file " + file.location(),
+        "is missing at the source",
+        "named by manifest");
     assertContained("missing_data", before);
   }
 
@@ -336,7 +410,8 @@ class BadInputServiceTest {
     t.newAppend().appendFile(foreignFile(outside)).commit();
     publish(t);
 
-    awaitState("outside", "FAILED", "Cannot map path " + outside, "outside every mapped source prefix");
+    awaitState(
+        "outside", "FAILED", "Cannot map path " + outside, "outside every mapped source prefix");
     assertContained("outside", before);
   }
 
@@ -357,12 +432,17 @@ class BadInputServiceTest {
   @Test
   void aTableWhoseMetadataNamesAnotherTablesFilesFailsAloneAndCopiesNothing() {
     // another table's metadata, copied: its location and every path in it are that table's
-    String file = "s3://source/warehouse/ns/intruder/metadata/00001-" + UUID.randomUUID() + ".metadata.json";
+    String file =
+        "s3://source/warehouse/ns/intruder/metadata/00001-" + UUID.randomUUID() + ".metadata.json";
     put(SOURCE, key(file), read(SOURCE, key(metadataFile(healthy))));
     publishKey(key(file));
 
-    awaitState("intruder", "FAILED",
-        "Cannot map path s3://source/warehouse/ns/healthy (location in table metadata " + file + "): it is outside the mapping",
+    awaitState(
+        "intruder",
+        "FAILED",
+        "Cannot map path s3://source/warehouse/ns/healthy (location in table metadata "
+            + file
+            + "): it is outside the mapping",
         "the table may only name files under [s3://source/warehouse/ns/intruder, ");
     assertContained("intruder", Map.of());
   }
@@ -375,41 +455,65 @@ class BadInputServiceTest {
     append(t, 2);
     publish(t);
 
-    awaitState("data_elsewhere", "FAILED",
-        "Cannot map path s3://" + ELSEWHERE + "/data (write.data.path in table metadata s3://source/warehouse/ns/data_elsewhere/metadata/",
+    awaitState(
+        "data_elsewhere",
+        "FAILED",
+        "Cannot map path s3://"
+            + ELSEWHERE
+            + "/data (write.data.path in table metadata s3://source/warehouse/ns/data_elsewhere/metadata/",
         "it is outside the mapping");
     assertContained("data_elsewhere", before);
   }
 
   @Test
   void aWriteDataPathUnderTheRulesAllowedPrefixReplicatesIntoAReplicaFolderOfItsOwn() {
-    Table t = warehouse.create("ns", "shared_data", SCHEMA, PartitionSpec.unpartitioned(),
-        Map.of("format-version", "2", "write.data.path", ALLOWED + "/ns/shared_data"));
+    Table t =
+        warehouse.create(
+            "ns",
+            "shared_data",
+            SCHEMA,
+            PartitionSpec.unpartitioned(),
+            Map.of("format-version", "2", "write.data.path", ALLOWED + "/ns/shared_data"));
     append(t, 3);
     publish(t);
 
     awaitInSync("shared_data");
     java.util.List<String> replica = keys(REPLICA, "warehouse/ns/shared_data/");
-    assertThat(replica).anyMatch(k -> k.startsWith("warehouse/ns/shared_data/data/shared-data-warehouse-ns-shared_data-")
-        && k.endsWith(".parquet"));
-    assertThat(replica).filteredOn(k -> k.endsWith(".metadata.json")).isNotEmpty()
-        .allSatisfy(k -> assertThat(new String(read(REPLICA, k), StandardCharsets.UTF_8)).doesNotContain(ALLOWED));
+    assertThat(replica)
+        .anyMatch(
+            k ->
+                k.startsWith("warehouse/ns/shared_data/data/shared-data-warehouse-ns-shared_data-")
+                    && k.endsWith(".parquet"));
+    assertThat(replica)
+        .filteredOn(k -> k.endsWith(".metadata.json"))
+        .isNotEmpty()
+        .allSatisfy(
+            k ->
+                assertThat(new String(read(REPLICA, k), StandardCharsets.UTF_8))
+                    .doesNotContain(ALLOWED));
   }
 
   @Test
   void anEventForAFolderInsideATableTriggersThatTableNotANewOne() {
     Table t = replicated("nests");
-    String nested = "s3://source/warehouse/ns/nests/data/inner/metadata/00001-" + UUID.randomUUID() + ".metadata.json";
+    String nested =
+        "s3://source/warehouse/ns/nests/data/inner/metadata/00001-"
+            + UUID.randomUUID()
+            + ".metadata.json";
     put(SOURCE, key(nested), read(SOURCE, key(metadataFile(t))));
     append(t, 2); // not published: only the nested event can trigger the table
     String head = metadataFile(t);
     publishKey(key(nested));
 
-    await().atMost(PATIENCE).pollInterval(java.time.Duration.ofMillis(200)).untilAsserted(() -> {
-      JsonNode status = status("nests").orElseThrow();
-      assertThat(status.path("state").asText()).isEqualTo("IN_SYNC");
-      assertThat(status.path("lastSourceMetadataFile").asText()).isEqualTo(head);
-    });
+    await()
+        .atMost(PATIENCE)
+        .pollInterval(java.time.Duration.ofMillis(200))
+        .untilAsserted(
+            () -> {
+              JsonNode status = status("nests").orElseThrow();
+              assertThat(status.path("state").asText()).isEqualTo("IN_SYNC");
+              assertThat(status.path("lastSourceMetadataFile").asText()).isEqualTo(head);
+            });
     awaitQueueDrained();
     assertThat(status("nests/data/inner")).isEmpty();
     assertThat(keys(REPLICA, "warehouse/ns/nests/data/inner/")).isEmpty();
@@ -420,8 +524,19 @@ class BadInputServiceTest {
   @Test
   void aTargetHoldingATableTheReplicatorDidNotWriteIsDivergedAndLeftAlone() {
     try (S3Warehouse replicaWarehouse =
-        new S3Warehouse("s3://replica/warehouse", s3.endpoint(), "us-east-1", EmbeddedS3.ACCESS_KEY, EmbeddedS3.SECRET_KEY)) {
-      Table other = replicaWarehouse.create("ns", "occupied", SCHEMA, PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
+        new S3Warehouse(
+            "s3://replica/warehouse",
+            s3.endpoint(),
+            "us-east-1",
+            EmbeddedS3.ACCESS_KEY,
+            EmbeddedS3.SECRET_KEY)) {
+      Table other =
+          replicaWarehouse.create(
+              "ns",
+              "occupied",
+              SCHEMA,
+              PartitionSpec.unpartitioned(),
+              Map.of("format-version", "2"));
       append(other, 1);
     }
     Map<String, String> before = replicaObjects("occupied");
@@ -437,10 +552,13 @@ class BadInputServiceTest {
   void aReplicaVersionWrittenBehindTheServicesBackIsReportedAndNeverOverwritten() throws Exception {
     Table t = replicated("foreign_version");
     String folder = "warehouse/ns/foreign_version/metadata/";
-    int version = Integer.parseInt(new String(read(REPLICA, folder + "version-hint.text"), StandardCharsets.UTF_8).trim());
+    int version =
+        Integer.parseInt(
+            new String(read(REPLICA, folder + "version-hint.text"), StandardCharsets.UTF_8).trim());
     // another writer commits the next version into the replica, as an Iceberg writer would:
     // the table's properties (the replicator's among them) carried over, one of its own added
-    ObjectNode foreign = (ObjectNode) JSON.readTree(read(REPLICA, folder + "v" + version + ".metadata.json"));
+    ObjectNode foreign =
+        (ObjectNode) JSON.readTree(read(REPLICA, folder + "v" + version + ".metadata.json"));
     ((ObjectNode) foreign.get("properties")).put("written-by", "someone-else");
     foreign.put("last-updated-ms", foreign.get("last-updated-ms").asLong() + 1);
     String foreignKey = folder + "v" + (version + 1) + ".metadata.json";
@@ -457,8 +575,11 @@ class BadInputServiceTest {
   void aReplicaVersionWithoutTheReplicatorsPropertiesIsDivergedAndLeftAlone() throws Exception {
     Table t = replicated("foreign_plain");
     String folder = "warehouse/ns/foreign_plain/metadata/";
-    int version = Integer.parseInt(new String(read(REPLICA, folder + "version-hint.text"), StandardCharsets.UTF_8).trim());
-    ObjectNode foreign = (ObjectNode) JSON.readTree(read(REPLICA, folder + "v" + version + ".metadata.json"));
+    int version =
+        Integer.parseInt(
+            new String(read(REPLICA, folder + "version-hint.text"), StandardCharsets.UTF_8).trim());
+    ObjectNode foreign =
+        (ObjectNode) JSON.readTree(read(REPLICA, folder + "v" + version + ".metadata.json"));
     foreign.putObject("properties").put("written-by", "someone-else");
     String foreignKey = folder + "v" + (version + 1) + ".metadata.json";
     put(REPLICA, foreignKey, JSON.writeValueAsBytes(foreign));
@@ -466,7 +587,10 @@ class BadInputServiceTest {
     append(t, 2);
     publish(t);
 
-    awaitState("foreign_plain", "DIVERGED", "it already holds a table the replicator did not write",
+    awaitState(
+        "foreign_plain",
+        "DIVERGED",
+        "it already holds a table the replicator did not write",
         "v" + (version + 1) + ".metadata.json");
     assertContained("foreign_plain", before);
   }

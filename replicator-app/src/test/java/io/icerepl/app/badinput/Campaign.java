@@ -6,12 +6,12 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.icerepl.localstack.S3Warehouse;
-import io.icerepl.localstack.TableWrites;
 import io.icerepl.app.service.RunningService;
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.localstack.EmbeddedSqs;
 import io.icerepl.localstack.S3EventMessages;
+import io.icerepl.localstack.S3Warehouse;
+import io.icerepl.localstack.TableWrites;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.security.MessageDigest;
@@ -43,25 +43,29 @@ import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 import software.amazon.awssdk.services.sqs.model.ReceiveMessageRequest;
 
 /**
- * One service on the embedded S3 and SQS shared by every case of the campaign (started once, on
- * by the first campaign class, stopped when both have finished, or when the JVM ends if only one
- * ran; so no failing table keeps retrying while the rest of the build runs): rule {@code lake} replicates {@code s3://source/warehouse}
- * to target {@code a} at {@code s3://replica/warehouse}; events are the only triggers (the
- * reconciliation pass runs once at start, then hourly), so a case controls exactly when its table
- * is looked at. A healthy table {@code ns/healthy} under the same rule must keep replicating after
- * every case.
+ * One service on the embedded S3 and SQS shared by every case of the campaign (started once, on by
+ * the first campaign class, stopped when both have finished, or when the JVM ends if only one ran;
+ * so no failing table keeps retrying while the rest of the build runs): rule {@code lake}
+ * replicates {@code s3://source/warehouse} to target {@code a} at {@code s3://replica/warehouse};
+ * events are the only triggers (the reconciliation pass runs once at start, then hourly), so a case
+ * controls exactly when its table is looked at. A healthy table {@code ns/healthy} under the same
+ * rule must keep replicating after every case.
  */
 final class Campaign {
   static final Duration PATIENCE = Duration.ofSeconds(45);
   static final String SOURCE = "source";
   static final String REPLICA = "replica";
   static final String QUEUE = "events";
+
   /** A bucket no rule allows: tables must not name files in it. */
   static final String ELSEWHERE = "elsewhere";
+
   /** The rule's allowed source prefix, for data kept outside the tables' folders. */
   static final String ALLOWED = "s3://shared-data/warehouse";
+
   /** The configured {@code replicator.max-metadata-bytes}. */
   static final long MAX_METADATA_BYTES = 64 * 1024;
+
   static final int MAX_RECEIVES = 3;
   static final Schema SCHEMA =
       new Schema(
@@ -97,7 +101,13 @@ final class Campaign {
     sqsClient = sqs.client();
     queueUrl = sqs.createQueueWithDeadLetterQueue(QUEUE, MAX_RECEIVES, 1);
     dlqUrl = sqsClient.getQueueUrl(r -> r.queueName(QUEUE + "-dlq")).queueUrl();
-    warehouse = new S3Warehouse("s3://source/warehouse", s3.endpoint(), "us-east-1", EmbeddedS3.ACCESS_KEY, EmbeddedS3.SECRET_KEY);
+    warehouse =
+        new S3Warehouse(
+            "s3://source/warehouse",
+            s3.endpoint(),
+            "us-east-1",
+            EmbeddedS3.ACCESS_KEY,
+            EmbeddedS3.SECRET_KEY);
 
     Map<String, String> properties = new HashMap<>();
     properties.put("replicator.rules[0].name", "lake");
@@ -135,7 +145,9 @@ final class Campaign {
   }
 
   /** The classes sharing the service. */
-  private static final java.util.Set<Class<?>> CLASSES = java.util.Set.of(BadInputServiceTest.class, BadEventServiceTest.class);
+  private static final java.util.Set<Class<?>> CLASSES =
+      java.util.Set.of(BadInputServiceTest.class, BadEventServiceTest.class);
+
   private static final java.util.Set<Class<?>> FINISHED = new java.util.HashSet<>();
 
   /** A campaign class has run all its cases: once every class has, the service stops. */
@@ -162,7 +174,8 @@ final class Campaign {
   // --- source side -------------------------------------------------------------------------
 
   static Table create(String name) {
-    return warehouse.create("ns", name, SCHEMA, PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
+    return warehouse.create(
+        "ns", name, SCHEMA, PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
   }
 
   /** A table in sync on the replica, ready for bad input. */
@@ -236,12 +249,16 @@ final class Campaign {
     return folder + String.format("%05d-%s.metadata.json", version(current) + 1, UUID.randomUUID());
   }
 
-  /** The current metadata JSON, as the next version would start from it (its log names the current file). */
+  /**
+   * The current metadata JSON, as the next version would start from it (its log names the current
+   * file).
+   */
   static ObjectNode nextMetadataJson(Table table) {
     String current = metadataFile(table);
     try {
       ObjectNode json = (ObjectNode) JSON.readTree(read(SOURCE, key(current)));
-      json.withArray("metadata-log").addObject()
+      json.withArray("metadata-log")
+          .addObject()
           .put("timestamp-ms", json.get("last-updated-ms").asLong())
           .put("metadata-file", current);
       json.put("last-updated-ms", json.get("last-updated-ms").asLong() + 1);
@@ -251,7 +268,9 @@ final class Campaign {
     }
   }
 
-  /** Puts a hand-edited copy of the current metadata as the next version and publishes its event. */
+  /**
+   * Puts a hand-edited copy of the current metadata as the next version and publishes its event.
+   */
   static String commitEdited(Table table, Consumer<ObjectNode> edit) {
     ObjectNode json = nextMetadataJson(table);
     edit.accept(json);
@@ -278,7 +297,8 @@ final class Campaign {
 
   static Map<String, String> objects(String bucket, String prefix) {
     Map<String, String> objects = new TreeMap<>();
-    for (S3Object o : s3Client.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix)).contents()) {
+    for (S3Object o :
+        s3Client.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix)).contents()) {
       try {
         objects.put(o.key(), sha256(read(bucket, o.key())));
       } catch (software.amazon.awssdk.services.s3.model.NoSuchKeyException e) {
@@ -291,7 +311,8 @@ final class Campaign {
   /** Keys only: a whole-bucket listing races with the leases the service creates and deletes. */
   static java.util.List<String> keys(String bucket, String prefix) {
     java.util.List<String> keys = new java.util.ArrayList<>();
-    for (S3Object o : s3Client.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix)).contents()) {
+    for (S3Object o :
+        s3Client.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix)).contents()) {
       keys.add(o.key());
     }
     return keys;
@@ -317,41 +338,68 @@ final class Campaign {
   }
 
   static void awaitInSync(String table) {
-    await().atMost(PATIENCE).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
-      JsonNode status = status(table).orElseThrow(() -> new AssertionError("no status for ns/" + table));
-      assertThat(status.path("state").asText()).as("ns/%s: %s", table, status).isEqualTo("IN_SYNC");
-    });
+    await()
+        .atMost(PATIENCE)
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () -> {
+              JsonNode status =
+                  status(table).orElseThrow(() -> new AssertionError("no status for ns/" + table));
+              assertThat(status.path("state").asText())
+                  .as("ns/%s: %s", table, status)
+                  .isEqualTo("IN_SYNC");
+            });
   }
 
   /** Waits for the state and returns the status, whose last error holds every fragment. */
   static JsonNode awaitState(String table, String state, String... fragments) {
     JsonNode[] last = new JsonNode[1];
-    await().atMost(PATIENCE).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
-      JsonNode status = status(table).orElseThrow(() -> new AssertionError("no status for ns/" + table));
-      assertThat(status.path("state").asText()).as("ns/%s: %s", table, status).isEqualTo(state);
-      String error = status.path("lastError").asText();
-      for (String fragment : fragments) {
-        assertThat(error).as("ns/%s last error", table).contains(fragment);
-      }
-      last[0] = status;
-    });
+    await()
+        .atMost(PATIENCE)
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () -> {
+              JsonNode status =
+                  status(table).orElseThrow(() -> new AssertionError("no status for ns/" + table));
+              assertThat(status.path("state").asText())
+                  .as("ns/%s: %s", table, status)
+                  .isEqualTo(state);
+              String error = status.path("lastError").asText();
+              for (String fragment : fragments) {
+                assertThat(error).as("ns/%s last error", table).contains(fragment);
+              }
+              last[0] = status;
+            });
     return last[0];
   }
 
-  /** No message is left on the queue, visible or in flight: each was acknowledged or dead-lettered. */
+  /**
+   * No message is left on the queue, visible or in flight: each was acknowledged or dead-lettered.
+   */
   static void awaitQueueDrained() {
-    await().atMost(PATIENCE).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
-      Map<QueueAttributeName, String> attributes =
-          sqsClient.getQueueAttributes(GetQueueAttributesRequest.builder()
-                  .queueUrl(queueUrl)
-                  .attributeNames(
-                      QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
-                      QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE)
-                  .build())
-              .attributes();
-      assertThat(attributes.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES)).as("visible").isEqualTo("0");
-      assertThat(attributes.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE)).as("in flight").isEqualTo("0");
-    });
+    await()
+        .atMost(PATIENCE)
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () -> {
+              Map<QueueAttributeName, String> attributes =
+                  sqsClient
+                      .getQueueAttributes(
+                          GetQueueAttributesRequest.builder()
+                              .queueUrl(queueUrl)
+                              .attributeNames(
+                                  QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
+                                  QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE)
+                              .build())
+                      .attributes();
+              assertThat(attributes.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES))
+                  .as("visible")
+                  .isEqualTo("0");
+              assertThat(
+                      attributes.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE))
+                  .as("in flight")
+                  .isEqualTo("0");
+            });
   }
 
   /** Every body taken off the dead-letter queue so far (each received once, then deleted). */
@@ -359,16 +407,28 @@ final class Campaign {
 
   /** Waits for a message holding {@code marker} in the dead-letter queue, and returns its body. */
   static String awaitDeadLettered(String marker) {
-    await().atMost(PATIENCE).untilAsserted(() -> {
-      synchronized (DEAD_LETTERS) {
-        for (Message m : sqsClient.receiveMessage(ReceiveMessageRequest.builder().queueUrl(dlqUrl)
-            .maxNumberOfMessages(10).waitTimeSeconds(1).build()).messages()) {
-          DEAD_LETTERS.add(m.body());
-          sqsClient.deleteMessage(b -> b.queueUrl(dlqUrl).receiptHandle(m.receiptHandle()));
-        }
-        assertThat(DEAD_LETTERS).as("dead-lettered messages").anyMatch(b -> b.contains(marker));
-      }
-    });
+    await()
+        .atMost(PATIENCE)
+        .untilAsserted(
+            () -> {
+              synchronized (DEAD_LETTERS) {
+                for (Message m :
+                    sqsClient
+                        .receiveMessage(
+                            ReceiveMessageRequest.builder()
+                                .queueUrl(dlqUrl)
+                                .maxNumberOfMessages(10)
+                                .waitTimeSeconds(1)
+                                .build())
+                        .messages()) {
+                  DEAD_LETTERS.add(m.body());
+                  sqsClient.deleteMessage(b -> b.queueUrl(dlqUrl).receiptHandle(m.receiptHandle()));
+                }
+                assertThat(DEAD_LETTERS)
+                    .as("dead-lettered messages")
+                    .anyMatch(b -> b.contains(marker));
+              }
+            });
     synchronized (DEAD_LETTERS) {
       return DEAD_LETTERS.stream().filter(b -> b.contains(marker)).findFirst().orElseThrow();
     }
@@ -379,26 +439,43 @@ final class Campaign {
     append(healthy, 1);
     publish(healthy);
     String head = metadataFile(healthy);
-    await().atMost(PATIENCE).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
-      JsonNode status = status("healthy").orElseThrow();
-      assertThat(status.path("state").asText()).as("healthy: %s", status).isEqualTo("IN_SYNC");
-      assertThat(status.path("lastSourceMetadataFile").asText()).isEqualTo(head);
-    });
+    await()
+        .atMost(PATIENCE)
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () -> {
+              JsonNode status = status("healthy").orElseThrow();
+              assertThat(status.path("state").asText())
+                  .as("healthy: %s", status)
+                  .isEqualTo("IN_SYNC");
+              assertThat(status.path("lastSourceMetadataFile").asText()).isEqualTo(head);
+            });
   }
 
   /** The campaign's common checks after a bad input made a table fail (or wait, or diverge). */
   static void assertContained(String table, Map<String, String> replicaBefore) {
     JsonNode failed = status(table).orElseThrow();
-    assertThat(replicaObjects(table)).as("replica objects of ns/%s after the failure", table).isEqualTo(replicaBefore);
+    assertThat(replicaObjects(table))
+        .as("replica objects of ns/%s after the failure", table)
+        .isEqualTo(replicaBefore);
     awaitQueueDrained();
     healthyTableKeepsReplicating();
     // a retry ran since (back-off 0.5 s → 2 s), with the same outcome, and still wrote nothing
-    await().atMost(PATIENCE).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
-      JsonNode now = status(table).orElseThrow();
-      assertThat(now.path("lastRunAt").asText()).as("ns/%s retried", table).isNotEqualTo(failed.path("lastRunAt").asText());
-      assertThat(now.path("state").asText()).isEqualTo(failed.path("state").asText());
-      assertThat(now.path("lastError").asText()).isEqualTo(failed.path("lastError").asText());
-    });
-    assertThat(replicaObjects(table)).as("replica objects of ns/%s after its retries", table).isEqualTo(replicaBefore);
+    await()
+        .atMost(PATIENCE)
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () -> {
+              JsonNode now = status(table).orElseThrow();
+              assertThat(now.path("lastRunAt").asText())
+                  .as("ns/%s retried", table)
+                  .isNotEqualTo(failed.path("lastRunAt").asText());
+              assertThat(now.path("state").asText()).isEqualTo(failed.path("state").asText());
+              assertThat(now.path("lastError").asText())
+                  .isEqualTo(failed.path("lastError").asText());
+            });
+    assertThat(replicaObjects(table))
+        .as("replica objects of ns/%s after its retries", table)
+        .isEqualTo(replicaBefore);
   }
 }

@@ -21,11 +21,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * A decompression bomb against the service with its default settings: a gzip file of well under
- * 2 MB named like the next metadata version, inflating past the default limit of 256 MiB. The
- * table fails naming the file, the replica is left as it was, and the service and its other
- * tables go on. (The campaign's service sets a small limit of its own, so it cannot show the
- * default.)
+ * A decompression bomb against the service with its default settings: a gzip file of well under 2
+ * MB named like the next metadata version, inflating past the default limit of 256 MiB. The table
+ * fails naming the file, the replica is left as it was, and the service and its other tables go on.
+ * (The campaign's service sets a small limit of its own, so it cannot show the default.)
  */
 class MetadataBombServiceTest {
   private static final Duration PATIENCE = Duration.ofSeconds(60);
@@ -38,14 +37,16 @@ class MetadataBombServiceTest {
 
   @BeforeAll
   static void start() {
-    service = RunningService.start(Map.of(
-        "replicator.rules[0].name", "lake",
-        "replicator.rules[0].source", "file:" + WAREHOUSE,
-        "replicator.rules[0].targets[0].name", "a",
-        "replicator.rules[0].targets[0].prefix", "file:" + REPLICAS,
-        "replicator.reconciliation-interval", "300ms",
-        "replicator.retry.initial-backoff", "200ms",
-        "replicator.retry.max-backoff", "1s"));
+    service =
+        RunningService.start(
+            Map.of(
+                "replicator.rules[0].name", "lake",
+                "replicator.rules[0].source", "file:" + WAREHOUSE,
+                "replicator.rules[0].targets[0].name", "a",
+                "replicator.rules[0].targets[0].prefix", "file:" + REPLICAS,
+                "replicator.reconciliation-interval", "300ms",
+                "replicator.retry.initial-backoff", "200ms",
+                "replicator.retry.max-backoff", "1s"));
   }
 
   @AfterAll
@@ -63,36 +64,52 @@ class MetadataBombServiceTest {
     awaitState("healthy", "IN_SYNC");
     Map<String, String> replicaBefore = files(REPLICAS.resolve("ns/bombed"));
 
-    // the next version of a Hadoop table (v1: create, v2: append), gzip-compressed as Iceberg names it
+    // the next version of a Hadoop table (v1: create, v2: append), gzip-compressed as Iceberg names
+    // it
     Path bomb = WAREHOUSE.resolve("ns/bombed/metadata/v3.metadata.json.gz");
     byte[] bytes = GzipBomb.of("{", ' ', 300 * MIB, "}");
     assertThat(bytes.length).isLessThan((int) (2 * MIB));
     Files.write(bomb, bytes);
 
     JsonNode failed = awaitState("bombed", "FAILED");
-    assertThat(failed.path("lastError").asText()).startsWith("Cannot read table metadata ").contains(
-        WAREHOUSE + "/ns/bombed/metadata/v3.metadata.json.gz: larger than the configured limit of "
-            + 256 * MIB + " bytes");
+    assertThat(failed.path("lastError").asText())
+        .startsWith("Cannot read table metadata ")
+        .contains(
+            WAREHOUSE
+                + "/ns/bombed/metadata/v3.metadata.json.gz: larger than the configured limit of "
+                + 256 * MIB
+                + " bytes");
     assertThat(files(REPLICAS.resolve("ns/bombed"))).isEqualTo(replicaBefore);
 
     healthy.append("b", 1);
     // the status says IN_SYNC with v2 until the service has seen the append: wait for v3 itself
-    await().atMost(PATIENCE).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
-      JsonNode healthyStatus = service.http.get("/api/replications/a/ns/healthy").json();
-      assertThat(healthyStatus.path("state").asText()).isEqualTo("IN_SYNC");
-      assertThat(healthyStatus.path("lastSourceMetadataFile").asText()).endsWith("/v3.metadata.json");
-    });
+    await()
+        .atMost(PATIENCE)
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () -> {
+              JsonNode healthyStatus = service.http.get("/api/replications/a/ns/healthy").json();
+              assertThat(healthyStatus.path("state").asText()).isEqualTo("IN_SYNC");
+              assertThat(healthyStatus.path("lastSourceMetadataFile").asText())
+                  .endsWith("/v3.metadata.json");
+            });
     assertThat(service.http.get("/actuator/health").status()).isEqualTo(200);
   }
 
   private static JsonNode awaitState(String table, String state) {
     JsonNode[] last = new JsonNode[1];
-    await().atMost(PATIENCE).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
-      HttpJson.Response response = service.http.get("/api/replications/a/ns/" + table);
-      assertThat(response.status()).as("ns/%s: %s", table, response.body()).isEqualTo(200);
-      assertThat(response.json().path("state").asText()).as("ns/%s: %s", table, response.body()).isEqualTo(state);
-      last[0] = response.json();
-    });
+    await()
+        .atMost(PATIENCE)
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () -> {
+              HttpJson.Response response = service.http.get("/api/replications/a/ns/" + table);
+              assertThat(response.status()).as("ns/%s: %s", table, response.body()).isEqualTo(200);
+              assertThat(response.json().path("state").asText())
+                  .as("ns/%s: %s", table, response.body())
+                  .isEqualTo(state);
+              last[0] = response.json();
+            });
     return last[0];
   }
 

@@ -13,20 +13,26 @@ class SharedOptionsTest {
 
   @Test
   void replicateTakesItsParallelismAsThreadsOrUnderItsOldName() {
-    ReplicateCommand threads = parse("replicate", "--source", "/s", "--target", "/t", "--threads", "3");
-    ReplicateCommand parallelism = parse("replicate", "--source", "/s", "--target", "/t", "--parallelism", "3");
+    ReplicateCommand threads =
+        parse("replicate", "--source", "/s", "--target", "/t", "--threads", "3");
+    ReplicateCommand parallelism =
+        parse("replicate", "--source", "/s", "--target", "/t", "--parallelism", "3");
 
     assertThat(threads.threads.threads()).isEqualTo(3);
     assertThat(parallelism.threads.threads()).isEqualTo(3);
     assertThat(threads.target.target()).isEqualTo("/t");
-    assertThat(this.<ReplicateCommand>parse("replicate", "--source", "/s", "--target", "/t").threads.threads())
+    assertThat(
+            this.<ReplicateCommand>parse("replicate", "--source", "/s", "--target", "/t")
+                .threads
+                .threads())
         .isEqualTo(ThreadsOption.DEFAULT_THREADS);
   }
 
   @Test
   void expireTakesTheMetadataLimitOfReplicate() {
     ExpireCommand expire = parse("expire", "--target", "/t", "--max-metadata-bytes", "1000");
-    ReplicateCommand replicate = parse("replicate", "--source", "/s", "--target", "/t", "--max-metadata-bytes", "1000");
+    ReplicateCommand replicate =
+        parse("replicate", "--source", "/s", "--target", "/t", "--max-metadata-bytes", "1000");
 
     assertThat(expire.metadataLimit.maxMetadataBytes()).isEqualTo(1000);
     assertThat(replicate.metadataLimit.maxMetadataBytes()).isEqualTo(1000);
@@ -35,9 +41,15 @@ class SharedOptionsTest {
   @Test
   void theHelpShowsEachSharedOptionWithItsDefault() {
     CommandLine cli = new CommandLine(new ReplicatorCli());
-    String replicate = cli.getSubcommands().get("replicate").getUsageMessage(CommandLine.Help.Ansi.OFF);
+    String replicate =
+        cli.getSubcommands().get("replicate").getUsageMessage(CommandLine.Help.Ansi.OFF);
 
-    assertThat(replicate).contains("--threads, --parallelism=<n>", "Default: 8", "Default: 268435456", "Default: us-east-1");
+    assertThat(replicate)
+        .contains(
+            "--threads, --parallelism=<n>",
+            "Default: 8",
+            "Default: 268435456",
+            "Default: us-east-1");
   }
 
   /** The command the arguments select, with its options parsed. */

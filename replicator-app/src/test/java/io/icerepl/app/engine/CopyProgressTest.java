@@ -27,10 +27,17 @@ class CopyProgressTest {
     try {
       LocalObjectStore store = new LocalObjectStore();
       ReplicationSummary summary =
-          new TableReplicator(store, store, Clock.systemUTC(), executor, ReplicationOptions.defaults(), seen::add)
+          new TableReplicator(
+                  store,
+                  store,
+                  Clock.systemUTC(),
+                  executor,
+                  ReplicationOptions.defaults(),
+                  seen::add)
               .replicate(source.location, dir.resolve("replica").toString(), Optional.empty());
 
-      CopyProgress last = seen.stream().max((a, b) -> Long.compare(a.filesDone(), b.filesDone())).orElseThrow();
+      CopyProgress last =
+          seen.stream().max((a, b) -> Long.compare(a.filesDone(), b.filesDone())).orElseThrow();
       assertThat(seen).hasSize((int) (summary.filesCopied() + summary.filesRewritten()));
       assertThat(last.filesDone()).isEqualTo(last.filesTotal());
       assertThat(last.bytesTotal()).isEqualTo(summary.bytesCopied());

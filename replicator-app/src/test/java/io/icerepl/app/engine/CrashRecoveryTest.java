@@ -25,8 +25,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * A crash at each phase of a replica commit leaves the previous replica state readable, and a
- * rerun converges to what an uninterrupted run produces.
+ * A crash at each phase of a replica commit leaves the previous replica state readable, and a rerun
+ * converges to what an uninterrupted run produces.
  */
 class CrashRecoveryTest {
   private static ExecutorService executor;
@@ -59,7 +59,12 @@ class CrashRecoveryTest {
   }
 
   private static ReplicationSummary replicate(ObjectStore target, String source, String replica) {
-    return new TableReplicator(new LocalObjectStore(), target, Clock.systemUTC(), executor, ReplicationOptions.defaults())
+    return new TableReplicator(
+            new LocalObjectStore(),
+            target,
+            Clock.systemUTC(),
+            executor,
+            ReplicationOptions.defaults())
         .replicate(source, replica, Optional.empty());
   }
 
@@ -103,7 +108,8 @@ class CrashRecoveryTest {
     Table recovered = SourceTable.TABLES.load(crashed);
     Table uninterrupted = SourceTable.TABLES.load(clean);
     source.table.refresh();
-    assertThat(recovered.currentSnapshot().snapshotId()).isEqualTo(source.table.currentSnapshot().snapshotId());
+    assertThat(recovered.currentSnapshot().snapshotId())
+        .isEqualTo(source.table.currentSnapshot().snapshotId());
     for (Snapshot snapshot : source.table.snapshots()) {
       assertThat(SourceTable.rows(recovered, snapshot.snapshotId()))
           .as("snapshot %s after the rerun", snapshot.snapshotId())
@@ -118,9 +124,7 @@ class CrashRecoveryTest {
   private static TreeSet<String> tableFiles(Path root) throws IOException {
     try (Stream<Path> walk = Files.walk(root)) {
       TreeSet<String> files = new TreeSet<>();
-      walk.filter(Files::isRegularFile)
-          .map(p -> root.relativize(p).toString())
-          .forEach(files::add);
+      walk.filter(Files::isRegularFile).map(p -> root.relativize(p).toString()).forEach(files::add);
       return files;
     }
   }

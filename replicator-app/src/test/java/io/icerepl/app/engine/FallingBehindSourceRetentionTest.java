@@ -35,7 +35,8 @@ class FallingBehindSourceRetentionTest {
     try {
       LocalObjectStore store = new LocalObjectStore();
       TableReplicator replicator =
-          new TableReplicator(store, store, Clock.systemUTC(), executor, ReplicationOptions.defaults());
+          new TableReplicator(
+              store, store, Clock.systemUTC(), executor, ReplicationOptions.defaults());
       replicator.replicate(source.location, replica, Optional.empty());
       Map<Long, List<String>> replicated = rowsBySnapshot(source.table);
 
@@ -51,7 +52,12 @@ class FallingBehindSourceRetentionTest {
       long current = source.table.currentSnapshot().snapshotId();
       missed.remove(current);
       Thread.sleep(5);
-      source.table.expireSnapshots().expireOlderThan(System.currentTimeMillis()).retainLast(1).commit();
+      source
+          .table
+          .expireSnapshots()
+          .expireOlderThan(System.currentTimeMillis())
+          .retainLast(1)
+          .commit();
 
       ReplicationSummary summary = replicator.replicate(source.location, replica, Optional.empty());
 
@@ -59,7 +65,8 @@ class FallingBehindSourceRetentionTest {
       assertThat(summary.skippedVersions()).isNotEmpty();
       Table replicaTable = SourceTable.TABLES.load(replica);
       assertThat(replicaTable.currentSnapshot().snapshotId()).isEqualTo(current);
-      assertThat(SourceTable.rows(replicaTable, current)).isEqualTo(SourceTable.rows(source.table, current));
+      assertThat(SourceTable.rows(replicaTable, current))
+          .isEqualTo(SourceTable.rows(source.table, current));
       for (Map.Entry<Long, List<String>> e : replicated.entrySet()) {
         assertThat(SourceTable.rows(replicaTable, e.getKey()))
             .as("snapshot %s, replicated before the source expired it", e.getKey())

@@ -48,9 +48,6 @@ public final class FaultInjectingStore extends ForwardingObjectStore {
     }
   }
 
-
-
-
   @Override
   public long write(String path, Writer writer) throws IOException {
     check(path);
@@ -64,13 +61,11 @@ public final class FaultInjectingStore extends ForwardingObjectStore {
   }
 
   @Override
-  public void copyFrom(ObjectStore source, String sourcePath, String targetPath) throws IOException {
+  public void copyFrom(ObjectStore source, String sourcePath, String targetPath)
+      throws IOException {
     check(targetPath);
     super.copyFrom(source, sourcePath, targetPath);
   }
-
-
-
 
   @Override
   public void delete(String path) throws IOException {

@@ -1,14 +1,12 @@
 package io.icerepl.app.engine;
 
-import io.icerepl.copier.publish.ReplicaLayout;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.icerepl.localstack.S3Warehouse;
-import io.icerepl.localstack.TableWrites;
 import io.icerepl.app.engine.replica.ReplicaFiles;
 import io.icerepl.app.engine.retention.RetentionRunner;
 import io.icerepl.app.engine.retention.RetentionSettings;
+import io.icerepl.copier.publish.ReplicaLayout;
 import io.icerepl.copier.s3.S3Endpoint;
 import io.icerepl.copier.s3.S3ObjectStore;
 import io.icerepl.copier.s3.S3Resilience;
@@ -16,6 +14,8 @@ import io.icerepl.copier.s3.S3StoreSettings;
 import io.icerepl.copier.store.ForwardingObjectStore;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.localstack.EmbeddedS3;
+import io.icerepl.localstack.S3Warehouse;
+import io.icerepl.localstack.TableWrites;
 import io.icerepl.merge.retention.ExpireOptions;
 import java.io.IOException;
 import java.io.InputStream;
@@ -46,17 +46,22 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A run whose lease expired and was taken over while it copied (no renewal reached S3 in time)
- * must not touch the replica any more: it publishes nothing, writes no state and removes none of
- * the files it copied, since the run that holds the table now may publish the very same files.
+ * A run whose lease expired and was taken over while it copied (no renewal reached S3 in time) must
+ * not touch the replica any more: it publishes nothing, writes no state and removes none of the
+ * files it copied, since the run that holds the table now may publish the very same files.
  */
 class LeaseLostDuringRunTest {
   // the test's writer is the table's only writer: no losing writer's file to wait out
   private static final ReplicationOptions ONLY_WRITER =
       new ReplicationOptions(
-          java.util.List.of(), false, ReplicationOptions.defaults().maxMetadataBytes(), 8, java.time.Duration.ZERO);
+          java.util.List.of(),
+          false,
+          ReplicationOptions.defaults().maxMetadataBytes(),
+          8,
+          java.time.Duration.ZERO);
 
-  private static final Schema SCHEMA = new Schema(Types.NestedField.required(1, "id", Types.LongType.get()));
+  private static final Schema SCHEMA =
+      new Schema(Types.NestedField.required(1, "id", Types.LongType.get()));
   private static final String REPLICA = "s3://replica/warehouse/ns/t";
   private static EmbeddedS3 s3;
   private static S3Endpoint endpoint;
@@ -72,8 +77,13 @@ class LeaseLostDuringRunTest {
   @BeforeAll
   static void startS3() {
     s3 = EmbeddedS3.start();
-    endpoint = new S3Endpoint(Optional.of(s3.endpoint()), "us-east-1", Optional.of(EmbeddedS3.ACCESS_KEY),
-        Optional.of(EmbeddedS3.SECRET_KEY), true);
+    endpoint =
+        new S3Endpoint(
+            Optional.of(s3.endpoint()),
+            "us-east-1",
+            Optional.of(EmbeddedS3.ACCESS_KEY),
+            Optional.of(EmbeddedS3.SECRET_KEY),
+            true);
   }
 
   @AfterAll
@@ -85,18 +95,29 @@ class LeaseLostDuringRunTest {
   void writeSourceTable() {
     s3.createBucket("source");
     s3.createBucket("replica");
-    warehouse = new S3Warehouse("s3://source/warehouse", s3.endpoint(), "us-east-1", EmbeddedS3.ACCESS_KEY,
-        EmbeddedS3.SECRET_KEY);
-    table = warehouse.create("ns", "t", SCHEMA, PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
+    warehouse =
+        new S3Warehouse(
+            "s3://source/warehouse",
+            s3.endpoint(),
+            "us-east-1",
+            EmbeddedS3.ACCESS_KEY,
+            EmbeddedS3.SECRET_KEY);
+    table =
+        warehouse.create(
+            "ns", "t", SCHEMA, PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
     GenericRecord record = GenericRecord.create(SCHEMA);
     for (long i = 0; i < 2; i++) {
-      table.newAppend().appendFile(TableWrites.writeData(table, null, List.<Record>of(record.copy(Map.of("id", i)))))
+      table
+          .newAppend()
+          .appendFile(
+              TableWrites.writeData(table, null, List.<Record>of(record.copy(Map.of("id", i)))))
           .commit();
     }
     S3StoreSettings settings = S3StoreSettings.defaults("source-reader");
     source = S3ObjectStore.create(endpoint, settings, S3Resilience.defaults());
     firstRun = S3ObjectStore.create(endpoint, leaseSettings("first-run"), S3Resilience.defaults());
-    secondRun = S3ObjectStore.create(endpoint, leaseSettings("second-run"), S3Resilience.defaults());
+    secondRun =
+        S3ObjectStore.create(endpoint, leaseSettings("second-run"), S3Resilience.defaults());
   }
 
   @AfterEach
@@ -108,7 +129,9 @@ class LeaseLostDuringRunTest {
     warehouse.close();
     try (var client = s3.client()) {
       for (String bucket : List.of("source", "replica")) {
-        client.listObjectsV2Paginator(b -> b.bucket(bucket)).contents()
+        client
+            .listObjectsV2Paginator(b -> b.bucket(bucket))
+            .contents()
             .forEach(o -> client.deleteObject(b -> b.bucket(bucket).key(o.key())));
         client.deleteBucket(b -> b.bucket(bucket));
       }
@@ -116,8 +139,8 @@ class LeaseLostDuringRunTest {
   }
 
   private S3StoreSettings leaseSettings(String owner) {
-    return S3StoreSettings.defaults(owner).withLock(ReplicaLayout.DEFAULT_LOCK_PREFIX, owner, Duration.ofMinutes(2),
-        leaseClock);
+    return S3StoreSettings.defaults(owner)
+        .withLock(ReplicaLayout.DEFAULT_LOCK_PREFIX, owner, Duration.ofMinutes(2), leaseClock);
   }
 
   @Test
@@ -126,13 +149,18 @@ class LeaseLostDuringRunTest {
 
     assertThatThrownBy(() -> replicate(hooked))
         .isInstanceOf(TableReplicationException.class)
-        .hasMessageContaining("Cannot commit replica version 1 of table " + REPLICA + ": its lease was lost to "
-            + "second-run (this run's lease expired at ");
+        .hasMessageContaining(
+            "Cannot commit replica version 1 of table "
+                + REPLICA
+                + ": its lease was lost to "
+                + "second-run (this run's lease expired at ");
 
     assertThat(hooked.taken).isNotNull();
     // no metadata file, no version hint, no commit in the state (which records the source prefixes
     // before any file is copied): only the files the commit would have named
-    assertThat(firstRun.list(REPLICA + "/metadata")).isNotEmpty().allMatch(LeaseLostDuringRunTest::uncommitted);
+    assertThat(firstRun.list(REPLICA + "/metadata"))
+        .isNotEmpty()
+        .allMatch(LeaseLostDuringRunTest::uncommitted);
     assertThat(new ReplicaFiles(firstRun, Long.MAX_VALUE).state(REPLICA).lastCommit()).isNull();
     assertThat(firstRun.list(REPLICA + "/data")).hasSize(2);
     hooked.taken.checkHeld("publish replica version 1");
@@ -145,10 +173,15 @@ class LeaseLostDuringRunTest {
 
     assertThatThrownBy(() -> replicate(hooked))
         .isInstanceOf(TableReplicationException.class)
-        .hasMessageContaining("Cannot remove the files of a failed commit of table " + REPLICA
-            + ": its lease was lost to second-run")
-        .satisfies(e -> assertThat(e.getCause().getSuppressed()).singleElement()
-            .satisfies(s -> assertThat(s).hasMessageContaining("manifest write failed")));
+        .hasMessageContaining(
+            "Cannot remove the files of a failed commit of table "
+                + REPLICA
+                + ": its lease was lost to second-run")
+        .satisfies(
+            e ->
+                assertThat(e.getCause().getSuppressed())
+                    .singleElement()
+                    .satisfies(s -> assertThat(s).hasMessageContaining("manifest write failed")));
 
     // the data files copied before the failure stay: the second run may already count on them
     assertThat(firstRun.list(REPLICA + "/data")).hasSize(2);
@@ -159,7 +192,8 @@ class LeaseLostDuringRunTest {
 
   @Test
   void aFailedRunThatStillHoldsItsLeaseRemovesWhatItCopied() {
-    assertThatThrownBy(() -> replicate(new ManifestWrites(false, true))).hasMessageContaining("manifest write failed");
+    assertThatThrownBy(() -> replicate(new ManifestWrites(false, true)))
+        .hasMessageContaining("manifest write failed");
 
     assertThat(list(REPLICA + "/data")).isEmpty();
   }
@@ -171,21 +205,26 @@ class LeaseLostDuringRunTest {
     AtomicBoolean done = new AtomicBoolean();
     ObjectStore.Lock[] taken = new ObjectStore.Lock[1];
     // the second run takes the table over while the expiry reads the replica's manifests
-    ObjectStore reading = new ForwardingObjectStore(firstRun) {
-      @Override
-      public InputStream open(String path) throws IOException {
-        if (path.endsWith(".avro") && done.compareAndSet(false, true)) {
-          leaseClock.shift(Duration.ofMinutes(3));
-          taken[0] = secondRun.lock(REPLICA);
-        }
-        return super.open(path);
-      }
-    };
-    ExpireOptions keepOne = new ExpireOptions(Optional.empty(), Optional.of(0L), Optional.of(1), Set.of(), false);
+    ObjectStore reading =
+        new ForwardingObjectStore(firstRun) {
+          @Override
+          public InputStream open(String path) throws IOException {
+            if (path.endsWith(".avro") && done.compareAndSet(false, true)) {
+              leaseClock.shift(Duration.ofMinutes(3));
+              taken[0] = secondRun.lock(REPLICA);
+            }
+            return super.open(path);
+          }
+        };
+    ExpireOptions keepOne =
+        new ExpireOptions(Optional.empty(), Optional.of(0L), Optional.of(1), Set.of(), false);
 
-    assertThatThrownBy(() -> new RetentionRunner(reading, Clock.systemUTC(), RetentionSettings.defaults())
-            .expire(REPLICA, Optional.empty(), UnaryOperator.identity(), keepOne))
-        .hasMessageContaining("Cannot expire snapshots of table " + REPLICA + ": its lease was lost to second-run");
+    assertThatThrownBy(
+            () ->
+                new RetentionRunner(reading, Clock.systemUTC(), RetentionSettings.defaults())
+                    .expire(REPLICA, Optional.empty(), UnaryOperator.identity(), keepOne))
+        .hasMessageContaining(
+            "Cannot expire snapshots of table " + REPLICA + ": its lease was lost to second-run");
 
     assertThat(taken[0]).isNotNull();
     assertThat(firstRun.list(REPLICA + "/metadata")).isEqualTo(before);

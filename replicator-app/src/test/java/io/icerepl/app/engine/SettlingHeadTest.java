@@ -2,14 +2,14 @@ package io.icerepl.app.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icerepl.localstack.S3Warehouse;
-import io.icerepl.localstack.TableWrites;
 import io.icerepl.copier.s3.S3Endpoint;
 import io.icerepl.copier.s3.S3ObjectStore;
 import io.icerepl.copier.s3.S3Resilience;
 import io.icerepl.copier.s3.S3StoreSettings;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.localstack.EmbeddedS3;
+import io.icerepl.localstack.S3Warehouse;
+import io.icerepl.localstack.TableWrites;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -43,23 +43,46 @@ class SettlingHeadTest {
   private static final String TARGET = "s3://replica/warehouse/ns/t";
 
   @Test
-  void aLosingWritersYoungFileIsNotReplicatedAndTheTableReplicatesNormallyOnceItIsGone() throws Exception {
+  void aLosingWritersYoungFileIsNotReplicatedAndTheTableReplicatesNormallyOnceItIsGone()
+      throws Exception {
     ExecutorService executor = Executors.newFixedThreadPool(2);
     try (EmbeddedS3 s3 = EmbeddedS3.start();
-        S3Warehouse warehouse = new S3Warehouse("s3://source/warehouse", s3.endpoint(), "us-east-1",
-            EmbeddedS3.ACCESS_KEY, EmbeddedS3.SECRET_KEY);
+        S3Warehouse warehouse =
+            new S3Warehouse(
+                "s3://source/warehouse",
+                s3.endpoint(),
+                "us-east-1",
+                EmbeddedS3.ACCESS_KEY,
+                EmbeddedS3.SECRET_KEY);
         S3FileIO io = new S3FileIO();
-        S3ObjectStore store = S3ObjectStore.create(
-            new S3Endpoint(Optional.of(s3.endpoint()), "us-east-1", Optional.of(EmbeddedS3.ACCESS_KEY),
-                Optional.of(EmbeddedS3.SECRET_KEY), true),
-            S3StoreSettings.defaults("settling-head-test"), S3Resilience.defaults())) {
+        S3ObjectStore store =
+            S3ObjectStore.create(
+                new S3Endpoint(
+                    Optional.of(s3.endpoint()),
+                    "us-east-1",
+                    Optional.of(EmbeddedS3.ACCESS_KEY),
+                    Optional.of(EmbeddedS3.SECRET_KEY),
+                    true),
+                S3StoreSettings.defaults("settling-head-test"),
+                S3Resilience.defaults())) {
       s3.createBucket("source");
       s3.createBucket("replica");
-      io.initialize(Map.of("s3.endpoint", s3.endpoint().toString(), "s3.path-style-access", "true",
-          "client.region", "us-east-1", "s3.access-key-id", EmbeddedS3.ACCESS_KEY,
-          "s3.secret-access-key", EmbeddedS3.SECRET_KEY));
+      io.initialize(
+          Map.of(
+              "s3.endpoint",
+              s3.endpoint().toString(),
+              "s3.path-style-access",
+              "true",
+              "client.region",
+              "us-east-1",
+              "s3.access-key-id",
+              EmbeddedS3.ACCESS_KEY,
+              "s3.secret-access-key",
+              EmbeddedS3.SECRET_KEY));
       Schema schema = new Schema(Types.NestedField.required(1, "id", Types.LongType.get()));
-      Table table = warehouse.create("ns", "t", schema, PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
+      Table table =
+          warehouse.create(
+              "ns", "t", schema, PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
       append(table, schema, 1);
       append(table, schema, 2);
       String winner = S3Warehouse.metadataFile(table);
@@ -67,14 +90,18 @@ class SettlingHeadTest {
 
       // a writer read the same state, wrote the next version and then lost its catalog commit
       TableMetadata current = ((BaseTable) table).operations().current();
-      String loser = table.location() + "/metadata/00003-" + java.util.UUID.randomUUID() + ".metadata.json";
+      String loser =
+          table.location() + "/metadata/00003-" + java.util.UUID.randomUUID() + ".metadata.json";
       TableMetadataParser.write(
-          TableMetadata.buildFrom(current).setProperties(Map.of("written-by", "the losing writer")).build(),
+          TableMetadata.buildFrom(current)
+              .setProperties(Map.of("written-by", "the losing writer"))
+              .build(),
           io.newOutputFile(loser));
       long loserWritten = lastModified(store, loser);
 
       // its event arrives first, within the settle time: the replica takes the table's real head
-      replicator(store, executor, Clock.fixed(Instant.ofEpochMilli(loserWritten + 1), ZoneOffset.UTC))
+      replicator(
+              store, executor, Clock.fixed(Instant.ofEpochMilli(loserWritten + 1), ZoneOffset.UTC))
           .replicate(table.location(), TARGET, Optional.empty());
       Table replica = replica(io, 1);
       assertThat(replica.properties())
@@ -86,7 +113,8 @@ class SettlingHeadTest {
       io.deleteFile(loser);
       append(table, schema, 3);
       Thread.sleep(SETTLE.toMillis() + 200);
-      replicator(store, executor, Clock.systemUTC()).replicate(table.location(), TARGET, Optional.empty());
+      replicator(store, executor, Clock.systemUTC())
+          .replicate(table.location(), TARGET, Optional.empty());
       replica = replica(io, 2);
       assertThat(replica.properties())
           .containsEntry("replicator.source-metadata-file", name(S3Warehouse.metadataFile(table)));
@@ -96,15 +124,24 @@ class SettlingHeadTest {
     }
   }
 
-  private static TableReplicator replicator(ObjectStore store, ExecutorService executor, Clock clock) {
+  private static TableReplicator replicator(
+      ObjectStore store, ExecutorService executor, Clock clock) {
     ReplicationOptions defaults = ReplicationOptions.defaults();
-    return new TableReplicator(store, store, clock, executor,
+    return new TableReplicator(
+        store,
+        store,
+        clock,
+        executor,
         new ReplicationOptions(List.of(), false, defaults.maxMetadataBytes(), 2, SETTLE));
   }
 
   private static void append(Table table, Schema schema, long id) {
     GenericRecord record = GenericRecord.create(schema);
-    table.newAppend().appendFile(TableWrites.writeData(table, null, List.<Record>of(record.copy(Map.of("id", id))))).commit();
+    table
+        .newAppend()
+        .appendFile(
+            TableWrites.writeData(table, null, List.<Record>of(record.copy(Map.of("id", id)))))
+        .commit();
   }
 
   private static long lastModified(ObjectStore store, String path) throws Exception {
@@ -117,7 +154,9 @@ class SettlingHeadTest {
   }
 
   private static Table replica(S3FileIO io, int version) {
-    return new BaseTable(new StaticTableOperations(TARGET + "/metadata/v" + version + ".metadata.json", io), "replica");
+    return new BaseTable(
+        new StaticTableOperations(TARGET + "/metadata/v" + version + ".metadata.json", io),
+        "replica");
   }
 
   private static void assertSameRows(Table source, Table replica) {
@@ -125,7 +164,8 @@ class SettlingHeadTest {
       assertThat(SourceTable.rows(replica, snapshot.snapshotId()))
           .isEqualTo(SourceTable.rows(source, snapshot.snapshotId()));
     }
-    assertThat(replica.currentSnapshot().snapshotId()).isEqualTo(source.currentSnapshot().snapshotId());
+    assertThat(replica.currentSnapshot().snapshotId())
+        .isEqualTo(source.currentSnapshot().snapshotId());
   }
 
   private static String name(String path) {

@@ -44,7 +44,11 @@ public final class SourceTable {
     String location = dir.toUri().toString();
     PartitionSpec spec = PartitionSpec.builderFor(SCHEMA).identity("category").build();
     Table table =
-        TABLES.create(SCHEMA, spec, Map.of(TableProperties.FORMAT_VERSION, Integer.toString(formatVersion)), location);
+        TABLES.create(
+            SCHEMA,
+            spec,
+            Map.of(TableProperties.FORMAT_VERSION, Integer.toString(formatVersion)),
+            location);
     return new SourceTable(location, table);
   }
 
@@ -78,7 +82,8 @@ public final class SourceTable {
   /** Rows a table reads at a snapshot, sorted, as strings. */
   public static List<String> rows(Table table, long snapshotId) {
     List<String> rows = new ArrayList<>();
-    try (CloseableIterable<Record> records = IcebergGenerics.read(table).useSnapshot(snapshotId).build()) {
+    try (CloseableIterable<Record> records =
+        IcebergGenerics.read(table).useSnapshot(snapshotId).build()) {
       records.forEach(r -> rows.add(r.toString()));
     } catch (IOException e) {
       throw new UncheckedIOException(e);

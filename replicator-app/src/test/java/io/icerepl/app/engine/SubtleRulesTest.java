@@ -7,8 +7,6 @@ import io.icerepl.app.engine.retention.RetentionRunner;
 import io.icerepl.app.engine.retention.RetentionSettings;
 import io.icerepl.copier.store.LocalObjectStore;
 import io.icerepl.merge.retention.ExpireOptions;
-import java.util.Set;
-import java.util.function.UnaryOperator;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -16,8 +14,10 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.UnaryOperator;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileScanTask;
@@ -44,7 +44,9 @@ class SubtleRulesTest {
   void setUp() {
     executor = Executors.newFixedThreadPool(2);
     LocalObjectStore store = new LocalObjectStore();
-    replicator = new TableReplicator(store, store, Clock.systemUTC(), executor, ReplicationOptions.defaults());
+    replicator =
+        new TableReplicator(
+            store, store, Clock.systemUTC(), executor, ReplicationOptions.defaults());
     replica = dir.resolve("replica").toUri().toString();
   }
 
@@ -69,8 +71,10 @@ class SubtleRulesTest {
     String replicaDataPath = onlyDataFile(table).location();
     ByteBuffer lower = delete.lowerBounds().get(MetadataColumns.DELETE_FILE_PATH.fieldId());
     ByteBuffer upper = delete.upperBounds().get(MetadataColumns.DELETE_FILE_PATH.fieldId());
-    assertThat(StandardCharsets.UTF_8.decode(lower.duplicate()).toString()).isEqualTo(replicaDataPath);
-    assertThat(StandardCharsets.UTF_8.decode(upper.duplicate()).toString()).isEqualTo(replicaDataPath);
+    assertThat(StandardCharsets.UTF_8.decode(lower.duplicate()).toString())
+        .isEqualTo(replicaDataPath);
+    assertThat(StandardCharsets.UTF_8.decode(upper.duplicate()).toString())
+        .isEqualTo(replicaDataPath);
     assertThat(delete.fileSizeInBytes()).isEqualTo(sizeOf(delete.location()));
     assertThat(SourceTable.rows(table, table.currentSnapshot().snapshotId()))
         .hasSize(3)
@@ -91,7 +95,9 @@ class SubtleRulesTest {
     for (Snapshot snapshot : table.snapshots()) {
       for (ManifestFile manifest : snapshot.allManifests(table.io())) {
         assertThat(manifest.length())
-            .as("manifest_length of %s in the list of snapshot %s", manifest.path(), snapshot.snapshotId())
+            .as(
+                "manifest_length of %s in the list of snapshot %s",
+                manifest.path(), snapshot.snapshotId())
             .isEqualTo(sizeOf(manifest.path()));
         checked++;
       }
@@ -111,8 +117,12 @@ class SubtleRulesTest {
     // a commit only the replica has: its own retention expires the first snapshot
     RetentionResult expiry =
         new RetentionRunner(new LocalObjectStore(), Clock.systemUTC(), RetentionSettings.defaults())
-            .expire(replica, Optional.empty(), UnaryOperator.identity(),
-                new ExpireOptions(Optional.empty(), Optional.of(0L), Optional.of(1), Set.of(), false));
+            .expire(
+                replica,
+                Optional.empty(),
+                UnaryOperator.identity(),
+                new ExpireOptions(
+                    Optional.empty(), Optional.of(0L), Optional.of(1), Set.of(), false));
     assertThat(expiry.expiredSnapshotIds()).containsExactly(first);
 
     source.append("c", 2);
@@ -120,14 +130,18 @@ class SubtleRulesTest {
 
     Path metadata = dir.resolve("replica/metadata");
     Table table = SourceTable.TABLES.load(replica);
-    TableMetadata current = org.apache.iceberg.TableMetadataParser.read(table.io(), metadata.resolve("v3.metadata.json").toString());
-    assertThat(current.previousFiles()).extracting(e -> Path.of(java.net.URI.create(e.file())).getFileName().toString())
+    TableMetadata current =
+        org.apache.iceberg.TableMetadataParser.read(
+            table.io(), metadata.resolve("v3.metadata.json").toString());
+    assertThat(current.previousFiles())
+        .extracting(e -> Path.of(java.net.URI.create(e.file())).getFileName().toString())
         .containsExactly("v1.metadata.json", "v2.metadata.json");
     assertThat(table.snapshot(first)).as("expired on the replica, not brought back").isNull();
     source.table.refresh();
     for (Snapshot snapshot : source.table.snapshots()) {
       if (snapshot.snapshotId() != first) {
-        assertThat(SourceTable.rows(table, snapshot.snapshotId())).isEqualTo(SourceTable.rows(source.table, snapshot.snapshotId()));
+        assertThat(SourceTable.rows(table, snapshot.snapshotId()))
+            .isEqualTo(SourceTable.rows(source.table, snapshot.snapshotId()));
       }
     }
   }
@@ -161,5 +175,4 @@ class SubtleRulesTest {
       throw new java.io.UncheckedIOException(e);
     }
   }
-
 }

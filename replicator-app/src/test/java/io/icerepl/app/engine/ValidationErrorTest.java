@@ -33,8 +33,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Each kind of bad input stops the replication with a specific error naming the table and the
- * file, and leaves the replica byte for byte as it was.
+ * Each kind of bad input stops the replication with a specific error naming the table and the file,
+ * and leaves the replica byte for byte as it was.
  */
 class ValidationErrorTest {
   @TempDir Path dir;
@@ -51,7 +51,8 @@ class ValidationErrorTest {
     source.append("b", 2);
     replicaDir = dir.resolve("replica");
     replica = replicaDir.toUri().toString();
-    assertThat(run("replicate", "--source", source.location, "--target", replica).exitCode).isZero();
+    assertThat(run("replicate", "--source", source.location, "--target", replica).exitCode)
+        .isZero();
     replicaBefore = contents(replicaDir);
   }
 
@@ -64,7 +65,10 @@ class ValidationErrorTest {
     return new Result(code, out.toString(), err.toString());
   }
 
-  /** Replicates, expecting failure with every given fragment in the message and an untouched replica. */
+  /**
+   * Replicates, expecting failure with every given fragment in the message and an untouched
+   * replica.
+   */
   private String failsWith(String... fragments) throws IOException {
     Result result = run("replicate", "--source", source.location, "--target", replica);
     assertThat(result.exitCode).as(result.out + result.err).isEqualTo(1);
@@ -72,7 +76,9 @@ class ValidationErrorTest {
     for (String fragment : fragments) {
       assertThat(result.err).contains(fragment);
     }
-    assertThat(contents(replicaDir)).as("replica files after the failed run").isEqualTo(replicaBefore);
+    assertThat(contents(replicaDir))
+        .as("replica files after the failed run")
+        .isEqualTo(replicaBefore);
     return result.err;
   }
 
@@ -88,10 +94,15 @@ class ValidationErrorTest {
   private Path commitEdited(Consumer<ObjectNode> edit) throws IOException {
     int version = currentVersion();
     ObjectNode json =
-        (ObjectNode) TableMetadataParser.mapper().readTree(sourceMetadata().resolve("v" + version + ".metadata.json").toFile());
-    json.withArray("metadata-log").addObject()
+        (ObjectNode)
+            TableMetadataParser.mapper()
+                .readTree(sourceMetadata().resolve("v" + version + ".metadata.json").toFile());
+    json.withArray("metadata-log")
+        .addObject()
         .put("timestamp-ms", json.get("last-updated-ms").asLong())
-        .put("metadata-file", sourceMetadata().resolve("v" + version + ".metadata.json").toUri().toString());
+        .put(
+            "metadata-file",
+            sourceMetadata().resolve("v" + version + ".metadata.json").toUri().toString());
     edit.accept(json);
     return commitRaw(TableMetadataParser.mapper().writeValueAsBytes(json));
   }
@@ -110,13 +121,19 @@ class ValidationErrorTest {
     source = SourceTable.create(dir.resolve("source"), 2);
     source.append("c", 1);
 
-    failsWith("table-uuid", "differs from the replica's", "the source table was replaced", "v1.metadata.json");
+    failsWith(
+        "table-uuid",
+        "differs from the replica's",
+        "the source table was replaced",
+        "v1.metadata.json");
   }
 
   @Test
   void anUnknownFormatVersionIsRefused() throws IOException {
     Path file = commitEdited(json -> json.put("format-version", 4));
-    failsWith("Cannot read table metadata " + file.toUri(), "unsupported format-version 4 (supported: 1, 2, 3)");
+    failsWith(
+        "Cannot read table metadata " + file.toUri(),
+        "unsupported format-version 4 (supported: 1, 2, 3)");
   }
 
   @Test
@@ -135,7 +152,11 @@ class ValidationErrorTest {
   void aMissingDataFileOfALiveEntryIsNamed() throws IOException {
     DataFile file = source.append("a", 2);
     Files.delete(Path.of(java.net.URI.create(file.location())));
-    failsWith("Cannot replicate table " + source.location, "data file " + file.location(), "is missing at the source", "named by manifest");
+    failsWith(
+        "Cannot replicate table " + source.location,
+        "data file " + file.location(),
+        "is missing at the source",
+        "named by manifest");
   }
 
   @Test
@@ -157,7 +178,10 @@ class ValidationErrorTest {
 
   @Test
   void aReusedSchemaIdWithDifferentContentIsAConflict() throws IOException {
-    commitEdited(json -> ((ObjectNode) json.withArray("schemas").get(0).get("fields").get(1)).put("name", "renamed"));
+    commitEdited(
+        json ->
+            ((ObjectNode) json.withArray("schemas").get(0).get("fields").get(1))
+                .put("name", "renamed"));
     failsWith("Cannot merge schema 0", "the id was reused");
   }
 
@@ -175,14 +199,27 @@ class ValidationErrorTest {
 
   @Test
   void encryptedTablesAreRefused() throws IOException {
-    commitEdited(json -> json.putArray("encryption-keys").addObject().put("key-id", "k").put("encrypted-key-metadata", "AA=="));
+    commitEdited(
+        json ->
+            json.putArray("encryption-keys")
+                .addObject()
+                .put("key-id", "k")
+                .put("encrypted-key-metadata", "AA=="));
     failsWith("encrypted tables are not supported");
   }
 
   @Test
   void metadataOverTheConfiguredLimitIsRefused() throws IOException {
     source.append("a", 1);
-    Result result = run("replicate", "--source", source.location, "--target", replica, "--max-metadata-bytes", "500");
+    Result result =
+        run(
+            "replicate",
+            "--source",
+            source.location,
+            "--target",
+            replica,
+            "--max-metadata-bytes",
+            "500");
     assertThat(result.exitCode).isEqualTo(1);
     assertThat(result.err).contains("larger than the configured limit of 500 bytes");
     assertThat(contents(replicaDir)).isEqualTo(replicaBefore);
@@ -194,10 +231,13 @@ class ValidationErrorTest {
     Files.delete(sourceMetadata().resolve("version-hint.text"));
     byte[] current = Files.readAllBytes(sourceMetadata().resolve("v" + version + ".metadata.json"));
     for (int i = 0; i < 2; i++) {
-      Path file = sourceMetadata().resolve(String.format("%05d-%s.metadata.json", version + 1, UUID.randomUUID()));
+      Path file =
+          sourceMetadata()
+              .resolve(String.format("%05d-%s.metadata.json", version + 1, UUID.randomUUID()));
       Files.write(file, current);
       // both older than the settle time: neither writer removed its file
-      Files.setLastModifiedTime(file, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 60_000));
+      Files.setLastModifiedTime(
+          file, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 60_000));
     }
     failsWith("version " + (version + 1) + " is held by more than one file");
   }
@@ -222,7 +262,6 @@ class ValidationErrorTest {
     failsWith("Cannot read manifest list " + snapshot.manifestListLocation());
   }
 
-
   @Test
   void aManifestCutAfterItsHeaderIsRefusedFromItsLength() throws IOException {
     source.append("a", 1);
@@ -233,15 +272,23 @@ class ValidationErrorTest {
     long kept = avroHeaderLength(Files.readAllBytes(file));
     cut(file, kept);
     failsWith(
-        "Cannot replicate table " + source.location + ": manifest " + manifest.path() + " is " + kept
-            + " bytes but its manifest list " + snapshot.manifestListLocation() + " records "
+        "Cannot replicate table "
+            + source.location
+            + ": manifest "
+            + manifest.path()
+            + " is "
+            + kept
+            + " bytes but its manifest list "
+            + snapshot.manifestListLocation()
+            + " records "
             + manifest.length());
   }
 
   @Test
   void aTruncatedPositionDeleteFileIsRefusedFromItsLength() throws IOException {
     DataFile data = source.append("a", 3);
-    assertThat(run("replicate", "--source", source.location, "--target", replica).exitCode).isZero();
+    assertThat(run("replicate", "--source", source.location, "--target", replica).exitCode)
+        .isZero();
     replicaBefore = contents(replicaDir);
     DeleteFile deletes = source.deletePositions(data, 0);
     Snapshot snapshot = source.table.currentSnapshot();
@@ -249,9 +296,16 @@ class ValidationErrorTest {
     Path file = Path.of(java.net.URI.create(deletes.location()));
     cut(file, deletes.fileSizeInBytes() - 1);
     failsWith(
-        "Cannot replicate table " + source.location + ": position delete file " + deletes.location()
-            + " is " + (deletes.fileSizeInBytes() - 1) + " bytes but its manifest " + manifest.path()
-            + " records " + deletes.fileSizeInBytes());
+        "Cannot replicate table "
+            + source.location
+            + ": position delete file "
+            + deletes.location()
+            + " is "
+            + (deletes.fileSizeInBytes() - 1)
+            + " bytes but its manifest "
+            + manifest.path()
+            + " records "
+            + deletes.fileSizeInBytes());
   }
 
   @Test
@@ -261,8 +315,15 @@ class ValidationErrorTest {
     ManifestFile manifest = addedManifest(snapshot.dataManifests(source.table.io()), snapshot);
     cut(Path.of(java.net.URI.create(data.location())), 10);
     failsWith(
-        "Cannot replicate table " + source.location + ": data file " + data.location() + " is 10 bytes"
-            + " but its manifest " + manifest.path() + " records " + data.fileSizeInBytes());
+        "Cannot replicate table "
+            + source.location
+            + ": data file "
+            + data.location()
+            + " is 10 bytes"
+            + " but its manifest "
+            + manifest.path()
+            + " records "
+            + data.fileSizeInBytes());
   }
 
   private static ManifestFile addedManifest(List<ManifestFile> manifests, Snapshot snapshot) {
@@ -290,16 +351,23 @@ class ValidationErrorTest {
   }
 
   @Test
-  void aPositionDeleteNamingAPathOutsideTheMappingIsRefusedAndItsCopiesRemoved() throws IOException {
+  void aPositionDeleteNamingAPathOutsideTheMappingIsRefusedAndItsCopiesRemoved()
+      throws IOException {
     Path outside = dir.resolve("elsewhere/y.parquet");
     DataFile first = source.append("a", 3);
-    assertThat(run("replicate", "--source", source.location, "--target", replica).exitCode).isZero();
+    assertThat(run("replicate", "--source", source.location, "--target", replica).exitCode)
+        .isZero();
     replicaBefore = contents(replicaDir);
     DataFile moved =
-        DataFiles.builder(source.table.spec()).copy(first).withPath(outside.toUri().toString()).build();
+        DataFiles.builder(source.table.spec())
+            .copy(first)
+            .withPath(outside.toUri().toString())
+            .build();
     // one commit adds a data file and a delete file whose rows name a path outside the mapping:
     // the data file copied before the rewrite failed must not stay behind
-    source.table.newRowDelta()
+    source
+        .table
+        .newRowDelta()
         .addRows(source.writeData("b", 2))
         .addDeletes(source.writePositionDeletes(moved, 0))
         .commit();
@@ -341,5 +409,4 @@ class ValidationErrorTest {
       }
     }
   }
-
 }

@@ -56,7 +56,11 @@ class IncrementalReplicationTest {
     int replicaLogBefore = metadata(verifier.load(target)).previousFiles().size();
 
     // the source moves on: a column added (no snapshot), appends, a position delete, an expiry
-    source.table().updateSchema().addColumn("extra", org.apache.iceberg.types.Types.LongType.get()).commit();
+    source
+        .table()
+        .updateSchema()
+        .addColumn("extra", org.apache.iceberg.types.Types.LongType.get())
+        .commit();
     source.append(source.row(4, "d", "x", 40L), source.row(5, "e", "z"));
     source.commitDeletes(source.writePositionDeletes(FileFormat.PARQUET, first, 0));
     source.append(source.row(6, "f", "y"));
@@ -65,8 +69,13 @@ class IncrementalReplicationTest {
     Thread.sleep(5);
     // the files stay until the replica has them: a replicator running behind a cleaning expiry is
     // FallingBehindSourceRetentionTest
-    source.table().expireSnapshots().expireOlderThan(System.currentTimeMillis()).retainLast(1)
-        .cleanExpiredFiles(false).commit();
+    source
+        .table()
+        .expireSnapshots()
+        .expireOlderThan(System.currentTimeMillis())
+        .retainLast(1)
+        .cleanExpiredFiles(false)
+        .commit();
     source.record();
     Set<Long> expired = new HashSet<>(beforeExpiry);
     expired.removeAll(snapshotIds(source.table()));
@@ -108,8 +117,8 @@ class IncrementalReplicationTest {
   }
 
   /**
-   * The replica's newest versions correspond one to one, in order, to the new source versions:
-   * same current snapshot, same last sequence number, same refs, same last snapshot-log entry.
+   * The replica's newest versions correspond one to one, in order, to the new source versions: same
+   * current snapshot, same last sequence number, same refs, same last snapshot-log entry.
    */
   private static void assertNewVersionsMatchInOrder(
       FileIO replicaIo, TableMetadata replicaCurrent, List<Path> newSourceVersions) {
@@ -123,7 +132,13 @@ class IncrementalReplicationTest {
     for (int i = 0; i < n; i++) {
       TableMetadata want = TableMetadataParser.read(replicaIo, newSourceVersions.get(i).toString());
       TableMetadata got = replicaVersions.get(i);
-      String which = "replica version " + (i + 1) + " of " + n + " vs source " + newSourceVersions.get(i).getFileName();
+      String which =
+          "replica version "
+              + (i + 1)
+              + " of "
+              + n
+              + " vs source "
+              + newSourceVersions.get(i).getFileName();
       assertThat(summary(got)).as(which).isEqualTo(summary(want));
     }
   }

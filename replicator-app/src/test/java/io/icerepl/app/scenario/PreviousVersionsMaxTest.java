@@ -50,8 +50,13 @@ class PreviousVersionsMaxTest {
     source.append(source.row(3, "c", "y"));
     source.append(source.row(4, "d", "y"));
     assertThat(logNames(source)).hasSize(2).doesNotContain(replicated);
-    // then the log is allowed to grow again: it is shorter than its maximum and still lacks the file
-    source.table().updateProperties().set(TableProperties.METADATA_PREVIOUS_VERSIONS_MAX, "20").commit();
+    // then the log is allowed to grow again: it is shorter than its maximum and still lacks the
+    // file
+    source
+        .table()
+        .updateProperties()
+        .set(TableProperties.METADATA_PREVIOUS_VERSIONS_MAX, "20")
+        .commit();
     source.append(source.row(5, "e", "z"));
     source.record();
     assertThat(logNames(source)).hasSizeLessThan(20).doesNotContain(replicated);
@@ -74,8 +79,13 @@ class PreviousVersionsMaxTest {
     StringWriter err = new StringWriter();
     int exit =
         ReplicatorCli.execute(
-            new PrintWriter(new StringWriter(), true), new PrintWriter(err, true),
-            "replicate", "--source", source.location(), "--target", target);
+            new PrintWriter(new StringWriter(), true),
+            new PrintWriter(err, true),
+            "replicate",
+            "--source",
+            source.location(),
+            "--target",
+            target);
     assertThat(exit).isEqualTo(1);
     assertThat(err.toString())
         .contains("is not in its metadata-log; the source was rewound or replaced");

@@ -44,8 +44,8 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.puffin.BlobMetadata;
-import org.apache.iceberg.puffin.Puffin;
 import org.apache.iceberg.puffin.FileMetadata;
+import org.apache.iceberg.puffin.Puffin;
 import org.apache.iceberg.puffin.PuffinReader;
 
 /**
@@ -83,8 +83,7 @@ public final class ReplicaVerifier {
   }
 
   /** Fails with an {@link AssertionError} listing every problem found. */
-  public void verify(
-      ScenarioExpectations expected, String sourceLocation, String replicaLocation) {
+  public void verify(ScenarioExpectations expected, String sourceLocation, String replicaLocation) {
     verify(expected, sourceLocation, List.of(), replicaLocation);
   }
 
@@ -93,12 +92,17 @@ public final class ReplicaVerifier {
    * {@code otherSourcePrefixes} either.
    */
   public void verify(
-      ScenarioExpectations expected, String sourceLocation, List<String> otherSourcePrefixes, String replicaLocation) {
+      ScenarioExpectations expected,
+      String sourceLocation,
+      List<String> otherSourcePrefixes,
+      String replicaLocation) {
     List<String> problems = new ArrayList<>();
     problems.addAll(readProblems(expected, replicaLocation));
     problems.addAll(fileProblems(sourceLocation, replicaLocation));
     for (String prefix : otherSourcePrefixes) {
-      fileProblems(prefix, replicaLocation).stream().filter(p -> p.contains("source")).forEach(problems::add);
+      fileProblems(prefix, replicaLocation).stream()
+          .filter(p -> p.contains("source"))
+          .forEach(problems::add);
     }
     failIfAny(replicaLocation, problems);
   }
@@ -138,7 +142,8 @@ public final class ReplicaVerifier {
     for (Map.Entry<Long, List<String>> entry : expected.snapshotRows().entrySet()) {
       long id = entry.getKey();
       ScenarioExpectations.SnapshotFacts facts = expected.snapshots().get(id);
-      String label = "snapshot " + id + " (" + facts.operation() + ", seq " + facts.sequenceNumber() + ")";
+      String label =
+          "snapshot " + id + " (" + facts.operation() + ", seq " + facts.sequenceNumber() + ")";
       Snapshot snapshot = replica.snapshot(id);
       if (snapshot == null) {
         problems.add(label + " is missing from the replica");
@@ -201,8 +206,10 @@ public final class ReplicaVerifier {
     Map<String, SnapshotRef> replicaRefs = replica.refs();
     if (!replicaRefs.keySet().equals(expected.refs().keySet())) {
       problems.add(
-          "refs differ: source " + new TreeSet<>(expected.refs().keySet())
-              + ", replica " + new TreeSet<>(replicaRefs.keySet()));
+          "refs differ: source "
+              + new TreeSet<>(expected.refs().keySet())
+              + ", replica "
+              + new TreeSet<>(replicaRefs.keySet()));
     }
     for (ScenarioExpectations.RefFacts ref : expected.refs().values()) {
       SnapshotRef actual = replicaRefs.get(ref.name());
@@ -213,8 +220,12 @@ public final class ReplicaVerifier {
       }
       if (actual.isBranch() != ref.branch() || actual.snapshotId() != ref.snapshotId()) {
         problems.add(
-            label + " points at " + (actual.isBranch() ? "branch " : "tag ") + actual.snapshotId()
-                + " on the replica, expected snapshot " + ref.snapshotId());
+            label
+                + " points at "
+                + (actual.isBranch() ? "branch " : "tag ")
+                + actual.snapshotId()
+                + " on the replica, expected snapshot "
+                + ref.snapshotId());
         continue;
       }
       try {
@@ -294,7 +305,8 @@ public final class ReplicaVerifier {
       List<Path> metadataFiles;
       try (Stream<Path> files = Files.list(metadataDir)) {
         metadataFiles =
-            files.filter(p -> p.getFileName().toString().endsWith(".metadata.json"))
+            files
+                .filter(p -> p.getFileName().toString().endsWith(".metadata.json"))
                 .sorted()
                 .collect(Collectors.toList());
       }
@@ -352,7 +364,8 @@ public final class ReplicaVerifier {
           }
           continue;
         }
-        if (checkPath(where + " snapshot " + snapshot.snapshotId() + " manifest list", list, true)) {
+        if (checkPath(
+            where + " snapshot " + snapshot.snapshotId() + " manifest list", list, true)) {
           manifestLists.add(localPath(list));
         }
       }
@@ -536,10 +549,15 @@ public final class ReplicaVerifier {
           .createResolvingReader(PlannedDataReader::create)
           .build();
     } else if ("ORC".equals(format)) {
-      return org.apache.iceberg.orc.ORC.read(io.newInputFile(path))
+      return org.apache
+          .iceberg
+          .orc
+          .ORC
+          .read(io.newInputFile(path))
           .project(PATH_POS)
           .createReaderFunc(
-              fileSchema -> org.apache.iceberg.data.orc.GenericOrcReader.buildReader(PATH_POS, fileSchema))
+              fileSchema ->
+                  org.apache.iceberg.data.orc.GenericOrcReader.buildReader(PATH_POS, fileSchema))
           .build();
     }
     throw new UnsupportedOperationException("position delete file format " + format);
@@ -581,5 +599,4 @@ public final class ReplicaVerifier {
   static boolean isUnder(String localPath, String root) {
     return localPath.equals(root) || localPath.startsWith(root + "/");
   }
-
 }

@@ -41,7 +41,9 @@ final class Rows {
     return read(IcebergGenerics.read(table).useSnapshot(snapshotId).project(projection).build());
   }
 
-  /** The rows {@code asOfTime(timestampMillis)} reads, sorted. Throws if no snapshot is that old. */
+  /**
+   * The rows {@code asOfTime(timestampMillis)} reads, sorted. Throws if no snapshot is that old.
+   */
   static List<String> asOfTime(Table table, long timestampMillis) {
     return read(IcebergGenerics.read(table).asOfTime(timestampMillis).build());
   }

@@ -56,7 +56,9 @@ public enum Scenario {
       t.append(t.row(1, "a", "x"), t.row(2, "b", "y"));
       t.table().updateSpec().addField("category").commit();
       t.append(t.row(3, "c", "x"), t.row(4, "d", "y"));
-      t.table().updateSpec().addField(org.apache.iceberg.expressions.Expressions.bucket("id", 3))
+      t.table()
+          .updateSpec()
+          .addField(org.apache.iceberg.expressions.Expressions.bucket("id", 3))
           .commit();
       t.append(t.row(5, "e", "x"), t.row(6, "f", "x"), t.row(7, "g", "z"));
       return recorded(t);
@@ -117,13 +119,7 @@ public enum Scenario {
                   t.row(3, "c", "y"),
                   t.row(4, "d", "z"),
                   t.row(5, "e", "z")));
-      t.table()
-          .newRewrite()
-          .deleteFile(f1b)
-          .deleteFile(f2)
-          .deleteFile(f3)
-          .addFile(merged)
-          .commit();
+      t.table().newRewrite().deleteFile(f1b).deleteFile(f2).deleteFile(f3).addFile(merged).commit();
       t.append(t.row(6, "f", "x"));
       return recorded(t);
     }
@@ -186,7 +182,10 @@ public enum Scenario {
     }
   },
 
-  /** Data and position deletes in ORC (Iceberg's write.format.default / write.delete.format.default). */
+  /**
+   * Data and position deletes in ORC (Iceberg's write.format.default /
+   * write.delete.format.default).
+   */
   ORC_DATA_AND_POSITION_DELETES {
     @Override
     ScenarioTable writeAt(String location) {

@@ -115,8 +115,7 @@ public final class ScenarioExpectations {
   void putAsOfTime(long timestampMillis, AsOfAnswer answer) {
     AsOfAnswer previous = asOfTime.get(timestampMillis);
     if (answer.snapshotId() == null && previous != null && previous.snapshotId() != null) {
-      asOfTime.put(
-          timestampMillis, new AsOfAnswer(previous.snapshotId(), previous.rows(), true));
+      asOfTime.put(timestampMillis, new AsOfAnswer(previous.snapshotId(), previous.rows(), true));
     } else {
       asOfTime.put(timestampMillis, answer);
     }

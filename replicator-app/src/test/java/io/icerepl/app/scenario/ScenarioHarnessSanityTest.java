@@ -10,8 +10,8 @@ import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.Set;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
@@ -60,7 +60,8 @@ class ScenarioHarnessSanityTest {
     assertThat(sorted.currentSnapshot().addedDataFiles(sorted.io()))
         .allSatisfy(f -> assertThat(f.sortOrderId()).isEqualTo(sorted.sortOrder().orderId()));
 
-    Table evolved = Scenario.PARTITION_SPEC_EVOLVED_MID_HISTORY.write(dir.resolve("evolved")).table();
+    Table evolved =
+        Scenario.PARTITION_SPEC_EVOLVED_MID_HISTORY.write(dir.resolve("evolved")).table();
     assertThat(evolved.specs()).hasSize(3);
     Set<Integer> specIds = new HashSet<>();
     try (CloseableIterable<FileScanTask> tasks = evolved.newScan().planFiles()) {
@@ -113,7 +114,8 @@ class ScenarioHarnessSanityTest {
   @Test
   void v3ScenariosWriteDeletionVectorsAndRowLineage(@TempDir Path dir) {
     for (Scenario scenario :
-        List.of(Scenario.V3_DELETION_VECTORS_AND_ROW_LINEAGE, Scenario.V2_UPGRADED_TO_V3_MID_HISTORY)) {
+        List.of(
+            Scenario.V3_DELETION_VECTORS_AND_ROW_LINEAGE, Scenario.V2_UPGRADED_TO_V3_MID_HISTORY)) {
       ScenarioTable source = scenario.write(dir.resolve(scenario.name()));
       Table table = source.table();
       assertThat(((HasTableOperations) table).operations().current().formatVersion()).isEqualTo(3);
@@ -122,7 +124,8 @@ class ScenarioHarnessSanityTest {
       assertThat(table.currentSnapshot().firstRowId()).isNotNull();
       assertThat(source.expectations().table().nextRowId()).isPositive();
       assertThat(source.expectations().lineageRows().values())
-          .anySatisfy(rows -> assertThat(rows).anySatisfy(r -> assertThat(r).contains("_row_id=0")));
+          .anySatisfy(
+              rows -> assertThat(rows).anySatisfy(r -> assertThat(r).contains("_row_id=0")));
     }
   }
 
@@ -134,7 +137,8 @@ class ScenarioHarnessSanityTest {
   }
 
   @Test
-  void verifierFailsOnAVerbatimCopyThatStillPointsAtTheSource(@TempDir Path dir) throws IOException {
+  void verifierFailsOnAVerbatimCopyThatStillPointsAtTheSource(@TempDir Path dir)
+      throws IOException {
     ScenarioTable source = Scenario.APPENDS_OVER_IDENTITY_AND_BUCKET_PARTITIONS.write(dir);
     Path replica = dir.resolve("replica");
     copyTree(Paths.get(ReplicaVerifier.localPath(source.location())), replica);
@@ -191,23 +195,47 @@ class ScenarioHarnessSanityTest {
     List<String> problems = verifier.fileProblems(dataDir, source.location());
 
     assertThat(problems)
-        .anySatisfy(p -> assertThat(p).matches("manifest .* live entry .* file_path points under the source location: .*"));
+        .anySatisfy(
+            p ->
+                assertThat(p)
+                    .matches(
+                        "manifest .* live entry .* file_path points under the source location: .*"));
     if (scenario == Scenario.ORC_DATA_AND_POSITION_DELETES) {
       assertThat(problems)
-          .anySatisfy(p -> assertThat(p).matches("position delete file .*\\.orc file_path points under the source location: .*"));
+          .anySatisfy(
+              p ->
+                  assertThat(p)
+                      .matches(
+                          "position delete file .*\\.orc file_path points under the source location: .*"));
       return;
     }
     if (scenario != Scenario.V3_DELETION_VECTORS_WITH_LZ4_COMPRESSED_PUFFIN_FOOTERS) {
       assertThat(problems)
-          .anySatisfy(p -> assertThat(p).matches("position delete file .*\\.parquet file_path points under the source location: .*"));
+          .anySatisfy(
+              p ->
+                  assertThat(p)
+                      .matches(
+                          "position delete file .*\\.parquet file_path points under the source location: .*"));
     }
     if (scenario != Scenario.ROW_LEVEL_DELETES_PARQUET_AVRO_POSITION_AND_EQUALITY) {
       assertThat(problems)
-          .anySatisfy(p -> assertThat(p).matches("manifest .* referenced_data_file points under the source location: .*"))
-          .anySatisfy(p -> assertThat(p).matches("deletion vector file .* referenced-data-file points under the source location: .*"));
+          .anySatisfy(
+              p ->
+                  assertThat(p)
+                      .matches(
+                          "manifest .* referenced_data_file points under the source location: .*"))
+          .anySatisfy(
+              p ->
+                  assertThat(p)
+                      .matches(
+                          "deletion vector file .* referenced-data-file points under the source location: .*"));
     } else {
       assertThat(problems)
-          .anySatisfy(p -> assertThat(p).matches("position delete file .*\\.avro file_path points under the source location: .*"));
+          .anySatisfy(
+              p ->
+                  assertThat(p)
+                      .matches(
+                          "position delete file .*\\.avro file_path points under the source location: .*"));
     }
   }
 

@@ -140,7 +140,8 @@ public final class ScenarioTable {
     }
     List<DataFile> files = new ArrayList<>();
     for (Map.Entry<PartitionKey, List<Record>> entry : byPartition.entrySet()) {
-      files.add(writeDataFile(t, spec, spec.isUnpartitioned() ? null : entry.getKey(), entry.getValue()));
+      files.add(
+          writeDataFile(t, spec, spec.isUnpartitioned() ? null : entry.getKey(), entry.getValue()));
     }
     return files;
   }
@@ -154,7 +155,8 @@ public final class ScenarioTable {
     return files.get(0);
   }
 
-  private DataFile writeDataFile(Table t, PartitionSpec spec, StructLike partition, List<Record> rows) {
+  private DataFile writeDataFile(
+      Table t, PartitionSpec spec, StructLike partition, List<Record> rows) {
     // the table's write.format.default, Parquet unless a scenario says otherwise
     FileFormat format =
         FileFormat.fromString(
@@ -199,8 +201,8 @@ public final class ScenarioTable {
   // ---------------------------------------------------------------- delete files
 
   /**
-   * Writes one position delete file in {@code format} (PARQUET, AVRO or ORC) deleting {@code positions}
-   * of the given data files, which must share spec and partition. No commit.
+   * Writes one position delete file in {@code format} (PARQUET, AVRO or ORC) deleting {@code
+   * positions} of the given data files, which must share spec and partition. No commit.
    */
   public DeleteFile writePositionDeletes(FileFormat format, Map<DataFile, long[]> positions) {
     Table t = table();
@@ -214,7 +216,8 @@ public final class ScenarioTable {
     positions.forEach(
         (file, pos) ->
             Arrays.stream(pos)
-                .forEach(p -> sorted.computeIfAbsent(file.location(), k -> new TreeSet<>()).add(p)));
+                .forEach(
+                    p -> sorted.computeIfAbsent(file.location(), k -> new TreeSet<>()).add(p)));
     PositionDeleteWriter<Record> writer =
         factory.newPositionDeleteWriter(
             outputFiles(t, format).newOutputFile(spec, partition), spec, partition);
@@ -265,8 +268,8 @@ public final class ScenarioTable {
   }
 
   /**
-   * Writes deletion vectors (one Puffin file) deleting {@code positions} of data files that have
-   * no deletes yet. No commit.
+   * Writes deletion vectors (one Puffin file) deleting {@code positions} of data files that have no
+   * deletes yet. No commit.
    */
   public List<DeleteFile> writeDeletionVectors(Map<DataFile, long[]> positions) {
     Table t = table();
@@ -290,8 +293,8 @@ public final class ScenarioTable {
 
   /**
    * The same deletion vectors with the footer of each Puffin file LZ4-compressed in place (flags
-   * bit 0), as the Puffin spec allows and Iceberg 1.12 cannot write; blobs stay where they were.
-   * No commit.
+   * bit 0), as the Puffin spec allows and Iceberg 1.12 cannot write; blobs stay where they were. No
+   * commit.
    */
   public List<DeleteFile> withLz4CompressedFooters(List<DeleteFile> deletionVectors) {
     Table t = table();
@@ -380,7 +383,8 @@ public final class ScenarioTable {
         .commit();
     try {
       t.updatePartitionStatistics()
-          .setPartitionStatistics(org.apache.iceberg.PartitionStatsHandler.computeAndWriteStatsFile(t))
+          .setPartitionStatistics(
+              org.apache.iceberg.PartitionStatsHandler.computeAndWriteStatsFile(t))
           .commit();
     } catch (IOException e) {
       throw new UncheckedIOException(e);

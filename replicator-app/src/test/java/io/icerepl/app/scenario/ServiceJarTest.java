@@ -23,16 +23,41 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class ServiceJarTest {
   private static final Path JAR = Path.of("target", "replicator-app.jar");
-  /** 180 MB while the jar carried the emulators and the lab; Hadoop and Parquet/ORC for the delete rewrite keep it above 80 MB. */
+
+  /**
+   * 180 MB while the jar carried the emulators and the lab; Hadoop and Parquet/ORC for the delete
+   * rewrite keep it above 80 MB.
+   */
   private static final long MAX_BYTES = 100_000_000L;
-  /** Emulators, their runtimes, the lab and Iceberg's own writers belong to tests and the lab jar. */
+
+  /**
+   * Emulators, their runtimes, the lab and Iceberg's own writers belong to tests and the lab jar.
+   */
   private static final List<String> FORBIDDEN_LIBRARIES =
-      List.of("s3proxy-", "elasticmq-", "scala-", "pekko-", "h2-", "jetty-", "iceberg-", "local-stack-",
-          "replicator-lab-", "bcprov-");
+      List.of(
+          "s3proxy-",
+          "elasticmq-",
+          "scala-",
+          "pekko-",
+          "h2-",
+          "jetty-",
+          "iceberg-",
+          "local-stack-",
+          "replicator-lab-",
+          "bcprov-");
+
   private static final List<String> FORBIDDEN_CLASSES =
-      List.of("io/icerepl/lab/", "io/icerepl/localstack/", "io/icerepl/app/bench/", "io/icerepl/app/campaign/",
-          "io/icerepl/app/demo/", "io/icerepl/app/service/local/", "org/apache/iceberg/", "org/gaul/",
-          "org/elasticmq/", "scala/");
+      List.of(
+          "io/icerepl/lab/",
+          "io/icerepl/localstack/",
+          "io/icerepl/app/bench/",
+          "io/icerepl/app/campaign/",
+          "io/icerepl/app/demo/",
+          "io/icerepl/app/service/local/",
+          "org/apache/iceberg/",
+          "org/gaul/",
+          "org/elasticmq/",
+          "scala/");
 
   @Test
   void holdsTheServiceAndNoEmulatorLabOrWriterClasses() throws IOException {
@@ -44,8 +69,12 @@ class ServiceJarTest {
       for (JarEntry entry : jar.stream().toList()) {
         String name = entry.getName();
         hasCli |= name.equals("BOOT-INF/classes/io/icerepl/app/cli/ReplicatorCli.class");
-        String library = name.startsWith("BOOT-INF/lib/") ? name.substring("BOOT-INF/lib/".length()) : "";
-        String classPath = name.startsWith("BOOT-INF/classes/") ? name.substring("BOOT-INF/classes/".length()) : name;
+        String library =
+            name.startsWith("BOOT-INF/lib/") ? name.substring("BOOT-INF/lib/".length()) : "";
+        String classPath =
+            name.startsWith("BOOT-INF/classes/")
+                ? name.substring("BOOT-INF/classes/".length())
+                : name;
         if (FORBIDDEN_LIBRARIES.stream().anyMatch(library::startsWith)
             || FORBIDDEN_CLASSES.stream().anyMatch(classPath::startsWith)
             || name.equals("BOOT-INF/classes/application-local.yml")) {
@@ -59,17 +88,25 @@ class ServiceJarTest {
 
   @ParameterizedTest(name = "{0}")
   @EnumSource(Scenario.class)
-  void replicatesEveryScenarioAsItsOwnProcess(Scenario scenario, @TempDir Path dir) throws Exception {
+  void replicatesEveryScenarioAsItsOwnProcess(Scenario scenario, @TempDir Path dir)
+      throws Exception {
     ScenarioTable source = scenario.write(dir);
     String target = Replication.targetFor(source, dir);
     Path log = dir.resolve("replicate.log");
 
-    Process process = new ProcessBuilder(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", JAR.toString(),
-            "replicate", "--source", source.location(), "--target", target)
-        .redirectErrorStream(true)
-        .redirectOutput(log.toFile())
-        .start();
+    Process process =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar",
+                JAR.toString(),
+                "replicate",
+                "--source",
+                source.location(),
+                "--target",
+                target)
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start();
     assertThat(process.waitFor(2, TimeUnit.MINUTES)).as("replicate finished").isTrue();
     assertThat(process.exitValue()).as(Files.readString(log, StandardCharsets.UTF_8)).isZero();
 

@@ -41,11 +41,15 @@ class StatisticsReplicationTest {
 
   @ParameterizedTest(name = "expiring a snapshot too: {0}")
   @ValueSource(booleans = {false, true})
-  void removedAndReplacedStatisticsFollowTheSourceAndRetentionDeletesTheOldFiles(boolean expireFirst) {
+  void removedAndReplacedStatisticsFollowTheSourceAndRetentionDeletesTheOldFiles(
+      boolean expireFirst) {
     ScenarioTable source =
         ScenarioTable.create(
-            "stats", dir.resolve("source").toString(), SourceTable.SCHEMA,
-            PartitionSpec.builderFor(SourceTable.SCHEMA).identity("category").build(), null,
+            "stats",
+            dir.resolve("source").toString(),
+            SourceTable.SCHEMA,
+            PartitionSpec.builderFor(SourceTable.SCHEMA).identity("category").build(),
+            null,
             Map.of(TableProperties.FORMAT_VERSION, "2"));
     String replica = dir.resolve("replica").toString();
     long[] ids = new long[3];
@@ -69,24 +73,39 @@ class StatisticsReplicationTest {
 
     Table replicaTable = load(replica);
     assertStatisticsMatch(source.table(), replicaTable, Set.of(ids[0]));
-    assertThat(replicaTable.statisticsFiles()).extracting(StatisticsFile::snapshotId).containsExactlyInAnyOrder(ids[0], ids[2]);
+    assertThat(replicaTable.statisticsFiles())
+        .extracting(StatisticsFile::snapshotId)
+        .containsExactlyInAnyOrder(ids[0], ids[2]);
     assertThat(replicaTable.partitionStatisticsFiles())
         .extracting(PartitionStatisticsFile::snapshotId)
         .containsExactlyInAnyOrder(ids[0], ids[2]);
     List<String> current = replicaStatisticsPaths(replicaTable);
     List<String> replaced = before.stream().filter(p -> !current.contains(p)).toList();
     List<String> expectedReplaced = new ArrayList<>(statisticsPathsOf(first, ids[1]));
-    first.statisticsFiles().stream().filter(f -> f.snapshotId() == ids[2]).forEach(f -> expectedReplaced.add(f.path()));
-    assertThat(replaced).as("the second's files and the third's old Puffin file").containsAll(expectedReplaced);
-    replaced.forEach(p -> assertThat(Files.exists(LocalObjectStore.toPath(p))).as("%s before expiry", p).isTrue());
+    first.statisticsFiles().stream()
+        .filter(f -> f.snapshotId() == ids[2])
+        .forEach(f -> expectedReplaced.add(f.path()));
+    assertThat(replaced)
+        .as("the second's files and the third's old Puffin file")
+        .containsAll(expectedReplaced);
+    replaced.forEach(
+        p ->
+            assertThat(Files.exists(LocalObjectStore.toPath(p)))
+                .as("%s before expiry", p)
+                .isTrue());
 
     long now = replicaTable.currentSnapshot().timestampMillis() + DAY;
     ExpireOptions options =
         expireFirst
-            ? new ExpireOptions(Optional.empty(), Optional.empty(), Optional.empty(), Set.of(ids[0]), false)
-            : new ExpireOptions(Optional.empty(), Optional.of(10 * DAY), Optional.of(10), Set.of(), false);
+            ? new ExpireOptions(
+                Optional.empty(), Optional.empty(), Optional.empty(), Set.of(ids[0]), false)
+            : new ExpireOptions(
+                Optional.empty(), Optional.of(10 * DAY), Optional.of(10), Set.of(), false);
     RetentionResult result =
-        new RetentionRunner(new LocalObjectStore(), Clock.fixed(Instant.ofEpochMilli(now), ZoneOffset.UTC), RetentionSettings.defaults())
+        new RetentionRunner(
+                new LocalObjectStore(),
+                Clock.fixed(Instant.ofEpochMilli(now), ZoneOffset.UTC),
+                RetentionSettings.defaults())
             .expire(replica, Optional.empty(), UnaryOperator.identity(), options);
 
     List<String> deleted = new ArrayList<>(replaced);
@@ -94,13 +113,18 @@ class StatisticsReplicationTest {
       deleted.addAll(statisticsPathsOf(replicaTable, ids[0]));
     }
     assertThat(result.metrics()).containsEntry("deleted_statistics_files_count", deleted.size());
-    deleted.forEach(p -> assertThat(Files.exists(LocalObjectStore.toPath(p))).as("%s after expiry", p).isFalse());
+    deleted.forEach(
+        p ->
+            assertThat(Files.exists(LocalObjectStore.toPath(p)))
+                .as("%s after expiry", p)
+                .isFalse());
     Table expired = load(replica);
     assertThat(expired.snapshot(ids[0]) == null).isEqualTo(expireFirst);
     for (String kept : replicaStatisticsPaths(expired)) {
       assertThat(Files.exists(LocalObjectStore.toPath(kept))).as("%s after expiry", kept).isTrue();
     }
-    assertThat(replicaStatisticsPaths(expired)).containsAll(statisticsPathsOf(replicaTable, ids[2]));
+    assertThat(replicaStatisticsPaths(expired))
+        .containsAll(statisticsPathsOf(replicaTable, ids[2]));
     assertThat(Rows.atSnapshot(expired, ids[2])).isEqualTo(Rows.atSnapshot(source.table(), ids[2]));
   }
 
@@ -110,24 +134,49 @@ class StatisticsReplicationTest {
    */
   private static void assertStatisticsMatch(Table source, Table replica, Set<Long> replicaOnly) {
     List<String> sourceStatistics = new ArrayList<>();
-    source.statisticsFiles().forEach(f -> sourceStatistics.add(describe(f.snapshotId(), f.path(), f.fileSizeInBytes())
-        + " footer " + f.fileFooterSizeInBytes() + " blobs " + f.blobMetadata().size()));
+    source
+        .statisticsFiles()
+        .forEach(
+            f ->
+                sourceStatistics.add(
+                    describe(f.snapshotId(), f.path(), f.fileSizeInBytes())
+                        + " footer "
+                        + f.fileFooterSizeInBytes()
+                        + " blobs "
+                        + f.blobMetadata().size()));
     List<String> replicaStatistics = new ArrayList<>();
-    replica.statisticsFiles().stream().filter(f -> !replicaOnly.contains(f.snapshotId()))
-        .forEach(f -> replicaStatistics.add(describe(f.snapshotId(), f.path(), f.fileSizeInBytes())
-            + " footer " + f.fileFooterSizeInBytes() + " blobs " + f.blobMetadata().size()));
-    assertThat(replicaStatistics).as("statistics").containsExactlyInAnyOrderElementsOf(sourceStatistics);
+    replica.statisticsFiles().stream()
+        .filter(f -> !replicaOnly.contains(f.snapshotId()))
+        .forEach(
+            f ->
+                replicaStatistics.add(
+                    describe(f.snapshotId(), f.path(), f.fileSizeInBytes())
+                        + " footer "
+                        + f.fileFooterSizeInBytes()
+                        + " blobs "
+                        + f.blobMetadata().size()));
+    assertThat(replicaStatistics)
+        .as("statistics")
+        .containsExactlyInAnyOrderElementsOf(sourceStatistics);
 
     List<String> sourcePartition = new ArrayList<>();
-    source.partitionStatisticsFiles().forEach(f -> sourcePartition.add(describe(f.snapshotId(), f.path(), f.fileSizeInBytes())));
+    source
+        .partitionStatisticsFiles()
+        .forEach(f -> sourcePartition.add(describe(f.snapshotId(), f.path(), f.fileSizeInBytes())));
     List<String> replicaPartition = new ArrayList<>();
-    replica.partitionStatisticsFiles().stream().filter(f -> !replicaOnly.contains(f.snapshotId()))
-        .forEach(f -> replicaPartition.add(describe(f.snapshotId(), f.path(), f.fileSizeInBytes())));
-    assertThat(replicaPartition).as("partition statistics").containsExactlyInAnyOrderElementsOf(sourcePartition);
+    replica.partitionStatisticsFiles().stream()
+        .filter(f -> !replicaOnly.contains(f.snapshotId()))
+        .forEach(
+            f -> replicaPartition.add(describe(f.snapshotId(), f.path(), f.fileSizeInBytes())));
+    assertThat(replicaPartition)
+        .as("partition statistics")
+        .containsExactlyInAnyOrderElementsOf(sourcePartition);
 
     for (String path : replicaStatisticsPaths(replica)) {
       assertThat(path).contains("/replica/").doesNotContain("/source/");
-      assertThat(Files.exists(LocalObjectStore.toPath(path))).as("%s on the replica", path).isTrue();
+      assertThat(Files.exists(LocalObjectStore.toPath(path)))
+          .as("%s on the replica", path)
+          .isTrue();
     }
   }
 
@@ -146,8 +195,12 @@ class StatisticsReplicationTest {
 
   private static List<String> statisticsPathsOf(Table table, long snapshotId) {
     List<String> paths = new ArrayList<>();
-    table.statisticsFiles().stream().filter(f -> f.snapshotId() == snapshotId).forEach(f -> paths.add(f.path()));
-    table.partitionStatisticsFiles().stream().filter(f -> f.snapshotId() == snapshotId).forEach(f -> paths.add(f.path()));
+    table.statisticsFiles().stream()
+        .filter(f -> f.snapshotId() == snapshotId)
+        .forEach(f -> paths.add(f.path()));
+    table.partitionStatisticsFiles().stream()
+        .filter(f -> f.snapshotId() == snapshotId)
+        .forEach(f -> paths.add(f.path()));
     return paths;
   }
 

@@ -66,7 +66,8 @@ class TwoWriterSpellingTest {
       s.put("type", "struct");
       ArrayNode fields = s.putArray("fields");
       for (JsonNode field : schema.get("fields")) {
-        fields.addObject()
+        fields
+            .addObject()
             .put("id", field.get("id").asInt())
             .put("name", field.get("name").asText())
             .put("type", field.get("type").asText())
@@ -86,7 +87,12 @@ class TwoWriterSpellingTest {
           ObjectNode f = fields.addObject();
           f.set("source-id", field.get("source-id"));
           List.of("field-id", "transform", "name", "direction", "null-order")
-              .forEach(key -> { if (field.has(key)) { f.set(key, field.get(key)); } });
+              .forEach(
+                  key -> {
+                    if (field.has(key)) {
+                      f.set(key, field.get(key));
+                    }
+                  });
         }
         String id = listName.equals("partition-specs") ? "spec-id" : "order-id";
         e.set(id, entry.get(id));

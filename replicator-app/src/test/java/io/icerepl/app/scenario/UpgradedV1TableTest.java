@@ -22,9 +22,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Tables that began as v1: upgraded to v2 and v3 with the v1 snapshots still in their history
- * (no sequence numbers), and metadata from before Iceberg 0.11 (a single {@code schema} and
- * {@code partition-spec}, snapshots with embedded {@code manifests} and no summary).
+ * Tables that began as v1: upgraded to v2 and v3 with the v1 snapshots still in their history (no
+ * sequence numbers), and metadata from before Iceberg 0.11 (a single {@code schema} and {@code
+ * partition-spec}, snapshots with embedded {@code manifests} and no summary).
  */
 class UpgradedV1TableTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -63,7 +63,8 @@ class UpgradedV1TableTest {
   }
 
   /** Backfills a fresh replica of the stage, and brings the incremental replica up to it. */
-  private void replicateStage(ScenarioTable source, Path dir, String stage, String incremental, int formatVersion) {
+  private void replicateStage(
+      ScenarioTable source, Path dir, String stage, String incremental, int formatVersion) {
     source.record();
     TableMetadata current = IncrementalReplicationTest.metadata(source.table());
     assertThat(current.formatVersion()).isEqualTo(formatVersion);
@@ -108,14 +109,26 @@ class UpgradedV1TableTest {
    * schema} and {@code partition-spec}, no refs, and every snapshot with its manifests embedded
    * (the manifests Iceberg wrote) and no summary.
    */
-  private static void writeAsPreIceberg011(ScenarioTable source, Path metadataDir) throws Exception {
+  private static void writeAsPreIceberg011(ScenarioTable source, Path metadataDir)
+      throws Exception {
     Table table = source.table();
     TableMetadata current = IncrementalReplicationTest.metadata(table);
-    int version = Integer.parseInt(Files.readString(metadataDir.resolve("version-hint.text")).trim());
-    ObjectNode json = (ObjectNode) JSON.readTree(metadataDir.resolve("v" + version + ".metadata.json").toFile());
+    int version =
+        Integer.parseInt(Files.readString(metadataDir.resolve("version-hint.text")).trim());
+    ObjectNode json =
+        (ObjectNode) JSON.readTree(metadataDir.resolve("v" + version + ".metadata.json").toFile());
     for (String field :
-        List.of("schemas", "current-schema-id", "partition-specs", "default-spec-id", "last-partition-id",
-            "sort-orders", "default-sort-order-id", "refs", "statistics", "partition-statistics")) {
+        List.of(
+            "schemas",
+            "current-schema-id",
+            "partition-specs",
+            "default-spec-id",
+            "last-partition-id",
+            "sort-orders",
+            "default-sort-order-id",
+            "refs",
+            "statistics",
+            "partition-statistics")) {
       json.remove(field);
     }
     ((ObjectNode) json.get("schema")).remove("schema-id");
@@ -129,11 +142,13 @@ class UpgradedV1TableTest {
       snapshot.remove(List.of("manifest-list", "summary", "schema-id"));
       snapshot.set("manifests", manifests);
     }
-    json.withArray("metadata-log").addObject()
+    json.withArray("metadata-log")
+        .addObject()
         .put("timestamp-ms", json.get("last-updated-ms").asLong())
         .put("metadata-file", current.metadataFileLocation());
     json.put("last-updated-ms", System.currentTimeMillis());
-    Files.write(metadataDir.resolve("v" + (version + 1) + ".metadata.json"), JSON.writeValueAsBytes(json));
+    Files.write(
+        metadataDir.resolve("v" + (version + 1) + ".metadata.json"), JSON.writeValueAsBytes(json));
     Files.writeString(metadataDir.resolve("version-hint.text"), Integer.toString(version + 1));
     assertThat(IncrementalReplicationTest.metadata(source.table()).snapshots())
         .allSatisfy(s -> assertThat(s.manifestListLocation()).isNull());

@@ -39,9 +39,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A table whose write paths change over its life: {@code write.data.path} outside the location,
  * changed, hashed by the object-storage layout, then unset; {@code write.metadata.path} set and
- * unset; the {@code location} itself moved; compressed metadata, old files deleted by the source. Manifests rewritten afterwards keep naming the old paths in
- * EXISTING entries, deletes in DELETED ones. Replicated incrementally after every change and as
- * one backfill at the end, with no {@code --map}.
+ * unset; the {@code location} itself moved; compressed metadata, old files deleted by the source.
+ * Manifests rewritten afterwards keep naming the old paths in EXISTING entries, deletes in DELETED
+ * ones. Replicated incrementally after every change and as one backfill at the end, with no {@code
+ * --map}.
  */
 class WritePathHistoryTest {
   private final ReplicaVerifier verifier = new ReplicaVerifier();
@@ -77,7 +78,9 @@ class WritePathHistoryTest {
     replicateAndVerify(source, incremental);
 
     // the data path outside the location unset: new files under <location>/data
-    source.table().updateProperties()
+    source
+        .table()
+        .updateProperties()
         .remove(TableProperties.WRITE_DATA_LOCATION)
         .remove(TableProperties.OBJECT_STORE_ENABLED)
         .commit();
@@ -92,7 +95,9 @@ class WritePathHistoryTest {
     String backfill = dir.resolve("replica-backfill").toString();
     replicateAndVerify(source, backfill);
 
-    assertThat(metadataFiles(source.location())).isNotEmpty().allMatch(n -> n.matches("v\\d+\\.gz\\.metadata\\.json"));
+    assertThat(metadataFiles(source.location()))
+        .isNotEmpty()
+        .allMatch(n -> n.matches("v\\d+\\.gz\\.metadata\\.json"));
     assertThat(sourceDataFolders(source.table()))
         .as("the source wrote data under each prefix")
         .anyMatch(f -> f.startsWith(ReplicaVerifier.localPath(dataA) + "/"))
@@ -106,8 +111,9 @@ class WritePathHistoryTest {
 
   /**
    * A catalog's table: metadata files {@code <N>-<uuid>.gz.metadata.json}, only the newest and one
-   * previous kept ({@code write.metadata.delete-after-commit.enabled}, {@code previous-versions-max=1}),
-   * while its data path, metadata path and location change between the replicator's runs.
+   * previous kept ({@code write.metadata.delete-after-commit.enabled}, {@code
+   * previous-versions-max=1}), while its data path, metadata path and location change between the
+   * replicator's runs.
    */
   @Test
   void aMovingTableThatDeletesItsOldCompressedMetadataReplicatesIncrementally() {
@@ -131,13 +137,19 @@ class WritePathHistoryTest {
     source.append(source.row(3, "c", "x"));
     replicateAndVerify(source, incremental, "--source-metadata", headFile(source));
 
-    source.table().updateProperties().set(TableProperties.WRITE_METADATA_LOCATION, metadataB).commit();
+    source
+        .table()
+        .updateProperties()
+        .set(TableProperties.WRITE_METADATA_LOCATION, metadataB)
+        .commit();
     source.append(source.row(4, "d", "z"));
     source.append(source.row(5, "e", "x"));
     replicateAndVerify(source, incremental, "--source-metadata", headFile(source));
 
     source.table().updateLocation().setLocation(moved).commit();
-    source.table().updateProperties()
+    source
+        .table()
+        .updateProperties()
         .remove(TableProperties.WRITE_DATA_LOCATION)
         .remove(TableProperties.WRITE_METADATA_LOCATION)
         .commit();
@@ -158,28 +170,42 @@ class WritePathHistoryTest {
     StringWriter err = new StringWriter();
     int exit =
         ReplicatorCli.execute(
-            new PrintWriter(new StringWriter()), new PrintWriter(err, true),
-            "replicate", "--source", location, "--target", backfill, "--source-metadata", head);
+            new PrintWriter(new StringWriter()),
+            new PrintWriter(err, true),
+            "replicate",
+            "--source",
+            location,
+            "--target",
+            backfill,
+            "--source-metadata",
+            head);
     assertThat(exit).isEqualTo(1);
     assertThat(err.toString())
         .startsWith("error: Cannot map path " + location + "/metadata/snap-")
-        .contains("no version of the table's metadata declares a prefix holding it: map one with --map");
+        .contains(
+            "no version of the table's metadata declares a prefix holding it: map one with --map");
     assertThat(Path.of(backfill, "metadata")).doesNotExist();
 
     replicateAndVerify(
-        source, backfill, "--source-metadata", head,
-        "--map", location + "=" + backfill + "/earlier-location",
-        "--map", dataA + "=" + backfill + "/earlier-data",
-        "--map", metadataB + "=" + backfill + "/earlier-metadata");
+        source,
+        backfill,
+        "--source-metadata",
+        head,
+        "--map",
+        location + "=" + backfill + "/earlier-location",
+        "--map",
+        dataA + "=" + backfill + "/earlier-data",
+        "--map",
+        metadataB + "=" + backfill + "/earlier-metadata");
     verifier.verify(source.expectations(), location, sourcePrefixes, backfill);
     assertOneSourceFolderPerReplicaFolder(source.table(), verifier.load(backfill));
   }
 
   /**
    * A catalog's table operations reduced to their pointer: metadata files written by Iceberg's
-   * metastore code ({@code <N>-<uuid>.metadata.json} under the location or
-   * {@code write.metadata.path}, old ones deleted as the properties say), the current one held in
-   * memory as a catalog would hold it. Unlike Hadoop tables, it can move its location.
+   * metastore code ({@code <N>-<uuid>.metadata.json} under the location or {@code
+   * write.metadata.path}, old ones deleted as the properties say), the current one held in memory
+   * as a catalog would hold it. Unlike Hadoop tables, it can move its location.
    */
   static final class PointerTableOperations extends BaseMetastoreTableOperations {
     private final FileIO io = new HadoopFileIO(new Configuration());
@@ -188,7 +214,10 @@ class WritePathHistoryTest {
     static Table create(String location, Map<String, String> properties) {
       PointerTableOperations ops = new PointerTableOperations();
       PartitionSpec spec = PartitionSpec.builderFor(Scenario.SCHEMA).identity("category").build();
-      ops.commit(null, org.apache.iceberg.TableMetadata.newTableMetadata(Scenario.SCHEMA, spec, location, properties));
+      ops.commit(
+          null,
+          org.apache.iceberg.TableMetadata.newTableMetadata(
+              Scenario.SCHEMA, spec, location, properties));
       return new BaseTable(ops, "catalog.ns.orders");
     }
 
@@ -198,7 +227,8 @@ class WritePathHistoryTest {
     }
 
     @Override
-    protected void doCommit(org.apache.iceberg.TableMetadata base, org.apache.iceberg.TableMetadata metadata) {
+    protected void doCommit(
+        org.apache.iceberg.TableMetadata base, org.apache.iceberg.TableMetadata metadata) {
       String file = writeNewMetadataIfRequired(base == null, metadata);
       if (!java.util.Objects.equals(base == null ? null : base.metadataFileLocation(), pointer)) {
         throw new CommitFailedException("Cannot commit: the table changed");
@@ -223,7 +253,10 @@ class WritePathHistoryTest {
 
   private static List<String> metadataFiles(String location) {
     try (Stream<Path> files = Files.list(Path.of(location, "metadata"))) {
-      return files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".metadata.json")).toList();
+      return files
+          .map(p -> p.getFileName().toString())
+          .filter(n -> n.endsWith(".metadata.json"))
+          .toList();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -235,7 +268,11 @@ class WritePathHistoryTest {
         new ArrayList<>(List.of("replicate", "--source", source.location(), "--target", target));
     args.addAll(List.of(options));
     StringWriter err = new StringWriter();
-    int exit = ReplicatorCli.execute(new PrintWriter(new StringWriter()), new PrintWriter(err, true), args.toArray(String[]::new));
+    int exit =
+        ReplicatorCli.execute(
+            new PrintWriter(new StringWriter()),
+            new PrintWriter(err, true),
+            args.toArray(String[]::new));
     assertThat(exit).as("replicate to %s: %s", target, err).isZero();
     verifier.verify(source, target);
   }
@@ -248,8 +285,8 @@ class WritePathHistoryTest {
   }
 
   /**
-   * Data files are named uniquely, so a replica file pairs with its source file by name: no
-   * replica folder may hold files from two source folders.
+   * Data files are named uniquely, so a replica file pairs with its source file by name: no replica
+   * folder may hold files from two source folders.
    */
   private static void assertOneSourceFolderPerReplicaFolder(Table source, Table replica) {
     Map<String, String> sourceByName = dataFiles(source);
@@ -263,7 +300,9 @@ class WritePathHistoryTest {
                 .add(folder(sourceByName.get(name))));
     sourceFoldersByReplicaFolder.forEach(
         (replicaFolder, sourceFolders) ->
-            assertThat(sourceFolders).as("source folders of replica folder %s", replicaFolder).hasSize(1));
+            assertThat(sourceFolders)
+                .as("source folders of replica folder %s", replicaFolder)
+                .hasSize(1));
   }
 
   private static String folder(String path) {
@@ -279,7 +318,8 @@ class WritePathHistoryTest {
         if (manifest.content() != ManifestContent.DATA) {
           continue;
         }
-        try (ManifestReader<DataFile> reader = ManifestFiles.read(manifest, table.io(), table.specs())) {
+        try (ManifestReader<DataFile> reader =
+            ManifestFiles.read(manifest, table.io(), table.specs())) {
           for (DataFile file : reader) {
             String path = file.location();
             byName.put(path.substring(path.lastIndexOf('/') + 1), path);

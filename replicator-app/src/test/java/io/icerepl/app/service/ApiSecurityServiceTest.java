@@ -3,7 +3,6 @@ package io.icerepl.app.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
 import io.icerepl.app.engine.SourceTable;
 import java.io.IOException;
@@ -23,8 +22,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The HTTP API's authentication, over real HTTP against the started service on local files: rule
- * {@code lake} (retention enabled) holds the tables {@code a.b/t} and {@code a/b/t}; rule
- * {@code frozen} (retention disabled) holds {@code ns/t}.
+ * {@code lake} (retention enabled) holds the tables {@code a.b/t} and {@code a/b/t}; rule {@code
+ * frozen} (retention disabled) holds {@code ns/t}.
  */
 class ApiSecurityServiceTest {
   private static final Duration PATIENCE = Duration.ofSeconds(60);
@@ -41,11 +40,17 @@ class ApiSecurityServiceTest {
     SourceTable.create(ROOT.resolve("lake/a/b/t"), 2).append("b", 3);
     SourceTable.create(ROOT.resolve("frozen/ns/t"), 2).append("c", 1);
     service = RunningService.start(properties(Map.of()));
-    await().atMost(PATIENCE).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
-      for (String path : List.of(DOTTED, NESTED, FROZEN)) {
-        assertThat(service.http.get(path).json().path("state").asText()).as(path).isEqualTo("IN_SYNC");
-      }
-    });
+    await()
+        .atMost(PATIENCE)
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () -> {
+              for (String path : List.of(DOTTED, NESTED, FROZEN)) {
+                assertThat(service.http.get(path).json().path("state").asText())
+                    .as(path)
+                    .isEqualTo("IN_SYNC");
+              }
+            });
   }
 
   @AfterAll
@@ -59,15 +64,20 @@ class ApiSecurityServiceTest {
 
     assertThat(response.status()).isEqualTo(401);
     assertThat(response.json().path("error").asText())
-        .isEqualTo("Cannot authorize POST " + DOTTED + "/expire: send the API token as 'Authorization: Bearer <token>'");
+        .isEqualTo(
+            "Cannot authorize POST "
+                + DOTTED
+                + "/expire: send the API token as 'Authorization: Bearer <token>'");
   }
 
   @Test
   void expireWithAWrongTokenIsUnauthorized() {
-    HttpJson.Response response = service.http.withToken("test-token-0123456780").post(DOTTED + "/expire");
+    HttpJson.Response response =
+        service.http.withToken("test-token-0123456780").post(DOTTED + "/expire");
 
     assertThat(response.status()).isEqualTo(401);
-    assertThat(response.json().path("error").asText()).isEqualTo("Cannot authenticate the request: invalid bearer token");
+    assertThat(response.json().path("error").asText())
+        .isEqualTo("Cannot authenticate the request: invalid bearer token");
   }
 
   @Test
@@ -81,7 +91,8 @@ class ApiSecurityServiceTest {
 
   @Test
   void aCrossSiteFormPostCannotExpire() {
-    HttpJson.Response response = service.http.crossSiteFormPost(DOTTED + "/expire", "https://intranet.example");
+    HttpJson.Response response =
+        service.http.crossSiteFormPost(DOTTED + "/expire", "https://intranet.example");
 
     assertThat(response.status()).isEqualTo(401);
   }
@@ -91,9 +102,10 @@ class ApiSecurityServiceTest {
     HttpJson.Response response = service.http.post(FROZEN + "/expire");
 
     assertThat(response.status()).isEqualTo(409);
-    assertThat(response.json().path("error").asText()).isEqualTo(
-        "Cannot expire snapshots of ns/t on f: retention is disabled for rule frozen "
-            + "(replicator.rules[].retention.enabled)");
+    assertThat(response.json().path("error").asText())
+        .isEqualTo(
+            "Cannot expire snapshots of ns/t on f: retention is disabled for rule frozen "
+                + "(replicator.rules[].retention.enabled)");
   }
 
   @Test
@@ -120,13 +132,15 @@ class ApiSecurityServiceTest {
   void namespacesWithADotAndWithTwoLevelsAreDistinctEntries() {
     assertThat(service.http.get(DOTTED).json().path("table").asText()).isEqualTo("a.b/t");
     assertThat(service.http.get(NESTED).json().path("table").asText()).isEqualTo("a/b/t");
-    assertThat(service.http.get("/api/replications").json()).extracting(s -> s.path("table").asText())
+    assertThat(service.http.get("/api/replications").json())
+        .extracting(s -> s.path("table").asText())
         .contains("a.b/t", "a/b/t");
   }
 
   @Test
   void publicStatusOpensTheReadsButNotTheMutations() {
-    try (RunningService open = RunningService.start(properties(Map.of("replicator.api.public-status", "true")))) {
+    try (RunningService open =
+        RunningService.start(properties(Map.of("replicator.api.public-status", "true")))) {
       HttpJson anonymous = open.http.withToken(null);
       assertThat(anonymous.get("/api/replications").status()).isEqualTo(200);
       assertThat(anonymous.get("/actuator/prometheus").status()).isEqualTo(200);
@@ -140,28 +154,44 @@ class ApiSecurityServiceTest {
     List<String> targets = new CopyOnWriteArrayList<>();
     HttpServer secretsManager = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     // Secrets Manager's JSON protocol: one POST per call, the operation in X-Amz-Target
-    secretsManager.createContext("/", exchange -> {
-      targets.add(exchange.getRequestHeaders().getFirst("X-Amz-Target") + " "
-          + new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
-      byte[] body = ("{\"ARN\":\"arn:aws:secretsmanager:us-east-1:123456789012:secret:replicator-api-AbCdEf\","
-          + "\"Name\":\"replicator-api\",\"SecretString\":\"" + secret + "\"}").getBytes(StandardCharsets.UTF_8);
-      exchange.getResponseHeaders().add("Content-Type", "application/x-amz-json-1.1");
-      exchange.sendResponseHeaders(200, body.length);
-      exchange.getResponseBody().write(body);
-      exchange.close();
-    });
+    secretsManager.createContext(
+        "/",
+        exchange -> {
+          targets.add(
+              exchange.getRequestHeaders().getFirst("X-Amz-Target")
+                  + " "
+                  + new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+          byte[] body =
+              ("{\"ARN\":\"arn:aws:secretsmanager:us-east-1:123456789012:secret:replicator-api-AbCdEf\","
+                      + "\"Name\":\"replicator-api\",\"SecretString\":\""
+                      + secret
+                      + "\"}")
+                  .getBytes(StandardCharsets.UTF_8);
+          exchange.getResponseHeaders().add("Content-Type", "application/x-amz-json-1.1");
+          exchange.sendResponseHeaders(200, body.length);
+          exchange.getResponseBody().write(body);
+          exchange.close();
+        });
     secretsManager.start();
-    Map<String, String> extra = Map.of(
-        "replicator.api.token-secret-id", "replicator-api",
-        "replicator.api.token-secret-region", "us-east-1",
-        "replicator.api.token-secret-endpoint", "http://127.0.0.1:" + secretsManager.getAddress().getPort());
+    Map<String, String> extra =
+        Map.of(
+            "replicator.api.token-secret-id", "replicator-api",
+            "replicator.api.token-secret-region", "us-east-1",
+            "replicator.api.token-secret-endpoint",
+                "http://127.0.0.1:" + secretsManager.getAddress().getPort());
     System.setProperty("aws.accessKeyId", "test");
     System.setProperty("aws.secretAccessKey", "test");
     try (RunningService fromSecret = RunningService.start(properties(extra))) {
-      assertThat(targets).singleElement().asString()
-          .startsWith("secretsmanager.GetSecretValue ").contains("\"SecretId\":\"replicator-api\"");
-      assertThat(fromSecret.http.withToken(secret).get("/api/replications").status()).isEqualTo(200);
-      assertThat(fromSecret.http.get("/api/replications").status()).as("the configuration's token").isEqualTo(401);
+      assertThat(targets)
+          .singleElement()
+          .asString()
+          .startsWith("secretsmanager.GetSecretValue ")
+          .contains("\"SecretId\":\"replicator-api\"");
+      assertThat(fromSecret.http.withToken(secret).get("/api/replications").status())
+          .isEqualTo(200);
+      assertThat(fromSecret.http.get("/api/replications").status())
+          .as("the configuration's token")
+          .isEqualTo(401);
     } finally {
       System.clearProperty("aws.accessKeyId");
       System.clearProperty("aws.secretAccessKey");
@@ -170,17 +200,19 @@ class ApiSecurityServiceTest {
   }
 
   private static Map<String, String> properties(Map<String, String> extra) {
-    Map<String, String> properties = new HashMap<>(Map.of(
-        "replicator.rules[0].name", "lake",
-        "replicator.rules[0].source", "file:" + ROOT.resolve("lake"),
-        "replicator.rules[0].targets[0].name", "a",
-        "replicator.rules[0].targets[0].prefix", "file:" + ROOT.resolve("replica-lake"),
-        "replicator.rules[0].retention.enabled", "true",
-        "replicator.rules[1].name", "frozen",
-        "replicator.rules[1].source", "file:" + ROOT.resolve("frozen"),
-        "replicator.rules[1].targets[0].name", "f",
-        "replicator.rules[1].targets[0].prefix", "file:" + ROOT.resolve("replica-frozen"),
-        "replicator.reconciliation-interval", "300ms"));
+    Map<String, String> properties =
+        new HashMap<>(
+            Map.of(
+                "replicator.rules[0].name", "lake",
+                "replicator.rules[0].source", "file:" + ROOT.resolve("lake"),
+                "replicator.rules[0].targets[0].name", "a",
+                "replicator.rules[0].targets[0].prefix", "file:" + ROOT.resolve("replica-lake"),
+                "replicator.rules[0].retention.enabled", "true",
+                "replicator.rules[1].name", "frozen",
+                "replicator.rules[1].source", "file:" + ROOT.resolve("frozen"),
+                "replicator.rules[1].targets[0].name", "f",
+                "replicator.rules[1].targets[0].prefix", "file:" + ROOT.resolve("replica-frozen"),
+                "replicator.reconciliation-interval", "300ms"));
     properties.putAll(extra);
     return properties;
   }

@@ -12,7 +12,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.sqs.SqsClient;
 
-/** The depth of the event queue's dead-letter queue on the embedded SQS, as the service exports it. */
+/**
+ * The depth of the event queue's dead-letter queue on the embedded SQS, as the service exports it.
+ */
 class DeadLetterQueueServiceTest {
   private static final Duration PATIENCE = Duration.ofSeconds(30);
   private static final String QUEUE = "replicator-events";
@@ -38,15 +40,25 @@ class DeadLetterQueueServiceTest {
   @Test
   void theDeadLetterQueueNamedInTheSettingsHasItsDepthExported() {
     try (RunningService service = start(QUEUE + "-dlq")) {
-      await().atMost(PATIENCE).untilAsserted(() ->
-          assertThat(gauge(prometheus(service), "replicator_dead_letter_queue_messages", "")).isZero());
+      await()
+          .atMost(PATIENCE)
+          .untilAsserted(
+              () ->
+                  assertThat(
+                          gauge(prometheus(service), "replicator_dead_letter_queue_messages", ""))
+                      .isZero());
 
       for (int i = 0; i < 3; i++) {
         client.sendMessage(r -> r.queueUrl(dlqUrl).messageBody("{\"Records\": [ not json"));
       }
 
-      await().atMost(PATIENCE).untilAsserted(() ->
-          assertThat(gauge(prometheus(service), "replicator_dead_letter_queue_messages", "")).isEqualTo(3));
+      await()
+          .atMost(PATIENCE)
+          .untilAsserted(
+              () ->
+                  assertThat(
+                          gauge(prometheus(service), "replicator_dead_letter_queue_messages", ""))
+                      .isEqualTo(3));
       client.purgeQueue(r -> r.queueUrl(dlqUrl));
     }
   }
@@ -56,14 +68,25 @@ class DeadLetterQueueServiceTest {
     String doomedUrl = client.createQueue(r -> r.queueName("doomed-dlq")).queueUrl();
     client.sendMessage(r -> r.queueUrl(doomedUrl).messageBody("poison"));
     try (RunningService service = start(doomedUrl)) {
-      await().atMost(PATIENCE).untilAsserted(() ->
-          assertThat(gauge(prometheus(service), "replicator_dead_letter_queue_messages", "")).isEqualTo(1));
+      await()
+          .atMost(PATIENCE)
+          .untilAsserted(
+              () ->
+                  assertThat(
+                          gauge(prometheus(service), "replicator_dead_letter_queue_messages", ""))
+                      .isEqualTo(1));
 
       client.deleteQueue(r -> r.queueUrl(doomedUrl));
 
-      await().atMost(PATIENCE).untilAsserted(() ->
-          assertThat(gauge(prometheus(service), "replicator_dead_letter_queue_messages", "")).isNaN());
-      assertThat(service.http.get("/actuator/health").json().path("status").asText()).isEqualTo("UP");
+      await()
+          .atMost(PATIENCE)
+          .untilAsserted(
+              () ->
+                  assertThat(
+                          gauge(prometheus(service), "replicator_dead_letter_queue_messages", ""))
+                      .isNaN());
+      assertThat(service.http.get("/actuator/health").json().path("status").asText())
+          .isEqualTo("UP");
     }
   }
 

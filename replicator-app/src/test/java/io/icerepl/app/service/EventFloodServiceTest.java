@@ -8,13 +8,13 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.IThrowableProxy;
 import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
-import io.icerepl.localstack.S3Warehouse;
-import io.icerepl.localstack.TableWrites;
 import io.icerepl.app.engine.SourceTable;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.localstack.EmbeddedSqs;
 import io.icerepl.localstack.S3EventMessages;
+import io.icerepl.localstack.S3Warehouse;
+import io.icerepl.localstack.TableWrites;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -41,8 +41,8 @@ import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
 
 /**
  * Hostile and broken event traffic on the embedded S3 and SQS: a flood of events for locations
- * where no table is, a message over the record limit, keys that would forge log lines; a real
- * table under the same rule keeps replicating through it all. The steps build on each other.
+ * where no table is, a message over the record limit, keys that would forge log lines; a real table
+ * under the same rule keeps replicating through it all. The steps build on each other.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class EventFloodServiceTest {
@@ -70,12 +70,33 @@ class EventFloodServiceTest {
     queueUrl = sqs.createQueueWithDeadLetterQueue("events", 2, 1);
     sqsClient = sqs.client();
     dlqUrl = sqsClient.getQueueUrl(r -> r.queueName("events-dlq")).queueUrl();
-    warehouse = new S3Warehouse("s3://source/warehouse", s3.endpoint(), "us-east-1", EmbeddedS3.ACCESS_KEY, EmbeddedS3.SECRET_KEY);
+    warehouse =
+        new S3Warehouse(
+            "s3://source/warehouse",
+            s3.endpoint(),
+            "us-east-1",
+            EmbeddedS3.ACCESS_KEY,
+            EmbeddedS3.SECRET_KEY);
     io = new S3FileIO();
-    io.initialize(Map.of("s3.endpoint", s3.endpoint().toString(), "s3.path-style-access", "true",
-        "s3.access-key-id", EmbeddedS3.ACCESS_KEY, "s3.secret-access-key", EmbeddedS3.SECRET_KEY, "client.region", "us-east-1"));
-    orders = warehouse.create("ns", "orders", SourceTable.SCHEMA,
-        PartitionSpec.builderFor(SourceTable.SCHEMA).identity("category").build(), Map.of("format-version", "2"));
+    io.initialize(
+        Map.of(
+            "s3.endpoint",
+            s3.endpoint().toString(),
+            "s3.path-style-access",
+            "true",
+            "s3.access-key-id",
+            EmbeddedS3.ACCESS_KEY,
+            "s3.secret-access-key",
+            EmbeddedS3.SECRET_KEY,
+            "client.region",
+            "us-east-1"));
+    orders =
+        warehouse.create(
+            "ns",
+            "orders",
+            SourceTable.SCHEMA,
+            PartitionSpec.builderFor(SourceTable.SCHEMA).identity("category").build(),
+            Map.of("format-version", "2"));
     append("a", 2);
 
     Map<String, String> properties = new HashMap<>();
@@ -121,7 +142,8 @@ class EventFloodServiceTest {
 
   @Test
   @Order(1)
-  void aFloodOfEventsForLocationsWithoutATableLeavesNoLaneStatusOrMetricWhileARealTableReplicates() {
+  void
+      aFloodOfEventsForLocationsWithoutATableLeavesNoLaneStatusOrMetricWhileARealTableReplicates() {
     List<String> keys = new ArrayList<>();
     for (int i = 0; i < 1000; i++) {
       keys.add("warehouse/junk/t" + i + "/metadata/v1.metadata.json");
@@ -129,10 +151,12 @@ class EventFloodServiceTest {
     // ten records per message, ten messages per batch
     List<SendMessageBatchRequestEntry> batch = new ArrayList<>();
     for (int m = 0; m < keys.size() / RECORDS_PER_MESSAGE; m++) {
-      batch.add(SendMessageBatchRequestEntry.builder()
-          .id("m" + m)
-          .messageBody(records(keys.subList(m * RECORDS_PER_MESSAGE, (m + 1) * RECORDS_PER_MESSAGE)))
-          .build());
+      batch.add(
+          SendMessageBatchRequestEntry.builder()
+              .id("m" + m)
+              .messageBody(
+                  records(keys.subList(m * RECORDS_PER_MESSAGE, (m + 1) * RECORDS_PER_MESSAGE)))
+              .build());
       if (batch.size() == 10) {
         List<SendMessageBatchRequestEntry> entries = List.copyOf(batch);
         sqsClient.sendMessageBatch(b -> b.queueUrl(queueUrl).entries(entries));
@@ -146,7 +170,8 @@ class EventFloodServiceTest {
     awaitInSync();
     assertReplicaReadsLikeTheSource();
     assertThat(service.bean(ReplicationCoordinator.class).lanes()).isEqualTo(1);
-    assertThat(service.http.get("/api/replications").json()).extracting(s -> s.path("table").asText())
+    assertThat(service.http.get("/api/replications").json())
+        .extracting(s -> s.path("table").asText())
         .containsExactly("ns/orders");
     assertThat(service.http.get("/actuator/prometheus").body()).doesNotContain("junk/");
   }
@@ -162,8 +187,10 @@ class EventFloodServiceTest {
     sqsClient.sendMessage(b -> b.queueUrl(queueUrl).messageBody(message));
 
     awaitDeadLettered(message);
-    assertThat(ReplicationStatusServiceTest.gauge(prometheus(), "replicator_events_refused_total",
-        "reason=\"too-many-records\"")).isGreaterThanOrEqualTo(1);
+    assertThat(
+            ReplicationStatusServiceTest.gauge(
+                prometheus(), "replicator_events_refused_total", "reason=\"too-many-records\""))
+        .isGreaterThanOrEqualTo(1);
   }
 
   @Test
@@ -172,8 +199,11 @@ class EventFloodServiceTest {
     String forged = "12:00:00.000 INFO  StatusBoard - ns/orders: all good";
     List<String> messages = new ArrayList<>();
     for (String lineBreak : List.of("\n", "\r")) {
-      String message = S3EventMessages.objectCreated(
-          "source", "warehouse/ns/orders" + lineBreak + forged + "/metadata/v9.metadata.json", 1);
+      String message =
+          S3EventMessages.objectCreated(
+              "source",
+              "warehouse/ns/orders" + lineBreak + forged + "/metadata/v9.metadata.json",
+              1);
       messages.add(message);
       sqsClient.sendMessage(b -> b.queueUrl(queueUrl).messageBody(message));
     }
@@ -181,8 +211,10 @@ class EventFloodServiceTest {
     for (String message : messages) {
       awaitDeadLettered(message);
     }
-    assertThat(ReplicationStatusServiceTest.gauge(prometheus(), "replicator_events_refused_total",
-        "reason=\"invalid-key\"")).isGreaterThanOrEqualTo(2);
+    assertThat(
+            ReplicationStatusServiceTest.gauge(
+                prometheus(), "replicator_events_refused_total", "reason=\"invalid-key\""))
+        .isGreaterThanOrEqualTo(2);
     assertThat(service.bean(ReplicationCoordinator.class).lanes()).isEqualTo(1);
     List<String> logged = new ArrayList<>();
     synchronized (LOGS) {
@@ -194,7 +226,9 @@ class EventFloodServiceTest {
       }
     }
     assertThat(logged).anyMatch(line -> line != null && line.contains("\\u000a" + forged));
-    assertThat(logged).noneMatch(line -> line != null && (line.contains("\n" + forged) || line.contains("\r" + forged)));
+    assertThat(logged)
+        .noneMatch(
+            line -> line != null && (line.contains("\n" + forged) || line.contains("\r" + forged)));
 
     append("c", 1);
     publish(S3Warehouse.metadataFile(orders));
@@ -225,7 +259,8 @@ class EventFloodServiceTest {
 
   private static void publish(String metadataFile) {
     String key = metadataFile.substring("s3://source/".length());
-    sqsClient.sendMessage(b -> b.queueUrl(queueUrl).messageBody(S3EventMessages.objectCreated("source", key, 1)));
+    sqsClient.sendMessage(
+        b -> b.queueUrl(queueUrl).messageBody(S3EventMessages.objectCreated("source", key, 1)));
   }
 
   private static String prometheus() {
@@ -233,18 +268,24 @@ class EventFloodServiceTest {
   }
 
   private static void awaitInSync() {
-    await().atMost(PATIENCE).pollInterval(Duration.ofMillis(300)).untilAsserted(() -> {
-      orders.refresh();
-      JsonNode status = service.http.get("/api/replications/a/ns/orders").json();
-      assertThat(status.path("state").asText()).as("%s", status).isEqualTo("IN_SYNC");
-      assertThat(status.path("lastSourceMetadataFile").asText()).isEqualTo(S3Warehouse.metadataFile(orders));
-    });
+    await()
+        .atMost(PATIENCE)
+        .pollInterval(Duration.ofMillis(300))
+        .untilAsserted(
+            () -> {
+              orders.refresh();
+              JsonNode status = service.http.get("/api/replications/a/ns/orders").json();
+              assertThat(status.path("state").asText()).as("%s", status).isEqualTo("IN_SYNC");
+              assertThat(status.path("lastSourceMetadataFile").asText())
+                  .isEqualTo(S3Warehouse.metadataFile(orders));
+            });
   }
 
   private static void assertReplicaReadsLikeTheSource() {
     Table replica = HintedReplica.open(io, "s3://replica/warehouse/ns/orders");
     assertThat(replica.location()).isEqualTo("s3://replica/warehouse/ns/orders");
-    assertThat(replica.currentSnapshot().snapshotId()).isEqualTo(orders.currentSnapshot().snapshotId());
+    assertThat(replica.currentSnapshot().snapshotId())
+        .isEqualTo(orders.currentSnapshot().snapshotId());
     for (Snapshot snapshot : orders.snapshots()) {
       assertThat(SourceTable.rows(replica, snapshot.snapshotId()))
           .as("rows of snapshot %s", snapshot.snapshotId())
@@ -255,22 +296,42 @@ class EventFloodServiceTest {
 
   private static void awaitDeadLettered(String body) {
     List<String> dead = new ArrayList<>();
-    await().atMost(PATIENCE).untilAsserted(() -> {
-      sqsClient.receiveMessage(b -> b.queueUrl(dlqUrl).waitTimeSeconds(1).maxNumberOfMessages(10)).messages().stream()
-          .map(Message::body)
-          .forEach(dead::add);
-      assertThat(dead).contains(body);
-    });
+    await()
+        .atMost(PATIENCE)
+        .untilAsserted(
+            () -> {
+              sqsClient
+                  .receiveMessage(
+                      b -> b.queueUrl(dlqUrl).waitTimeSeconds(1).maxNumberOfMessages(10))
+                  .messages()
+                  .stream()
+                  .map(Message::body)
+                  .forEach(dead::add);
+              assertThat(dead).contains(body);
+            });
   }
 
   private static void awaitQueueEmpty() {
-    await().atMost(PATIENCE).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
-      Map<QueueAttributeName, String> attributes =
-          sqsClient.getQueueAttributes(b -> b.queueUrl(queueUrl).attributeNames(
-              QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
-              QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE)).attributes();
-      assertThat(attributes.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES)).isEqualTo("0");
-      assertThat(attributes.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE)).isEqualTo("0");
-    });
+    await()
+        .atMost(PATIENCE)
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () -> {
+              Map<QueueAttributeName, String> attributes =
+                  sqsClient
+                      .getQueueAttributes(
+                          b ->
+                              b.queueUrl(queueUrl)
+                                  .attributeNames(
+                                      QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
+                                      QueueAttributeName
+                                          .APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE))
+                      .attributes();
+              assertThat(attributes.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES))
+                  .isEqualTo("0");
+              assertThat(
+                      attributes.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE))
+                  .isEqualTo("0");
+            });
   }
 }

@@ -12,8 +12,8 @@ import org.apache.iceberg.io.FileIO;
 /**
  * Opens a replica on an object store the way a reader without a catalog does (Hadoop tables,
  * ClickHouse {@code icebergS3}): {@code metadata/version-hint.text}, then past it to the newest
- * {@code v<N>.metadata.json} present, as a hint is written after its metadata file. What the
- * status API reports plays no part: the replica must be readable from its files alone.
+ * {@code v<N>.metadata.json} present, as a hint is written after its metadata file. What the status
+ * API reports plays no part: the replica must be readable from its files alone.
  */
 public final class HintedReplica {
   private HintedReplica() {}
@@ -29,6 +29,7 @@ public final class HintedReplica {
     while (io.newInputFile(metadata + "v" + (version + 1) + ".metadata.json").exists()) {
       version++;
     }
-    return new BaseTable(new StaticTableOperations(metadata + "v" + version + ".metadata.json", io), location);
+    return new BaseTable(
+        new StaticTableOperations(metadata + "v" + version + ".metadata.json", io), location);
   }
 }

@@ -46,11 +46,12 @@ public final class HttpJson {
 
   /** A request as a browser sends it for an HTML form on another site: no token, a form body. */
   public Response crossSiteFormPost(String path, String origin) {
-    return send(HttpRequest.newBuilder(uri(path))
-        .header("Origin", origin)
-        .header("Content-Type", "application/x-www-form-urlencoded")
-        .POST(HttpRequest.BodyPublishers.ofString("confirm=yes"))
-        .build());
+    return send(
+        HttpRequest.newBuilder(uri(path))
+            .header("Origin", origin)
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .POST(HttpRequest.BodyPublishers.ofString("confirm=yes"))
+            .build());
   }
 
   private HttpRequest.Builder request(String path) {

@@ -34,7 +34,8 @@ class LocalReplicationServiceTest {
   private static final Duration PATIENCE = Duration.ofSeconds(60);
   private static final Path ROOT = tempDir();
   private static final Path WAREHOUSE = ROOT.resolve("warehouse");
-  private static final Map<String, Path> TARGETS = Map.of("a", ROOT.resolve("replica-a"), "b", ROOT.resolve("replica-b"));
+  private static final Map<String, Path> TARGETS =
+      Map.of("a", ROOT.resolve("replica-a"), "b", ROOT.resolve("replica-b"));
   private static final Map<String, SourceTable> SOURCES = new HashMap<>();
 
   private static RunningService service;
@@ -81,7 +82,8 @@ class LocalReplicationServiceTest {
     assertThat(status.path("lagSnapshots").asInt()).isZero();
     assertThat(status.path("commitsTotal").asLong()).isPositive();
     assertThat(status.path("bytesCopiedTotal").asLong()).isPositive();
-    assertThat(status.path("replicaMetadataFile").asText()).startsWith("file:" + TARGETS.get("a").resolve("ns/t1"));
+    assertThat(status.path("replicaMetadataFile").asText())
+        .startsWith("file:" + TARGETS.get("a").resolve("ns/t1"));
     assertThat(status.path("lastSourceMetadataFile").asText()).endsWith(".metadata.json");
     assertReplicasMatch(List.of("t1", "t2"));
   }
@@ -112,22 +114,29 @@ class LocalReplicationServiceTest {
     }
     SOURCES.get("t1").append("d", 3);
 
-    await().atMost(PATIENCE).untilAsserted(() -> {
-      for (String target : TARGETS.keySet()) {
-        JsonNode status = http().get("/api/replications/" + target + "/ns/t2").json();
-        assertThat(status.path("state").asText()).isEqualTo("FAILED");
-        assertThat(status.path("lastError").asText()).contains("Cannot read manifest list " + manifestList);
-      }
-    });
+    await()
+        .atMost(PATIENCE)
+        .untilAsserted(
+            () -> {
+              for (String target : TARGETS.keySet()) {
+                JsonNode status = http().get("/api/replications/" + target + "/ns/t2").json();
+                assertThat(status.path("state").asText()).isEqualTo("FAILED");
+                assertThat(status.path("lastError").asText())
+                    .contains("Cannot read manifest list " + manifestList);
+              }
+            });
     awaitInSync(List.of("t1"));
     assertReplicasMatch(List.of("t1"));
 
     String prometheus = http().get("/actuator/prometheus").body();
     assertThat(prometheus)
-        .containsPattern("replicator_commits_total\\{[^}]*table=\"ns/t1\"[^}]*target=\"a\"[^}]*} [1-9]")
-        .containsPattern("replicator_failures_total\\{[^}]*table=\"ns/t2\"[^}]*target=\"b\"[^}]*} [1-9]")
+        .containsPattern(
+            "replicator_commits_total\\{[^}]*table=\"ns/t1\"[^}]*target=\"a\"[^}]*} [1-9]")
+        .containsPattern(
+            "replicator_failures_total\\{[^}]*table=\"ns/t2\"[^}]*target=\"b\"[^}]*} [1-9]")
         .containsPattern("replicator_lag_seconds\\{[^}]*table=\"ns/t1\"[^}]*target=\"b\"[^}]*} 0")
-        .containsPattern("replicator_bytes_copied_total\\{[^}]*table=\"ns/t2\"[^}]*target=\"a\"[^}]*} [1-9]");
+        .containsPattern(
+            "replicator_bytes_copied_total\\{[^}]*table=\"ns/t2\"[^}]*target=\"a\"[^}]*} [1-9]");
 
     HttpJson.Response health = http().get("/actuator/health");
     assertThat(health.status()).isEqualTo(200);
@@ -153,17 +162,29 @@ class LocalReplicationServiceTest {
   }
 
   private static void awaitInSync(List<String> tables) {
-    await().atMost(PATIENCE).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
-      for (String table : tables) {
-        Table source = SourceTable.TABLES.load(SOURCES.get(table).location);
-        for (String target : TARGETS.keySet()) {
-          JsonNode status = http().get("/api/replications/" + target + "/ns/" + table).json();
-          assertThat(status.path("state").asText()).as(table + " -> " + target).isEqualTo("IN_SYNC");
-          assertThat(status.path("lastSourceMetadataFile").asText())
-              .endsWith(fileName(((org.apache.iceberg.HasTableOperations) source).operations().current().metadataFileLocation()));
-        }
-      }
-    });
+    await()
+        .atMost(PATIENCE)
+        .pollInterval(Duration.ofMillis(100))
+        .untilAsserted(
+            () -> {
+              for (String table : tables) {
+                Table source = SourceTable.TABLES.load(SOURCES.get(table).location);
+                for (String target : TARGETS.keySet()) {
+                  JsonNode status =
+                      http().get("/api/replications/" + target + "/ns/" + table).json();
+                  assertThat(status.path("state").asText())
+                      .as(table + " -> " + target)
+                      .isEqualTo("IN_SYNC");
+                  assertThat(status.path("lastSourceMetadataFile").asText())
+                      .endsWith(
+                          fileName(
+                              ((org.apache.iceberg.HasTableOperations) source)
+                                  .operations()
+                                  .current()
+                                  .metadataFileLocation()));
+                }
+              }
+            });
   }
 
   private static void assertReplicasMatch(List<String> tables) {
@@ -171,7 +192,8 @@ class LocalReplicationServiceTest {
       Table source = SourceTable.TABLES.load(SOURCES.get(table).location);
       for (String target : TARGETS.keySet()) {
         Table replica = SourceTable.TABLES.load(replicaLocation(target, table));
-        assertThat(replica.currentSnapshot().snapshotId()).isEqualTo(source.currentSnapshot().snapshotId());
+        assertThat(replica.currentSnapshot().snapshotId())
+            .isEqualTo(source.currentSnapshot().snapshotId());
         for (Snapshot snapshot : source.snapshots()) {
           assertThat(SourceTable.rows(replica, snapshot.snapshotId()))
               .as("%s at snapshot %s on %s", table, snapshot.snapshotId(), target)

@@ -27,17 +27,18 @@ import software.amazon.awssdk.services.sqs.SqsClient;
 /**
  * Every metric the Grafana dashboard and the Prometheus alerting rules of {@code infra/monitoring}
  * name is one the running service exports on {@code /actuator/prometheus}. Tagged meters appear
- * only once something made them, so the service first replicates a table, refuses a lane (one
- * lane per rule, two tables), refuses an event (a key with a control character) and reads a
- * dead-letter queue. Exported names are the sample names, {@code _bucket}, {@code _count} and
- * {@code _sum} included.
+ * only once something made them, so the service first replicates a table, refuses a lane (one lane
+ * per rule, two tables), refuses an event (a key with a control character) and reads a dead-letter
+ * queue. Exported names are the sample names, {@code _bucket}, {@code _count} and {@code _sum}
+ * included.
  */
 class MonitoringServiceTest {
   private static final Duration PATIENCE = Duration.ofSeconds(60);
   private static final Path MONITORING = Path.of("..", "infra", "monitoring");
   private static final Path DASHBOARD = MONITORING.resolve("replicator-dashboard.json");
   private static final Path ALERTS = MONITORING.resolve("replicator-alerts.yml");
-  private static final Path BROKEN_DASHBOARD = Path.of("src", "test", "resources", "monitoring", "dashboard-naming-an-unknown-metric.json");
+  private static final Path BROKEN_DASHBOARD =
+      Path.of("src", "test", "resources", "monitoring", "dashboard-naming-an-unknown-metric.json");
   private static final String QUEUE = "replicator-events";
 
   private static EmbeddedSqs sqs;
@@ -57,7 +58,8 @@ class MonitoringServiceTest {
                 Map.entry("replicator.rules[0].name", "lake"),
                 Map.entry("replicator.rules[0].source", "file:" + root.resolve("warehouse")),
                 Map.entry("replicator.rules[0].targets[0].name", "a"),
-                Map.entry("replicator.rules[0].targets[0].prefix", "file:" + root.resolve("replica")),
+                Map.entry(
+                    "replicator.rules[0].targets[0].prefix", "file:" + root.resolve("replica")),
                 Map.entry("replicator.reconciliation-interval", "300ms"),
                 Map.entry("replicator.limits.lanes-per-rule", "1"),
                 Map.entry("replicator.sqs.enabled", "true"),
@@ -71,7 +73,9 @@ class MonitoringServiceTest {
                 Map.entry("spring.cloud.aws.credentials.secret-key", "local-secret")));
     try (SqsClient client = sqs.client()) {
       String queueUrl = client.getQueueUrl(r -> r.queueName(QUEUE)).queueUrl();
-      String refused = S3EventMessages.objectCreated("source-bucket", "warehouse/ns/t\u0001/metadata/v1.metadata.json", 1);
+      String refused =
+          S3EventMessages.objectCreated(
+              "source-bucket", "warehouse/ns/t\u0001/metadata/v1.metadata.json", 1);
       client.sendMessage(r -> r.queueUrl(queueUrl).messageBody(refused));
     }
   }
@@ -104,21 +108,32 @@ class MonitoringServiceTest {
 
   @Test
   void aDashboardNamingAMetricTheServiceDoesNotExportIsReported() {
-    await().atMost(PATIENCE).untilAsserted(() -> assertThat(notExported(metricNames(dashboardQueries(DASHBOARD)))).isEmpty());
+    await()
+        .atMost(PATIENCE)
+        .untilAsserted(
+            () -> assertThat(notExported(metricNames(dashboardQueries(DASHBOARD)))).isEmpty());
 
-    assertThat(notExported(metricNames(dashboardQueries(BROKEN_DASHBOARD)))).containsExactly("replicator_commit_total");
+    assertThat(notExported(metricNames(dashboardQueries(BROKEN_DASHBOARD))))
+        .containsExactly("replicator_commit_total");
   }
 
   @Test
   void onlyMetricNamesAreReadFromAnExpression() {
-    assertThat(PromQlMetricNames.of(
-            "sum by (target, table) (rate(replicator_failures_total{target=~\"$target\", table=~\"${table}\"}[$__rate_interval])) > 0"))
+    assertThat(
+            PromQlMetricNames.of(
+                "sum by (target, table) (rate(replicator_failures_total{target=~\"$target\", table=~\"${table}\"}[$__rate_interval])) > 0"))
         .containsExactly("replicator_failures_total");
-    assertThat(PromQlMetricNames.of("replicator_failed_tables - on(instance) group_left(job) replicator_diverged_tables > bool 0"))
+    assertThat(
+            PromQlMetricNames.of(
+                "replicator_failed_tables - on(instance) group_left(job) replicator_diverged_tables > bool 0"))
         .containsExactly("replicator_diverged_tables", "replicator_failed_tables");
-    assertThat(PromQlMetricNames.of("histogram_quantile(0.99, sum(rate(http_server_requests_seconds_bucket[5m] offset 1h)) by (le))"))
+    assertThat(
+            PromQlMetricNames.of(
+                "histogram_quantile(0.99, sum(rate(http_server_requests_seconds_bucket[5m] offset 1h)) by (le))"))
         .containsExactly("http_server_requests_seconds_bucket");
-    assertThat(PromQlMetricNames.of("label_values(replicator_lag_seconds{target=~\"$target\"}, table)"))
+    assertThat(
+            PromQlMetricNames.of(
+                "label_values(replicator_lag_seconds{target=~\"$target\"}, table)"))
         .containsExactly("replicator_lag_seconds");
     assertThat(PromQlMetricNames.of("label_values(target)")).isEmpty();
   }

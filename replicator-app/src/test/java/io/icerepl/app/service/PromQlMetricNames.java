@@ -6,12 +6,14 @@ import java.util.TreeSet;
 /**
  * The metric names a PromQL expression selects, or a Grafana {@code label_values(metric, label)}
  * query: every identifier that is not a function or aggregation (followed by {@code (}, or by
- * {@code by} or {@code without}), a keyword, a grouping or matching label list, a label matcher, a string, a number, a duration or a
- * Grafana variable.
+ * {@code by} or {@code without}), a keyword, a grouping or matching label list, a label matcher, a
+ * string, a number, a duration or a Grafana variable.
  */
 final class PromQlMetricNames {
-  private static final Set<String> LABEL_LISTS = Set.of("by", "without", "on", "ignoring", "group_left", "group_right");
-  private static final Set<String> KEYWORDS = Set.of("offset", "bool", "and", "or", "unless", "atan2", "inf", "nan");
+  private static final Set<String> LABEL_LISTS =
+      Set.of("by", "without", "on", "ignoring", "group_left", "group_right");
+  private static final Set<String> KEYWORDS =
+      Set.of("offset", "bool", "and", "or", "unless", "atan2", "inf", "nan");
 
   private PromQlMetricNames() {}
 
@@ -44,7 +46,10 @@ final class PromQlMetricNames {
           next++;
         }
         String following = e.substring(next, identifierEnd(e, next));
-        boolean call = (next < e.length() && e.charAt(next) == '(') || following.equals("by") || following.equals("without");
+        boolean call =
+            (next < e.length() && e.charAt(next) == '(')
+                || following.equals("by")
+                || following.equals("without");
         if (LABEL_LISTS.contains(word)) {
           i = call ? after(e, next, '(', ')') : end;
         } else if (call && word.equals("label_values")) {
@@ -73,7 +78,8 @@ final class PromQlMetricNames {
 
   private static int identifierEnd(String e, int from) {
     int i = from;
-    while (i < e.length() && (Character.isLetterOrDigit(e.charAt(i)) || e.charAt(i) == '_' || e.charAt(i) == ':')) {
+    while (i < e.length()
+        && (Character.isLetterOrDigit(e.charAt(i)) || e.charAt(i) == '_' || e.charAt(i) == ':')) {
       i++;
     }
     return i;
@@ -96,7 +102,8 @@ final class PromQlMetricNames {
       }
       i++;
     }
-    throw new IllegalArgumentException("Cannot read PromQL expression: unbalanced '" + opening + "' in " + e);
+    throw new IllegalArgumentException(
+        "Cannot read PromQL expression: unbalanced '" + opening + "' in " + e);
   }
 
   private static int afterString(String e, int open) {
@@ -106,7 +113,8 @@ final class PromQlMetricNames {
       i += e.charAt(i) == '\\' && quote != '`' ? 2 : 1;
     }
     if (i >= e.length()) {
-      throw new IllegalArgumentException("Cannot read PromQL expression: unterminated string in " + e);
+      throw new IllegalArgumentException(
+          "Cannot read PromQL expression: unterminated string in " + e);
     }
     return i + 1;
   }

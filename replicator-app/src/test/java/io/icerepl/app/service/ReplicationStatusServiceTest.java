@@ -50,7 +50,8 @@ class ReplicationStatusServiceTest {
       SOURCES.put(name, source);
     }
     // fails from its very first run
-    truncate(Path.of(URI.create(SOURCES.get("broken").table.currentSnapshot().manifestListLocation())));
+    truncate(
+        Path.of(URI.create(SOURCES.get("broken").table.currentSnapshot().manifestListLocation())));
     service = startService();
   }
 
@@ -70,7 +71,8 @@ class ReplicationStatusServiceTest {
             Map.entry("replicator.rules[1].name", "unreachable"),
             Map.entry("replicator.rules[1].source", "s3://unreachable/warehouse"),
             Map.entry("replicator.rules[1].targets[0].name", "a"),
-            Map.entry("replicator.rules[1].targets[0].prefix", "file:" + ROOT.resolve("unreachable")),
+            Map.entry(
+                "replicator.rules[1].targets[0].prefix", "file:" + ROOT.resolve("unreachable")),
             Map.entry("replicator.s3.source.endpoint", "http://127.0.0.1:9"),
             Map.entry("replicator.s3.source.access-key-id", "none"),
             Map.entry("replicator.s3.source.secret-access-key", "none"),
@@ -86,11 +88,14 @@ class ReplicationStatusServiceTest {
   @Test
   @Order(1)
   void aTableFailingFromItsFirstRunPublishesGrowingLagAndCountsAsFailed() {
-    await().atMost(PATIENCE).untilAsserted(() -> {
-      assertThat(status("broken").path("state").asText()).isEqualTo("FAILED");
-      assertThat(status("edited").path("state").asText()).isEqualTo("IN_SYNC");
-      assertThat(status("steady").path("state").asText()).isEqualTo("IN_SYNC");
-    });
+    await()
+        .atMost(PATIENCE)
+        .untilAsserted(
+            () -> {
+              assertThat(status("broken").path("state").asText()).isEqualTo("FAILED");
+              assertThat(status("edited").path("state").asText()).isEqualTo("IN_SYNC");
+              assertThat(status("steady").path("state").asText()).isEqualTo("IN_SYNC");
+            });
     long before = status("broken").path("lagSeconds").asLong();
 
     CLOCK.advance(Duration.ofMinutes(10));
@@ -98,7 +103,8 @@ class ReplicationStatusServiceTest {
     assertThat(status("broken").path("lagSeconds").asLong()).isGreaterThanOrEqualTo(before + 600);
     assertThat(status("steady").path("lagSeconds").asLong()).isZero();
     String prometheus = prometheus();
-    assertThat(gauge(prometheus, "replicator_lag_seconds", "table=\"ns/broken\"")).isGreaterThanOrEqualTo(600);
+    assertThat(gauge(prometheus, "replicator_lag_seconds", "table=\"ns/broken\""))
+        .isGreaterThanOrEqualTo(600);
     assertThat(gauge(prometheus, "replicator_lag_seconds", "table=\"ns/steady\"")).isZero();
     assertThat(gauge(prometheus, "replicator_failed_tables", "")).isEqualTo(1);
     assertThat(gauge(prometheus, "replicator_diverged_tables", "")).isZero();
@@ -110,33 +116,54 @@ class ReplicationStatusServiceTest {
     Table replica = SourceTable.TABLES.load(replicaLocation("edited"));
     replica.updateProperties().set("owner", "someone else").commit();
 
-    await().atMost(PATIENCE).untilAsserted(() ->
-        assertThat(status("edited").path("state").asText()).isEqualTo("DIVERGED"));
+    await()
+        .atMost(PATIENCE)
+        .untilAsserted(
+            () -> assertThat(status("edited").path("state").asText()).isEqualTo("DIVERGED"));
     CLOCK.advance(Duration.ofMinutes(10));
 
     assertThat(status("edited").path("lagSeconds").asLong()).isGreaterThanOrEqualTo(600);
     assertThat(gauge(prometheus(), "replicator_failed_tables", "")).isEqualTo(2);
     assertThat(gauge(prometheus(), "replicator_diverged_tables", "")).isEqualTo(1);
-    assertThat(service.http.get("/actuator/health").json().path("components").path("replication").path("details").path("failed").toString())
+    assertThat(
+            service
+                .http
+                .get("/actuator/health")
+                .json()
+                .path("components")
+                .path("replication")
+                .path("details")
+                .path("failed")
+                .toString())
         .contains("a/ns/broken", "a/ns/edited");
   }
 
   @Test
   @Order(3)
   void aRuleWhoseSourceCannotBeListedShowsInHealthAndMetrics() {
-    await().atMost(PATIENCE).untilAsserted(() -> {
-      JsonNode health = service.http.get("/actuator/health").json();
-      assertThat(health.path("status").asText()).isEqualTo("DEGRADED");
-      assertThat(health.path("components").path("replication").path("details").path("failedDiscoveries")
-              .path("unreachable").asText())
-          .contains("s3://unreachable/warehouse");
-      assertThat(gauge(prometheus(), "replicator_failed_discoveries", "")).isEqualTo(1);
-    });
+    await()
+        .atMost(PATIENCE)
+        .untilAsserted(
+            () -> {
+              JsonNode health = service.http.get("/actuator/health").json();
+              assertThat(health.path("status").asText()).isEqualTo("DEGRADED");
+              assertThat(
+                      health
+                          .path("components")
+                          .path("replication")
+                          .path("details")
+                          .path("failedDiscoveries")
+                          .path("unreachable")
+                          .asText())
+                  .contains("s3://unreachable/warehouse");
+              assertThat(gauge(prometheus(), "replicator_failed_discoveries", "")).isEqualTo(1);
+            });
   }
 
   @Test
   @Order(4)
-  void afterARestartTheStatusShowsTheLastReplicatedVersionAndTheLagOfATableBehind() throws IOException {
+  void afterARestartTheStatusShowsTheLastReplicatedVersionAndTheLagOfATableBehind()
+      throws IOException {
     String replicated = status("steady").path("lastSourceMetadataFile").asText();
     service.close();
     SOURCES.get("steady").append("b", 3);
@@ -146,21 +173,28 @@ class ReplicationStatusServiceTest {
       CLOCK.advance(Duration.ofMinutes(10));
       service = startService();
 
-      await().atMost(PATIENCE).untilAsserted(() -> {
-        JsonNode steady = status("steady");
-        assertThat(steady.path("lastSourceMetadataFile").asText()).isEqualTo(replicated);
-        assertThat(steady.path("lagSeconds").asLong()).isGreaterThanOrEqualTo(600);
-        assertThat(steady.path("lagSnapshots").asInt()).isEqualTo(1);
-        assertThat(gauge(prometheus(), "replicator_lag_seconds", "table=\"ns/steady\"")).isGreaterThanOrEqualTo(600);
-        assertThat(gauge(prometheus(), "replicator_failed_tables", "")).isEqualTo(2);
-      });
+      await()
+          .atMost(PATIENCE)
+          .untilAsserted(
+              () -> {
+                JsonNode steady = status("steady");
+                assertThat(steady.path("lastSourceMetadataFile").asText()).isEqualTo(replicated);
+                assertThat(steady.path("lagSeconds").asLong()).isGreaterThanOrEqualTo(600);
+                assertThat(steady.path("lagSnapshots").asInt()).isEqualTo(1);
+                assertThat(gauge(prometheus(), "replicator_lag_seconds", "table=\"ns/steady\""))
+                    .isGreaterThanOrEqualTo(600);
+                assertThat(gauge(prometheus(), "replicator_failed_tables", "")).isEqualTo(2);
+              });
     }
 
-    await().atMost(PATIENCE).untilAsserted(() -> {
-      JsonNode steady = status("steady");
-      assertThat(steady.path("state").asText()).isEqualTo("IN_SYNC");
-      assertThat(steady.path("lagSeconds").asLong()).isZero();
-    });
+    await()
+        .atMost(PATIENCE)
+        .untilAsserted(
+            () -> {
+              JsonNode steady = status("steady");
+              assertThat(steady.path("state").asText()).isEqualTo("IN_SYNC");
+              assertThat(steady.path("lagSeconds").asLong()).isZero();
+            });
     Table source = SourceTable.TABLES.load(SOURCES.get("steady").location);
     Table replica = SourceTable.TABLES.load(replicaLocation("steady"));
     for (org.apache.iceberg.Snapshot snapshot : source.snapshots()) {

@@ -17,12 +17,14 @@ public final class RunningService implements AutoCloseable {
   public static final String TOKEN = "test-token-0123456789";
 
   final ConfigurableApplicationContext context;
+
   /** Sends {@link #TOKEN}. */
   public final HttpJson http;
 
   private RunningService(ConfigurableApplicationContext context) {
     this.context = context;
-    this.http = new HttpJson(((WebServerApplicationContext) context).getWebServer().getPort(), TOKEN);
+    this.http =
+        new HttpJson(((WebServerApplicationContext) context).getWebServer().getPort(), TOKEN);
   }
 
   public static RunningService start(Map<String, String> properties) {
@@ -38,7 +40,8 @@ public final class RunningService implements AutoCloseable {
     }
     properties.forEach((k, v) -> args.add("--" + k + "=" + v));
     SpringApplication application = new SpringApplication(ReplicatorApplication.class);
-    application.addInitializers(context -> beans.forEach(context.getBeanFactory()::registerSingleton));
+    application.addInitializers(
+        context -> beans.forEach(context.getBeanFactory()::registerSingleton));
     return new RunningService(application.run(args.toArray(String[]::new)));
   }
 

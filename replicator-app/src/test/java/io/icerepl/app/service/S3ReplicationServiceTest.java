@@ -4,15 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.icerepl.localstack.S3Warehouse;
-import io.icerepl.localstack.TableWrites;
 import io.icerepl.app.engine.SourceTable;
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.localstack.EmbeddedSqs;
 import io.icerepl.localstack.S3EventMessages;
 import io.icerepl.localstack.S3FaultInjector;
-import io.icerepl.merge.model.TableMetadataParser;
+import io.icerepl.localstack.S3Warehouse;
+import io.icerepl.localstack.TableWrites;
 import io.icerepl.merge.merge.ReplicaProperties;
+import io.icerepl.merge.model.TableMetadataParser;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -75,12 +75,29 @@ class S3ReplicationServiceTest {
     }
     queueUrl = sqs.createQueueWithDeadLetterQueue("events", 5, 5);
     sqsClient = sqs.client();
-    warehouse = new S3Warehouse("s3://source/warehouse", s3.endpoint(), "us-east-1", EmbeddedS3.ACCESS_KEY, EmbeddedS3.SECRET_KEY);
+    warehouse =
+        new S3Warehouse(
+            "s3://source/warehouse",
+            s3.endpoint(),
+            "us-east-1",
+            EmbeddedS3.ACCESS_KEY,
+            EmbeddedS3.SECRET_KEY);
     io = new S3FileIO();
-    io.initialize(Map.of("s3.endpoint", s3.endpoint().toString(), "s3.path-style-access", "true",
-        "s3.access-key-id", EmbeddedS3.ACCESS_KEY, "s3.secret-access-key", EmbeddedS3.SECRET_KEY, "client.region", "us-east-1"));
+    io.initialize(
+        Map.of(
+            "s3.endpoint",
+            s3.endpoint().toString(),
+            "s3.path-style-access",
+            "true",
+            "s3.access-key-id",
+            EmbeddedS3.ACCESS_KEY,
+            "s3.secret-access-key",
+            EmbeddedS3.SECRET_KEY,
+            "client.region",
+            "us-east-1"));
     // every 5th answer to reads and writes is 503 SlowDown: everything must still replicate
-    throttling = new S3FaultInjector(5, Set.of("GetObject", "PutObject", "HeadObject", "CopyObject"));
+    throttling =
+        new S3FaultInjector(5, Set.of("GetObject", "PutObject", "HeadObject", "CopyObject"));
     service = startService();
   }
 
@@ -90,7 +107,9 @@ class S3ReplicationServiceTest {
     properties.put("replicator.rules[0].source", "s3://source/warehouse");
     for (int i = 0; i < TARGETS.size(); i++) {
       properties.put("replicator.rules[0].targets[" + i + "].name", TARGETS.get(i));
-      properties.put("replicator.rules[0].targets[" + i + "].prefix", "s3://replica-" + TARGETS.get(i) + "/warehouse");
+      properties.put(
+          "replicator.rules[0].targets[" + i + "].prefix",
+          "s3://replica-" + TARGETS.get(i) + "/warehouse");
     }
     for (String side : List.of("source", "target")) {
       properties.put("replicator.s3." + side + ".endpoint", s3.endpoint().toString());
@@ -178,14 +197,19 @@ class S3ReplicationServiceTest {
     Table t1 = SOURCES.get("t1");
     append(t1, "b", 4);
 
-    await().atMost(PATIENCE).untilAsserted(() -> {
-      JsonNode status = service.http.get("/api/replications/a/ns/t3").json();
-      assertThat(status.path("state").asText()).isEqualTo("FAILED");
-      assertThat(status.path("lastError").asText()).contains("Cannot read manifest list " + list);
-    });
+    await()
+        .atMost(PATIENCE)
+        .untilAsserted(
+            () -> {
+              JsonNode status = service.http.get("/api/replications/a/ns/t3").json();
+              assertThat(status.path("state").asText()).isEqualTo("FAILED");
+              assertThat(status.path("lastError").asText())
+                  .contains("Cannot read manifest list " + list);
+            });
     awaitInSync("t1");
     assertReplicasReadLikeTheSource("t1");
-    assertThat(service.http.get("/actuator/health").json().path("status").asText()).isEqualTo("DEGRADED");
+    assertThat(service.http.get("/actuator/health").json().path("status").asText())
+        .isEqualTo("DEGRADED");
   }
 
   @Test
@@ -198,14 +222,27 @@ class S3ReplicationServiceTest {
         publish(t4); // every event twice: both instances get work
       }
       awaitInSync("t4");
-      await().atMost(PATIENCE).untilAsserted(() ->
-          assertThat(second.http.get("/api/replications/b/ns/t4").json().path("state").asText()).isIn("IN_SYNC", "BACKFILLING", "LAGGING"));
+      await()
+          .atMost(PATIENCE)
+          .untilAsserted(
+              () ->
+                  assertThat(
+                          second
+                              .http
+                              .get("/api/replications/b/ns/t4")
+                              .json()
+                              .path("state")
+                              .asText())
+                      .isIn("IN_SYNC", "BACKFILLING", "LAGGING"));
       for (String target : TARGETS) {
         List<String> sourceFiles = new ArrayList<>();
         for (String version : replicaVersions(target, "t4")) {
-          sourceFiles.add(replicaProperty(target, "t4", version, ReplicaProperties.SOURCE_METADATA_FILE));
+          sourceFiles.add(
+              replicaProperty(target, "t4", version, ReplicaProperties.SOURCE_METADATA_FILE));
         }
-        assertThat(new HashSet<>(sourceFiles)).as("source versions committed on %s", target).hasSameSizeAs(sourceFiles);
+        assertThat(new HashSet<>(sourceFiles))
+            .as("source versions committed on %s", target)
+            .hasSameSizeAs(sourceFiles);
       }
       assertReplicasReadLikeTheSource("t4");
     }
@@ -218,14 +255,17 @@ class S3ReplicationServiceTest {
     assertThat(status.path("state").asText()).isEqualTo("IN_SYNC");
     assertThat(status.path("lagSeconds").asLong()).isZero();
     assertThat(status.path("commitsTotal").asLong()).isPositive();
-    assertThat(status.path("replicaMetadataFile").asText()).startsWith("s3://replica-b/warehouse/ns/t1/metadata/v");
+    assertThat(status.path("replicaMetadataFile").asText())
+        .startsWith("s3://replica-b/warehouse/ns/t1/metadata/v");
     assertThat(service.http.get("/api/replications").json()).hasSizeGreaterThanOrEqualTo(8);
 
     assertThat(throttling.injected()).as("503 answers injected").isPositive();
     String prometheus = service.http.get("/actuator/prometheus").body();
     assertThat(prometheus)
-        .containsPattern("replicator_commits_total\\{[^}]*table=\"ns/t1\"[^}]*target=\"a\"[^}]*} [1-9]")
-        .containsPattern("replicator_bytes_copied_total\\{[^}]*table=\"ns/t1\"[^}]*target=\"b\"[^}]*} [1-9]")
+        .containsPattern(
+            "replicator_commits_total\\{[^}]*table=\"ns/t1\"[^}]*target=\"a\"[^}]*} [1-9]")
+        .containsPattern(
+            "replicator_bytes_copied_total\\{[^}]*table=\"ns/t1\"[^}]*target=\"b\"[^}]*} [1-9]")
         .containsPattern("replicator_failures_total\\{[^}]*table=\"ns/t3\"[^}]*} [1-9]")
         .containsPattern("replicator_lag_seconds\\{[^}]*table=\"ns/t2\"[^}]*} 0")
         .containsPattern("replicator_s3_retries_total(\\{[^}]*})? [1-9]");
@@ -234,8 +274,13 @@ class S3ReplicationServiceTest {
   // --- source side -------------------------------------------------------------------------
 
   private static Table create(String name) {
-    Table table = warehouse.create("ns", name, SCHEMA, PartitionSpec.builderFor(SCHEMA).identity("category").build(),
-        Map.of("format-version", "2"));
+    Table table =
+        warehouse.create(
+            "ns",
+            name,
+            SCHEMA,
+            PartitionSpec.builderFor(SCHEMA).identity("category").build(),
+            Map.of("format-version", "2"));
     SOURCES.put(name, table);
     ROWS.put(name, new HashMap<>());
     return table;
@@ -281,33 +326,47 @@ class S3ReplicationServiceTest {
 
   private static void publishKey(String metadataFile) {
     String key = metadataFile.substring("s3://source/".length());
-    sqsClient.sendMessage(b -> b.queueUrl(queueUrl).messageBody(S3EventMessages.objectCreated("source", key, 1)));
+    sqsClient.sendMessage(
+        b -> b.queueUrl(queueUrl).messageBody(S3EventMessages.objectCreated("source", key, 1)));
   }
 
   private static void truncate(String location) {
     String key = location.substring("s3://source/".length());
     try (S3Client client = s3.client()) {
       byte[] bytes = client.getObjectAsBytes(b -> b.bucket("source").key(key)).asByteArray();
-      client.putObject(b -> b.bucket("source").key(key), RequestBody.fromBytes(java.util.Arrays.copyOf(bytes, bytes.length / 2)));
+      client.putObject(
+          b -> b.bucket("source").key(key),
+          RequestBody.fromBytes(java.util.Arrays.copyOf(bytes, bytes.length / 2)));
     }
   }
 
   // --- replica side ------------------------------------------------------------------------
 
   private static void awaitInSync(String table) {
-    await().atMost(PATIENCE).pollInterval(Duration.ofMillis(300)).untilAsserted(() -> {
-      for (String target : TARGETS) {
-        JsonNode status = service.http.get("/api/replications/" + target + "/ns/" + table).json();
-        assertThat(status.path("state").asText()).as("%s on %s: %s", table, target, status).isEqualTo("IN_SYNC");
-        assertThat(status.path("lastSourceMetadataFile").asText()).isEqualTo(S3Warehouse.metadataFile(SOURCES.get(table)));
-      }
-    });
+    await()
+        .atMost(PATIENCE)
+        .pollInterval(Duration.ofMillis(300))
+        .untilAsserted(
+            () -> {
+              for (String target : TARGETS) {
+                JsonNode status =
+                    service.http.get("/api/replications/" + target + "/ns/" + table).json();
+                assertThat(status.path("state").asText())
+                    .as("%s on %s: %s", table, target, status)
+                    .isEqualTo("IN_SYNC");
+                assertThat(status.path("lastSourceMetadataFile").asText())
+                    .isEqualTo(S3Warehouse.metadataFile(SOURCES.get(table)));
+              }
+            });
   }
 
   private static List<String> replicaVersions(String target, String table) {
     try (S3Client client = s3.client()) {
-      return client.listObjectsV2(b -> b.bucket("replica-" + target).prefix("warehouse/ns/" + table + "/metadata/v"))
-          .contents().stream()
+      return client
+          .listObjectsV2(
+              b -> b.bucket("replica-" + target).prefix("warehouse/ns/" + table + "/metadata/v"))
+          .contents()
+          .stream()
           .map(o -> o.key())
           .filter(k -> k.endsWith(".metadata.json"))
           .toList();
@@ -316,7 +375,8 @@ class S3ReplicationServiceTest {
 
   private static String replicaProperty(String target, String table, String key, String property) {
     try (S3Client client = s3.client()) {
-      byte[] bytes = client.getObjectAsBytes(b -> b.bucket("replica-" + target).key(key)).asByteArray();
+      byte[] bytes =
+          client.getObjectAsBytes(b -> b.bucket("replica-" + target).key(key)).asByteArray();
       return TableMetadataParser.read(bytes, key).properties().get(property);
     }
   }
@@ -325,7 +385,9 @@ class S3ReplicationServiceTest {
     for (String target : TARGETS) {
       Table replica = HintedReplica.open(io, "s3://replica-" + target + "/warehouse/ns/" + table);
       for (Map.Entry<Long, List<String>> snapshot : ROWS.get(table).entrySet()) {
-        assertThat(replica.snapshot(snapshot.getKey())).as("snapshot %s of %s on %s", snapshot.getKey(), table, target).isNotNull();
+        assertThat(replica.snapshot(snapshot.getKey()))
+            .as("snapshot %s of %s on %s", snapshot.getKey(), table, target)
+            .isNotNull();
         assertThat(SourceTable.rows(replica, snapshot.getKey()))
             .as("rows of snapshot %s of %s on %s", snapshot.getKey(), table, target)
             .isEqualTo(snapshot.getValue());

@@ -12,19 +12,27 @@ class ServeCommandTest {
   @Test
   void theCommandLineOffersServeWithItsHelp() {
     StringWriter out = new StringWriter();
-    int exit = ReplicatorCli.execute(new PrintWriter(out), new PrintWriter(new StringWriter()), "serve", "--help");
+    int exit =
+        ReplicatorCli.execute(
+            new PrintWriter(out), new PrintWriter(new StringWriter()), "serve", "--help");
     assertThat(exit).isZero();
-    assertThat(out.toString()).contains("Usage: replicator serve").contains("Runs the replication service");
+    assertThat(out.toString())
+        .contains("Usage: replicator serve")
+        .contains("Runs the replication service");
   }
 
   @Test
   void theServiceJarOffersNoEmulatorsOrLabCommands() {
     StringWriter serve = new StringWriter();
-    ReplicatorCli.execute(new PrintWriter(serve), new PrintWriter(new StringWriter()), "serve", "--help");
+    ReplicatorCli.execute(
+        new PrintWriter(serve), new PrintWriter(new StringWriter()), "serve", "--help");
     assertThat(serve.toString()).doesNotContain("--local").doesNotContain("--demo-interval");
     StringWriter commands = new StringWriter();
     ReplicatorCli.execute(new PrintWriter(commands), new PrintWriter(new StringWriter()), "--help");
-    assertThat(commands.toString()).contains("replicate", "expire", "serve")
-        .doesNotContain("demo").doesNotContain("benchmark").doesNotContain("campaign");
+    assertThat(commands.toString())
+        .contains("replicate", "expire", "serve")
+        .doesNotContain("demo")
+        .doesNotContain("benchmark")
+        .doesNotContain("campaign");
   }
 }

@@ -1,6 +1,5 @@
 package io.icerepl.lab.bench;
 
-import io.icerepl.localstack.S3Warehouse;
 import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.ReplicationSummary;
 import io.icerepl.app.engine.TableReplicator;
@@ -9,6 +8,7 @@ import io.icerepl.copier.s3.S3ObjectStore;
 import io.icerepl.copier.s3.S3Resilience;
 import io.icerepl.copier.s3.S3StoreSettings;
 import io.icerepl.localstack.EmbeddedS3;
+import io.icerepl.localstack.S3Warehouse;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -74,8 +74,10 @@ public final class BackfillThroughputBenchmark {
    * @param threads copy concurrency of both sides (the replicator's parallelism and the raw pool)
    * @param rounds alternations of raw and replicator runs
    */
-  public List<Run> run(Path workDir, int files, int totalMiB, int threads, int rounds) throws Exception {
-    out.printf("backfill-throughput: %d data files, %d MiB in total, %d threads, %d rounds, S3 on disk under %s%n",
+  public List<Run> run(Path workDir, int files, int totalMiB, int threads, int rounds)
+      throws Exception {
+    out.printf(
+        "backfill-throughput: %d data files, %d MiB in total, %d threads, %d rounds, S3 on disk under %s%n",
         files, totalMiB, threads, rounds, workDir);
     Path s3Folder = Files.createDirectories(workDir.resolve("s3"));
     List<Run> raw = new ArrayList<>();
@@ -89,8 +91,12 @@ public final class BackfillThroughputBenchmark {
       out.flush();
 
       S3Endpoint endpoint =
-          new S3Endpoint(Optional.of(s3.endpoint()), "us-east-1", Optional.of(EmbeddedS3.ACCESS_KEY),
-              Optional.of(EmbeddedS3.SECRET_KEY), true);
+          new S3Endpoint(
+              Optional.of(s3.endpoint()),
+              "us-east-1",
+              Optional.of(EmbeddedS3.ACCESS_KEY),
+              Optional.of(EmbeddedS3.SECRET_KEY),
+              true);
       Run table = null;
       for (int round = 1; round <= rounds; round++) {
         String rawBucket = "raw-" + round;
@@ -110,11 +116,15 @@ public final class BackfillThroughputBenchmark {
 
     Run rawMedian = median("raw CopyObject", raw);
     Run replicatorMedian = median("replicator", replicated);
-    out.printf("%-22s %8s %10s %10s %10s%n", "median of " + rounds, "files", "MiB", "MiB/s", "files/s");
+    out.printf(
+        "%-22s %8s %10s %10s %10s%n", "median of " + rounds, "files", "MiB", "MiB/s", "files/s");
     for (Run r : List.of(rawMedian, replicatorMedian)) {
-      out.printf("%-22s %8d %10.1f %10.1f %10.1f%n", r.kind, r.files, r.bytes / MIB, r.mibPerSecond(), r.filesPerSecond());
+      out.printf(
+          "%-22s %8d %10.1f %10.1f %10.1f%n",
+          r.kind, r.files, r.bytes / MIB, r.mibPerSecond(), r.filesPerSecond());
     }
-    out.printf("ratio replicator / raw CopyObject: %.2f (MiB/s), %.2f (files/s)%n",
+    out.printf(
+        "ratio replicator / raw CopyObject: %.2f (MiB/s), %.2f (files/s)%n",
         replicatorMedian.mibPerSecond() / rawMedian.mibPerSecond(),
         replicatorMedian.filesPerSecond() / rawMedian.filesPerSecond());
     out.flush();
@@ -122,8 +132,14 @@ public final class BackfillThroughputBenchmark {
   }
 
   private Run report(Run run) {
-    out.printf("  %-16s %6d files %8.1f MiB in %6.2f s: %7.1f MiB/s %8.1f files/s%n",
-        run.kind, run.files, run.bytes / MIB, run.seconds, run.mibPerSecond(), run.filesPerSecond());
+    out.printf(
+        "  %-16s %6d files %8.1f MiB in %6.2f s: %7.1f MiB/s %8.1f files/s%n",
+        run.kind,
+        run.files,
+        run.bytes / MIB,
+        run.seconds,
+        run.mibPerSecond(),
+        run.filesPerSecond());
     out.flush();
     return run;
   }
@@ -132,11 +148,18 @@ public final class BackfillThroughputBenchmark {
    * Random-byte data files put with {@code threads} uploads at once, then registered in four
    * appends (one manifest each) of an Iceberg table written by the Iceberg library.
    */
-  private static void writeSourceTable(EmbeddedS3 s3, S3Client client, int files, long totalBytes, int threads)
-      throws Exception {
+  private static void writeSourceTable(
+      EmbeddedS3 s3, S3Client client, int files, long totalBytes, int threads) throws Exception {
     try (S3Warehouse warehouse =
-        new S3Warehouse("s3://source/warehouse", s3.endpoint(), "us-east-1", EmbeddedS3.ACCESS_KEY, EmbeddedS3.SECRET_KEY)) {
-      Table table = warehouse.create("ns", "events", SCHEMA, PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
+        new S3Warehouse(
+            "s3://source/warehouse",
+            s3.endpoint(),
+            "us-east-1",
+            EmbeddedS3.ACCESS_KEY,
+            EmbeddedS3.SECRET_KEY)) {
+      Table table =
+          warehouse.create(
+              "ns", "events", SCHEMA, PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
       long mean = totalBytes / files;
       Random sizes = new Random(42);
       List<DataFile> dataFiles = new ArrayList<>();
@@ -147,17 +170,21 @@ public final class BackfillThroughputBenchmark {
           long size = mean / 4 + (long) (sizes.nextDouble() * mean * 1.5);
           String key = TABLE_PREFIX + "/data/" + String.format("%05d", i) + ".parquet";
           int seed = i;
-          puts.add(pool.submit(() -> {
-            byte[] bytes = new byte[(int) size];
-            new Random(seed).nextBytes(bytes);
-            client.putObject(b -> b.bucket("source").key(key), RequestBody.fromBytes(bytes));
-          }));
-          dataFiles.add(DataFiles.builder(table.spec())
-              .withPath("s3://source/" + key)
-              .withFormat(FileFormat.PARQUET)
-              .withFileSizeInBytes(size)
-              .withRecordCount(size / 16)
-              .build());
+          puts.add(
+              pool.submit(
+                  () -> {
+                    byte[] bytes = new byte[(int) size];
+                    new Random(seed).nextBytes(bytes);
+                    client.putObject(
+                        b -> b.bucket("source").key(key), RequestBody.fromBytes(bytes));
+                  }));
+          dataFiles.add(
+              DataFiles.builder(table.spec())
+                  .withPath("s3://source/" + key)
+                  .withFormat(FileFormat.PARQUET)
+                  .withFileSizeInBytes(size)
+                  .withRecordCount(size / 16)
+                  .build());
         }
         for (Future<?> put : puts) {
           put.get();
@@ -168,7 +195,9 @@ public final class BackfillThroughputBenchmark {
       int appends = 4;
       for (int a = 0; a < appends; a++) {
         AppendFiles append = table.newAppend();
-        dataFiles.subList(a * files / appends, (a + 1) * files / appends).forEach(append::appendFile);
+        dataFiles
+            .subList(a * files / appends, (a + 1) * files / appends)
+            .forEach(append::appendFile);
         append.commit();
       }
     }
@@ -177,17 +206,25 @@ public final class BackfillThroughputBenchmark {
   /** Every object of the source table copied with CopyObject, {@code threads} at once. */
   private static Run rawCopy(S3Client client, String bucket, int threads) throws Exception {
     List<S3Object> objects = new ArrayList<>();
-    client.listObjectsV2Paginator(b -> b.bucket("source").prefix(TABLE_PREFIX + "/"))
-        .contents().forEach(objects::add);
+    client
+        .listObjectsV2Paginator(b -> b.bucket("source").prefix(TABLE_PREFIX + "/"))
+        .contents()
+        .forEach(objects::add);
     long bytes = objects.stream().mapToLong(S3Object::size).sum();
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {
       long start = System.nanoTime();
       List<Future<?>> copies = new ArrayList<>();
       for (S3Object object : objects) {
-        copies.add(pool.submit(() -> client.copyObject(b -> b
-            .sourceBucket("source").sourceKey(object.key())
-            .destinationBucket(bucket).destinationKey(object.key()))));
+        copies.add(
+            pool.submit(
+                () ->
+                    client.copyObject(
+                        b ->
+                            b.sourceBucket("source")
+                                .sourceKey(object.key())
+                                .destinationBucket(bucket)
+                                .destinationKey(object.key()))));
       }
       for (Future<?> copy : copies) {
         copy.get();
@@ -205,37 +242,61 @@ public final class BackfillThroughputBenchmark {
    */
   private static Run replicateOnce(S3Endpoint endpoint, String bucket, int threads) {
     ExecutorService pool = Executors.newFixedThreadPool(threads);
-    try (S3ObjectStore source = S3ObjectStore.create(endpoint, S3StoreSettings.defaults("bench"), S3Resilience.defaults());
-        S3ObjectStore target = S3ObjectStore.create(endpoint, S3StoreSettings.defaults("bench"), S3Resilience.defaults())) {
+    try (S3ObjectStore source =
+            S3ObjectStore.create(
+                endpoint, S3StoreSettings.defaults("bench"), S3Resilience.defaults());
+        S3ObjectStore target =
+            S3ObjectStore.create(
+                endpoint, S3StoreSettings.defaults("bench"), S3Resilience.defaults())) {
       ReplicationOptions defaults = ReplicationOptions.defaults();
       ReplicationOptions options =
-          new ReplicationOptions(defaults.extraPrefixes(), false, defaults.maxMetadataBytes(), threads);
-      TableReplicator replicator = new TableReplicator(source, target, Clock.systemUTC(), pool, options);
+          new ReplicationOptions(
+              defaults.extraPrefixes(), false, defaults.maxMetadataBytes(), threads);
+      TableReplicator replicator =
+          new TableReplicator(source, target, Clock.systemUTC(), pool, options);
       long start = System.nanoTime();
       ReplicationSummary summary =
-          replicator.replicate("s3://source/" + TABLE_PREFIX, "s3://" + bucket + "/" + TABLE_PREFIX, Optional.empty());
+          replicator.replicate(
+              "s3://source/" + TABLE_PREFIX,
+              "s3://" + bucket + "/" + TABLE_PREFIX,
+              Optional.empty());
       double seconds = (System.nanoTime() - start) / 1e9;
-      return new Run("replicator (" + summary.filesCopied() + " copied, " + summary.filesRewritten() + " rewritten, "
-          + summary.replicaMetadataFiles().size() + " commits)", 0, 0, seconds);
+      return new Run(
+          "replicator ("
+              + summary.filesCopied()
+              + " copied, "
+              + summary.filesRewritten()
+              + " rewritten, "
+              + summary.replicaMetadataFiles().size()
+              + " commits)",
+          0,
+          0,
+          seconds);
     } finally {
       pool.shutdownNow();
     }
   }
 
-  /** Drops a measured copy from disk: the next round starts from an empty bucket, the disk stays small. */
+  /**
+   * Drops a measured copy from disk: the next round starts from an empty bucket, the disk stays
+   * small.
+   */
   private static void deleteBucketFolder(Path s3Folder, String bucket) throws IOException {
     Path folder = s3Folder.resolve(bucket);
     if (!Files.exists(folder)) {
       return;
     }
     try (Stream<Path> paths = Files.walk(folder)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(p -> {
-        try {
-          Files.delete(p);
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      });
+      paths
+          .sorted(Comparator.reverseOrder())
+          .forEach(
+              p -> {
+                try {
+                  Files.delete(p);
+                } catch (IOException e) {
+                  throw new UncheckedIOException(e);
+                }
+              });
     }
   }
 
@@ -243,8 +304,10 @@ public final class BackfillThroughputBenchmark {
     List<Run> sorted = new ArrayList<>(runs);
     sorted.sort(Comparator.comparingDouble(Run::seconds));
     int n = sorted.size();
-    double seconds = n % 2 == 1 ? sorted.get(n / 2).seconds
-        : (sorted.get(n / 2 - 1).seconds + sorted.get(n / 2).seconds) / 2;
+    double seconds =
+        n % 2 == 1
+            ? sorted.get(n / 2).seconds
+            : (sorted.get(n / 2 - 1).seconds + sorted.get(n / 2).seconds) / 2;
     return new Run(kind, sorted.get(0).files, sorted.get(0).bytes, seconds);
   }
 }

@@ -19,49 +19,60 @@ import javax.management.openmbean.CompositeData;
 /**
  * The peak heap of one phase of a run. A sampling thread reads the used heap every few
  * milliseconds, and every collection reports the heap just before it (the top of the sawtooth the
- * sampler can miss) and just after it (an upper bound of what was live then). Peak used depends
- * on when the collector chose to run; the largest heap after a collection is the steadier figure.
+ * sampler can miss) and just after it (an upper bound of what was live then). Peak used depends on
+ * when the collector chose to run; the largest heap after a collection is the steadier figure.
  */
 final class HeapPeak implements AutoCloseable {
   private final AtomicLong peakUsed = new AtomicLong();
   private final AtomicLong peakAfterGc = new AtomicLong();
-  private final Set<String> heapPools = ManagementFactory.getMemoryPoolMXBeans().stream()
-      .filter(p -> p.getType() == MemoryType.HEAP).map(MemoryPoolMXBean::getName).collect(Collectors.toSet());
+  private final Set<String> heapPools =
+      ManagementFactory.getMemoryPoolMXBeans().stream()
+          .filter(p -> p.getType() == MemoryType.HEAP)
+          .map(MemoryPoolMXBean::getName)
+          .collect(Collectors.toSet());
   private final List<Runnable> unregister = new ArrayList<>();
   private final Thread sampler;
   private volatile boolean running = true;
 
   private HeapPeak() {
-    NotificationListener listener = (notification, handback) -> {
-      if (!GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(notification.getType())) {
-        return;
-      }
-      var info = GarbageCollectionNotificationInfo.from((CompositeData) notification.getUserData()).getGcInfo();
-      peakUsed.accumulateAndGet(heapSum(info.getMemoryUsageBeforeGc()), Math::max);
-      peakAfterGc.accumulateAndGet(heapSum(info.getMemoryUsageAfterGc()), Math::max);
-    };
+    NotificationListener listener =
+        (notification, handback) -> {
+          if (!GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(
+              notification.getType())) {
+            return;
+          }
+          var info =
+              GarbageCollectionNotificationInfo.from((CompositeData) notification.getUserData())
+                  .getGcInfo();
+          peakUsed.accumulateAndGet(heapSum(info.getMemoryUsageBeforeGc()), Math::max);
+          peakAfterGc.accumulateAndGet(heapSum(info.getMemoryUsageAfterGc()), Math::max);
+        };
     for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
       NotificationEmitter emitter = (NotificationEmitter) gc;
       emitter.addNotificationListener(listener, null, null);
-      unregister.add(() -> {
-        try {
-          emitter.removeNotificationListener(listener);
-        } catch (Exception e) {
-          // already gone
-        }
-      });
+      unregister.add(
+          () -> {
+            try {
+              emitter.removeNotificationListener(listener);
+            } catch (Exception e) {
+              // already gone
+            }
+          });
     }
     var memory = ManagementFactory.getMemoryMXBean();
-    sampler = new Thread(() -> {
-      while (running) {
-        peakUsed.accumulateAndGet(memory.getHeapMemoryUsage().getUsed(), Math::max);
-        try {
-          Thread.sleep(5);
-        } catch (InterruptedException e) {
-          return;
-        }
-      }
-    }, "heap-peak");
+    sampler =
+        new Thread(
+            () -> {
+              while (running) {
+                peakUsed.accumulateAndGet(memory.getHeapMemoryUsage().getUsed(), Math::max);
+                try {
+                  Thread.sleep(5);
+                } catch (InterruptedException e) {
+                  return;
+                }
+              }
+            },
+            "heap-peak");
     sampler.setDaemon(true);
     sampler.start();
   }
@@ -87,8 +98,10 @@ final class HeapPeak implements AutoCloseable {
   }
 
   private long heapSum(Map<String, MemoryUsage> pools) {
-    return pools.entrySet().stream().filter(e -> heapPools.contains(e.getKey()))
-        .mapToLong(e -> e.getValue().getUsed()).sum();
+    return pools.entrySet().stream()
+        .filter(e -> heapPools.contains(e.getKey()))
+        .mapToLong(e -> e.getValue().getUsed())
+        .sum();
   }
 
   @Override

@@ -2,11 +2,11 @@ package io.icerepl.lab.bench;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.icerepl.localstack.TableWrites;
 import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.ReplicationSummary;
 import io.icerepl.app.engine.TableReplicator;
 import io.icerepl.copier.store.LocalObjectStore;
+import io.icerepl.localstack.TableWrites;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.model.TableMetadataParser;
 import java.io.IOException;
@@ -52,23 +52,42 @@ public final class IncrementalCostBenchmark {
 
   /** One measured history size. */
   public record Row(
-      int history, double filesRead, double filesCopied, double filesRewritten, double commitMs, double floorMs) {}
+      int history,
+      double filesRead,
+      double filesCopied,
+      double filesRewritten,
+      double commitMs,
+      double floorMs) {}
 
   public List<Row> run(Path workDir, List<Integer> histories, int commits) throws IOException {
     List<Row> rows = new ArrayList<>();
     for (int history : histories) {
       rows.add(measure(workDir.resolve("history-" + history), history, commits));
     }
-    out.printf("%-10s %12s %14s %16s %12s %18s %8s%n",
-        "history", "files read", "files copied", "files rewritten", "commit ms", "floor: json ms", "ratio");
+    out.printf(
+        "%-10s %12s %14s %16s %12s %18s %8s%n",
+        "history",
+        "files read",
+        "files copied",
+        "files rewritten",
+        "commit ms",
+        "floor: json ms",
+        "ratio");
     for (Row row : rows) {
-      out.printf("%-10d %12.0f %14.0f %16.0f %12.1f %18.1f %8.2f%n",
-          row.history, row.filesRead, row.filesCopied, row.filesRewritten, row.commitMs, row.floorMs,
+      out.printf(
+          "%-10d %12.0f %14.0f %16.0f %12.1f %18.1f %8.2f%n",
+          row.history,
+          row.filesRead,
+          row.filesCopied,
+          row.filesRewritten,
+          row.commitMs,
+          row.floorMs,
           row.commitMs / row.floorMs);
     }
     Row first = rows.get(0);
     Row last = rows.get(rows.size() - 1);
-    out.printf("commit time %d vs %d prior snapshots: %.2fx; floor %.2fx%n",
+    out.printf(
+        "commit time %d vs %d prior snapshots: %.2fx; floor %.2fx%n",
         last.history, first.history, last.commitMs / first.commitMs, last.floorMs / first.floorMs);
     out.flush();
     return rows;
@@ -78,7 +97,11 @@ public final class IncrementalCostBenchmark {
     String sourceLocation = dir.resolve("source").toUri().toString();
     String replicaLocation = dir.resolve("replica").toUri().toString();
     Table table =
-        tables.create(SCHEMA, PartitionSpec.unpartitioned(), Map.of(TableProperties.FORMAT_VERSION, "2"), sourceLocation);
+        tables.create(
+            SCHEMA,
+            PartitionSpec.unpartitioned(),
+            Map.of(TableProperties.FORMAT_VERSION, "2"),
+            sourceLocation);
     table.newFastAppend().appendFile(writeData(table, 0)).commit();
     synthesizeHistory(dir.resolve("source/metadata"), history);
 
@@ -86,7 +109,8 @@ public final class IncrementalCostBenchmark {
     ExecutorService executor = Executors.newFixedThreadPool(4);
     try {
       TableReplicator replicator =
-          new TableReplicator(store, store, Clock.systemUTC(), executor, ReplicationOptions.defaults());
+          new TableReplicator(
+              store, store, Clock.systemUTC(), executor, ReplicationOptions.defaults());
       replicator.replicate(sourceLocation, replicaLocation, Optional.empty());
 
       List<Double> millis = new ArrayList<>();
@@ -99,10 +123,12 @@ public final class IncrementalCostBenchmark {
         table.newFastAppend().appendFile(writeData(table, i + 1)).commit();
         store.reset();
         long start = System.nanoTime();
-        ReplicationSummary summary = replicator.replicate(sourceLocation, replicaLocation, Optional.empty());
+        ReplicationSummary summary =
+            replicator.replicate(sourceLocation, replicaLocation, Optional.empty());
         millis.add((System.nanoTime() - start) / 1e6);
         if (summary.versionsApplied() != 1) {
-          throw new IllegalStateException("expected one version per commit, applied " + summary.versionsApplied());
+          throw new IllegalStateException(
+              "expected one version per commit, applied " + summary.versionsApplied());
         }
         read += store.opens.get();
         copied += summary.filesCopied();
@@ -110,8 +136,13 @@ public final class IncrementalCostBenchmark {
         floors.add(jsonFloorMillis(table.location()));
       }
       out.printf("history %d: %d commits replicated, commit ms %s%n", history, commits, millis);
-      return new Row(history, (double) read / commits, (double) copied / commits, (double) rewritten / commits,
-          median(millis), median(floors));
+      return new Row(
+          history,
+          (double) read / commits,
+          (double) copied / commits,
+          (double) rewritten / commits,
+          median(millis),
+          median(floors));
     } finally {
       executor.shutdownNow();
     }
@@ -141,7 +172,9 @@ public final class IncrementalCostBenchmark {
     String hint = Files.readString(metadataDir.resolve("version-hint.text")).trim();
     int version = Integer.parseInt(hint);
     ObjectNode json =
-        (ObjectNode) TableMetadataParser.mapper().readTree(metadataDir.resolve("v" + version + ".metadata.json").toFile());
+        (ObjectNode)
+            TableMetadataParser.mapper()
+                .readTree(metadataDir.resolve("v" + version + ".metadata.json").toFile());
     ObjectNode current = (ObjectNode) json.withArray("snapshots").get(0);
     long firstTimestamp = current.get("timestamp-ms").asLong() - history - 1;
     ArrayNode snapshots = TableMetadataParser.mapper().createArrayNode();
@@ -163,10 +196,15 @@ public final class IncrementalCostBenchmark {
     log.addAll((ArrayNode) json.withArray("snapshot-log"));
     json.set("snapshots", snapshots);
     json.set("snapshot-log", log);
-    json.withArray("metadata-log").addObject()
+    json.withArray("metadata-log")
+        .addObject()
         .put("timestamp-ms", json.get("last-updated-ms").asLong())
-        .put("metadata-file", metadataDir.resolve("v" + version + ".metadata.json").toUri().toString());
-    Files.write(metadataDir.resolve("v" + (version + 1) + ".metadata.json"), TableMetadataParser.mapper().writeValueAsBytes(json));
+        .put(
+            "metadata-file",
+            metadataDir.resolve("v" + version + ".metadata.json").toUri().toString());
+    Files.write(
+        metadataDir.resolve("v" + (version + 1) + ".metadata.json"),
+        TableMetadataParser.mapper().writeValueAsBytes(json));
     Files.writeString(metadataDir.resolve("version-hint.text"), Integer.toString(version + 1));
     // Hadoop's local file system checks .crc sidecars: drop the stale one of the rewritten hint
     Files.deleteIfExists(metadataDir.resolve(".version-hint.text.crc"));

@@ -1,14 +1,14 @@
 package io.icerepl.lab.bench;
 
-import io.icerepl.localstack.S3Warehouse;
-import io.icerepl.localstack.TableWrites;
 import io.icerepl.app.service.ReplicatorApplication;
-import io.icerepl.lab.local.EmbeddedAws;
 import io.icerepl.copier.publish.ReplicaLayout;
+import io.icerepl.lab.local.EmbeddedAws;
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.localstack.S3EventMessages;
-import io.icerepl.merge.model.TableMetadataParser;
+import io.icerepl.localstack.S3Warehouse;
+import io.icerepl.localstack.TableWrites;
 import io.icerepl.merge.merge.ReplicaProperties;
+import io.icerepl.merge.model.TableMetadataParser;
 import io.icerepl.merge.path.TableLayout;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -41,9 +41,10 @@ import software.amazon.awssdk.services.sqs.SqsClient;
  * write one.
  */
 public final class LagBenchmark {
-  private static final Schema SCHEMA = new Schema(
-      Types.NestedField.required(1, "id", Types.LongType.get()),
-      Types.NestedField.optional(2, "payload", Types.StringType.get()));
+  private static final Schema SCHEMA =
+      new Schema(
+          Types.NestedField.required(1, "id", Types.LongType.get()),
+          Types.NestedField.optional(2, "payload", Types.StringType.get()));
   private static final String REPLICA_METADATA = "warehouse/ns/lag/metadata/";
 
   private final PrintWriter out;
@@ -53,14 +54,20 @@ public final class LagBenchmark {
   }
 
   public void run(int commits, int intervalMs, int pollMs) throws Exception {
-    out.printf("lag: %d commits of one tiny Parquet file, %d ms between commits, replica polled every %d ms%n",
+    out.printf(
+        "lag: %d commits of one tiny Parquet file, %d ms between commits, replica polled every %d ms%n",
         commits, intervalMs, pollMs);
     out.flush();
     try (EmbeddedAws aws = EmbeddedAws.start();
         S3Client s3 = aws.s3().client();
         SqsClient sqs = aws.sqs().client();
-        S3Warehouse warehouse = new S3Warehouse("s3://source/warehouse", aws.s3().endpoint(), "us-east-1",
-            EmbeddedS3.ACCESS_KEY, EmbeddedS3.SECRET_KEY)) {
+        S3Warehouse warehouse =
+            new S3Warehouse(
+                "s3://source/warehouse",
+                aws.s3().endpoint(),
+                "us-east-1",
+                EmbeddedS3.ACCESS_KEY,
+                EmbeddedS3.SECRET_KEY)) {
       List<String> args = new ArrayList<>(aws.springArguments());
       args.add("--server.port=0");
       args.add("--logging.level.root=WARN");
@@ -78,9 +85,18 @@ public final class LagBenchmark {
     }
   }
 
-  private void measure(EmbeddedAws aws, S3Client s3, SqsClient sqs, S3Warehouse warehouse, int commits,
-      int intervalMs, int pollMs) throws Exception {
-    Table table = warehouse.create("ns", "lag", SCHEMA, PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
+  private void measure(
+      EmbeddedAws aws,
+      S3Client s3,
+      SqsClient sqs,
+      S3Warehouse warehouse,
+      int commits,
+      int intervalMs,
+      int pollMs)
+      throws Exception {
+    Table table =
+        warehouse.create(
+            "ns", "lag", SCHEMA, PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
     publish(aws, sqs, S3Warehouse.metadataFile(table));
     // a first commit, waited for: the measured ones find the table discovered and backfilled
     table.newFastAppend().appendFile(tinyFile(table, -1)).commit();
@@ -89,8 +105,11 @@ public final class LagBenchmark {
     long warmUpDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while (!warmUp.equals(replicaSourceFile(s3))) {
       if (System.nanoTime() > warmUpDeadline) {
-        throw new IllegalStateException("the replica did not show the first commit " + warmUp
-            + " within 20 s; it shows " + replicaSourceFile(s3));
+        throw new IllegalStateException(
+            "the replica did not show the first commit "
+                + warmUp
+                + " within 20 s; it shows "
+                + replicaSourceFile(s3));
       }
       Thread.sleep(pollMs);
     }
@@ -100,26 +119,29 @@ public final class LagBenchmark {
     long[] shown = new long[commits];
     double[] commitMs = new double[commits];
     AtomicInteger shownUpTo = new AtomicInteger(-1);
-    Thread poller = new Thread(() -> {
-      while (shownUpTo.get() < commits - 1) {
-        try {
-          String file = replicaSourceFile(s3);
-          long now = System.nanoTime();
-          Integer index = file == null ? null : indexOf.get(file);
-          if (index != null) {
-            for (int i = shownUpTo.get() + 1; i <= index; i++) {
-              shown[i] = now;
-            }
-            shownUpTo.accumulateAndGet(index, Math::max);
-          }
-          Thread.sleep(pollMs);
-        } catch (InterruptedException e) {
-          return;
-        } catch (RuntimeException e) {
-          // a hint read mid-write or a transient error: the next poll sees it
-        }
-      }
-    }, "lag-poller");
+    Thread poller =
+        new Thread(
+            () -> {
+              while (shownUpTo.get() < commits - 1) {
+                try {
+                  String file = replicaSourceFile(s3);
+                  long now = System.nanoTime();
+                  Integer index = file == null ? null : indexOf.get(file);
+                  if (index != null) {
+                    for (int i = shownUpTo.get() + 1; i <= index; i++) {
+                      shown[i] = now;
+                    }
+                    shownUpTo.accumulateAndGet(index, Math::max);
+                  }
+                  Thread.sleep(pollMs);
+                } catch (InterruptedException e) {
+                  return;
+                } catch (RuntimeException e) {
+                  // a hint read mid-write or a transient error: the next poll sees it
+                }
+              }
+            },
+            "lag-poller");
     poller.start();
 
     long start = System.nanoTime();
@@ -140,8 +162,12 @@ public final class LagBenchmark {
     poller.join(TimeUnit.MINUTES.toMillis(3));
     poller.interrupt();
     if (shownUpTo.get() < commits - 1) {
-      throw new IllegalStateException("the replica showed only " + (shownUpTo.get() + 1) + " of " + commits
-          + " commits within 3 minutes of the last");
+      throw new IllegalStateException(
+          "the replica showed only "
+              + (shownUpTo.get() + 1)
+              + " of "
+              + commits
+              + " commits within 3 minutes of the last");
     }
     double replicatedSeconds = (shown[commits - 1] - start) / 1e9;
 
@@ -152,30 +178,55 @@ public final class LagBenchmark {
     Arrays.sort(lagMs);
     Arrays.sort(commitMs);
     out.printf("%-34s %9s %9s %9s %9s%n", "ms", "p50", "p90", "p99", "max");
-    out.printf("%-34s %9.0f %9.0f %9.0f %9.0f%n", "lag: commit written -> replica", pct(lagMs, 50), pct(lagMs, 90),
-        pct(lagMs, 99), lagMs[commits - 1]);
-    out.printf("%-34s %9.1f %9.1f %9.1f %9.1f%n", "floor: the writer's own commit", pct(commitMs, 50),
-        pct(commitMs, 90), pct(commitMs, 99), commitMs[commits - 1]);
-    out.printf("writer: %.1f commits/s; replicated: %.1f commits/s (first commit to last shown on the replica)%n",
+    out.printf(
+        "%-34s %9.0f %9.0f %9.0f %9.0f%n",
+        "lag: commit written -> replica",
+        pct(lagMs, 50),
+        pct(lagMs, 90),
+        pct(lagMs, 99),
+        lagMs[commits - 1]);
+    out.printf(
+        "%-34s %9.1f %9.1f %9.1f %9.1f%n",
+        "floor: the writer's own commit",
+        pct(commitMs, 50),
+        pct(commitMs, 90),
+        pct(commitMs, 99),
+        commitMs[commits - 1]);
+    out.printf(
+        "writer: %.1f commits/s; replicated: %.1f commits/s (first commit to last shown on the replica)%n",
         commits / writerSeconds, commits / replicatedSeconds);
-    out.printf("ratio lag / floor: %.1f (p50), %.1f (p99)%n",
+    out.printf(
+        "ratio lag / floor: %.1f (p50), %.1f (p99)%n",
         pct(lagMs, 50) / pct(commitMs, 50), pct(lagMs, 99) / pct(commitMs, 99));
     out.flush();
   }
 
-  /** The replica names its source's metadata file by name, relative to the source's metadata folder. */
+  /**
+   * The replica names its source's metadata file by name, relative to the source's metadata folder.
+   */
   private static String fileName(String metadataFile) {
     return metadataFile.substring(metadataFile.lastIndexOf('/') + 1);
   }
 
-  /** The source metadata file name the replica's current version holds, as a reader finds it; null before any. */
+  /**
+   * The source metadata file name the replica's current version holds, as a reader finds it; null
+   * before any.
+   */
   private static String replicaSourceFile(S3Client s3) {
     try {
-      String hint = s3.getObjectAsBytes(b -> b.bucket(EmbeddedAws.TARGET_BUCKET)
-          .key(REPLICA_METADATA + TableLayout.VERSION_HINT)).asUtf8String().trim();
+      String hint =
+          s3.getObjectAsBytes(
+                  b ->
+                      b.bucket(EmbeddedAws.TARGET_BUCKET)
+                          .key(REPLICA_METADATA + TableLayout.VERSION_HINT))
+              .asUtf8String()
+              .trim();
       String key = REPLICA_METADATA + ReplicaLayout.metadataFileName(Long.parseLong(hint));
-      byte[] metadata = s3.getObjectAsBytes(b -> b.bucket(EmbeddedAws.TARGET_BUCKET).key(key)).asByteArray();
-      return TableMetadataParser.read(metadata, key).properties().get(ReplicaProperties.SOURCE_METADATA_FILE);
+      byte[] metadata =
+          s3.getObjectAsBytes(b -> b.bucket(EmbeddedAws.TARGET_BUCKET).key(key)).asByteArray();
+      return TableMetadataParser.read(metadata, key)
+          .properties()
+          .get(ReplicaProperties.SOURCE_METADATA_FILE);
     } catch (NoSuchKeyException e) {
       return null;
     }
@@ -183,8 +234,10 @@ public final class LagBenchmark {
 
   private static void publish(EmbeddedAws aws, SqsClient sqs, String metadataFile) {
     String key = metadataFile.substring(("s3://" + EmbeddedAws.SOURCE_BUCKET + "/").length());
-    sqs.sendMessage(b -> b.queueUrl(aws.queueUrl())
-        .messageBody(S3EventMessages.objectCreated(EmbeddedAws.SOURCE_BUCKET, key, 1)));
+    sqs.sendMessage(
+        b ->
+            b.queueUrl(aws.queueUrl())
+                .messageBody(S3EventMessages.objectCreated(EmbeddedAws.SOURCE_BUCKET, key, 1)));
   }
 
   private static DataFile tinyFile(Table table, int seed) {

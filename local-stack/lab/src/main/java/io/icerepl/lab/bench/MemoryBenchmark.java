@@ -39,9 +39,10 @@ import org.apache.iceberg.types.Types;
  * first: parse its metadata JSON and read its manifest list, with the Iceberg library.
  */
 public final class MemoryBenchmark {
-  private static final Schema SCHEMA = new Schema(
-      Types.NestedField.required(1, "id", Types.LongType.get()),
-      Types.NestedField.optional(2, "payload", Types.StringType.get()));
+  private static final Schema SCHEMA =
+      new Schema(
+          Types.NestedField.required(1, "id", Types.LongType.get()),
+          Types.NestedField.optional(2, "payload", Types.StringType.get()));
   private static final double MIB = 1024 * 1024;
 
   private final PrintWriter out;
@@ -52,7 +53,8 @@ public final class MemoryBenchmark {
 
   public void run(Path workDir, int files, int manifests, int threads) throws Exception {
     long maxHeap = Runtime.getRuntime().maxMemory();
-    out.printf("memory: %d data files in %d manifests, local to local, %d threads, max heap (-Xmx) %.0f MiB, under %s%n",
+    out.printf(
+        "memory: %d data files in %d manifests, local to local, %d threads, max heap (-Xmx) %.0f MiB, under %s%n",
         files, manifests, threads, maxHeap / MIB, workDir);
     out.flush();
     String source = workDir.resolve("source").toUri().toString();
@@ -60,9 +62,12 @@ public final class MemoryBenchmark {
     long start = System.nanoTime();
     Table table = writeSourceTable(source, files, manifests);
     Path metadataDir = workDir.resolve("source/metadata");
-    out.printf("source table written in %.1f s; metadata: JSON %.1f KiB, manifest list %.1f KiB, manifests %.1f MiB%n",
-        (System.nanoTime() - start) / 1e9, size(metadataDir, ".metadata.json") / 1024.0,
-        size(metadataDir, "snap-") / 1024.0, size(metadataDir, "bench-m") / MIB);
+    out.printf(
+        "source table written in %.1f s; metadata: JSON %.1f KiB, manifest list %.1f KiB, manifests %.1f MiB%n",
+        (System.nanoTime() - start) / 1e9,
+        size(metadataDir, ".metadata.json") / 1024.0,
+        size(metadataDir, "snap-") / 1024.0,
+        size(metadataDir, "bench-m") / MIB);
     out.flush();
     table = null; // the writer's objects must not count in either phase
 
@@ -74,7 +79,8 @@ public final class MemoryBenchmark {
       Table read = new HadoopTables(new Configuration()).load(source);
       List<ManifestFile> list = read.currentSnapshot().allManifests(read.io());
       if (list.size() != manifests) {
-        throw new IllegalStateException("read " + list.size() + " manifests, expected " + manifests);
+        throw new IllegalStateException(
+            "read " + list.size() + " manifests, expected " + manifests);
       }
       baselinePeak = peak.peakUsed();
       baselineAfterGc = peak.peakAfterGc();
@@ -90,8 +96,14 @@ public final class MemoryBenchmark {
       replicatorLive = HeapPeak.liveNow();
       ReplicationOptions defaults = ReplicationOptions.defaults();
       LocalObjectStore store = new LocalObjectStore();
-      TableReplicator replicator = new TableReplicator(store, store, Clock.systemUTC(), pool,
-          new ReplicationOptions(defaults.extraPrefixes(), false, defaults.maxMetadataBytes(), threads));
+      TableReplicator replicator =
+          new TableReplicator(
+              store,
+              store,
+              Clock.systemUTC(),
+              pool,
+              new ReplicationOptions(
+                  defaults.extraPrefixes(), false, defaults.maxMetadataBytes(), threads));
       long replicateStart = System.nanoTime();
       summary = replicator.replicate(source, replica, Optional.empty());
       seconds = (System.nanoTime() - replicateStart) / 1e9;
@@ -100,17 +112,27 @@ public final class MemoryBenchmark {
     } finally {
       pool.shutdownNow();
     }
-    out.printf("replicated in %.1f s: %d files copied, %d rewritten, %d replica commits%n",
+    out.printf(
+        "replicated in %.1f s: %d files copied, %d rewritten, %d replica commits%n",
         seconds, summary.filesCopied(), summary.filesRewritten(), summary.versionsApplied());
 
     // "peak after GC" is the largest heap left by a collection during the phase; "-" when none ran
     out.printf("%-46s %14s %14s %16s%n", "MiB", "live at start", "peak used", "peak after GC");
-    out.printf("%-46s %14.1f %14.1f %16s%n", "baseline: parse metadata JSON + manifest list",
-        baselineLive / MIB, baselinePeak / MIB, afterGc(baselineAfterGc));
-    out.printf("%-46s %14.1f %14.1f %16s%n", "replicator: replicate the table",
-        replicatorLive / MIB, replicatorPeak / MIB, afterGc(replicatorAfterGc));
+    out.printf(
+        "%-46s %14.1f %14.1f %16s%n",
+        "baseline: parse metadata JSON + manifest list",
+        baselineLive / MIB,
+        baselinePeak / MIB,
+        afterGc(baselineAfterGc));
+    out.printf(
+        "%-46s %14.1f %14.1f %16s%n",
+        "replicator: replicate the table",
+        replicatorLive / MIB,
+        replicatorPeak / MIB,
+        afterGc(replicatorAfterGc));
     out.printf("max heap (-Xmx) %.0f MiB%n", maxHeap / MIB);
-    out.printf("ratio replicator / baseline (peak used): %.2f%n", (double) replicatorPeak / baselinePeak);
+    out.printf(
+        "ratio replicator / baseline (peak used): %.2f%n", (double) replicatorPeak / baselinePeak);
     out.flush();
   }
 
@@ -119,9 +141,15 @@ public final class MemoryBenchmark {
   }
 
   /** The table, its manifests and its placeholder data files (one folder per manifest). */
-  private static Table writeSourceTable(String location, int files, int manifests) throws IOException {
-    Table table = new HadoopTables(new Configuration()).create(SCHEMA, PartitionSpec.unpartitioned(),
-        Map.of(TableProperties.FORMAT_VERSION, "2"), location);
+  private static Table writeSourceTable(String location, int files, int manifests)
+      throws IOException {
+    Table table =
+        new HadoopTables(new Configuration())
+            .create(
+                SCHEMA,
+                PartitionSpec.unpartitioned(),
+                Map.of(TableProperties.FORMAT_VERSION, "2"),
+                location);
     Path data = Path.of(java.net.URI.create(location)).resolve("data");
     AppendFiles append = table.newFastAppend();
     for (int m = 0; m < manifests; m++) {
@@ -133,12 +161,13 @@ public final class MemoryBenchmark {
       try (writer) {
         for (int f = 0; f < inThis; f++) {
           Path file = Files.createFile(folder.resolve(String.format("f%05d.parquet", f)));
-          writer.add(DataFiles.builder(table.spec())
-              .withPath(file.toUri().toString())
-              .withFormat(FileFormat.PARQUET)
-              .withFileSizeInBytes(0)
-              .withRecordCount(1)
-              .build());
+          writer.add(
+              DataFiles.builder(table.spec())
+                  .withPath(file.toUri().toString())
+                  .withFormat(FileFormat.PARQUET)
+                  .withFileSizeInBytes(0)
+                  .withRecordCount(1)
+                  .build());
         }
       }
       append.appendManifest(writer.toManifestFile());
@@ -149,15 +178,20 @@ public final class MemoryBenchmark {
 
   private static long size(Path folder, String nameContains) throws IOException {
     try (Stream<Path> paths = Files.list(folder)) {
-      return paths.filter(p -> p.getFileName().toString().contains(nameContains)
-              && !p.getFileName().toString().startsWith("."))
-          .mapToLong(p -> {
-            try {
-              return Files.size(p);
-            } catch (IOException e) {
-              throw new UncheckedIOException(e);
-            }
-          }).sum();
+      return paths
+          .filter(
+              p ->
+                  p.getFileName().toString().contains(nameContains)
+                      && !p.getFileName().toString().startsWith("."))
+          .mapToLong(
+              p -> {
+                try {
+                  return Files.size(p);
+                } catch (IOException e) {
+                  throw new UncheckedIOException(e);
+                }
+              })
+          .sum();
     }
   }
 }

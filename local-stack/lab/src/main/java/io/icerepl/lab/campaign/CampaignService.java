@@ -4,7 +4,9 @@ import io.icerepl.lab.local.EmbeddedAws;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The service configuration both campaigns run: one rule, the embedded S3 and SQS, quick retries. */
+/**
+ * The service configuration both campaigns run: one rule, the embedded S3 and SQS, quick retries.
+ */
 final class CampaignService {
   static final String SOURCE_BUCKET = "source";
   static final String TARGET_BUCKET = "replica";

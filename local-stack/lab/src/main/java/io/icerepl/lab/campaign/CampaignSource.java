@@ -28,8 +28,9 @@ import org.apache.iceberg.types.Types;
 /**
  * The source table of a campaign, written with the Iceberg library (S3FileIO) as an engine would:
  * appends, position deletes, one schema change, tags, a branch and source-side expiries (files
- * kept, so every version stays replicable). After each commit it records the rows of the new snapshot, read back
- * from the source, and hands the new metadata file to a publisher (the S3 event).
+ * kept, so every version stays replicable). After each commit it records the rows of the new
+ * snapshot, read back from the source, and hands the new metadata file to a publisher (the S3
+ * event).
  */
 final class CampaignSource implements AutoCloseable {
   static final String NAMESPACE = "ns";
@@ -47,9 +48,16 @@ final class CampaignSource implements AutoCloseable {
   private long nextId = 1;
   private boolean columnAdded;
 
-  CampaignSource(String bucket, URI endpoint, String region, String accessKey, String secretKey,
-      Consumer<String> publisher, long seed) {
-    this.warehouse = new S3Warehouse("s3://" + bucket + "/warehouse", endpoint, region, accessKey, secretKey);
+  CampaignSource(
+      String bucket,
+      URI endpoint,
+      String region,
+      String accessKey,
+      String secretKey,
+      Consumer<String> publisher,
+      long seed) {
+    this.warehouse =
+        new S3Warehouse("s3://" + bucket + "/warehouse", endpoint, region, accessKey, secretKey);
     this.publisher = publisher;
     this.random = new Random(seed);
   }
@@ -63,8 +71,13 @@ final class CampaignSource implements AutoCloseable {
               Types.NestedField.required(1, "id", Types.LongType.get()),
               Types.NestedField.required(2, "category", Types.StringType.get()),
               Types.NestedField.optional(3, "amount", Types.DoubleType.get()));
-      table = warehouse.create(NAMESPACE, TABLE, schema, PartitionSpec.builderFor(schema).identity("category").build(),
-          Map.of(TableProperties.FORMAT_VERSION, "2"));
+      table =
+          warehouse.create(
+              NAMESPACE,
+              TABLE,
+              schema,
+              PartitionSpec.builderFor(schema).identity("category").build(),
+              Map.of(TableProperties.FORMAT_VERSION, "2"));
       what = "create";
     } else {
       int phase = (int) (step % 10);
@@ -89,8 +102,12 @@ final class CampaignSource implements AutoCloseable {
         what = "branch";
       } else if (phase == 9) {
         // the source keeps a short history; the replica keeps every snapshot it replicated
-        table.expireSnapshots().retainLast(3).expireOlderThan(System.currentTimeMillis())
-            .cleanExpiredFiles(false).commit();
+        table
+            .expireSnapshots()
+            .retainLast(3)
+            .expireOlderThan(System.currentTimeMillis())
+            .cleanExpiredFiles(false)
+            .commit();
         what = "source expiry";
       } else {
         what = append();
@@ -115,7 +132,9 @@ final class CampaignSource implements AutoCloseable {
     List<Record> records = new ArrayList<>();
     int count = 1 + random.nextInt(5);
     for (int i = 0; i < count; i++) {
-      Map<String, Object> values = new java.util.HashMap<>(Map.of("id", nextId, "category", category, "amount", nextId * 2.5));
+      Map<String, Object> values =
+          new java.util.HashMap<>(
+              Map.of("id", nextId, "category", category, "amount", nextId * 2.5));
       if (columnAdded) {
         values.put("note", "n" + nextId);
       }
@@ -138,14 +157,18 @@ final class CampaignSource implements AutoCloseable {
     }
     DataFile file = files.get(random.nextInt(files.size()));
     long position = random.nextInt((int) Math.max(1, file.recordCount()));
-    table.newRowDelta().addDeletes(TableWrites.writePositionDeletes(table, file, position)).commit();
+    table
+        .newRowDelta()
+        .addDeletes(TableWrites.writePositionDeletes(table, file, position))
+        .commit();
     return "position delete";
   }
 
   /** Rows a table reads at a snapshot, sorted, as strings. */
   static List<String> rows(Table table, long snapshotId) {
     List<String> result = new ArrayList<>();
-    try (CloseableIterable<Record> records = IcebergGenerics.read(table).useSnapshot(snapshotId).build()) {
+    try (CloseableIterable<Record> records =
+        IcebergGenerics.read(table).useSnapshot(snapshotId).build()) {
       records.forEach(r -> result.add(r.toString()));
     } catch (IOException e) {
       throw new UncheckedIOException(e);

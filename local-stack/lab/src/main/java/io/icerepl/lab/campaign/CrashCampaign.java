@@ -16,7 +16,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -38,8 +37,16 @@ public final class CrashCampaign {
 
   /** Settings; see the {@code campaign crash} options. */
   public record Settings(
-      int kills, long seed, Path jar, Duration minDelay, Duration maxDelay, Duration commitInterval,
-      Duration convergeTimeout, Duration readerPause, Path workDir, List<String> jvmOptions) {}
+      int kills,
+      long seed,
+      Path jar,
+      Duration minDelay,
+      Duration maxDelay,
+      Duration commitInterval,
+      Duration convergeTimeout,
+      Duration readerPause,
+      Path workDir,
+      List<String> jvmOptions) {}
 
   private final Settings settings;
   private final PrintWriter out;
@@ -52,12 +59,17 @@ public final class CrashCampaign {
   /** Runs the campaign, prints its figures and returns whether every check passed. */
   public boolean run() throws Exception {
     long started = System.nanoTime();
-    Path work = settings.workDir() != null ? settings.workDir() : Files.createTempDirectory("icerepl-crash-");
+    Path work =
+        settings.workDir() != null
+            ? settings.workDir()
+            : Files.createTempDirectory("icerepl-crash-");
     Files.createDirectories(work.resolve("s3"));
     Random random = new Random(settings.seed());
     int s3Port = freePort();
     int sqsPort = freePort();
-    out.printf("crash campaign: seed %d, %d kills, work folder %s%n", settings.seed(), settings.kills(), work);
+    out.printf(
+        "crash campaign: seed %d, %d kills, work folder %s%n",
+        settings.seed(), settings.kills(), work);
     out.flush();
     try (EmbeddedS3 s3 = EmbeddedS3.start(work.resolve("s3"), s3Port);
         EmbeddedSqs sqs = EmbeddedSqs.start(sqsPort);
@@ -69,24 +81,41 @@ public final class CrashCampaign {
       String region = EmbeddedS3.REGION.id();
       String tablePath = "warehouse/" + CampaignSource.NAMESPACE + "/" + CampaignSource.TABLE;
 
-      try (CampaignSource source = new CampaignSource(SOURCE_BUCKET, s3.endpoint(), region, EmbeddedS3.ACCESS_KEY,
-              EmbeddedS3.SECRET_KEY, file -> publish(sqsClient, queueUrl, file), settings.seed());
-          ReplicaReader reader = new ReplicaReader(s3.endpoint(), region, EmbeddedS3.ACCESS_KEY, EmbeddedS3.SECRET_KEY,
-              TARGET_BUCKET, tablePath)) {
+      try (CampaignSource source =
+              new CampaignSource(
+                  SOURCE_BUCKET,
+                  s3.endpoint(),
+                  region,
+                  EmbeddedS3.ACCESS_KEY,
+                  EmbeddedS3.SECRET_KEY,
+                  file -> publish(sqsClient, queueUrl, file),
+                  settings.seed());
+          ReplicaReader reader =
+              new ReplicaReader(
+                  s3.endpoint(),
+                  region,
+                  EmbeddedS3.ACCESS_KEY,
+                  EmbeddedS3.SECRET_KEY,
+                  TARGET_BUCKET,
+                  tablePath)) {
         AtomicBoolean writing = new AtomicBoolean(true);
         AtomicLong writerErrors = new AtomicLong();
-        Thread writer = new Thread(() -> {
-          while (writing.get()) {
-            try {
-              source.commit();
-            } catch (Throwable e) {
-              writerErrors.incrementAndGet();
-            }
-            sleep(settings.commitInterval().toMillis());
-          }
-        }, "campaign-writer");
+        Thread writer =
+            new Thread(
+                () -> {
+                  while (writing.get()) {
+                    try {
+                      source.commit();
+                    } catch (Throwable e) {
+                      writerErrors.incrementAndGet();
+                    }
+                    sleep(settings.commitInterval().toMillis());
+                  }
+                },
+                "campaign-writer");
 
-        ReaderLoop readerLoop = new ReaderLoop(reader::openAndScanCurrent, settings.readerPause().toMillis());
+        ReaderLoop readerLoop =
+            new ReaderLoop(reader::openAndScanCurrent, settings.readerPause().toMillis());
         Thread readerThread = new Thread(readerLoop, "campaign-reader");
 
         List<String> serviceArgs = serviceArguments(endpoint, sqs.endpoint().toString());
@@ -100,11 +129,13 @@ public final class CrashCampaign {
         long setupDeadline = System.nanoTime() + settings.convergeTimeout().toNanos();
         while (!holdsHead(reader, source.head())) {
           if (System.nanoTime() > setupDeadline) {
-            throw new IllegalStateException("The service did not replicate the new table; see " + log);
+            throw new IllegalStateException(
+                "The service did not replicate the new table; see " + log);
           }
           sleep(250);
         }
-        out.printf("  setup: the service replicated the new table (%d source commit)%n", source.commits());
+        out.printf(
+            "  setup: the service replicated the new table (%d source commit)%n", source.commits());
         writer.start();
         readerThread.start();
 
@@ -143,9 +174,15 @@ public final class CrashCampaign {
             killedWhileBehind++;
           }
           int replicaVersions = reader.versions().size();
-          out.printf("  kill %3d at %5d ms after %s (life %5.1f s): replica %d -> %d versions, source %d commits%n",
-              k, delay, duringStartup ? "start" : "ready", (System.nanoTime() - startedAt) / 1e9, versionsBefore,
-              replicaVersions, source.commits());
+          out.printf(
+              "  kill %3d at %5d ms after %s (life %5.1f s): replica %d -> %d versions, source %d commits%n",
+              k,
+              delay,
+              duringStartup ? "start" : "ready",
+              (System.nanoTime() - startedAt) / 1e9,
+              versionsBefore,
+              replicaVersions,
+              source.commits());
           out.flush();
         }
 
@@ -196,44 +233,83 @@ public final class CrashCampaign {
 
         List<String> problems = new ArrayList<>();
         String current = reader.currentMetadataFile();
-        long[] compared = current == null ? new long[] {0, source.recordedRows().size(), 0}
-            : reader.compare(current, source.recordedRows(), problems);
-        List<String> refProblems = current == null ? List.of("no replica")
-            : reader.refProblems(current, source.refs(), source.currentSnapshotId());
+        long[] compared =
+            current == null
+                ? new long[] {0, source.recordedRows().size(), 0}
+                : reader.compare(current, source.recordedRows(), problems);
+        List<String> refProblems =
+            current == null
+                ? List.of("no replica")
+                : reader.refProblems(current, source.refs(), source.currentSnapshotId());
         problems.addAll(refProblems);
         double wall = (System.nanoTime() - started) / 1e9;
 
         out.println();
         out.println("| crash campaign (seed " + settings.seed() + ") | |");
         out.println("|---|---|");
-        row("kills (SIGKILL)", kills + " (" + (kills - killedWhileStarting) + " while serving, of which "
-            + killedWhileBehind + " with the replica behind the source; " + killedWhileStarting + " while starting)");
+        row(
+            "kills (SIGKILL)",
+            kills
+                + " ("
+                + (kills - killedWhileStarting)
+                + " while serving, of which "
+                + killedWhileBehind
+                + " with the replica behind the source; "
+                + killedWhileStarting
+                + " while starting)");
         row("service starts (restarts)", starts + " (" + (starts - 1) + ")");
-        row("reader opens of the current replica metadata", readerLoop.opens() + " (" + readerLoop.rows()
-            + " rows scanned; " + readerLoop.notYet() + " polls before the replica existed)");
+        row(
+            "reader opens of the current replica metadata",
+            readerLoop.opens()
+                + " ("
+                + readerLoop.rows()
+                + " rows scanned; "
+                + readerLoop.notYet()
+                + " polls before the replica existed)");
         row("reader failures", Long.toString(readerLoop.failures()));
-        row("source commits", committed + " " + source.operations() + (writerErrors.get() > 0
-            ? ", writer errors " + writerErrors.get() : ""));
-        row("replica versions before the last restart / committed by the last run",
+        row(
+            "source commits",
+            committed
+                + " "
+                + source.operations()
+                + (writerErrors.get() > 0 ? ", writer errors " + writerErrors.get() : ""));
+        row(
+            "replica versions before the last restart / committed by the last run",
             replicaVersionsBefore + " / " + (versions.size() - replicaVersionsBefore));
-        row("last restart: converged to the source head", converged ? String.format("yes, in %.1f s", convergeSeconds)
-            : "NO (timeout " + settings.convergeTimeout().toSeconds() + " s)");
+        row(
+            "last restart: converged to the source head",
+            converged
+                ? String.format("yes, in %.1f s", convergeSeconds)
+                : "NO (timeout " + settings.convergeTimeout().toSeconds() + " s)");
         row("source commits replicated / committed", replicated.size() + " / " + committed);
-        row("replica versions / source versions committed twice", versions.size() + " / " + duplicates);
-        row("snapshots compared / missing / mismatches", compared[0] + " / " + compared[1] + " / " + compared[2]);
-        row("refs / current snapshot as on the source", refProblems.isEmpty() ? "yes (" + source.refs().keySet() + ")"
-            : "NO");
+        row(
+            "replica versions / source versions committed twice",
+            versions.size() + " / " + duplicates);
+        row(
+            "snapshots compared / missing / mismatches",
+            compared[0] + " / " + compared[1] + " / " + compared[2]);
+        row(
+            "refs / current snapshot as on the source",
+            refProblems.isEmpty() ? "yes (" + source.refs().keySet() + ")" : "NO");
         row("wall time", String.format("%.1f s", wall));
         for (String m : readerLoop.failureMessages()) {
           out.println("reader failure: " + m);
         }
         problems.stream().limit(10).forEach(p -> out.println("mismatch: " + p));
-        Verdict verdict = new Verdict()
-            .check("the reader opened the replica", readerLoop.opens() > 0)
-            .check("no reader failure", readerLoop.failures() == 0)
-            .check("no writer error", writerErrors.get() == 0)
-            .replicaChecks(converged, replicated.size(), committed, duplicates, compared[0], compared[1], compared[2],
-                refProblems);
+        Verdict verdict =
+            new Verdict()
+                .check("the reader opened the replica", readerLoop.opens() > 0)
+                .check("no reader failure", readerLoop.failures() == 0)
+                .check("no writer error", writerErrors.get() == 0)
+                .replicaChecks(
+                    converged,
+                    replicated.size(),
+                    committed,
+                    duplicates,
+                    compared[0],
+                    compared[1],
+                    compared[2],
+                    refProblems);
         boolean ok = verdict.ok();
         out.println(ok ? "crash campaign: OK" : "crash campaign: FAILED " + verdict.failed());
         if (!ok) {
@@ -288,10 +364,12 @@ public final class CrashCampaign {
   private static boolean isReady(int port) {
     try {
       HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
-      HttpResponse<String> response = http.send(
-          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/health"))
-              .timeout(Duration.ofSeconds(1)).build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> response =
+          http.send(
+              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/health"))
+                  .timeout(Duration.ofSeconds(1))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
       return response.statusCode() == 200;
     } catch (IOException e) {
       return false;
@@ -303,7 +381,9 @@ public final class CrashCampaign {
 
   static void publish(SqsClient sqs, String queueUrl, String metadataFile) {
     String key = metadataFile.substring(("s3://" + SOURCE_BUCKET + "/").length());
-    sqs.sendMessage(b -> b.queueUrl(queueUrl).messageBody(S3EventMessages.objectCreated(SOURCE_BUCKET, key, 0)));
+    sqs.sendMessage(
+        b ->
+            b.queueUrl(queueUrl).messageBody(S3EventMessages.objectCreated(SOURCE_BUCKET, key, 0)));
   }
 
   static int freePort() {

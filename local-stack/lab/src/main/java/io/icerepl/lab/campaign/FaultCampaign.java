@@ -19,9 +19,9 @@ import software.amazon.awssdk.services.sqs.SqsClient;
 
 /**
  * The fault campaign: for each rate, the service in-process with an SDK interceptor injecting S3
- * faults on both sides (source and target clients), every S3 event published twice and some
- * late; a writer makes its commits and the campaign measures the time until the replica holds the
- * head, then compares every snapshot. A 0 % baseline runs first.
+ * faults on both sides (source and target clients), every S3 event published twice and some late; a
+ * writer makes its commits and the campaign measures the time until the replica holds the head,
+ * then compares every snapshot. A 0 % baseline runs first.
  */
 public final class FaultCampaign {
   private static final String SOURCE_BUCKET = CampaignService.SOURCE_BUCKET;
@@ -34,7 +34,8 @@ public final class FaultCampaign {
   private final Duration convergeTimeout;
   private final PrintWriter out;
 
-  public FaultCampaign(List<Integer> rates, int commits, long seed, Duration convergeTimeout, PrintWriter out) {
+  public FaultCampaign(
+      List<Integer> rates, int commits, long seed, Duration convergeTimeout, PrintWriter out) {
     this.rates = new ArrayList<>();
     if (!rates.contains(0)) {
       this.rates.add(0);
@@ -47,13 +48,34 @@ public final class FaultCampaign {
   }
 
   private record Result(
-      int rate, int replicated, int committed, int duplicates, long events, FaultInterceptor faults, long retries,
-      boolean converged, double convergeSeconds, double totalSeconds, long compared, long missing, long mismatched,
-      List<String> problems, List<String> refProblems, double writeSeconds) {
+      int rate,
+      int replicated,
+      int committed,
+      int duplicates,
+      long events,
+      FaultInterceptor faults,
+      long retries,
+      boolean converged,
+      double convergeSeconds,
+      double totalSeconds,
+      long compared,
+      long missing,
+      long mismatched,
+      List<String> problems,
+      List<String> refProblems,
+      double writeSeconds) {
     Verdict verdict() {
       return new Verdict()
           .check("faults injected at a non-zero rate", rate == 0 || faults.injectedTotal() > 0)
-          .replicaChecks(converged, replicated, committed, duplicates, compared, missing, mismatched, refProblems);
+          .replicaChecks(
+              converged,
+              replicated,
+              committed,
+              duplicates,
+              compared,
+              missing,
+              mismatched,
+              refProblems);
     }
 
     boolean ok() {
@@ -70,23 +92,37 @@ public final class FaultCampaign {
     for (int rate : rates) {
       Result result = runRate(rate);
       results.add(result);
-      out.printf("  %3d %%: %s in %.1f s%n", rate, result.ok() ? "ok" : "FAILED " + result.verdict().failed(),
-          result.totalSeconds());
+      out.printf(
+          "  %3d %%: %s in %.1f s%n",
+          rate, result.ok() ? "ok" : "FAILED " + result.verdict().failed(), result.totalSeconds());
       out.flush();
     }
     out.println();
-    out.println("| fault rate | commits replicated / committed | faults injected (503 / 500 / reset / slow) "
-        + "| S3 requests | S3 retries | events sent | commits written in | converged after the last commit | total | snapshots compared / mismatches |");
+    out.println(
+        "| fault rate | commits replicated / committed | faults injected (503 / 500 / reset / slow) "
+            + "| S3 requests | S3 retries | events sent | commits written in | converged after the last commit | total | snapshots compared / mismatches |");
     out.println("|---|---|---|---|---|---|---|---|---|---|");
     for (Result r : results) {
       FaultInterceptor f = r.faults();
-      out.printf("| %d %% | %d / %d%s | %d (%d / %d / %d / %d) | %d | %d | %d | %.1f s | %s | %.1f s | %d / %d |%n",
-          r.rate(), r.replicated(), r.committed(), r.duplicates() > 0 ? " (" + r.duplicates() + " twice)" : "",
-          f.injectedTotal(), f.injected(FaultInterceptor.Kind.SLOW_DOWN_503),
-          f.injected(FaultInterceptor.Kind.INTERNAL_ERROR_500), f.injected(FaultInterceptor.Kind.CONNECTION_RESET),
-          f.injected(FaultInterceptor.Kind.SLOW_RESPONSE), f.requests(), r.retries(), r.events(), r.writeSeconds(),
-          r.converged() ? String.format("%.1f s", r.convergeSeconds()) : "NO (timeout)", r.totalSeconds(),
-          r.compared(), r.missing() + r.mismatched());
+      out.printf(
+          "| %d %% | %d / %d%s | %d (%d / %d / %d / %d) | %d | %d | %d | %.1f s | %s | %.1f s | %d / %d |%n",
+          r.rate(),
+          r.replicated(),
+          r.committed(),
+          r.duplicates() > 0 ? " (" + r.duplicates() + " twice)" : "",
+          f.injectedTotal(),
+          f.injected(FaultInterceptor.Kind.SLOW_DOWN_503),
+          f.injected(FaultInterceptor.Kind.INTERNAL_ERROR_500),
+          f.injected(FaultInterceptor.Kind.CONNECTION_RESET),
+          f.injected(FaultInterceptor.Kind.SLOW_RESPONSE),
+          f.requests(),
+          r.retries(),
+          r.events(),
+          r.writeSeconds(),
+          r.converged() ? String.format("%.1f s", r.convergeSeconds()) : "NO (timeout)",
+          r.totalSeconds(),
+          r.compared(),
+          r.missing() + r.mismatched());
     }
     for (Result r : results) {
       r.problems().stream().limit(5).forEach(p -> out.println("rate " + r.rate() + " %: " + p));
@@ -110,29 +146,45 @@ public final class FaultCampaign {
       String queueUrl = sqs.createQueueWithDeadLetterQueue(QUEUE, 5, 5);
       String region = EmbeddedS3.REGION.id();
       FaultInterceptor faults = new FaultInterceptor(rate, seed * 1000 + rate);
-      ConfigurableApplicationContext service = startService(s3.endpoint().toString(), sqs.endpoint().toString(), faults);
-      try (CampaignSource source = new CampaignSource(SOURCE_BUCKET, s3.endpoint(), region, EmbeddedS3.ACCESS_KEY,
-              EmbeddedS3.SECRET_KEY, file -> {
-                // every event twice: one now, one now or late (SQS delivery delay 1-5 s)
-                String key = file.substring(("s3://" + SOURCE_BUCKET + "/").length());
-                String body = S3EventMessages.objectCreated(SOURCE_BUCKET, key, 0);
-                sqsClient.sendMessage(b -> b.queueUrl(queueUrl).messageBody(body));
-                int delay;
-                synchronized (events) {
-                  delay = events.nextInt(3) == 0 ? 1 + events.nextInt(5) : 0;
-                }
-                sqsClient.sendMessage(b -> b.queueUrl(queueUrl).messageBody(body).delaySeconds(delay));
-                sent[0] += 2;
-              }, seed + rate);
-          ReplicaReader reader = new ReplicaReader(s3.endpoint(), region, EmbeddedS3.ACCESS_KEY, EmbeddedS3.SECRET_KEY,
-              TARGET_BUCKET, "warehouse/" + CampaignSource.NAMESPACE + "/" + CampaignSource.TABLE)) {
+      ConfigurableApplicationContext service =
+          startService(s3.endpoint().toString(), sqs.endpoint().toString(), faults);
+      try (CampaignSource source =
+              new CampaignSource(
+                  SOURCE_BUCKET,
+                  s3.endpoint(),
+                  region,
+                  EmbeddedS3.ACCESS_KEY,
+                  EmbeddedS3.SECRET_KEY,
+                  file -> {
+                    // every event twice: one now, one now or late (SQS delivery delay 1-5 s)
+                    String key = file.substring(("s3://" + SOURCE_BUCKET + "/").length());
+                    String body = S3EventMessages.objectCreated(SOURCE_BUCKET, key, 0);
+                    sqsClient.sendMessage(b -> b.queueUrl(queueUrl).messageBody(body));
+                    int delay;
+                    synchronized (events) {
+                      delay = events.nextInt(3) == 0 ? 1 + events.nextInt(5) : 0;
+                    }
+                    sqsClient.sendMessage(
+                        b -> b.queueUrl(queueUrl).messageBody(body).delaySeconds(delay));
+                    sent[0] += 2;
+                  },
+                  seed + rate);
+          ReplicaReader reader =
+              new ReplicaReader(
+                  s3.endpoint(),
+                  region,
+                  EmbeddedS3.ACCESS_KEY,
+                  EmbeddedS3.SECRET_KEY,
+                  TARGET_BUCKET,
+                  "warehouse/" + CampaignSource.NAMESPACE + "/" + CampaignSource.TABLE)) {
         // the table exists and is replicated before the measured commits: a new table is backfilled
         // from its head, so from here on every source version must reach the replica
         source.commit();
         long setupDeadline = System.nanoTime() + convergeTimeout.toNanos();
         while (!reader.holdsHead(source.head())) {
           if (System.nanoTime() > setupDeadline) {
-            throw new IllegalStateException("The service did not replicate the new table at " + rate + " % faults");
+            throw new IllegalStateException(
+                "The service did not replicate the new table at " + rate + " % faults");
           }
           CrashCampaign.sleep(100);
         }
@@ -167,13 +219,32 @@ public final class FaultCampaign {
         List<String> problems = new ArrayList<>();
         String current = reader.currentMetadataFile();
         Map<Long, List<String>> recorded = source.recordedRows();
-        long[] compared = current == null ? new long[] {0, recorded.size(), 0} : reader.compare(current, recorded, problems);
-        List<String> refProblems = current == null ? List.of("no replica")
-            : reader.refProblems(current, source.refs(), source.currentSnapshotId());
+        long[] compared =
+            current == null
+                ? new long[] {0, recorded.size(), 0}
+                : reader.compare(current, recorded, problems);
+        List<String> refProblems =
+            current == null
+                ? List.of("no replica")
+                : reader.refProblems(current, source.refs(), source.currentSnapshotId());
         problems.addAll(refProblems);
-        return new Result(rate, replicated.size(), source.commits(), sourceNames.size() - distinct.size(), sent[0],
-            faults, retries, converged, convergeSeconds, (System.nanoTime() - started) / 1e9, compared[0], compared[1],
-            compared[2], problems, refProblems, (lastCommit - firstCommit) / 1e9);
+        return new Result(
+            rate,
+            replicated.size(),
+            source.commits(),
+            sourceNames.size() - distinct.size(),
+            sent[0],
+            faults,
+            retries,
+            converged,
+            convergeSeconds,
+            (System.nanoTime() - started) / 1e9,
+            compared[0],
+            compared[1],
+            compared[2],
+            problems,
+            refProblems,
+            (lastCommit - firstCommit) / 1e9);
       } finally {
         if (service.isActive()) {
           service.close();
@@ -182,7 +253,8 @@ public final class FaultCampaign {
     }
   }
 
-  private static ConfigurableApplicationContext startService(String s3Endpoint, String sqsEndpoint, FaultInterceptor faults) {
+  private static ConfigurableApplicationContext startService(
+      String s3Endpoint, String sqsEndpoint, FaultInterceptor faults) {
     List<String> args = new ArrayList<>();
     args.add("--server.port=0");
     args.add("--spring.main.banner-mode=off");
@@ -196,7 +268,8 @@ public final class FaultCampaign {
     args.add("--replicator.retry.max-backoff=PT2S");
     SpringApplication application = new SpringApplication(ReplicatorApplication.class);
     // a singleton ExecutionInterceptor bean: the service puts it on both S3 clients
-    application.addInitializers(context -> context.getBeanFactory().registerSingleton("campaignFaults", faults));
+    application.addInitializers(
+        context -> context.getBeanFactory().registerSingleton("campaignFaults", faults));
     return application.run(args.toArray(String[]::new));
   }
 }

@@ -18,15 +18,21 @@ import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.http.SdkHttpResponse;
 
 /**
- * Injects S3 faults into a share of requests, after the request reached the server (only its
- * answer is lost or late, the hardest case for idempotence): 503 SlowDown, 500 InternalError, a
- * connection reset (an SdkClientException caused by a SocketException, as the HTTP client throws
- * it), or a slow answer (200–800 ms).
+ * Injects S3 faults into a share of requests, after the request reached the server (only its answer
+ * is lost or late, the hardest case for idempotence): 503 SlowDown, 500 InternalError, a connection
+ * reset (an SdkClientException caused by a SocketException, as the HTTP client throws it), or a
+ * slow answer (200–800 ms).
  */
 final class FaultInterceptor implements ExecutionInterceptor {
-  enum Kind { SLOW_DOWN_503, INTERNAL_ERROR_500, CONNECTION_RESET, SLOW_RESPONSE }
+  enum Kind {
+    SLOW_DOWN_503,
+    INTERNAL_ERROR_500,
+    CONNECTION_RESET,
+    SLOW_RESPONSE
+  }
 
-  private static final ExecutionAttribute<Kind> FAULT = new ExecutionAttribute<>("icerepl-campaign-fault");
+  private static final ExecutionAttribute<Kind> FAULT =
+      new ExecutionAttribute<>("icerepl-campaign-fault");
 
   private final int percent;
   private final Random random;
@@ -80,20 +86,29 @@ final class FaultInterceptor implements ExecutionInterceptor {
   }
 
   @Override
-  public SdkHttpResponse modifyHttpResponse(Context.ModifyHttpResponse context, ExecutionAttributes attributes) {
+  public SdkHttpResponse modifyHttpResponse(
+      Context.ModifyHttpResponse context, ExecutionAttributes attributes) {
     Kind kind = attributes.getAttribute(FAULT);
     if (kind == Kind.SLOW_DOWN_503) {
-      return context.httpResponse().toBuilder().statusCode(503).statusText("Slow Down").removeHeader("Content-Length").build();
+      return context.httpResponse().toBuilder()
+          .statusCode(503)
+          .statusText("Slow Down")
+          .removeHeader("Content-Length")
+          .build();
     }
     if (kind == Kind.INTERNAL_ERROR_500) {
-      return context.httpResponse().toBuilder().statusCode(500).statusText("Internal Server Error")
-          .removeHeader("Content-Length").build();
+      return context.httpResponse().toBuilder()
+          .statusCode(500)
+          .statusText("Internal Server Error")
+          .removeHeader("Content-Length")
+          .build();
     }
     return context.httpResponse();
   }
 
   @Override
-  public Optional<InputStream> modifyHttpResponseContent(Context.ModifyHttpResponse context, ExecutionAttributes attributes) {
+  public Optional<InputStream> modifyHttpResponseContent(
+      Context.ModifyHttpResponse context, ExecutionAttributes attributes) {
     Kind kind = attributes.getAttribute(FAULT);
     if (kind == null || kind == Kind.SLOW_RESPONSE) {
       return context.responseBody();
@@ -102,17 +117,25 @@ final class FaultInterceptor implements ExecutionInterceptor {
     context.responseBody().ifPresent(FaultInterceptor::closeQuietly);
     return switch (kind) {
       case SLOW_DOWN_503 -> Optional.of(error("SlowDown", "Please reduce your request rate."));
-      case INTERNAL_ERROR_500 -> Optional.of(error("InternalError", "We encountered an internal error. Please try again."));
-      default -> throw SdkClientException.builder()
-          .message("Unable to execute HTTP request: Connection reset")
-          .cause(new SocketException("Connection reset"))
-          .build();
+      case INTERNAL_ERROR_500 ->
+          Optional.of(
+              error("InternalError", "We encountered an internal error. Please try again."));
+      default ->
+          throw SdkClientException.builder()
+              .message("Unable to execute HTTP request: Connection reset")
+              .cause(new SocketException("Connection reset"))
+              .build();
     };
   }
 
   private static InputStream error(String code, String message) {
-    return new ByteArrayInputStream(("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>" + code + "</Code><Message>"
-        + message + "</Message></Error>").getBytes(StandardCharsets.UTF_8));
+    return new ByteArrayInputStream(
+        ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>"
+                + code
+                + "</Code><Message>"
+                + message
+                + "</Message></Error>")
+            .getBytes(StandardCharsets.UTF_8));
   }
 
   private static void closeQuietly(InputStream in) {

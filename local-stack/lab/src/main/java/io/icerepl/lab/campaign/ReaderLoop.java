@@ -8,9 +8,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
- * A reader opening the replica in a loop while the campaign runs. Whatever an open throws counts
- * as a failure, errors included (a NoClassDefFoundError or an assertion would otherwise end the
- * thread unseen and leave the campaign to pass without a reader).
+ * A reader opening the replica in a loop while the campaign runs. Whatever an open throws counts as
+ * a failure, errors included (a NoClassDefFoundError or an assertion would otherwise end the thread
+ * unseen and leave the campaign to pass without a reader).
  */
 final class ReaderLoop implements Runnable {
   private final LongSupplier openAndScan;
@@ -22,7 +22,9 @@ final class ReaderLoop implements Runnable {
   private final AtomicLong rows = new AtomicLong();
   private final List<String> failureMessages = Collections.synchronizedList(new ArrayList<>());
 
-  /** @param openAndScan opens the replica and returns the rows read, or -1 while it does not exist */
+  /**
+   * @param openAndScan opens the replica and returns the rows read, or -1 while it does not exist
+   */
   ReaderLoop(LongSupplier openAndScan, long pauseMillis) {
     this.openAndScan = openAndScan;
     this.pauseMillis = pauseMillis;

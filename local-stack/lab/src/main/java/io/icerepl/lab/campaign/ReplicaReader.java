@@ -27,10 +27,10 @@ import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
- * Reads a replica the way a reader without a catalog does (Hadoop tables): {@code version-hint.text},
- * then looks past it for {@code v<N+1>.metadata.json} (a hint is written after its metadata file),
- * then opens that metadata with Iceberg's parser through S3FileIO and scans it with IcebergGenerics.
- * Its S3 clients see no injected faults.
+ * Reads a replica the way a reader without a catalog does (Hadoop tables): {@code
+ * version-hint.text}, then looks past it for {@code v<N+1>.metadata.json} (a hint is written after
+ * its metadata file), then opens that metadata with Iceberg's parser through S3FileIO and scans it
+ * with IcebergGenerics. Its S3 clients see no injected faults.
  */
 final class ReplicaReader implements AutoCloseable {
   private static final Pattern VERSION = Pattern.compile("v(\\d+)\\.metadata\\.json");
@@ -40,15 +40,33 @@ final class ReplicaReader implements AutoCloseable {
   private final String bucket;
   private final String metadataPrefix;
 
-  ReplicaReader(URI endpoint, String region, String accessKey, String secretKey, String bucket, String tablePath) {
-    this.s3 = S3Client.builder()
-        .endpointOverride(endpoint)
-        .region(Region.of(region))
-        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secretKey)))
-        .forcePathStyle(true)
-        .build();
-    io.initialize(Map.of("s3.endpoint", endpoint.toString(), "s3.path-style-access", "true",
-        "s3.access-key-id", accessKey, "s3.secret-access-key", secretKey, "client.region", region));
+  ReplicaReader(
+      URI endpoint,
+      String region,
+      String accessKey,
+      String secretKey,
+      String bucket,
+      String tablePath) {
+    this.s3 =
+        S3Client.builder()
+            .endpointOverride(endpoint)
+            .region(Region.of(region))
+            .credentialsProvider(
+                StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secretKey)))
+            .forcePathStyle(true)
+            .build();
+    io.initialize(
+        Map.of(
+            "s3.endpoint",
+            endpoint.toString(),
+            "s3.path-style-access",
+            "true",
+            "s3.access-key-id",
+            accessKey,
+            "s3.secret-access-key",
+            secretKey,
+            "client.region",
+            region));
     this.bucket = bucket;
     this.metadataPrefix = tablePath + "/metadata/";
   }
@@ -57,8 +75,10 @@ final class ReplicaReader implements AutoCloseable {
   String currentMetadataFile() {
     Integer version = null;
     try {
-      String hint = s3.getObjectAsBytes(b -> b.bucket(bucket).key(metadataPrefix + "version-hint.text"))
-          .asString(StandardCharsets.UTF_8).trim();
+      String hint =
+          s3.getObjectAsBytes(b -> b.bucket(bucket).key(metadataPrefix + "version-hint.text"))
+              .asString(StandardCharsets.UTF_8)
+              .trim();
       version = Integer.parseInt(hint);
     } catch (NoSuchKeyException e) {
       // no hint: list the metadata folder, as HadoopTableOperations does
@@ -91,22 +111,30 @@ final class ReplicaReader implements AutoCloseable {
   /** Every replica metadata file by version. */
   TreeMap<Integer, String> versions() {
     TreeMap<Integer, String> result = new TreeMap<>();
-    s3.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(metadataPrefix)).contents().forEach((S3Object o) -> {
-      String name = o.key().substring(metadataPrefix.length());
-      Matcher m = VERSION.matcher(name);
-      if (m.matches()) {
-        result.put(Integer.parseInt(m.group(1)), "s3://" + bucket + "/" + o.key());
-      }
-    });
+    s3.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(metadataPrefix))
+        .contents()
+        .forEach(
+            (S3Object o) -> {
+              String name = o.key().substring(metadataPrefix.length());
+              Matcher m = VERSION.matcher(name);
+              if (m.matches()) {
+                result.put(Integer.parseInt(m.group(1)), "s3://" + bucket + "/" + o.key());
+              }
+            });
     return result;
   }
 
   /** The source metadata file a replica metadata file holds (its name, as the merge records it). */
   String sourceFileOf(String replicaMetadataFile) {
-    return TableMetadataParser.read(io, replicaMetadataFile).properties().get(ReplicaProperties.SOURCE_METADATA_FILE);
+    return TableMetadataParser.read(io, replicaMetadataFile)
+        .properties()
+        .get(ReplicaProperties.SOURCE_METADATA_FILE);
   }
 
-  /** Opens the current replica and reads its current snapshot; returns rows read, or -1 if no replica yet. */
+  /**
+   * Opens the current replica and reads its current snapshot; returns rows read, or -1 if no
+   * replica yet.
+   */
   long openAndScanCurrent() {
     String location = currentMetadataFile();
     if (location == null) {
@@ -119,7 +147,8 @@ final class ReplicaReader implements AutoCloseable {
       return 0;
     }
     long count = 0;
-    try (CloseableIterable<Record> records = IcebergGenerics.read(table).useSnapshot(current.snapshotId()).build()) {
+    try (CloseableIterable<Record> records =
+        IcebergGenerics.read(table).useSnapshot(current.snapshotId()).build()) {
       for (Record ignored : records) {
         count++;
       }
@@ -129,7 +158,10 @@ final class ReplicaReader implements AutoCloseable {
     return count;
   }
 
-  /** Whether the replica's current metadata holds the source metadata file {@code head}; false on any error. */
+  /**
+   * Whether the replica's current metadata holds the source metadata file {@code head}; false on
+   * any error.
+   */
   boolean holdsHead(String head) {
     try {
       String current = currentMetadataFile();
@@ -143,8 +175,12 @@ final class ReplicaReader implements AutoCloseable {
     return new BaseTable(new StaticTableOperations(metadataFile, io), "replica");
   }
 
-  /** Compares every recorded source snapshot with the replica; returns {compared, missing, mismatched}. */
-  long[] compare(String replicaMetadataFile, Map<Long, List<String>> recorded, List<String> problems) {
+  /**
+   * Compares every recorded source snapshot with the replica; returns {compared, missing,
+   * mismatched}.
+   */
+  long[] compare(
+      String replicaMetadataFile, Map<Long, List<String>> recorded, List<String> problems) {
     Table replica = table(replicaMetadataFile);
     long compared = 0;
     long missing = 0;
@@ -159,19 +195,29 @@ final class ReplicaReader implements AutoCloseable {
       List<String> rows = CampaignSource.rows(replica, e.getKey());
       if (!rows.equals(e.getValue())) {
         mismatched++;
-        problems.add("snapshot " + e.getKey() + ": replica reads " + rows.size() + " rows, source read "
-            + e.getValue().size());
+        problems.add(
+            "snapshot "
+                + e.getKey()
+                + ": replica reads "
+                + rows.size()
+                + " rows, source read "
+                + e.getValue().size());
       }
     }
     return new long[] {compared, missing, mismatched};
   }
 
-  /** Differences of the replica's refs and current snapshot at {@code replicaMetadataFile} from the source's. */
-  List<String> refProblems(String replicaMetadataFile, Map<String, Long> sourceRefs, Long sourceCurrent) {
+  /**
+   * Differences of the replica's refs and current snapshot at {@code replicaMetadataFile} from the
+   * source's.
+   */
+  List<String> refProblems(
+      String replicaMetadataFile, Map<String, Long> sourceRefs, Long sourceCurrent) {
     TableMetadata metadata = TableMetadataParser.read(io, replicaMetadataFile);
     Map<String, Long> refs = new TreeMap<>();
     metadata.refs().forEach((name, ref) -> refs.put(name, ref.snapshotId()));
-    Long current = metadata.currentSnapshot() == null ? null : metadata.currentSnapshot().snapshotId();
+    Long current =
+        metadata.currentSnapshot() == null ? null : metadata.currentSnapshot().snapshotId();
     return Verdict.refProblems(sourceRefs, sourceCurrent, refs, current);
   }
 

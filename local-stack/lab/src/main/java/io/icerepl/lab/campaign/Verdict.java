@@ -29,8 +29,15 @@ final class Verdict {
    * commit once, every recorded snapshot reads the source's rows, and its refs and current snapshot
    * are the source's.
    */
-  Verdict replicaChecks(boolean converged, int replicated, int committed, int duplicates, long compared,
-      long missing, long mismatched, List<String> refProblems) {
+  Verdict replicaChecks(
+      boolean converged,
+      int replicated,
+      int committed,
+      int duplicates,
+      long compared,
+      long missing,
+      long mismatched,
+      List<String> refProblems) {
     return check("converged to the source head", converged)
         .check("snapshots read on the replica", compared > 0)
         .check("every source commit replicated", replicated == committed)
@@ -40,12 +47,23 @@ final class Verdict {
         .check("refs and current snapshot as on the source", refProblems.isEmpty());
   }
 
-  /** Differences between the source's and the replica's refs (name to snapshot id) and current snapshots. */
-  static List<String> refProblems(Map<String, Long> sourceRefs, Long sourceCurrent, Map<String, Long> replicaRefs,
+  /**
+   * Differences between the source's and the replica's refs (name to snapshot id) and current
+   * snapshots.
+   */
+  static List<String> refProblems(
+      Map<String, Long> sourceRefs,
+      Long sourceCurrent,
+      Map<String, Long> replicaRefs,
       Long replicaCurrent) {
     List<String> problems = new ArrayList<>();
     if (!Objects.equals(sourceCurrent, replicaCurrent)) {
-      problems.add("current snapshot " + replicaCurrent + " on the replica, " + sourceCurrent + " on the source");
+      problems.add(
+          "current snapshot "
+              + replicaCurrent
+              + " on the replica, "
+              + sourceCurrent
+              + " on the source");
     }
     if (!sourceRefs.equals(replicaRefs)) {
       problems.add("refs " + replicaRefs + " on the replica, " + sourceRefs + " on the source");

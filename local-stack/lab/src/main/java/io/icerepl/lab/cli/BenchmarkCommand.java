@@ -14,11 +14,14 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code benchmark}: programs that print figures, each against a baseline measured in the same run. */
+/**
+ * {@code benchmark}: programs that print figures, each against a baseline measured in the same run.
+ */
 @Command(
     name = "benchmark",
     mixinStandardHelpOptions = true,
-    description = "Runs a benchmark and prints its figures, each against a baseline measured in the same run.",
+    description =
+        "Runs a benchmark and prints its figures, each against a baseline measured in the same run.",
     subcommands = {
       BenchmarkCommand.IncrementalCost.class,
       BenchmarkCommand.BackfillThroughput.class,
@@ -30,8 +33,8 @@ final class BenchmarkCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    throw new CommandLine.ParameterException(spec.commandLine(), "Missing benchmark: "
-        + String.join(", ", spec.subcommands().keySet()));
+    throw new CommandLine.ParameterException(
+        spec.commandLine(), "Missing benchmark: " + String.join(", ", spec.subcommands().keySet()));
   }
 
   @Command(
@@ -45,18 +48,25 @@ final class BenchmarkCommand implements Callable<Integer> {
   static final class IncrementalCost implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--history", split = ",", paramLabel = "<n>",
+    @Option(
+        names = "--history",
+        split = ",",
+        paramLabel = "<n>",
         description = "Prior snapshots of each table (default: 10,1000,10000).")
     List<Integer> histories = new ArrayList<>(List.of(10, 1000, 10000));
 
-    @Option(names = "--commits", paramLabel = "<n>", description = "Measured commits per table (default: ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--commits",
+        paramLabel = "<n>",
+        description = "Measured commits per table (default: ${DEFAULT-VALUE}).")
     int commits = 7;
 
     @CommandLine.Mixin WorkDirOption work;
 
     @Override
     public Integer call() throws IOException {
-      new IncrementalCostBenchmark(spec.commandLine().getOut()).run(work.resolve("incremental-cost"), histories, commits);
+      new IncrementalCostBenchmark(spec.commandLine().getOut())
+          .run(work.resolve("incremental-cost"), histories, commits);
       return 0;
     }
   }
@@ -72,15 +82,24 @@ final class BenchmarkCommand implements Callable<Integer> {
   static final class BackfillThroughput implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--files", paramLabel = "<n>", description = "Data files (default: ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--files",
+        paramLabel = "<n>",
+        description = "Data files (default: ${DEFAULT-VALUE}).")
     int files = 2000;
 
-    @Option(names = "--total-mib", paramLabel = "<MiB>", description = "Their total size (default: ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--total-mib",
+        paramLabel = "<MiB>",
+        description = "Their total size (default: ${DEFAULT-VALUE}).")
     int totalMiB = 1024;
 
     @CommandLine.Mixin ThreadsOption threads;
 
-    @Option(names = "--rounds", paramLabel = "<n>", description = "Raw/replicator alternations (default: ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--rounds",
+        paramLabel = "<n>",
+        description = "Raw/replicator alternations (default: ${DEFAULT-VALUE}).")
     int rounds = 2;
 
     @CommandLine.Mixin WorkDirOption work;
@@ -104,14 +123,23 @@ final class BenchmarkCommand implements Callable<Integer> {
   static final class Lag implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--commits", paramLabel = "<n>", description = "Measured commits (default: ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--commits",
+        paramLabel = "<n>",
+        description = "Measured commits (default: ${DEFAULT-VALUE}).")
     int commits = 200;
 
-    @Option(names = "--interval-ms", paramLabel = "<ms>",
-        description = "Pause between the writer's commits; 0 commits back to back (default: ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--interval-ms",
+        paramLabel = "<ms>",
+        description =
+            "Pause between the writer's commits; 0 commits back to back (default: ${DEFAULT-VALUE}).")
     int intervalMs = 100;
 
-    @Option(names = "--poll-ms", paramLabel = "<ms>", description = "Replica poll interval (default: ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--poll-ms",
+        paramLabel = "<ms>",
+        description = "Replica poll interval (default: ${DEFAULT-VALUE}).")
     int pollMs = 20;
 
     @Override
@@ -132,10 +160,16 @@ final class BenchmarkCommand implements Callable<Integer> {
   static final class Memory implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--files", paramLabel = "<n>", description = "Data files (default: ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--files",
+        paramLabel = "<n>",
+        description = "Data files (default: ${DEFAULT-VALUE}).")
     int files = 100_000;
 
-    @Option(names = "--manifests", paramLabel = "<n>", description = "Manifests they are in (default: ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--manifests",
+        paramLabel = "<n>",
+        description = "Manifests they are in (default: ${DEFAULT-VALUE}).")
     int manifests = 1_000;
 
     @CommandLine.Mixin ThreadsOption threads;
@@ -144,7 +178,8 @@ final class BenchmarkCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-      new MemoryBenchmark(spec.commandLine().getOut()).run(work.resolve("memory"), files, manifests, threads.threads());
+      new MemoryBenchmark(spec.commandLine().getOut())
+          .run(work.resolve("memory"), files, manifests, threads.threads());
       return 0;
     }
   }

@@ -1,7 +1,7 @@
 package io.icerepl.lab.cli;
 
-import io.icerepl.app.cli.WorkDirOption;
 import io.icerepl.app.cli.SeedOption;
+import io.icerepl.app.cli.WorkDirOption;
 import io.icerepl.lab.campaign.CrashCampaign;
 import io.icerepl.lab.campaign.FaultCampaign;
 import java.io.PrintWriter;
@@ -14,11 +14,14 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code campaign crash|faults}: proves the service loses nothing under crashes and S3/SQS faults. */
+/**
+ * {@code campaign crash|faults}: proves the service loses nothing under crashes and S3/SQS faults.
+ */
 @Command(
     name = "campaign",
     mixinStandardHelpOptions = true,
-    description = "Fault campaigns on the embedded S3 and SQS, printing their figures and an OK/FAILED verdict.",
+    description =
+        "Fault campaigns on the embedded S3 and SQS, printing their figures and an OK/FAILED verdict.",
     subcommands = {CampaignCommand.Crash.class, CampaignCommand.Faults.class})
 final class CampaignCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -40,44 +43,79 @@ final class CampaignCommand implements Runnable {
   static final class Crash implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--kills", description = "SIGKILLs of the service (default: ${DEFAULT-VALUE}; the full campaign: 100).")
+    @Option(
+        names = "--kills",
+        description =
+            "SIGKILLs of the service (default: ${DEFAULT-VALUE}; the full campaign: 100).")
     int kills = 10;
 
     @CommandLine.Mixin SeedOption seed;
 
-    @Option(names = "--jar", description = "The service jar to run the service from (default: ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--jar",
+        description = "The service jar to run the service from (default: ${DEFAULT-VALUE}).")
     Path jar = Path.of("replicator-app", "target", "replicator-app.jar");
 
-    @Option(names = "--min-delay", description = "Shortest time from the service serving to its kill (default: ${DEFAULT-VALUE}); one kill in five lands during start-up instead.")
+    @Option(
+        names = "--min-delay",
+        description =
+            "Shortest time from the service serving to its kill (default: ${DEFAULT-VALUE}); one kill in five lands during start-up instead.")
     Duration minDelay = Duration.ofMillis(200);
 
-    @Option(names = "--max-delay", description = "Longest time from the service serving to its kill (default: ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--max-delay",
+        description =
+            "Longest time from the service serving to its kill (default: ${DEFAULT-VALUE}).")
     Duration maxDelay = Duration.ofSeconds(8);
 
-    @Option(names = "--reader-pause", description = "Pause between the reader's opens of the replica (default: ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--reader-pause",
+        description =
+            "Pause between the reader's opens of the replica (default: ${DEFAULT-VALUE}).")
     Duration readerPause = Duration.ofMillis(20);
 
-    @Option(names = "--commit-interval", description = "Pause between the writer's commits (default: ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--commit-interval",
+        description = "Pause between the writer's commits (default: ${DEFAULT-VALUE}).")
     Duration commitInterval = Duration.ofSeconds(1);
 
-    @Option(names = "--converge-timeout", description = "How long the last service run may take to reach the source head (default: ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--converge-timeout",
+        description =
+            "How long the last service run may take to reach the source head (default: ${DEFAULT-VALUE}).")
     Duration convergeTimeout = Duration.ofMinutes(5);
 
     @CommandLine.Mixin WorkDirOption work;
 
-    @Option(names = "--service-jvm-option", description = "JVM options of the service process (default: ${DEFAULT-VALUE}).")
-    List<String> jvmOptions = new ArrayList<>(List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+    @Option(
+        names = "--service-jvm-option",
+        description = "JVM options of the service process (default: ${DEFAULT-VALUE}).")
+    List<String> jvmOptions =
+        new ArrayList<>(List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
 
     @Override
     public Integer call() throws Exception {
       if (!java.nio.file.Files.isRegularFile(jar)) {
-        throw new IllegalArgumentException("Cannot run the crash campaign: no service jar at " + jar.toAbsolutePath()
-            + " (build it with mvn package, or give it with --jar)");
+        throw new IllegalArgumentException(
+            "Cannot run the crash campaign: no service jar at "
+                + jar.toAbsolutePath()
+                + " (build it with mvn package, or give it with --jar)");
       }
       PrintWriter out = spec.commandLine().getOut();
-      CrashCampaign campaign = new CrashCampaign(
-          new CrashCampaign.Settings(kills, seed.seed(), jar, minDelay, maxDelay, commitInterval, convergeTimeout,
-              readerPause, work.dir().orElse(null), jvmOptions), out);
+      CrashCampaign campaign =
+          new CrashCampaign(
+              new CrashCampaign.Settings(
+                  kills,
+                  seed.seed(),
+                  jar,
+                  minDelay,
+                  maxDelay,
+                  commitInterval,
+                  convergeTimeout,
+                  readerPause,
+                  work.dir().orElse(null),
+                  jvmOptions),
+              out);
       return campaign.run() ? 0 : 1;
     }
   }
@@ -94,15 +132,23 @@ final class CampaignCommand implements Runnable {
   static final class Faults implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--rates", split = ",", description = "Fault percentages of S3 requests (default: ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--rates",
+        split = ",",
+        description = "Fault percentages of S3 requests (default: ${DEFAULT-VALUE}).")
     List<Integer> rates = new ArrayList<>(List.of(1, 10, 30));
 
-    @Option(names = "--commits", description = "Writer commits per rate (default: ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--commits",
+        description = "Writer commits per rate (default: ${DEFAULT-VALUE}).")
     int commits = 30;
 
     @CommandLine.Mixin SeedOption seed;
 
-    @Option(names = "--converge-timeout", description = "How long a rate may take to reach the source head (default: ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--converge-timeout",
+        description =
+            "How long a rate may take to reach the source head (default: ${DEFAULT-VALUE}).")
     Duration convergeTimeout = Duration.ofMinutes(3);
 
     @Override

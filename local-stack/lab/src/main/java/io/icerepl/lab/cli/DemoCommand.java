@@ -1,11 +1,11 @@
 package io.icerepl.lab.cli;
 
+import io.icerepl.app.cli.ReplicateCommand;
 import io.icerepl.app.cli.WorkDirOption;
-import io.icerepl.localstack.TableWrites;
 import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.TableReplicator;
-import io.icerepl.app.cli.ReplicateCommand;
 import io.icerepl.copier.store.LocalObjectStore;
+import io.icerepl.localstack.TableWrites;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -46,7 +46,8 @@ import picocli.CommandLine.Command;
     name = "demo",
     mixinStandardHelpOptions = true,
     showDefaultValues = true,
-    description = "Writes a sample source table, replicates it twice, and compares replica and source.")
+    description =
+        "Writes a sample source table, replicates it twice, and compares replica and source.")
 final class DemoCommand implements Callable<Integer> {
   private static final Schema SCHEMA =
       new Schema(
@@ -89,18 +90,28 @@ final class DemoCommand implements Callable<Integer> {
 
     Table replica = tables.load(replicaLocation);
     out.println("== replica " + replicaLocation + " read with the Iceberg library");
-    out.printf("%-20s %-10s %12s %12s %s%n", "snapshot", "operation", "source rows", "replica rows", "same rows");
+    out.printf(
+        "%-20s %-10s %12s %12s %s%n",
+        "snapshot", "operation", "source rows", "replica rows", "same rows");
     boolean allSame = true;
     for (Snapshot snapshot : table.snapshots()) {
       List<String> sourceRows = rows(table, snapshot.snapshotId());
       List<String> replicaRows = rows(replica, snapshot.snapshotId());
       boolean same = sourceRows.equals(replicaRows);
       allSame &= same;
-      out.printf("%-20d %-10s %12d %12d %s%n", snapshot.snapshotId(), snapshot.operation(),
-          sourceRows.size(), replicaRows.size(), same ? "yes" : "NO");
+      out.printf(
+          "%-20d %-10s %12d %12d %s%n",
+          snapshot.snapshotId(),
+          snapshot.operation(),
+          sourceRows.size(),
+          replicaRows.size(),
+          same ? "yes" : "NO");
     }
     out.println("refs on the replica: " + replica.refs().keySet());
-    out.println(allSame ? "replica matches the source at every snapshot" : "REPLICA DIFFERS FROM THE SOURCE");
+    out.println(
+        allSame
+            ? "replica matches the source at every snapshot"
+            : "REPLICA DIFFERS FROM THE SOURCE");
     out.flush();
     return allSame ? 0 : 1;
   }
@@ -112,7 +123,8 @@ final class DemoCommand implements Callable<Integer> {
       out.println("-- replicate " + sourceLocation + " -> " + replicaLocation);
       ReplicateCommand.print(
           out,
-          new TableReplicator(store, store, Clock.systemUTC(), executor, ReplicationOptions.defaults())
+          new TableReplicator(
+                  store, store, Clock.systemUTC(), executor, ReplicationOptions.defaults())
               .replicate(sourceLocation, replicaLocation, Optional.empty()));
     } finally {
       executor.shutdownNow();
@@ -134,7 +146,10 @@ final class DemoCommand implements Callable<Integer> {
   }
 
   private static void deletePositions(Table table, DataFile dataFile, long... positions) {
-    table.newRowDelta().addDeletes(TableWrites.writePositionDeletes(table, dataFile, positions)).commit();
+    table
+        .newRowDelta()
+        .addDeletes(TableWrites.writePositionDeletes(table, dataFile, positions))
+        .commit();
   }
 
   private static Snapshot firstSnapshot(Table table) {
@@ -149,7 +164,8 @@ final class DemoCommand implements Callable<Integer> {
 
   private static List<String> rows(Table table, long snapshotId) throws IOException {
     List<String> rows = new ArrayList<>();
-    try (CloseableIterable<Record> records = IcebergGenerics.read(table).useSnapshot(snapshotId).build()) {
+    try (CloseableIterable<Record> records =
+        IcebergGenerics.read(table).useSnapshot(snapshotId).build()) {
       records.forEach(r -> rows.add(r.toString()));
     }
     rows.sort(null);

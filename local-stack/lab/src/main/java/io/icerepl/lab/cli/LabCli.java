@@ -4,14 +4,20 @@ import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** Command line entry point of the lab jar: {@code serve}, {@code demo}, {@code benchmark}, {@code campaign}. */
+/**
+ * Command line entry point of the lab jar: {@code serve}, {@code demo}, {@code benchmark}, {@code
+ * campaign}.
+ */
 @Command(
     name = "replicator-lab",
     mixinStandardHelpOptions = true,
     version = "iceberg-replicator-lab 0.1.0",
     description = "Demonstrates, measures and attacks the replicator on an embedded S3 and SQS.",
     subcommands = {
-      ServeCommand.class, DemoCommand.class, BenchmarkCommand.class, CampaignCommand.class,
+      ServeCommand.class,
+      DemoCommand.class,
+      BenchmarkCommand.class,
+      CampaignCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class LabCli implements Runnable {
@@ -19,7 +25,8 @@ public final class LabCli implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
-    System.exit(execute(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
+    System.exit(
+        execute(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
   }
 
   /** Runs one command with the given output streams and returns its exit code (0 on success). */

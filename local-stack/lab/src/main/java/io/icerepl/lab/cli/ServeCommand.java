@@ -10,7 +10,10 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code serve}: the replication service in-process, with {@code --local} on an embedded S3 and SQS. */
+/**
+ * {@code serve}: the replication service in-process, with {@code --local} on an embedded S3 and
+ * SQS.
+ */
 @Command(
     name = "serve",
     mixinStandardHelpOptions = true,
@@ -21,11 +24,16 @@ import picocli.CommandLine.Option;
     })
 final class ServeCommand implements Callable<Integer> {
 
-  @Option(names = "--local", description = "Run on an embedded S3 and SQS with a demo source table.")
+  @Option(
+      names = "--local",
+      description = "Run on an embedded S3 and SQS with a demo source table.")
   boolean local;
 
-  @Option(names = "--demo-interval", paramLabel = "<duration>",
-      description = "With --local: time between the demo writer's commits (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--demo-interval",
+      paramLabel = "<duration>",
+      description =
+          "With --local: time between the demo writer's commits (default: ${DEFAULT-VALUE}).")
   Duration demoInterval = Duration.ofSeconds(5);
 
   @CommandLine.Unmatched List<String> springArgs = new ArrayList<>();
@@ -39,11 +47,14 @@ final class ServeCommand implements Callable<Integer> {
       List<String> args = new ArrayList<>(aws.springArguments());
       args.add("--spring.profiles.active=local");
       args.addAll(springArgs);
-      return io.icerepl.app.cli.ServeCommand.serve(args, context -> {
-        DemoWriter writer = new DemoWriter(aws.s3().endpoint(), aws.sqs().client(), aws.queueUrl());
-        writer.start(demoInterval);
-        return writer;
-      });
+      return io.icerepl.app.cli.ServeCommand.serve(
+          args,
+          context -> {
+            DemoWriter writer =
+                new DemoWriter(aws.s3().endpoint(), aws.sqs().client(), aws.queueUrl());
+            writer.start(demoInterval);
+            return writer;
+          });
     }
   }
 }

@@ -1,9 +1,9 @@
 package io.icerepl.lab.local;
 
-import io.icerepl.localstack.S3Warehouse;
-import io.icerepl.localstack.TableWrites;
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.localstack.S3EventMessages;
+import io.icerepl.localstack.S3Warehouse;
+import io.icerepl.localstack.TableWrites;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,8 +29,8 @@ import software.amazon.awssdk.services.sqs.SqsClient;
 
 /**
  * Keeps committing to a demo source table in the embedded S3 — appends, position deletes, a schema
- * change, a source-side expiry — and publishes the S3 event of each new metadata file, as S3
- * would, so the service replicates it live.
+ * change, a source-side expiry — and publishes the S3 event of each new metadata file, as S3 would,
+ * so the service replicates it live.
  */
 public final class DemoWriter implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DemoWriter.class);
@@ -41,26 +41,33 @@ public final class DemoWriter implements AutoCloseable {
   private final S3Warehouse warehouse;
   private final SqsClient sqs;
   private final String queueUrl;
-  private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread thread = new Thread(r, "demo-writer");
-    thread.setDaemon(true);
-    return thread;
-  });
+  private final ScheduledExecutorService scheduler =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread thread = new Thread(r, "demo-writer");
+            thread.setDaemon(true);
+            return thread;
+          });
   private Table table;
   private long step;
   private long nextId = 1;
 
   public DemoWriter(URI s3Endpoint, SqsClient sqs, String queueUrl) {
     this.warehouse =
-        new S3Warehouse("s3://" + EmbeddedAws.SOURCE_BUCKET + "/warehouse", s3Endpoint, EmbeddedS3.REGION.id(),
-            EmbeddedS3.ACCESS_KEY, EmbeddedS3.SECRET_KEY);
+        new S3Warehouse(
+            "s3://" + EmbeddedAws.SOURCE_BUCKET + "/warehouse",
+            s3Endpoint,
+            EmbeddedS3.REGION.id(),
+            EmbeddedS3.ACCESS_KEY,
+            EmbeddedS3.SECRET_KEY);
     this.sqs = sqs;
     this.queueUrl = queueUrl;
   }
 
   /** Commits once every {@code interval}. */
   public void start(Duration interval) {
-    scheduler.scheduleWithFixedDelay(this::commitSafely, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+    scheduler.scheduleWithFixedDelay(
+        this::commitSafely, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   private void commitSafely() {
@@ -79,16 +86,22 @@ public final class DemoWriter implements AutoCloseable {
               Types.NestedField.required(1, "id", Types.LongType.get()),
               Types.NestedField.required(2, "category", Types.StringType.get()),
               Types.NestedField.optional(3, "amount", Types.DoubleType.get()));
-      table = warehouse.create(NAMESPACE, TABLE, schema, PartitionSpec.builderFor(schema).identity("category").build(),
-          Map.of(TableProperties.FORMAT_VERSION, "2"));
+      table =
+          warehouse.create(
+              NAMESPACE,
+              TABLE,
+              schema,
+              PartitionSpec.builderFor(schema).identity("category").build(),
+              Map.of(TableProperties.FORMAT_VERSION, "2"));
       LOG.info("demo writer: created {}", table.location());
     } else {
-      String what = switch ((int) (step % 8)) {
-        case 3 -> deleteOneRow();
-        case 5 -> step < 8 ? addColumn() : append();
-        case 7 -> expireOnTheSource();
-        default -> append();
-      };
+      String what =
+          switch ((int) (step % 8)) {
+            case 3 -> deleteOneRow();
+            case 5 -> step < 8 ? addColumn() : append();
+            case 7 -> expireOnTheSource();
+            default -> append();
+          };
       LOG.info("demo writer: commit {} ({})", step, what);
     }
     step++;
@@ -138,7 +151,10 @@ public final class DemoWriter implements AutoCloseable {
 
   private void publish(String metadataFile) {
     String key = metadataFile.substring(("s3://" + EmbeddedAws.SOURCE_BUCKET + "/").length());
-    sqs.sendMessage(b -> b.queueUrl(queueUrl).messageBody(S3EventMessages.objectCreated(EmbeddedAws.SOURCE_BUCKET, key, 0)));
+    sqs.sendMessage(
+        b ->
+            b.queueUrl(queueUrl)
+                .messageBody(S3EventMessages.objectCreated(EmbeddedAws.SOURCE_BUCKET, key, 0)));
   }
 
   @Override

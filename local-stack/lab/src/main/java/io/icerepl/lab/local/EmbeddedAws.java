@@ -6,8 +6,8 @@ import java.util.List;
 
 /**
  * The embedded S3 and SQS the {@code local} profile runs against: started before Spring, so the
- * service's clients are configured with their endpoints like any other. Buckets {@code source}
- * and {@code replica} and the queue (with its dead-letter queue) are created here.
+ * service's clients are configured with their endpoints like any other. Buckets {@code source} and
+ * {@code replica} and the queue (with its dead-letter queue) are created here.
  */
 public final class EmbeddedAws implements AutoCloseable {
   public static final String SOURCE_BUCKET = "source";
@@ -51,7 +51,8 @@ public final class EmbeddedAws implements AutoCloseable {
   }
 
   /** Spring arguments pointing the service at an embedded S3 (both sides) and SQS queue. */
-  public static List<String> endpointArguments(String s3Endpoint, String sqsEndpoint, String queue) {
+  public static List<String> endpointArguments(
+      String s3Endpoint, String sqsEndpoint, String queue) {
     List<String> args = new java.util.ArrayList<>();
     for (String side : List.of("source", "target")) {
       args.add("--replicator.s3." + side + ".endpoint=" + s3Endpoint);

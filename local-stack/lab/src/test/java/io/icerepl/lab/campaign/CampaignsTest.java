@@ -10,21 +10,36 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Short runs of both campaigns, so a regression in the service or in their checks shows in the build. */
+/**
+ * Short runs of both campaigns, so a regression in the service or in their checks shows in the
+ * build.
+ */
 class CampaignsTest {
   /** The service jar the reactor builds before the lab's tests run. */
-  private static final Path SERVICE_JAR = Path.of("..", "..", "replicator-app", "target", "replicator-app.jar");
+  private static final Path SERVICE_JAR =
+      Path.of("..", "..", "replicator-app", "target", "replicator-app.jar");
 
   @Test
   void aShortCrashCampaignOnTheServiceJarPasses(@TempDir Path dir) throws Exception {
     assertThat(SERVICE_JAR).isRegularFile();
     StringWriter out = new StringWriter();
-    // a commit every 2 s and a reader pause of 200 ms: few versions to converge on, so the run stays
+    // a commit every 2 s and a reader pause of 200 ms: few versions to converge on, so the run
+    // stays
     // short on a busy build machine; the full campaign keeps its own figures
-    CrashCampaign campaign = new CrashCampaign(new CrashCampaign.Settings(2, 1, SERVICE_JAR.toAbsolutePath(),
-        Duration.ofMillis(500), Duration.ofSeconds(2), Duration.ofSeconds(2), Duration.ofMinutes(10),
-        Duration.ofMillis(200), dir, List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")),
-        new PrintWriter(out, true));
+    CrashCampaign campaign =
+        new CrashCampaign(
+            new CrashCampaign.Settings(
+                2,
+                1,
+                SERVICE_JAR.toAbsolutePath(),
+                Duration.ofMillis(500),
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(2),
+                Duration.ofMinutes(10),
+                Duration.ofMillis(200),
+                dir,
+                List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")),
+            new PrintWriter(out, true));
 
     boolean ok = campaign.run();
 
@@ -36,7 +51,9 @@ class CampaignsTest {
   void aShortFaultCampaignInjectsFaultsAndPasses() throws Exception {
     StringWriter out = new StringWriter();
 
-    boolean ok = new FaultCampaign(List.of(20), 8, 1, Duration.ofMinutes(5), new PrintWriter(out, true)).run();
+    boolean ok =
+        new FaultCampaign(List.of(20), 8, 1, Duration.ofMinutes(5), new PrintWriter(out, true))
+            .run();
 
     assertThat(ok).as(out.toString()).isTrue();
     assertThat(out.toString()).contains("fault campaign: OK").contains("| 20 % |");

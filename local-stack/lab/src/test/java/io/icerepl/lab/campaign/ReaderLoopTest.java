@@ -10,12 +10,15 @@ class ReaderLoopTest {
   @Test
   void anErrorThrownByAnOpenIsAFailureAndTheReaderGoesOn() {
     AtomicInteger calls = new AtomicInteger();
-    ReaderLoop loop = new ReaderLoop(() -> {
-      if (calls.incrementAndGet() == 2) {
-        throw new NoClassDefFoundError("org/example/Missing");
-      }
-      return 3;
-    }, 0);
+    ReaderLoop loop =
+        new ReaderLoop(
+            () -> {
+              if (calls.incrementAndGet() == 2) {
+                throw new NoClassDefFoundError("org/example/Missing");
+              }
+              return 3;
+            },
+            0);
 
     loop.readOnce();
     loop.readOnce();

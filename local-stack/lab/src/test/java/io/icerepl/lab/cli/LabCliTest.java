@@ -12,26 +12,35 @@ class LabCliTest {
 
   @Test
   void theLabOffersServeWithItsLocalOptionsAndTheTooling() {
-    assertThat(run("--help")).contains("Usage: replicator-lab").contains("serve", "demo", "benchmark", "campaign");
-    assertThat(run("serve", "--help")).contains("Usage: replicator-lab serve").contains("--local", "--demo-interval");
-    assertThat(run("benchmark", "--help")).contains("incremental-cost", "backfill-throughput", "lag", "memory");
+    assertThat(run("--help"))
+        .contains("Usage: replicator-lab")
+        .contains("serve", "demo", "benchmark", "campaign");
+    assertThat(run("serve", "--help"))
+        .contains("Usage: replicator-lab serve")
+        .contains("--local", "--demo-interval");
+    assertThat(run("benchmark", "--help"))
+        .contains("incremental-cost", "backfill-throughput", "lag", "memory");
     assertThat(run("campaign", "--help")).contains("crash", "faults");
-    assertThat(run("campaign", "crash", "--help")).contains("replicator-app/target/replicator-app.jar");
+    assertThat(run("campaign", "crash", "--help"))
+        .contains("replicator-app/target/replicator-app.jar");
   }
 
   @Test
   void theDemoReplicatesItsTableAndFindsEverySnapshotEqual(@TempDir Path dir) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    int exit = LabCli.execute(new PrintWriter(out), new PrintWriter(err), "demo", "--dir", dir.toString());
+    int exit =
+        LabCli.execute(new PrintWriter(out), new PrintWriter(err), "demo", "--dir", dir.toString());
     assertThat(exit).as(err.toString()).isZero();
-    assertThat(out.toString()).contains("replica matches the source at every snapshot")
+    assertThat(out.toString())
+        .contains("replica matches the source at every snapshot")
         .contains("refs on the replica: [");
   }
 
   private static String run(String... args) {
     StringWriter out = new StringWriter();
-    assertThat(LabCli.execute(new PrintWriter(out), new PrintWriter(new StringWriter()), args)).isZero();
+    assertThat(LabCli.execute(new PrintWriter(out), new PrintWriter(new StringWriter()), args))
+        .isZero();
     return out.toString();
   }
 }

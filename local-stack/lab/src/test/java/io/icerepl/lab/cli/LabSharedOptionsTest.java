@@ -14,10 +14,14 @@ class LabSharedOptionsTest {
 
   @Test
   void theWorkFolderIsWorkDirOnEveryCommandAndDirWhereItWasBefore() {
-    assertThat(this.<DemoCommand>parse("demo", "--work-dir", "w").work.dir()).contains(Path.of("w"));
+    assertThat(this.<DemoCommand>parse("demo", "--work-dir", "w").work.dir())
+        .contains(Path.of("w"));
     assertThat(this.<DemoCommand>parse("demo", "--dir", "w").work.dir()).contains(Path.of("w"));
     assertThat(this.<DemoCommand>parse("demo").work.dir()).contains(Path.of("target", "demo"));
-    assertThat(this.<BenchmarkCommand.Memory>parse("benchmark", "memory", "--work-dir", "w").work.dir())
+    assertThat(
+            this.<BenchmarkCommand.Memory>parse("benchmark", "memory", "--work-dir", "w")
+                .work
+                .dir())
         .contains(Path.of("w"));
     assertThat(this.<BenchmarkCommand.Memory>parse("benchmark", "memory", "--dir", "w").work.dir())
         .contains(Path.of("w"));
@@ -28,9 +32,14 @@ class LabSharedOptionsTest {
 
   @Test
   void benchmarksTakeThreadsAndCampaignsASeed() {
-    assertThat(this.<BenchmarkCommand.BackfillThroughput>parse("benchmark", "backfill-throughput", "--threads", "5")
-        .threads.threads()).isEqualTo(5);
-    assertThat(this.<CampaignCommand.Faults>parse("campaign", "faults", "--seed", "7").seed.seed()).isEqualTo(7);
+    assertThat(
+            this.<BenchmarkCommand.BackfillThroughput>parse(
+                    "benchmark", "backfill-throughput", "--threads", "5")
+                .threads
+                .threads())
+        .isEqualTo(5);
+    assertThat(this.<CampaignCommand.Faults>parse("campaign", "faults", "--seed", "7").seed.seed())
+        .isEqualTo(7);
     assertThat(this.<CampaignCommand.Crash>parse("campaign", "crash").seed.seed()).isEqualTo(1);
   }
 
@@ -39,9 +48,15 @@ class LabSharedOptionsTest {
     CommandLine cli = new CommandLine(new LabCli());
     String demo = cli.getSubcommands().get("demo").getUsageMessage(CommandLine.Help.Ansi.OFF);
     String memory =
-        cli.getSubcommands().get("benchmark").getSubcommands().get("memory").getUsageMessage(CommandLine.Help.Ansi.OFF);
+        cli.getSubcommands()
+            .get("benchmark")
+            .getSubcommands()
+            .get("memory")
+            .getUsageMessage(CommandLine.Help.Ansi.OFF);
 
-    assertThat(demo).contains("--dir, --work-dir=<folder>", "Default: target" + java.io.File.separator + "demo");
+    assertThat(demo)
+        .contains(
+            "--dir, --work-dir=<folder>", "Default: target" + java.io.File.separator + "demo");
     assertThat(memory).contains("--dir, --work-dir=<folder>").doesNotContain("null");
   }
 

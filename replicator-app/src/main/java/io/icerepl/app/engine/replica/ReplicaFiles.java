@@ -4,10 +4,10 @@ import io.icerepl.copier.publish.MetadataPublisher;
 import io.icerepl.copier.publish.ReplicaLayout;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.error.DivergedReplicaException;
-import io.icerepl.merge.merge.ReplicaProperties;
 import io.icerepl.merge.error.MissingFileException;
 import io.icerepl.merge.head.MetadataFileNames;
 import io.icerepl.merge.head.SourceHead;
+import io.icerepl.merge.merge.ReplicaProperties;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.model.TableMetadataParser;
 import io.icerepl.merge.path.TableLayout;
@@ -23,8 +23,8 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * Reads what a replica holds, from the replica itself: its current version (as readers resolve
- * it) and the replicator's state beside it. Shared by replication and retention.
+ * Reads what a replica holds, from the replica itself: its current version (as readers resolve it)
+ * and the replicator's state beside it. Shared by replication and retention.
  */
 public final class ReplicaFiles {
   private final ObjectStore store;
@@ -38,10 +38,11 @@ public final class ReplicaFiles {
   }
 
   /**
-   * The replica's current version: the hint, looking past it as readers do, or the newest file.
-   * A version published by a run that stopped before its hint gets its hint now.
+   * The replica's current version: the hint, looking past it as readers do, or the newest file. A
+   * version published by a run that stopped before its hint gets its hint now.
    *
-   * @throws DivergedReplicaException when the location holds a table or a version the replicator did not write
+   * @throws DivergedReplicaException when the location holds a table or a version the replicator
+   *     did not write
    */
   public Optional<ReplicaHead> head(String table, String location) throws IOException {
     return head(table, location, Optional.empty());
@@ -49,10 +50,11 @@ public final class ReplicaFiles {
 
   /**
    * As {@link #head(String, String)}, taking the content of {@code known} when the current version
-   * is still its file: a replica version file is written once and never replaced, so it need not
-   * be read again.
+   * is still its file: a replica version file is written once and never replaced, so it need not be
+   * read again.
    */
-  public Optional<ReplicaHead> head(String table, String location, Optional<ReplicaHead> known) throws IOException {
+  public Optional<ReplicaHead> head(String table, String location, Optional<ReplicaHead> known)
+      throws IOException {
     String folder = ReplicaLayout.metadataFolder(location);
     List<String> names = store.list(folder);
     if (names.stream().noneMatch(MetadataFileNames::isMetadataFile)) {
@@ -66,13 +68,22 @@ public final class ReplicaFiles {
     OptionalLong version = MetadataFileNames.version(name);
     String file = TableLayout.join(folder, name);
     TableMetadata metadata =
-        known.filter(k -> k.file().equals(file)).map(ReplicaHead::metadata)
+        known
+            .filter(k -> k.file().equals(file))
+            .map(ReplicaHead::metadata)
             .orElseGet(() -> readMetadata(store, file, maxMetadataBytes));
     ReplicaHead head = new ReplicaHead(version.orElseThrow(), file, metadata);
-    if (head.lastSourceFile().isEmpty() || !name.equals(ReplicaLayout.metadataFileName(version.getAsLong()))) {
+    if (head.lastSourceFile().isEmpty()
+        || !name.equals(ReplicaLayout.metadataFileName(version.getAsLong()))) {
       throw new DivergedReplicaException(
-          "Cannot replicate table " + table + " into " + location + ": it already holds a table"
-              + " the replicator did not write (" + file + ")");
+          "Cannot replicate table "
+              + table
+              + " into "
+              + location
+              + ": it already holds a table"
+              + " the replicator did not write ("
+              + file
+              + ")");
     }
     checkLastCommit(table, location, head, state(location).lastCommit());
     if (!hint.equals(Optional.of(Long.toString(head.version())))) {
@@ -87,17 +98,27 @@ public final class ReplicaFiles {
    * commit stopped before publishing: a version written behind its back copies the table's
    * properties but cannot carry the token of a commit not made yet.
    */
-  private static void checkLastCommit(String table, String location, ReplicaHead head, ReplicaState.LastCommit last) {
+  private static void checkLastCommit(
+      String table, String location, ReplicaHead head, ReplicaState.LastCommit last) {
     if (last == null) {
       return; // a replica from before commit tokens
     }
     String token = head.metadata().properties().get(ReplicaProperties.COMMIT_TOKEN);
     boolean published = head.version() == last.version() && last.token().equals(token);
-    boolean notYetPublished = head.version() == last.version() - 1 && java.util.Objects.equals(last.previousToken(), token);
+    boolean notYetPublished =
+        head.version() == last.version() - 1
+            && java.util.Objects.equals(last.previousToken(), token);
     if (!published && !notYetPublished) {
       throw new DivergedReplicaException(
-          "Cannot replicate table " + table + " into " + location + ": its current metadata " + head.file()
-              + " is not the version the replicator committed last (v" + last.version() + "); the replica was"
+          "Cannot replicate table "
+              + table
+              + " into "
+              + location
+              + ": its current metadata "
+              + head.file()
+              + " is not the version the replicator committed last (v"
+              + last.version()
+              + "); the replica was"
               + " changed behind its back and is left alone");
     }
   }
@@ -106,14 +127,20 @@ public final class ReplicaFiles {
    * Records the commit about to be published, and returns its metadata with the commit's token.
    * Recorded first: the published file then always matches the record, or the one before it.
    */
-  public TableMetadata recordCommit(String location, Optional<ReplicaHead> previous, long version, TableMetadata metadata)
+  public TableMetadata recordCommit(
+      String location, Optional<ReplicaHead> previous, long version, TableMetadata metadata)
       throws IOException {
     String token = java.util.UUID.randomUUID().toString();
     String previousToken =
-        previous.map(h -> h.metadata().properties().get(ReplicaProperties.COMMIT_TOKEN)).orElse(null);
-    writeState(location, state(location).withLastCommit(new ReplicaState.LastCommit(version, token, previousToken)));
+        previous
+            .map(h -> h.metadata().properties().get(ReplicaProperties.COMMIT_TOKEN))
+            .orElse(null);
+    writeState(
+        location,
+        state(location).withLastCommit(new ReplicaState.LastCommit(version, token, previousToken)));
     com.fasterxml.jackson.databind.node.ObjectNode json = metadata.copyOfJson();
-    json.with(io.icerepl.merge.model.TableMetadataFields.PROPERTIES).put(ReplicaProperties.COMMIT_TOKEN, token);
+    json.with(io.icerepl.merge.model.TableMetadataFields.PROPERTIES)
+        .put(ReplicaProperties.COMMIT_TOKEN, token);
     return TableMetadataParser.fromJson(json, "replica " + location);
   }
 
@@ -136,7 +163,8 @@ public final class ReplicaFiles {
     try (InputStream in = store.open(file)) {
       return TableMetadataParser.read(in, file, maxBytes);
     } catch (NoSuchFileException e) {
-      throw new MissingFileException("Cannot read table metadata " + file + ": it does not exist", file);
+      throw new MissingFileException(
+          "Cannot read table metadata " + file + ": it does not exist", file);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot read table metadata " + file, e);
     }

@@ -1,7 +1,7 @@
 package io.icerepl.app.engine.replica;
 
-import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.merge.ReplicaProperties;
+import io.icerepl.merge.model.TableMetadata;
 import java.util.Optional;
 
 /**

@@ -52,7 +52,8 @@ public final class PendingDeletion {
    * @param state the replica's state
    * @return the state with no pending deletion
    */
-  public ReplicaState finish(String location, TableMetadata current, ReplicaState state) throws IOException {
+  public ReplicaState finish(String location, TableMetadata current, ReplicaState state)
+      throws IOException {
     if (state.pendingDeletes().isEmpty()) {
       return state;
     }
@@ -63,13 +64,18 @@ public final class PendingDeletion {
     List<ExpiredSnapshot> stillExpired =
         state.pendingDeletes().stream().filter(s -> !held.contains(s.snapshotId())).toList();
     UnreachableFiles orphans =
-        ReachabilityPlanner.unreachableAfterInterruptedDelete(stillExpired, current, target::open, batchSize);
-    LOG.info("{}: finishing an earlier expiry: deleting {} orphaned file(s)", location, orphans.all().size());
+        ReachabilityPlanner.unreachableAfterInterruptedDelete(
+            stillExpired, current, target::open, batchSize);
+    LOG.info(
+        "{}: finishing an earlier expiry: deleting {} orphaned file(s)",
+        location,
+        orphans.all().size());
     for (String path : orphans.all()) {
       target.delete(path);
       LOG.debug("{}: deleted {}", location, path);
     }
-    ReplicaState finished = state.withRetention(state.expiredSnapshotIds(), state.droppedRefs(), List.of());
+    ReplicaState finished =
+        state.withRetention(state.expiredSnapshotIds(), state.droppedRefs(), List.of());
     replicaFiles.writeState(location, finished);
     return finished;
   }
@@ -82,12 +88,13 @@ public final class PendingDeletion {
    * @param before the replica's current version, if any
    * @param after the metadata about to be published
    */
-  public void rememberReplacedStatistics(String location, Optional<ReplicaHead> before, TableMetadata after)
-      throws IOException {
+  public void rememberReplacedStatistics(
+      String location, Optional<ReplicaHead> before, TableMetadata after) throws IOException {
     if (before.isEmpty()) {
       return;
     }
-    List<String> replaced = ReachabilityPlanner.statisticsFilesNoLongerNamed(before.get().metadata(), after);
+    List<String> replaced =
+        ReachabilityPlanner.statisticsFilesNoLongerNamed(before.get().metadata(), after);
     if (replaced.isEmpty()) {
       return;
     }
@@ -95,6 +102,7 @@ public final class PendingDeletion {
     Set<String> remembered = new LinkedHashSet<>(state.replacedStatisticsFiles());
     remembered.addAll(replaced);
     replicaFiles.writeState(location, state.withReplacedStatisticsFiles(List.copyOf(remembered)));
-    LOG.info("{}: statistics files no longer named, for retention to delete: {}", location, replaced);
+    LOG.info(
+        "{}: statistics files no longer named, for retention to delete: {}", location, replaced);
   }
 }

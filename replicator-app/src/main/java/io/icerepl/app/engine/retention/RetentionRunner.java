@@ -1,13 +1,14 @@
 package io.icerepl.app.engine.retention;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icerepl.app.engine.replica.ReplicaFiles;
 import io.icerepl.app.engine.replica.ReplicaHead;
 import io.icerepl.copier.publish.MetadataPublisher;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.error.BadInputException;
+import io.icerepl.merge.merge.ReplicaCommits;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.model.TableMetadataParser;
-import io.icerepl.merge.merge.ReplicaCommits;
 import io.icerepl.merge.retention.DroppedRef;
 import io.icerepl.merge.retention.ExpireOptions;
 import io.icerepl.merge.retention.ExpiredSnapshot;
@@ -18,7 +19,6 @@ import io.icerepl.merge.retention.RetentionPolicies;
 import io.icerepl.merge.retention.RetentionPolicy;
 import io.icerepl.merge.retention.UnreachableFiles;
 import io.icerepl.merge.state.ReplicaState;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
@@ -34,8 +34,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Expires snapshots on a replica by the replica's own policy: plan (pure) → remember what expires
- * → publish the new metadata → delete the files no retained snapshot reaches → forget the pending
+ * Expires snapshots on a replica by the replica's own policy: plan (pure) → remember what expires →
+ * publish the new metadata → delete the files no retained snapshot reaches → forget the pending
  * deletion. A crash between publish and delete leaves only orphans; the next run finishes the
  * deletion after recomputing reachability against the replica's current metadata.
  */
@@ -60,7 +60,11 @@ public final class RetentionRunner {
 
   /** Expires the replica at {@code location} by {@code options}. */
   public static RetentionResult expire(
-      ObjectStore target, Clock clock, String location, RetentionOptions options, long maxMetadataBytes) {
+      ObjectStore target,
+      Clock clock,
+      String location,
+      RetentionOptions options,
+      long maxMetadataBytes) {
     return new RetentionRunner(target, clock, options.settings(maxMetadataBytes))
         .expire(location, Optional.empty(), options.adjustment(), options.expire());
   }
@@ -73,21 +77,32 @@ public final class RetentionRunner {
    * @param options this run's controls
    */
   public RetentionResult expire(
-      String location, Optional<RetentionPolicy> policy, UnaryOperator<RetentionPolicy> adjust, ExpireOptions options) {
+      String location,
+      Optional<RetentionPolicy> policy,
+      UnaryOperator<RetentionPolicy> adjust,
+      ExpireOptions options) {
     try (ObjectStore.Lock lock = target.lock(location)) {
       return run(location, policy, adjust, options, lock);
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot expire snapshots of replica " + location + ": " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "Cannot expire snapshots of replica " + location + ": " + e.getMessage(), e);
     }
   }
 
   private RetentionResult run(
-      String location, Optional<RetentionPolicy> configured, UnaryOperator<RetentionPolicy> adjust, ExpireOptions options,
-      ObjectStore.Lock lock) throws IOException {
+      String location,
+      Optional<RetentionPolicy> configured,
+      UnaryOperator<RetentionPolicy> adjust,
+      ExpireOptions options,
+      ObjectStore.Lock lock)
+      throws IOException {
     ReplicaHead head =
         replicaFiles
             .head(location, location)
-            .orElseThrow(() -> new BadInputException("Cannot expire snapshots of " + location + ": it holds no replica"));
+            .orElseThrow(
+                () ->
+                    new BadInputException(
+                        "Cannot expire snapshots of " + location + ": it holds no replica"));
     ReplicaState state = replicaFiles.state(location);
     if (!options.dryRun()) {
       if (!state.pendingDeletes().isEmpty()) {
@@ -97,7 +112,9 @@ public final class RetentionRunner {
     }
 
     TableMetadata before = head.metadata();
-    RetentionPolicy policy = adjust.apply(configured.orElseGet(() -> RetentionPolicies.fromProperties(before.properties())));
+    RetentionPolicy policy =
+        adjust.apply(
+            configured.orElseGet(() -> RetentionPolicies.fromProperties(before.properties())));
     RetentionPlan plan = RetentionPlanner.plan(before, policy, options, clock.millis());
     plan.warnings().forEach(w -> LOG.warn("{}: {}", location, w));
     boolean filesKept = !mayDeleteFiles(before);
@@ -108,25 +125,39 @@ public final class RetentionRunner {
     UnreachableFiles unreachable =
         (plan.expiredSnapshotIds().isEmpty()
                 ? UnreachableFiles.none()
-                : ReachabilityPlanner.unreachable(expired, plan.metadata(), target::open, settings.batchSize()))
+                : ReachabilityPlanner.unreachable(
+                    expired, plan.metadata(), target::open, settings.batchSize()))
             .withStatisticsFiles(replacedStatistics);
 
     if (options.dryRun()) {
       return new RetentionResult(
-          filesKept ? UnreachableFiles.none() : unreachable, true, filesKept, plan.expiredSnapshotIds(),
-          plan.droppedRefs(), plan.warnings(), head.file());
+          filesKept ? UnreachableFiles.none() : unreachable,
+          true,
+          filesKept,
+          plan.expiredSnapshotIds(),
+          plan.droppedRefs(),
+          plan.warnings(),
+          head.file());
     }
     if (plan.expiredSnapshotIds().isEmpty() && plan.droppedRefs().isEmpty()) {
       LOG.info("{}: nothing to expire", location);
       if (filesKept) {
         return new RetentionResult(
-            UnreachableFiles.none(), false, true, List.of(), List.of(), plan.warnings(), head.file());
+            UnreachableFiles.none(),
+            false,
+            true,
+            List.of(),
+            List.of(),
+            plan.warnings(),
+            head.file());
       }
       if (!state.replacedStatisticsFiles().isEmpty()) {
         delete(location, unreachable);
-        replicaFiles.writeState(location, replicaFiles.state(location).withReplacedStatisticsFiles(List.of()));
+        replicaFiles.writeState(
+            location, replicaFiles.state(location).withReplacedStatisticsFiles(List.of()));
       }
-      return new RetentionResult(unreachable, false, false, List.of(), List.of(), plan.warnings(), head.file());
+      return new RetentionResult(
+          unreachable, false, false, List.of(), List.of(), plan.warnings(), head.file());
     }
 
     // Remember first: once published, replication must not bring these back, and a crash before
@@ -143,28 +174,47 @@ public final class RetentionRunner {
     replicaFiles.writeState(location, state.withRetention(expiredIds, droppedRefs, pending));
 
     ObjectNode json = plan.metadata().copyOfJson();
-    ReplicaCommits.setMetadataLog(json, Optional.of(before), Optional.of(head.file()), ReplicaCommits.previousVersionsMax(before));
-    ReplicaCommits.setLastUpdatedMs(json, Optional.of(before), clock.millis(), before.lastUpdatedMs());
+    ReplicaCommits.setMetadataLog(
+        json,
+        Optional.of(before),
+        Optional.of(head.file()),
+        ReplicaCommits.previousVersionsMax(before));
+    ReplicaCommits.setLastUpdatedMs(
+        json, Optional.of(before), clock.millis(), before.lastUpdatedMs());
     TableMetadata after =
         replicaFiles.recordCommit(
-            location, Optional.of(head), head.version() + 1, TableMetadataParser.fromJson(json, "replica " + location));
-    String published = publisher.publish(location, location, head.version() + 1, TableMetadataParser.toJson(after));
+            location,
+            Optional.of(head),
+            head.version() + 1,
+            TableMetadataParser.fromJson(json, "replica " + location));
+    String published =
+        publisher.publish(
+            location, location, head.version() + 1, TableMetadataParser.toJson(after));
     LOG.info(
         "{}: expired {} snapshot(s), dropped refs {}; published {}",
-        location, plan.expiredSnapshotIds().size(), plan.droppedRefs().stream().map(DroppedRef::name).toList(), published);
+        location,
+        plan.expiredSnapshotIds().size(),
+        plan.droppedRefs().stream().map(DroppedRef::name).toList(),
+        published);
 
     if (!filesKept) {
       lock.checkHeld("delete the files of expired snapshots");
       delete(location, unreachable);
       replicaFiles.writeState(
           location,
-          replicaFiles.state(location)
+          replicaFiles
+              .state(location)
               .withRetention(expiredIds, droppedRefs, state.pendingDeletes())
               .withReplacedStatisticsFiles(List.of()));
     }
     return new RetentionResult(
-        filesKept ? UnreachableFiles.none() : unreachable, false, filesKept, plan.expiredSnapshotIds(),
-        plan.droppedRefs(), plan.warnings(), published);
+        filesKept ? UnreachableFiles.none() : unreachable,
+        false,
+        filesKept,
+        plan.expiredSnapshotIds(),
+        plan.droppedRefs(),
+        plan.warnings(),
+        published);
   }
 
   private void delete(String location, UnreachableFiles files) throws IOException {

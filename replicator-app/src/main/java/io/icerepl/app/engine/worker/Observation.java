@@ -8,7 +8,8 @@ package io.icerepl.app.engine.worker;
  * @param replicaMetadataFile the replica's current metadata file, null when there is none
  * @param replicatedSourceFile the source metadata file the replica was built from (the replica
  *     records its name; the path is the source's), null when there is no replica
- * @param replicatedSourceUpdatedMs that file's {@code last-updated-ms}, as the replica records it; null when unknown
+ * @param replicatedSourceUpdatedMs that file's {@code last-updated-ms}, as the replica records it;
+ *     null when unknown
  * @param inSync whether the replica was built from {@code sourceMetadataFile}
  * @param oldestUnreplicatedMs commit time of the oldest source version the replica lacks
  * @param lagSnapshots source snapshots the replica lacks

@@ -58,9 +58,17 @@ public final class Reconciler {
           .whenComplete(
               (result, error) -> {
                 if (error != null) {
-                  LOG.warn("{}: retention of replica {} failed", key.table(), key.targetLocation(), error);
+                  LOG.warn(
+                      "{}: retention of replica {} failed",
+                      key.table(),
+                      key.targetLocation(),
+                      error);
                 } else {
-                  LOG.info("{}: retention of replica {}: {}", key.table(), key.targetLocation(), result.metrics());
+                  LOG.info(
+                      "{}: retention of replica {}: {}",
+                      key.table(),
+                      key.targetLocation(),
+                      result.metrics());
                 }
               });
     }

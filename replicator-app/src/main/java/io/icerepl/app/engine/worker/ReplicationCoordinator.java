@@ -17,13 +17,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs replication and retention per {@link TableKey}: one run at a time per key (replication
- * and retention of a key share its lane), different keys in parallel, at most
- * {@code maxConcurrent} at once. A trigger that arrives while its key runs or waits is coalesced
- * into one follow-up run: never lost, never run in parallel. A failed replication is tried again
- * after an exponential back-off; triggers in between wait for that retry. A rule holds at most
- * {@code maxLanesPerRule} lanes: a key beyond them is refused, so no flood of events can make the
- * coordinator hold without bound.
+ * Runs replication and retention per {@link TableKey}: one run at a time per key (replication and
+ * retention of a key share its lane), different keys in parallel, at most {@code maxConcurrent} at
+ * once. A trigger that arrives while its key runs or waits is coalesced into one follow-up run:
+ * never lost, never run in parallel. A failed replication is tried again after an exponential
+ * back-off; triggers in between wait for that retry. A rule holds at most {@code maxLanesPerRule}
+ * lanes: a key beyond them is refused, so no flood of events can make the coordinator hold without
+ * bound.
  *
  * <p>The coordinator owns the executors it is given and shuts them down on {@link #close}.
  */
@@ -132,13 +132,21 @@ public final class ReplicationCoordinator implements AutoCloseable {
   public synchronized CompletableFuture<RetentionResult> expireNow(TableKey key) {
     CompletableFuture<RetentionResult> result = new CompletableFuture<>();
     if (closed) {
-      result.completeExceptionally(new IllegalStateException("Cannot expire snapshots of " + key + ": shutting down"));
+      result.completeExceptionally(
+          new IllegalStateException("Cannot expire snapshots of " + key + ": shutting down"));
       return result;
     }
     Lane lane = lane(key);
     if (lane == null) {
-      result.completeExceptionally(new IllegalStateException("Cannot expire snapshots of " + key + ": rule "
-          + key.rule() + " holds its most lanes (" + maxLanesPerRule + ")"));
+      result.completeExceptionally(
+          new IllegalStateException(
+              "Cannot expire snapshots of "
+                  + key
+                  + ": rule "
+                  + key.rule()
+                  + " holds its most lanes ("
+                  + maxLanesPerRule
+                  + ")"));
       return result;
     }
     lane.expiries.add(result);
@@ -178,8 +186,11 @@ public final class ReplicationCoordinator implements AutoCloseable {
         if (lane.retry != null) {
           lane.retry.cancel(false);
         }
-        lane.expiries.forEach(f -> f.completeExceptionally(new IllegalStateException("Cannot expire snapshots of "
-            + lane.key + ": shutting down")));
+        lane.expiries.forEach(
+            f ->
+                f.completeExceptionally(
+                    new IllegalStateException(
+                        "Cannot expire snapshots of " + lane.key + ": shutting down")));
         lane.expiries.clear();
       }
       long left;
@@ -264,7 +275,8 @@ public final class ReplicationCoordinator implements AutoCloseable {
         running--;
         if (retryIn != null && !closed) {
           lane.backingOff = true;
-          lane.retry = scheduler.schedule(() -> retry(lane), retryIn.toMillis(), TimeUnit.MILLISECONDS);
+          lane.retry =
+              scheduler.schedule(() -> retry(lane), retryIn.toMillis(), TimeUnit.MILLISECONDS);
         }
         offer(lane);
         dispatch();
@@ -273,7 +285,9 @@ public final class ReplicationCoordinator implements AutoCloseable {
     }
   }
 
-  /** @return when to try again after a failure, null after a success */
+  /**
+   * @return when to try again after a failure, null after a success
+   */
   private Duration replicate(TableKey key) {
     try {
       Optional<Duration> followUp = replication.replicate(key);

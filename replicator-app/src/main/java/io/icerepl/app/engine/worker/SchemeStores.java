@@ -16,9 +16,9 @@ import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 /**
  * The stores of both sides, chosen by a location's scheme. This is the one table of which scheme
  * goes where ({@code s3://}, {@code s3a://}, {@code s3n://} to that side's S3 store; {@code file:}
- * and plain paths, absolute or relative, to the local file system; nothing else) and the one place the S3 stores are
- * built, for the command line and the service alike. An S3 store is opened on its first use, so a
- * local run builds no S3 client; {@link #close} closes what was opened.
+ * and plain paths, absolute or relative, to the local file system; nothing else) and the one place
+ * the S3 stores are built, for the command line and the service alike. An S3 store is opened on its
+ * first use, so a local run builds no S3 client; {@link #close} closes what was opened.
  */
 public final class SchemeStores implements StoreFactory, AutoCloseable {
   private static final List<String> S3_SCHEMES = List.of("s3://", "s3a://", "s3n://");
@@ -26,10 +26,14 @@ public final class SchemeStores implements StoreFactory, AutoCloseable {
   /**
    * How both sides reach S3.
    *
-   * @param interceptors SDK interceptors on both sides (request tracing; tests inject faults with one)
+   * @param interceptors SDK interceptors on both sides (request tracing; tests inject faults with
+   *     one)
    */
   public record S3Access(
-      S3Endpoint source, S3Endpoint target, S3StoreSettings settings, S3Resilience resilience,
+      S3Endpoint source,
+      S3Endpoint target,
+      S3StoreSettings settings,
+      S3Resilience resilience,
       List<ExecutionInterceptor> interceptors) {
     public S3Access {
       interceptors = List.copyOf(interceptors);
@@ -55,8 +59,8 @@ public final class SchemeStores implements StoreFactory, AutoCloseable {
   }
 
   /**
-   * Store settings whose leases live under {@code lockPrefix} and name this process as their
-   * owner, so an operator can tell who holds a table.
+   * Store settings whose leases live under {@code lockPrefix} and name this process as their owner,
+   * so an operator can tell who holds a table.
    */
   public static S3StoreSettings leaseSettings(String lockPrefix, Duration lockTtl, Clock clock) {
     String owner = ManagementFactory.getRuntimeMXBean().getName();
@@ -77,8 +81,14 @@ public final class SchemeStores implements StoreFactory, AutoCloseable {
   private synchronized ObjectStore store(String side, String location) {
     if (S3_SCHEMES.stream().anyMatch(location::startsWith)) {
       S3Access access =
-          s3.orElseThrow(() -> new IllegalArgumentException(
-              "Cannot open " + side + " store for " + location + ": no S3 access is configured"));
+          s3.orElseThrow(
+              () ->
+                  new IllegalArgumentException(
+                      "Cannot open "
+                          + side
+                          + " store for "
+                          + location
+                          + ": no S3 access is configured"));
       if (side.equals("source")) {
         sourceS3 = sourceS3 != null ? sourceS3 : open(access, access.source());
         return sourceS3;
@@ -93,12 +103,18 @@ public final class SchemeStores implements StoreFactory, AutoCloseable {
     }
     String scheme = location.substring(0, colon + 1);
     throw new IllegalArgumentException(
-        "Cannot open " + side + " store for " + location + ": scheme " + scheme
+        "Cannot open "
+            + side
+            + " store for "
+            + location
+            + ": scheme "
+            + scheme
             + " is not supported (only s3://, s3a://, s3n://, file: and plain paths)");
   }
 
   private static S3ObjectStore open(S3Access access, S3Endpoint endpoint) {
-    return S3ObjectStore.create(endpoint, access.settings(), access.resilience(), access.interceptors());
+    return S3ObjectStore.create(
+        endpoint, access.settings(), access.resilience(), access.interceptors());
   }
 
   @Override

@@ -21,14 +21,17 @@ public final class TableDiscovery {
     this.stores = stores;
   }
 
-  /** Relative paths (e.g. {@code ns/orders}) of the tables under the rule's source prefix, sorted. */
+  /**
+   * Relative paths (e.g. {@code ns/orders}) of the tables under the rule's source prefix, sorted.
+   */
   public List<String> tables(TableRule rule) {
     ObjectStore store = stores.sourceStore(rule.source());
     List<String> found = new ArrayList<>();
     try {
       walk(store, rule.source(), "", 1, found);
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot list tables under " + rule.source() + ": " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "Cannot list tables under " + rule.source() + ": " + e.getMessage(), e);
     }
     found.sort(null);
     return found;
@@ -36,8 +39,8 @@ public final class TableDiscovery {
 
   /**
    * The table a folder under the rule's source prefix belongs to: the outermost folder above it
-   * that is a table, else the folder itself. A table's own folders hold no other table, so an
-   * event under one (e.g. a metadata file in {@code <table>/data/x/metadata/}) is the table's.
+   * that is a table, else the folder itself. A table's own folders hold no other table, so an event
+   * under one (e.g. a metadata file in {@code <table>/data/x/metadata/}) is the table's.
    */
   public String enclosingTable(TableRule rule, String relativePath) {
     ObjectStore store = stores.sourceStore(rule.source());
@@ -50,7 +53,8 @@ public final class TableDiscovery {
         }
       }
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot list tables under " + rule.source() + ": " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "Cannot list tables under " + rule.source() + ": " + e.getMessage(), e);
     }
     return relativePath;
   }
@@ -64,11 +68,13 @@ public final class TableDiscovery {
     try {
       return isTable(stores.sourceStore(location), location);
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot list " + TableLayout.metadataFolder(location) + ": " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "Cannot list " + TableLayout.metadataFolder(location) + ": " + e.getMessage(), e);
     }
   }
 
-  private static void walk(ObjectStore store, String prefix, String relative, int depth, List<String> found)
+  private static void walk(
+      ObjectStore store, String prefix, String relative, int depth, List<String> found)
       throws IOException {
     String folder = relative.isEmpty() ? prefix : TableLayout.join(prefix, relative);
     for (String child : store.listFolders(folder)) {
@@ -84,6 +90,7 @@ public final class TableDiscovery {
   }
 
   private static boolean isTable(ObjectStore store, String location) throws IOException {
-    return store.list(TableLayout.metadataFolder(location)).stream().anyMatch(MetadataFileNames::isMetadataFile);
+    return store.list(TableLayout.metadataFolder(location)).stream()
+        .anyMatch(MetadataFileNames::isMetadataFile);
   }
 }

@@ -12,7 +12,8 @@ import java.util.Objects;
  * @param sourceLocation the source table location
  * @param targetLocation the replica table location
  */
-public record TableKey(String rule, String target, String table, String sourceLocation, String targetLocation) {
+public record TableKey(
+    String rule, String target, String table, String sourceLocation, String targetLocation) {
   /** Joins namespace levels. */
   public static final char NAMESPACE_SEPARATOR = '\u001F';
 
@@ -25,9 +26,9 @@ public record TableKey(String rule, String target, String table, String sourceLo
   }
 
   /**
-   * The namespace, its levels joined with the unit separator U+001F as in the Iceberg REST
-   * catalog (empty for a table directly under the prefix). A '.' joins nothing: folder names may
-   * hold one, and {@code a.b/t} and {@code a/b/t} are two tables.
+   * The namespace, its levels joined with the unit separator U+001F as in the Iceberg REST catalog
+   * (empty for a table directly under the prefix). A '.' joins nothing: folder names may hold one,
+   * and {@code a.b/t} and {@code a/b/t} are two tables.
    */
   public String namespace() {
     int slash = table.lastIndexOf('/');

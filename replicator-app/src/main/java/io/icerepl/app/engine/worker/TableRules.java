@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Maps a source table to its replicas: the table's path relative to its rule's source prefix is
- * its path under every target prefix (same name, same namespace). A table location always yields
- * the same keys, whether it came from an event or from discovery.
+ * Maps a source table to its replicas: the table's path relative to its rule's source prefix is its
+ * path under every target prefix (same name, same namespace). A table location always yields the
+ * same keys, whether it came from an event or from discovery.
  */
 public final class TableRules {
   private final List<TableRule> rules;
@@ -23,7 +23,9 @@ public final class TableRules {
 
   /** The rule of that name. */
   public TableRule rule(String name) {
-    return rules.stream().filter(r -> r.name().equals(name)).findFirst()
+    return rules.stream()
+        .filter(r -> r.name().equals(name))
+        .findFirst()
         .orElseThrow(() -> new IllegalArgumentException("Cannot find rule " + name));
   }
 
@@ -32,7 +34,13 @@ public final class TableRules {
     String relative = trimSlashes(relativePath);
     List<TableKey> keys = new ArrayList<>();
     for (RuleTarget target : rule.targets()) {
-      keys.add(new TableKey(rule.name(), target.name(), relative, join(rule.source(), relative), join(target.prefix(), relative)));
+      keys.add(
+          new TableKey(
+              rule.name(),
+              target.name(),
+              relative,
+              join(rule.source(), relative),
+              join(target.prefix(), relative)));
     }
     return keys;
   }
@@ -44,7 +52,8 @@ public final class TableRules {
    */
   public List<TableKey> keysOf(String sourceLocation) {
     String location = trimTrailing(sourceLocation);
-    String path = location.contains("://") ? location.substring(location.indexOf("://") + 3) : location;
+    String path =
+        location.contains("://") ? location.substring(location.indexOf("://") + 3) : location;
     for (String segment : path.split("/", -1)) {
       if (segment.equals(".") || segment.equals("..")) {
         return List.of();
@@ -54,7 +63,8 @@ public final class TableRules {
         rules.stream()
             .filter(r -> location.startsWith(trimTrailing(r.source()) + "/"))
             .max(Comparator.comparingInt(r -> trimTrailing(r.source()).length()));
-    return rule.map(r -> keys(r, location.substring(trimTrailing(r.source()).length() + 1))).orElse(List.of());
+    return rule.map(r -> keys(r, location.substring(trimTrailing(r.source()).length() + 1)))
+        .orElse(List.of());
   }
 
   static String join(String prefix, String relative) {

@@ -1,10 +1,10 @@
 package io.icerepl.app.engine.worker;
 
-import io.icerepl.app.engine.replica.ReplicaHead;
 import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.ReplicationResult;
 import io.icerepl.app.engine.TableHeads;
 import io.icerepl.app.engine.TableReplicator;
+import io.icerepl.app.engine.replica.ReplicaHead;
 import io.icerepl.app.engine.retention.RetentionResult;
 import io.icerepl.app.engine.retention.RetentionRunner;
 import io.icerepl.merge.head.MetadataFileNames;
@@ -39,8 +39,8 @@ public final class TableRunner implements AutoCloseable {
   private final TableStatus board;
 
   /**
-   * @param fileExecutor copies files; shared by all runs, a separate pool from the lanes' so a
-   *     run waiting for its copies never holds the threads they need. Shut down by {@link #close}.
+   * @param fileExecutor copies files; shared by all runs, a separate pool from the lanes' so a run
+   *     waiting for its copies never holds the threads they need. Shut down by {@link #close}.
    * @param rules the rules, for where their tables may keep files and their retention
    * @param board told where each table stands
    */
@@ -59,20 +59,28 @@ public final class TableRunner implements AutoCloseable {
     this.board = board;
   }
 
-  /** @return when to run again for a source metadata file still too young to trust, if any */
+  /**
+   * @return when to run again for a source metadata file still too young to trust, if any
+   */
   public Optional<Duration> replicate(TableKey key) {
     board.seen(key);
     TableReplicator replicator =
         new TableReplicator(
-            stores.sourceStore(key.sourceLocation()), stores.targetStore(key.targetLocation()), clock, fileExecutor,
-            optionsOf(key), progress -> board.progress(key, progress));
+            stores.sourceStore(key.sourceLocation()),
+            stores.targetStore(key.targetLocation()),
+            clock,
+            fileExecutor,
+            optionsOf(key),
+            progress -> board.progress(key, progress));
     ReplicationResult result;
     try {
       result = replicator.replicateIfChanged(key.sourceLocation(), key.targetLocation());
     } catch (RuntimeException e) {
-      // a failed run may still be behind by a known amount (a held lease, a bad file): the lag shows it
+      // a failed run may still be behind by a known amount (a held lease, a bad file): the lag
+      // shows it
       try {
-        board.observed(key, observation(key, replicator.read(key.sourceLocation(), key.targetLocation())));
+        board.observed(
+            key, observation(key, replicator.read(key.sourceLocation(), key.targetLocation())));
       } catch (RuntimeException unreadable) {
         e.addSuppressed(unreadable);
       }
@@ -88,7 +96,8 @@ public final class TableRunner implements AutoCloseable {
    */
   private ReplicationOptions optionsOf(TableKey key) {
     TableRule rule = rules.rule(key.rule());
-    List<PathMapping.Prefix> maps = rule.target(key.target()).map(RuleTarget::map).orElse(List.of());
+    List<PathMapping.Prefix> maps =
+        rule.target(key.target()).map(RuleTarget::map).orElse(List.of());
     List<String> allowed = new ArrayList<>();
     allowed.add(key.sourceLocation());
     allowed.addAll(rule.allowedSourcePrefixes());
@@ -96,8 +105,8 @@ public final class TableRunner implements AutoCloseable {
   }
 
   /**
-   * Where a replica not seen since the service started stands, read from the replica's own
-   * metadata and the source head, so its status and lag are right before its first run.
+   * Where a replica not seen since the service started stands, read from the replica's own metadata
+   * and the source head, so its status and lag are right before its first run.
    */
   public void restore(TableKey key) {
     if (board.known(key)) {
@@ -106,18 +115,29 @@ public final class TableRunner implements AutoCloseable {
     try {
       TableReplicator replicator =
           new TableReplicator(
-              stores.sourceStore(key.sourceLocation()), stores.targetStore(key.targetLocation()), clock, fileExecutor,
+              stores.sourceStore(key.sourceLocation()),
+              stores.targetStore(key.targetLocation()),
+              clock,
+              fileExecutor,
               options);
-      board.restored(key, observation(key, replicator.read(key.sourceLocation(), key.targetLocation())));
+      board.restored(
+          key, observation(key, replicator.read(key.sourceLocation(), key.targetLocation())));
     } catch (RuntimeException e) {
       // the table's run reports the same error with its state
-      LOG.info("{}: status of replica {} not restored: {}", key.table(), key.targetLocation(), e.getMessage());
+      LOG.info(
+          "{}: status of replica {} not restored: {}",
+          key.table(),
+          key.targetLocation(),
+          e.getMessage());
     }
   }
 
   public RetentionResult expire(TableKey key) {
     return RetentionRunner.expire(
-        stores.targetStore(key.targetLocation()), clock, key.targetLocation(), rules.rule(key.rule()).retention(),
+        stores.targetStore(key.targetLocation()),
+        clock,
+        key.targetLocation(),
+        rules.rule(key.rule()).retention(),
         options.maxMetadataBytes());
   }
 
@@ -134,13 +154,16 @@ public final class TableRunner implements AutoCloseable {
     Optional<String> replicated = heads.replicatedFileName();
     Set<Long> lacking = new HashSet<>();
     head.snapshots().forEach(s -> lacking.add(s.snapshotId()));
-    replica.ifPresent(r -> r.metadata().snapshots().stream().map(Snapshot::snapshotId).forEach(lacking::remove));
+    replica.ifPresent(
+        r -> r.metadata().snapshots().stream().map(Snapshot::snapshotId).forEach(lacking::remove));
     lacking.removeAll(heads.expiredSnapshotIds());
     return new Observation(
         sourceFile,
         head.lastUpdatedMs(),
         replica.map(ReplicaHead::file).orElse(null),
-        replicated.map(name -> sourcePath(head, sourceFile, key.sourceLocation(), name)).orElse(null),
+        replicated
+            .map(name -> sourcePath(head, sourceFile, key.sourceLocation(), name))
+            .orElse(null),
         replica.flatMap(ReplicaHead::lastSourceUpdatedMs).orElse(null),
         heads.inSync(),
         oldestUnreplicatedMs(head, sourceFile, replicated, heads.source().settlingSinceMs()),
@@ -148,10 +171,11 @@ public final class TableRunner implements AutoCloseable {
   }
 
   /**
-   * The source path of a metadata file the replica names (a name): the head, an entry of the
-   * head's log, else a file in the source's metadata folder.
+   * The source path of a metadata file the replica names (a name): the head, an entry of the head's
+   * log, else a file in the source's metadata folder.
    */
-  private static String sourcePath(TableMetadata head, String headFile, String sourceLocation, String name) {
+  private static String sourcePath(
+      TableMetadata head, String headFile, String sourceLocation, String name) {
     if (MetadataFileNames.fileName(headFile).equals(name)) {
       return headFile;
     }
@@ -168,7 +192,10 @@ public final class TableRunner implements AutoCloseable {
    * written at {@code settlingSinceMs}.
    */
   static long oldestUnreplicatedMs(
-      TableMetadata head, String headFile, Optional<String> replicatedFileName, OptionalLong settlingSinceMs) {
+      TableMetadata head,
+      String headFile,
+      Optional<String> replicatedFileName,
+      OptionalLong settlingSinceMs) {
     if (replicatedFileName.equals(Optional.of(MetadataFileNames.fileName(headFile)))) {
       return settlingSinceMs.orElse(head.lastUpdatedMs());
     }
@@ -176,7 +203,8 @@ public final class TableRunner implements AutoCloseable {
     int next = 0;
     if (replicatedFileName.isPresent()) {
       for (int i = 0; i < log.size(); i++) {
-        if (MetadataFileNames.fileName(log.get(i).metadataFile()).equals(replicatedFileName.get())) {
+        if (MetadataFileNames.fileName(log.get(i).metadataFile())
+            .equals(replicatedFileName.get())) {
           next = i + 1;
         }
       }

@@ -9,15 +9,22 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
-/** Maps the {@code replicator.*} properties onto the engine's settings: the engine knows no Spring. */
+/**
+ * Maps the {@code replicator.*} properties onto the engine's settings: the engine knows no Spring.
+ */
 public final class EngineSettings {
   private EngineSettings() {}
 
-  /** How each table's run goes; files put in place at once per table is the per-table concurrency. */
+  /**
+   * How each table's run goes; files put in place at once per table is the per-table concurrency.
+   */
   public static ReplicationOptions replication(ReplicatorProperties properties) {
     return new ReplicationOptions(
-        List.of(), properties.coalesceVersions(), properties.maxMetadataBytes().toBytes(),
-        properties.concurrency().filesPerTable(), properties.settleTime());
+        List.of(),
+        properties.coalesceVersions(),
+        properties.maxMetadataBytes().toBytes(),
+        properties.concurrency().filesPerTable(),
+        properties.settleTime());
   }
 
   public static List<TableRule> rules(ReplicatorProperties properties) {
@@ -32,14 +39,17 @@ public final class EngineSettings {
         rule.targets().stream().map(EngineSettings::target).toList(),
         rule.allowedSourcePrefixes(),
         RetentionOptions.policy(
-            retention.retentionPeriodMs(), Optional.ofNullable(retention.retainLast()), retention.maxRefAgeMs(),
+            retention.retentionPeriodMs(),
+            Optional.ofNullable(retention.retainLast()),
+            retention.maxRefAgeMs(),
             retention.replicaOwnsFiles()),
         retention.enabled() ? Optional.of(retention.interval()) : Optional.<Duration>empty());
   }
 
   private static RuleTarget target(ReplicatorProperties.Target target) {
     return new RuleTarget(
-        target.name(), target.prefix(),
+        target.name(),
+        target.prefix(),
         target.map().stream().map(m -> new PathMapping.Prefix(m.source(), m.target())).toList());
   }
 }

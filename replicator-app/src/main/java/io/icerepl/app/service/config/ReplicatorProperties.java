@@ -16,8 +16,8 @@ import org.springframework.util.unit.DataSize;
 import org.springframework.validation.annotation.Validated;
 
 /**
- * The service's configuration, under {@code replicator.*}. Every key has a default; see
- * {@code application.yml} for an annotated example.
+ * The service's configuration, under {@code replicator.*}. Every key has a default; see {@code
+ * application.yml} for an annotated example.
  *
  * @param rules which source prefixes replicate to which target prefixes (none by default)
  * @param concurrency how much runs at once
@@ -30,7 +30,8 @@ import org.springframework.validation.annotation.Validated;
  * @param sqs S3 event intake from an SQS queue
  * @param coalesceVersions apply only the source head when catching up, skipping intermediate
  *     versions (default false: one replica commit per source version)
- * @param maxMetadataBytes the largest metadata file read, decompressed (default 256MB, binary units)
+ * @param maxMetadataBytes the largest metadata file read, decompressed (default 256MB, binary
+ *     units)
  * @param limits bounds on what events can make the service hold
  */
 @Validated
@@ -49,7 +50,8 @@ public record ReplicatorProperties(
   public ReplicatorProperties {
     rules = List.copyOf(rules);
     if (maxMetadataBytes.toBytes() < 1) {
-      throw new IllegalArgumentException("replicator.max-metadata-bytes must be positive, got " + maxMetadataBytes);
+      throw new IllegalArgumentException(
+          "replicator.max-metadata-bytes must be positive, got " + maxMetadataBytes);
     }
     long names = rules.stream().map(Rule::name).distinct().count();
     if (names != rules.size()) {
@@ -61,14 +63,15 @@ public record ReplicatorProperties(
    * Every table under {@code source} is replicated to the same relative path under each target.
    *
    * @param name the rule's name, unique, shown in logs
-   * @param source the source prefix URI (e.g. {@code s3://bucket/warehouse} or {@code file:/data/wh})
+   * @param source the source prefix URI (e.g. {@code s3://bucket/warehouse} or {@code
+   *     file:/data/wh})
    * @param targets where replicas go; one source fans out to every target
    * @param retention the replicas' own snapshot retention
    * @param allowedSourcePrefixes where else than in its own folder a table's metadata may keep
    *     files (its {@code location}, {@code write.data.path}, {@code write.metadata.path}): a table
-   *     naming any other place fails with "outside the mapping", so one table's metadata cannot make
-   *     the service copy another's files. Files under them go to folders of the replica's own, like
-   *     every prefix the table declares (default none)
+   *     naming any other place fails with "outside the mapping", so one table's metadata cannot
+   *     make the service copy another's files. Files under them go to folders of the replica's own,
+   *     like every prefix the table declares (default none)
    */
   public record Rule(
       @NotBlank String name,
@@ -82,7 +85,8 @@ public record ReplicatorProperties(
       targets = List.copyOf(targets);
       long names = targets.stream().map(Target::name).distinct().count();
       if (names != targets.size()) {
-        throw new IllegalArgumentException("replicator.rules[" + name + "].targets[].name must be unique");
+        throw new IllegalArgumentException(
+            "replicator.rules[" + name + "].targets[].name must be unique");
       }
     }
 
@@ -97,7 +101,8 @@ public record ReplicatorProperties(
    * @param map where files under a source prefix go on this target, for data kept outside the
    *     tables (like {@code --map}); a source prefix mapped here is also allowed (default none)
    */
-  public record Target(@NotBlank String name, @NotBlank String prefix, @Valid @DefaultValue List<PrefixMap> map) {
+  public record Target(
+      @NotBlank String name, @NotBlank String prefix, @Valid @DefaultValue List<PrefixMap> map) {
     @ConstructorBinding
     public Target {
       map = List.copyOf(map);
@@ -123,8 +128,8 @@ public record ReplicatorProperties(
    * @param retentionPeriod keep snapshots younger than this, e.g. {@code 90d} (optional)
    * @param retainLast keep at least this many snapshots per branch (optional)
    * @param maxRefAge drop refs other than main whose snapshot is older than this (optional)
-   * @param replicaOwnsFiles delete unreachable files even when the table says
-   *     {@code gc.enabled=false} (default false)
+   * @param replicaOwnsFiles delete unreachable files even when the table says {@code
+   *     gc.enabled=false} (default false)
    */
   public record Retention(
       @DefaultValue("false") boolean enabled,
@@ -155,7 +160,8 @@ public record ReplicatorProperties(
    * @param tables table replications running at once (default 4)
    * @param filesPerTable files copied at once per running table (default 8)
    */
-  public record Concurrency(@Min(1) @DefaultValue("4") int tables, @Min(1) @DefaultValue("8") int filesPerTable) {}
+  public record Concurrency(
+      @Min(1) @DefaultValue("4") int tables, @Min(1) @DefaultValue("8") int filesPerTable) {}
 
   /**
    * A failed table is tried again after {@code initialBackoff}, doubling up to {@code maxBackoff}.
@@ -163,11 +169,18 @@ public record ReplicatorProperties(
    * @param initialBackoff the first wait (default PT5S)
    * @param maxBackoff the longest wait (default PT10M)
    */
-  public record Retry(@NotNull @DefaultValue("PT5S") Duration initialBackoff, @NotNull @DefaultValue("PT10M") Duration maxBackoff) {
+  public record Retry(
+      @NotNull @DefaultValue("PT5S") Duration initialBackoff,
+      @NotNull @DefaultValue("PT10M") Duration maxBackoff) {
     public Retry {
-      if (initialBackoff.isNegative() || initialBackoff.isZero() || maxBackoff.compareTo(initialBackoff) < 0) {
+      if (initialBackoff.isNegative()
+          || initialBackoff.isZero()
+          || maxBackoff.compareTo(initialBackoff) < 0) {
         throw new IllegalArgumentException(
-            "replicator.retry needs 0 < initial-backoff <= max-backoff, got " + initialBackoff + " and " + maxBackoff);
+            "replicator.retry needs 0 < initial-backoff <= max-backoff, got "
+                + initialBackoff
+                + " and "
+                + maxBackoff);
       }
     }
   }
@@ -181,14 +194,16 @@ public record ReplicatorProperties(
    *     is not replicated, and {@code replicator_lanes_refused_total} counts each refusal
    */
   public record Limits(
-      @Min(1) @DefaultValue("100") int recordsPerMessage, @Min(1) @DefaultValue("10000") int lanesPerRule) {}
+      @Min(1) @DefaultValue("100") int recordsPerMessage,
+      @Min(1) @DefaultValue("10000") int lanesPerRule) {}
 
   /**
    * @param enabled listen to the queue (default false; reconciliation alone still replicates)
    * @param queue the queue name or URL receiving S3 ObjectCreated notifications or EventBridge
    *     "Object Created" events; its redrive policy sends poison messages to a dead-letter queue
    * @param deadLetterQueue the name or URL of that dead-letter queue, in the queue's region
-   *     (optional): when set, its depth is exported as {@code replicator_dead_letter_queue_messages}
+   *     (optional): when set, its depth is exported as {@code
+   *     replicator_dead_letter_queue_messages}
    * @param deadLetterPollInterval how often the dead-letter queue's depth is read (default PT1M)
    */
   public record Sqs(

@@ -18,12 +18,15 @@ import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
 /**
  * {@code replicator_dead_letter_queue_messages}: the messages waiting in the event queue's
- * dead-letter queue ({@code ApproximateNumberOfMessages} of {@code replicator.sqs.dead-letter-queue}),
- * read every {@code replicator.sqs.dead-letter-poll-interval}. It is NaN until the first read and
- * after a failed one, so a count that can no longer be read is never shown as current.
+ * dead-letter queue ({@code ApproximateNumberOfMessages} of {@code
+ * replicator.sqs.dead-letter-queue}), read every {@code replicator.sqs.dead-letter-poll-interval}.
+ * It is NaN until the first read and after a failed one, so a count that can no longer be read is
+ * never shown as current.
  */
 @Component
-@ConditionalOnProperty(prefix = "replicator.sqs", name = {"enabled", "dead-letter-queue"})
+@ConditionalOnProperty(
+    prefix = "replicator.sqs",
+    name = {"enabled", "dead-letter-queue"})
 public class DeadLetterQueueDepth implements SmartLifecycle {
   private static final Logger LOG = LoggerFactory.getLogger(DeadLetterQueueDepth.class);
 
@@ -39,12 +42,16 @@ public class DeadLetterQueueDepth implements SmartLifecycle {
   private ScheduledFuture<?> polling;
 
   public DeadLetterQueueDepth(
-      SqsAsyncClient sqs, TaskScheduler scheduler, ReplicatorProperties properties, MeterRegistry meters) {
+      SqsAsyncClient sqs,
+      TaskScheduler scheduler,
+      ReplicatorProperties properties,
+      MeterRegistry meters) {
     this.sqs = sqs;
     this.scheduler = scheduler;
     this.settings = properties.sqs();
     Gauge.builder("replicator.dead.letter.queue.messages", this, d -> d.messages)
-        .description("Messages in the event queue's dead-letter queue (NaN while it cannot be read)")
+        .description(
+            "Messages in the event queue's dead-letter queue (NaN while it cannot be read)")
         .register(meters);
   }
 
@@ -56,19 +63,36 @@ public class DeadLetterQueueDepth implements SmartLifecycle {
     CompletableFuture.completedFuture(settings.deadLetterQueue())
         .thenCompose(this::queueUrl)
         .thenCompose(
-            url -> sqs.getQueueAttributes(r -> r.queueUrl(url).attributeNames(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES)))
+            url ->
+                sqs.getQueueAttributes(
+                    r ->
+                        r.queueUrl(url)
+                            .attributeNames(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES)))
         .whenComplete(
             (response, error) -> {
               if (error == null) {
-                messages = Double.parseDouble(response.attributes().get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES));
+                messages =
+                    Double.parseDouble(
+                        response
+                            .attributes()
+                            .get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES));
                 lastFailure = null;
               } else {
                 messages = Double.NaN;
-                Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+                Throwable cause =
+                    error instanceof CompletionException && error.getCause() != null
+                        ? error.getCause()
+                        : error;
                 if (cause.getClass() == lastFailure) {
-                  LOG.debug("Cannot read the depth of dead-letter queue {} again: {}", settings.deadLetterQueue(), cause.toString());
+                  LOG.debug(
+                      "Cannot read the depth of dead-letter queue {} again: {}",
+                      settings.deadLetterQueue(),
+                      cause.toString());
                 } else {
-                  LOG.warn("Cannot read the depth of dead-letter queue {}: {}", settings.deadLetterQueue(), cause.toString());
+                  LOG.warn(
+                      "Cannot read the depth of dead-letter queue {}: {}",
+                      settings.deadLetterQueue(),
+                      cause.toString());
                 }
                 lastFailure = cause.getClass();
               }
@@ -76,7 +100,9 @@ public class DeadLetterQueueDepth implements SmartLifecycle {
             });
   }
 
-  /** A URL is used as given (the deployment passes one, so no {@code sqs:GetQueueUrl} is needed). */
+  /**
+   * A URL is used as given (the deployment passes one, so no {@code sqs:GetQueueUrl} is needed).
+   */
   private CompletableFuture<String> queueUrl(String queue) {
     if (queue.startsWith("https://") || queue.startsWith("http://")) {
       return CompletableFuture.completedFuture(queue);

@@ -43,7 +43,8 @@ public final class EventIntake {
   /**
    * @return the keys triggered
    * @throws IllegalArgumentException when the message cannot be parsed or is refused
-   * @throws java.io.UncheckedIOException when a location cannot be listed (the message is received again)
+   * @throws java.io.UncheckedIOException when a location cannot be listed (the message is received
+   *     again)
    */
   public List<TableKey> accept(String message) {
     List<String> locations;
@@ -65,7 +66,8 @@ public final class EventIntake {
         continue;
       }
       keys = enclosing(keys);
-      if (keys.stream().noneMatch(coordinator::hasLane) && !discovery.holdsTable(keys.get(0).sourceLocation())) {
+      if (keys.stream().noneMatch(coordinator::hasLane)
+          && !discovery.holdsTable(keys.get(0).sourceLocation())) {
         LOG.debug("{}: no table there; event ignored", location);
       } else {
         triggered.addAll(keys);
@@ -79,7 +81,10 @@ public final class EventIntake {
     return triggered;
   }
 
-  /** A location nested in a table (metadata files under its data folder) is that table, not a new one. */
+  /**
+   * A location nested in a table (metadata files under its data folder) is that table, not a new
+   * one.
+   */
   private List<TableKey> enclosing(List<TableKey> keys) {
     TableKey key = keys.get(0);
     TableRule rule = rules.rule(key.rule());
@@ -88,7 +93,10 @@ public final class EventIntake {
       table = discovery.enclosingTable(rule, key.table());
     } catch (RuntimeException e) {
       // the source cannot be listed now: the run reports that error on the table the event names
-      LOG.warn("{}: cannot look for an enclosing table ({}); triggering it as named", key.table(), e.getMessage());
+      LOG.warn(
+          "{}: cannot look for an enclosing table ({}); triggering it as named",
+          key.table(),
+          e.getMessage());
       return keys;
     }
     if (table.equals(key.table())) {

@@ -12,13 +12,13 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Reads the table locations an SQS message names. Understands S3 event notifications
- * ({@code Records[].s3}, keys URL-encoded), EventBridge "Object Created" events
- * ({@code detail.bucket} / {@code detail.object}), and either wrapped in an SNS notification. Only
- * a new metadata file ({@code …/metadata/*.metadata.json}, compressed variants included) or a
- * version hint names a table: the location is the part before {@code /metadata/}. Everything else
- * (data files, other event types, S3's test event) names nothing. Events are only triggers, so a
- * key that is not a committed version (e.g. a losing writer's file) costs one no-op run.
+ * Reads the table locations an SQS message names. Understands S3 event notifications ({@code
+ * Records[].s3}, keys URL-encoded), EventBridge "Object Created" events ({@code detail.bucket} /
+ * {@code detail.object}), and either wrapped in an SNS notification. Only a new metadata file
+ * ({@code …/metadata/*.metadata.json}, compressed variants included) or a version hint names a
+ * table: the location is the part before {@code /metadata/}. Everything else (data files, other
+ * event types, S3's test event) names nothing. Events are only triggers, so a key that is not a
+ * committed version (e.g. a losing writer's file) costs one no-op run.
  *
  * <p>A message with more records than {@code maxRecords}, or naming a bucket or key with a control
  * or other invisible character, is refused ({@link RefusedEventException}).
@@ -29,14 +29,17 @@ public final class EventParser {
 
   private final int maxRecords;
 
-  /** @param maxRecords the most records one message may carry */
+  /**
+   * @param maxRecords the most records one message may carry
+   */
   public EventParser(int maxRecords) {
     this.maxRecords = maxRecords;
   }
 
   /**
    * @return the distinct table locations ({@code s3://bucket/prefix}), in message order
-   * @throws IllegalArgumentException when the message is not JSON, or a record lacks its bucket or key
+   * @throws IllegalArgumentException when the message is not JSON, or a record lacks its bucket or
+   *     key
    * @throws RefusedEventException when it has too many records or names an unprintable key
    */
   public List<String> tableLocations(String message) {
@@ -44,7 +47,8 @@ public final class EventParser {
     try {
       root = JSON.readTree(message);
     } catch (JsonProcessingException e) {
-      throw new IllegalArgumentException("Cannot parse event message: not JSON (" + e.getOriginalMessage() + ")", e);
+      throw new IllegalArgumentException(
+          "Cannot parse event message: not JSON (" + e.getOriginalMessage() + ")", e);
     }
     if (root == null || !root.isObject()) {
       throw new IllegalArgumentException("Cannot parse event message: expected a JSON object");
@@ -62,7 +66,11 @@ public final class EventParser {
       if (records > maxRecords) {
         throw new RefusedEventException(
             RefusedEventException.Reason.TOO_MANY_RECORDS,
-            "Cannot accept event message: it holds " + records + " records, more than the " + maxRecords + " allowed");
+            "Cannot accept event message: it holds "
+                + records
+                + " records, more than the "
+                + maxRecords
+                + " allowed");
       }
       for (JsonNode record : root.path("Records")) {
         String eventName = record.path("eventName").asText("ObjectCreated");
@@ -70,14 +78,20 @@ public final class EventParser {
           continue;
         }
         JsonNode s3 = record.path("s3");
-        String bucket = printable(required(s3.path("bucket").path("name"), "Records[].s3.bucket.name"), "bucket");
-        String key = printable(decode(required(s3.path("object").path("key"), "Records[].s3.object.key")), "key");
+        String bucket =
+            printable(
+                required(s3.path("bucket").path("name"), "Records[].s3.bucket.name"), "bucket");
+        String key =
+            printable(
+                decode(required(s3.path("object").path("key"), "Records[].s3.object.key")), "key");
         tableLocation(bucket, key).ifPresent(locations::add);
       }
     } else if ("Object Created".equals(root.path("detail-type").asText())) {
       JsonNode detail = root.path("detail");
-      String bucket = printable(required(detail.path("bucket").path("name"), "detail.bucket.name"), "bucket");
-      String key = printable(required(detail.path("object").path("key"), "detail.object.key"), "key");
+      String bucket =
+          printable(required(detail.path("bucket").path("name"), "detail.bucket.name"), "bucket");
+      String key =
+          printable(required(detail.path("object").path("key"), "detail.object.key"), "key");
       tableLocation(bucket, key).ifPresent(locations::add);
     }
     // anything else, S3's {"Event":"s3:TestEvent"} included, names no table
@@ -89,13 +103,17 @@ public final class EventParser {
     String name = key.substring(slash + 1);
     String folder = key.substring(0, slash + 1);
     boolean metadataFile =
-        name.endsWith(".metadata.json") || name.endsWith(".metadata.json.gz") || name.equals(TableLayout.VERSION_HINT);
-    if (!metadataFile || !(folder.equals(METADATA_FOLDER) || folder.endsWith("/" + METADATA_FOLDER))) {
+        name.endsWith(".metadata.json")
+            || name.endsWith(".metadata.json.gz")
+            || name.equals(TableLayout.VERSION_HINT);
+    if (!metadataFile
+        || !(folder.equals(METADATA_FOLDER) || folder.endsWith("/" + METADATA_FOLDER))) {
       return Optional.empty();
     }
     String table = folder.substring(0, folder.length() - METADATA_FOLDER.length());
     String location = "s3://" + bucket + (table.isEmpty() ? "" : "/" + table);
-    return Optional.of(location.endsWith("/") ? location.substring(0, location.length() - 1) : location);
+    return Optional.of(
+        location.endsWith("/") ? location.substring(0, location.length() - 1) : location);
   }
 
   /** S3 notifications URL-encode keys (a space as '+'). */
@@ -105,7 +123,9 @@ public final class EventParser {
     } catch (IllegalArgumentException e) {
       throw new RefusedEventException(
           RefusedEventException.Reason.INVALID_KEY,
-          "Cannot accept event message: key " + PrintableText.escape(encoded) + " is not URL-encoded");
+          "Cannot accept event message: key "
+              + PrintableText.escape(encoded)
+              + " is not URL-encoded");
     }
   }
 
@@ -113,7 +133,10 @@ public final class EventParser {
     if (!PrintableText.isPrintable(value)) {
       throw new RefusedEventException(
           RefusedEventException.Reason.INVALID_KEY,
-          "Cannot accept event message: " + what + " " + PrintableText.escape(value)
+          "Cannot accept event message: "
+              + what
+              + " "
+              + PrintableText.escape(value)
               + " holds a control or invisible character");
     }
     return value;

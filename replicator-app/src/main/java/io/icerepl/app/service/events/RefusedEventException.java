@@ -1,8 +1,8 @@
 package io.icerepl.app.service.events;
 
 /**
- * An event message the service will not act on: it is left on the queue, received again and ends
- * in the dead-letter queue. The message names nothing raw that could forge a log line.
+ * An event message the service will not act on: it is left on the queue, received again and ends in
+ * the dead-letter queue. The message names nothing raw that could forge a log line.
  */
 public final class RefusedEventException extends IllegalArgumentException {
   /** Why, as the {@code reason} tag of {@code replicator_events_refused_total}. */

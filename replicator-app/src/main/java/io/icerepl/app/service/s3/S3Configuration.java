@@ -9,11 +9,11 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.Optional;
-import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 
 /** The S3 stores of both sides, their resilience, and its metrics. */
 @Configuration(proxyBeanMethods = false)
@@ -25,7 +25,9 @@ class S3Configuration {
     S3ResilienceSettings settings =
         S3ResilienceSettings.defaults()
             .withRetry(
-                properties.retry().maxAttempts(), properties.retry().initialBackoff(), properties.retry().maxBackoff())
+                properties.retry().maxAttempts(),
+                properties.retry().initialBackoff(),
+                properties.retry().maxBackoff())
             .withPermitsPerSecond(properties.permitsPerSecond())
             .withCircuitBreaker(
                 properties.circuitBreaker().failureRateThreshold(),
@@ -38,15 +40,21 @@ class S3Configuration {
     return resilience;
   }
 
-  /** SDK interceptors declared as beans (tracing; tests inject faults with one) apply to both sides. */
+  /**
+   * SDK interceptors declared as beans (tracing; tests inject faults with one) apply to both sides.
+   */
   @Bean(destroyMethod = "close")
   SchemeStores s3Stores(
-      S3Properties properties, S3Resilience resilience, ObjectProvider<Clock> clock,
+      S3Properties properties,
+      S3Resilience resilience,
+      ObjectProvider<Clock> clock,
       ObjectProvider<ExecutionInterceptor> interceptors) {
     return SchemeStores.withS3(
         new SchemeStores.S3Access(
-            endpoint(properties.source()), endpoint(properties.target()),
-            settings(properties, clock.getIfAvailable(Clock::systemUTC)), resilience,
+            endpoint(properties.source()),
+            endpoint(properties.target()),
+            settings(properties, clock.getIfAvailable(Clock::systemUTC)),
+            resilience,
             interceptors.orderedStream().toList()));
   }
 

@@ -14,15 +14,15 @@ import org.springframework.validation.annotation.Validated;
 
 /**
  * {@code replicator.s3}: how the service reaches S3 on each side. Source and target usually differ
- * in region and often in credentials; absent keys use the default credentials chain (the task
- * role on ECS).
+ * in region and often in credentials; absent keys use the default credentials chain (the task role
+ * on ECS).
  *
  * @param source the source side
  * @param target the target side (all targets of all rules)
- * @param lockPrefix where table leases live in each target bucket, outside every table (the
- *     command line's default too, so that both exclude each other)
- * @param lockTtl how long a lease holds without its owner renewing it (a killed run frees the
- *     table then); a running run renews it every third of this
+ * @param lockPrefix where table leases live in each target bucket, outside every table (the command
+ *     line's default too, so that both exclude each other)
+ * @param lockTtl how long a lease holds without its owner renewing it (a killed run frees the table
+ *     then); a running run renews it every third of this
  * @param retry retries of throttled and failed requests
  * @param permitsPerSecond requests per second per target prefix (0: no limit)
  * @param circuitBreaker when a bucket's calls are cut off after repeated failures
@@ -47,7 +47,6 @@ public record S3Properties(
       @DefaultValue("50") float failureRateThreshold,
       @Min(1) @DefaultValue("100") int slidingWindowSize,
       @NotNull @DefaultValue("PT30S") Duration openDuration) {}
-
 
   /**
    * One side's S3.

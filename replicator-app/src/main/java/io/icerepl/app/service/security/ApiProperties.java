@@ -10,9 +10,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.validation.annotation.Validated;
 
 /**
- * The HTTP API's access, under {@code replicator.api.*}. Requests authenticate with
- * {@code Authorization: Bearer <token>}; without a token configured only the health endpoint
- * answers.
+ * The HTTP API's access, under {@code replicator.api.*}. Requests authenticate with {@code
+ * Authorization: Bearer <token>}; without a token configured only the health endpoint answers.
  *
  * @param token the bearer token (at least 16 characters); or
  * @param tokenSecretId the id or ARN of a Secrets Manager secret whose string is the token, read
@@ -20,8 +19,8 @@ import org.springframework.validation.annotation.Validated;
  * @param tokenSecretRegion the secret's region (default: the SDK's region chain)
  * @param tokenSecretEndpoint a Secrets Manager endpoint other than AWS's (LocalStack)
  * @param tokenName who holds the token, as logs name the caller (default {@code operator})
- * @param publicStatus let the status API and Prometheus answer without the token (default
- *     false: they reveal bucket names and errors)
+ * @param publicStatus let the status API and Prometheus answer without the token (default false:
+ *     they reveal bucket names and errors)
  * @param expire bounds of on-demand expiries
  */
 @Validated
@@ -40,7 +39,8 @@ public record ApiProperties(
 
   public ApiProperties {
     if (has(token) && has(tokenSecretId)) {
-      throw new IllegalArgumentException("Set replicator.api.token or replicator.api.token-secret-id, not both");
+      throw new IllegalArgumentException(
+          "Set replicator.api.token or replicator.api.token-secret-id, not both");
     }
     if (has(token) && token.length() < MIN_TOKEN_LENGTH) {
       throw new IllegalArgumentException(
@@ -53,10 +53,12 @@ public record ApiProperties(
   }
 
   /**
-   * @param maxPending on-demand expiries queued or running at once, service-wide; more are
-   *     refused with 429 (default 2)
+   * @param maxPending on-demand expiries queued or running at once, service-wide; more are refused
+   *     with 429 (default 2)
    * @param timeout how long a request waits for its expiry; after it the request answers 202 and
    *     the expiry goes on, its outcome logged (default PT30S)
    */
-  public record Expire(@Min(1) @DefaultValue("2") int maxPending, @NotNull @DefaultValue("PT30S") Duration timeout) {}
+  public record Expire(
+      @Min(1) @DefaultValue("2") int maxPending,
+      @NotNull @DefaultValue("PT30S") Duration timeout) {}
 }

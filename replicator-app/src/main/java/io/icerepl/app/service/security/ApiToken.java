@@ -6,9 +6,8 @@ import java.security.NoSuchAlgorithmException;
 import java.util.Optional;
 
 /**
- * The configured bearer token. Tokens are compared by their SHA-256 digests with
- * {@link MessageDigest#isEqual}, so the time taken tells nothing about the token, not even its
- * length.
+ * The configured bearer token. Tokens are compared by their SHA-256 digests with {@link
+ * MessageDigest#isEqual}, so the time taken tells nothing about the token, not even its length.
  */
 public final class ApiToken {
   private final String name;

@@ -15,10 +15,10 @@ import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
- * Authenticates a request carrying {@code Authorization: Bearer <token>} as the token's holder.
- * The token is read from that header only, never from a cookie or a parameter, so a page in a
- * browser cannot send it: a cross-site form gets 401. A wrong token is refused at once; a request
- * without one goes on unauthenticated, and the authorization rules decide.
+ * Authenticates a request carrying {@code Authorization: Bearer <token>} as the token's holder. The
+ * token is read from that header only, never from a cookie or a parameter, so a page in a browser
+ * cannot send it: a cross-site form gets 401. A wrong token is refused at once; a request without
+ * one goes on unauthenticated, and the authorization rules decide.
  */
 final class BearerTokenFilter extends OncePerRequestFilter {
   private static final Logger LOG = LoggerFactory.getLogger(BearerTokenFilter.class);
@@ -31,7 +31,8 @@ final class BearerTokenFilter extends OncePerRequestFilter {
   }
 
   @Override
-  protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+  protected void doFilterInternal(
+      HttpServletRequest request, HttpServletResponse response, FilterChain chain)
       throws ServletException, IOException {
     String header = request.getHeader("Authorization");
     if (header == null) {
@@ -40,15 +41,22 @@ final class BearerTokenFilter extends OncePerRequestFilter {
     }
     if (!header.regionMatches(true, 0, PREFIX, 0, PREFIX.length())
         || !token.matches(header.substring(PREFIX.length()).strip())) {
-      LOG.warn("Refused {} {} from {}: invalid bearer token", request.getMethod(), request.getRequestURI(),
+      LOG.warn(
+          "Refused {} {} from {}: invalid bearer token",
+          request.getMethod(),
+          request.getRequestURI(),
           request.getRemoteAddr());
-      JsonErrors.write(response, HttpServletResponse.SC_UNAUTHORIZED, "Bearer error=\"invalid_token\"",
+      JsonErrors.write(
+          response,
+          HttpServletResponse.SC_UNAUTHORIZED,
+          "Bearer error=\"invalid_token\"",
           "Cannot authenticate the request: invalid bearer token");
       return;
     }
     SecurityContext context = SecurityContextHolder.createEmptyContext();
-    context.setAuthentication(UsernamePasswordAuthenticationToken.authenticated(
-        token.name(), null, List.of(new SimpleGrantedAuthority("ROLE_OPERATOR"))));
+    context.setAuthentication(
+        UsernamePasswordAuthenticationToken.authenticated(
+            token.name(), null, List.of(new SimpleGrantedAuthority("ROLE_OPERATOR"))));
     SecurityContextHolder.setContext(context);
     try {
       chain.doFilter(request, response);

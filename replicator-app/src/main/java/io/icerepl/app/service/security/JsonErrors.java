@@ -8,11 +8,14 @@ import java.nio.charset.StandardCharsets;
 final class JsonErrors {
   private JsonErrors() {}
 
-  static void write(HttpServletResponse response, int status, String challenge, String message) throws IOException {
+  static void write(HttpServletResponse response, int status, String challenge, String message)
+      throws IOException {
     response.setStatus(status);
     response.setHeader("WWW-Authenticate", challenge);
     response.setContentType("application/json");
     response.setCharacterEncoding(StandardCharsets.UTF_8.name());
-    response.getWriter().write("{\"error\":\"" + message.replace("\\", "\\\\").replace("\"", "\\\"") + "\"}");
+    response
+        .getWriter()
+        .write("{\"error\":\"" + message.replace("\\", "\\\\").replace("\"", "\\\"") + "\"}");
   }
 }

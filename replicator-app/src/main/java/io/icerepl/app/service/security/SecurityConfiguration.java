@@ -17,10 +17,10 @@ import org.springframework.security.web.authentication.AnonymousAuthenticationFi
 
 /**
  * Who may call the HTTP API. Health answers everyone (its details only the token's holder); the
- * status API and Prometheus reveal bucket names and errors, so they need the token unless
- * {@code replicator.api.public-status} is set; everything else, every mutation included, always
- * needs it. Stateless: no session, no cookie, no login form, so a browser holds nothing a
- * cross-site request could ride on, and no CSRF token is needed.
+ * status API and Prometheus reveal bucket names and errors, so they need the token unless {@code
+ * replicator.api.public-status} is set; everything else, every mutation included, always needs it.
+ * Stateless: no session, no cookie, no login form, so a browser holds nothing a cross-site request
+ * could ride on, and no CSRF token is needed.
  */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(ApiProperties.class)
@@ -36,14 +36,17 @@ class SecurityConfiguration {
       token = Optional.of(SecretsManagerToken.read(properties));
       LOG.info("API token read from secret {}", properties.tokenSecretId());
     } else {
-      LOG.warn("No API token configured (replicator.api.token or replicator.api.token-secret-id): "
-          + "only /actuator/health answers{}", properties.publicStatus() ? ", with the status API and Prometheus" : "");
+      LOG.warn(
+          "No API token configured (replicator.api.token or replicator.api.token-secret-id): "
+              + "only /actuator/health answers{}",
+          properties.publicStatus() ? ", with the status API and Prometheus" : "");
     }
     return new ApiToken(properties.tokenName(), token);
   }
 
   @Bean
-  SecurityFilterChain apiSecurity(HttpSecurity http, ApiProperties properties, ApiToken token) throws Exception {
+  SecurityFilterChain apiSecurity(HttpSecurity http, ApiProperties properties, ApiToken token)
+      throws Exception {
     http.csrf(AbstractHttpConfigurer::disable)
         .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
         .httpBasic(AbstractHttpConfigurer::disable)
@@ -51,25 +54,45 @@ class SecurityConfiguration {
         .logout(AbstractHttpConfigurer::disable)
         .requestCache(AbstractHttpConfigurer::disable)
         .addFilterBefore(new BearerTokenFilter(token), AnonymousAuthenticationFilter.class)
-        .exceptionHandling(e -> e.authenticationEntryPoint((request, response, failure) -> {
-          if (!HttpMethod.GET.matches(request.getMethod())) {
-            LOG.warn("Refused {} {} from {}: no bearer token", request.getMethod(), request.getRequestURI(),
-                request.getRemoteAddr());
-          }
-          JsonErrors.write(response, HttpServletResponse.SC_UNAUTHORIZED, "Bearer",
-              "Cannot authorize " + request.getMethod() + " " + request.getRequestURI()
-                  + ": send the API token as 'Authorization: Bearer <token>'");
-        }))
-        .authorizeHttpRequests(requests -> {
-          // an error page is rendered for a request already let through
-          requests.dispatcherTypeMatchers(DispatcherType.ERROR).permitAll();
-          requests.requestMatchers(HttpMethod.GET, "/actuator/health", "/actuator/health/**").permitAll();
-          if (properties.publicStatus()) {
-            requests.requestMatchers(HttpMethod.GET, "/api/replications", "/api/replications/**",
-                "/actuator/prometheus").permitAll();
-          }
-          requests.anyRequest().authenticated();
-        });
+        .exceptionHandling(
+            e ->
+                e.authenticationEntryPoint(
+                    (request, response, failure) -> {
+                      if (!HttpMethod.GET.matches(request.getMethod())) {
+                        LOG.warn(
+                            "Refused {} {} from {}: no bearer token",
+                            request.getMethod(),
+                            request.getRequestURI(),
+                            request.getRemoteAddr());
+                      }
+                      JsonErrors.write(
+                          response,
+                          HttpServletResponse.SC_UNAUTHORIZED,
+                          "Bearer",
+                          "Cannot authorize "
+                              + request.getMethod()
+                              + " "
+                              + request.getRequestURI()
+                              + ": send the API token as 'Authorization: Bearer <token>'");
+                    }))
+        .authorizeHttpRequests(
+            requests -> {
+              // an error page is rendered for a request already let through
+              requests.dispatcherTypeMatchers(DispatcherType.ERROR).permitAll();
+              requests
+                  .requestMatchers(HttpMethod.GET, "/actuator/health", "/actuator/health/**")
+                  .permitAll();
+              if (properties.publicStatus()) {
+                requests
+                    .requestMatchers(
+                        HttpMethod.GET,
+                        "/api/replications",
+                        "/api/replications/**",
+                        "/actuator/prometheus")
+                    .permitAll();
+              }
+              requests.anyRequest().authenticated();
+            });
     return http.build();
   }
 }

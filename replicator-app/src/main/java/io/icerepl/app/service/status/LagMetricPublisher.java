@@ -7,8 +7,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Publishes the largest replication lag and the number of failed replicas once a minute as a
  * CloudWatch embedded-metric-format log line: the container's log driver ships it and CloudWatch
- * extracts the metrics the lag and failed-tables alarms watch, so the task role needs no
- * CloudWatch permission.
+ * extracts the metrics the lag and failed-tables alarms watch, so the task role needs no CloudWatch
+ * permission.
  */
 public final class LagMetricPublisher {
   /** A logger of its own, written without any prefix: CloudWatch parses the line as JSON. */
@@ -28,11 +28,18 @@ public final class LagMetricPublisher {
   public String line() {
     long lag = board.maxLagSeconds();
     int failed = board.failedTables();
-    return "{\"_aws\":{\"Timestamp\":" + clock.millis() + ",\"CloudWatchMetrics\":[{\"Namespace\":\"IcebergReplicator\","
+    return "{\"_aws\":{\"Timestamp\":"
+        + clock.millis()
+        + ",\"CloudWatchMetrics\":[{\"Namespace\":\"IcebergReplicator\","
         + "\"Dimensions\":[[\"Replicator\"]],\"Metrics\":[{\"Name\":\"ReplicationLagSeconds\",\"Unit\":\"Seconds\"},"
         + "{\"Name\":\"FailedTables\",\"Unit\":\"Count\"}]}]},"
-        + "\"Replicator\":\"" + replicatorName.replace("\"", "") + "\",\"ReplicationLagSeconds\":" + lag
-        + ",\"FailedTables\":" + failed + "}";
+        + "\"Replicator\":\""
+        + replicatorName.replace("\"", "")
+        + "\",\"ReplicationLagSeconds\":"
+        + lag
+        + ",\"FailedTables\":"
+        + failed
+        + "}";
   }
 
   public void publish() {

@@ -16,7 +16,10 @@ import org.springframework.stereotype.Component;
 class LagMetricSchedule {
   private final LagMetricPublisher publisher;
 
-  LagMetricSchedule(StatusBoard board, ObjectProvider<Clock> clock, @Value("${replicator.metrics.name}") String name) {
+  LagMetricSchedule(
+      StatusBoard board,
+      ObjectProvider<Clock> clock,
+      @Value("${replicator.metrics.name}") String name) {
     this.publisher = new LagMetricPublisher(board, clock.getIfAvailable(Clock::systemUTC), name);
   }
 

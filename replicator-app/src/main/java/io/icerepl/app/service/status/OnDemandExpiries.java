@@ -14,10 +14,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Expiries asked for through the API: refused when the rule's retention is disabled, at most
- * {@code maxPending} queued or running at once (a semaphore, as MirrorMaker bounds in-flight
- * work), and waited for only up to a timeout, after which the expiry goes on in its table's lane.
- * Each request and each outcome is logged with who asked.
+ * Expiries asked for through the API: refused when the rule's retention is disabled, at most {@code
+ * maxPending} queued or running at once (a semaphore, as MirrorMaker bounds in-flight work), and
+ * waited for only up to a timeout, after which the expiry goes on in its table's lane. Each request
+ * and each outcome is logged with who asked.
  */
 final class OnDemandExpiries {
   private static final Logger LOG = LoggerFactory.getLogger(OnDemandExpiries.class);
@@ -46,8 +46,11 @@ final class OnDemandExpiries {
    * @param expire queues an expiry in the key's lane (the coordinator's {@code expireNow})
    * @param retentionEnabled whether a rule, by name, has its retention enabled
    */
-  OnDemandExpiries(Function<TableKey, CompletableFuture<RetentionResult>> expire, Predicate<String> retentionEnabled,
-      int maxPending, Duration timeout) {
+  OnDemandExpiries(
+      Function<TableKey, CompletableFuture<RetentionResult>> expire,
+      Predicate<String> retentionEnabled,
+      int maxPending,
+      Duration timeout) {
     this.expire = expire;
     this.retentionEnabled = retentionEnabled;
     this.permits = new Semaphore(maxPending);
@@ -57,13 +60,23 @@ final class OnDemandExpiries {
 
   Outcome request(TableKey key, String who, String from) throws InterruptedException {
     if (!retentionEnabled.test(key.rule())) {
-      LOG.warn("{}: expiry on {} asked by {} from {} refused: retention is disabled for rule {}", key.table(),
-          key.target(), who, from, key.rule());
+      LOG.warn(
+          "{}: expiry on {} asked by {} from {} refused: retention is disabled for rule {}",
+          key.table(),
+          key.target(),
+          who,
+          from,
+          key.rule());
       return new RetentionDisabled(key.rule());
     }
     if (!permits.tryAcquire()) {
-      LOG.warn("{}: expiry on {} asked by {} from {} refused: {} expiries pending", key.table(), key.target(), who,
-          from, maxPending);
+      LOG.warn(
+          "{}: expiry on {} asked by {} from {} refused: {} expiries pending",
+          key.table(),
+          key.target(),
+          who,
+          from,
+          maxPending);
       return new TooManyPending(maxPending);
     }
     LOG.info("{}: expiry on {} asked by {} from {}", key.table(), key.target(), who, from);
@@ -74,15 +87,25 @@ final class OnDemandExpiries {
       permits.release();
       throw e;
     }
-    result.whenComplete((done, error) -> {
-      permits.release();
-      if (error != null) {
-        LOG.warn("{}: expiry on {} asked by {} failed: {}", key.table(), key.target(), who, error.getMessage());
-      } else {
-        LOG.info("{}: expiry on {} asked by {} expired {} snapshots", key.table(), key.target(), who,
-            done.expiredSnapshotIds().size());
-      }
-    });
+    result.whenComplete(
+        (done, error) -> {
+          permits.release();
+          if (error != null) {
+            LOG.warn(
+                "{}: expiry on {} asked by {} failed: {}",
+                key.table(),
+                key.target(),
+                who,
+                error.getMessage());
+          } else {
+            LOG.info(
+                "{}: expiry on {} asked by {} expired {} snapshots",
+                key.table(),
+                key.target(),
+                who,
+                done.expiredSnapshotIds().size());
+          }
+        });
     try {
       return new Done(result.get(timeout.toMillis(), TimeUnit.MILLISECONDS));
     } catch (TimeoutException e) {

@@ -1,9 +1,9 @@
 package io.icerepl.app.service.status;
 
-import io.icerepl.app.service.config.ReplicatorProperties;
-import io.icerepl.app.service.security.ApiProperties;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.TableKey;
+import io.icerepl.app.service.config.ReplicatorProperties;
+import io.icerepl.app.service.security.ApiProperties;
 import jakarta.servlet.http.HttpServletRequest;
 import java.security.Principal;
 import java.util.List;
@@ -21,9 +21,9 @@ import org.springframework.web.bind.annotation.RestController;
 /**
  * The status API. A replica is addressed as {@code {target}/{namespace}/{table}}, where the
  * namespace's levels are joined with the unit separator U+001F, {@code %1F} in a URL, as the
- * Iceberg REST catalog joins them: a table at {@code a/b/orders} under the prefixes is
- * {@code a%1Fb/orders}, and one at {@code a.b/orders} is {@code a.b/orders}. Tables directly under
- * a prefix have no namespace and are only listed.
+ * Iceberg REST catalog joins them: a table at {@code a/b/orders} under the prefixes is {@code
+ * a%1Fb/orders}, and one at {@code a.b/orders} is {@code a.b/orders}. Tables directly under a
+ * prefix have no namespace and are only listed.
  */
 @RestController
 @RequestMapping("/api/replications")
@@ -32,14 +32,22 @@ public class ReplicationController {
   private final OnDemandExpiries expiries;
 
   public ReplicationController(
-      StatusBoard board, ReplicationCoordinator coordinator, ReplicatorProperties properties, ApiProperties api) {
+      StatusBoard board,
+      ReplicationCoordinator coordinator,
+      ReplicatorProperties properties,
+      ApiProperties api) {
     this.board = board;
-    Set<String> retentionEnabled = properties.rules().stream()
-        .filter(rule -> rule.retention().enabled())
-        .map(ReplicatorProperties.Rule::name)
-        .collect(Collectors.toUnmodifiableSet());
-    this.expiries = new OnDemandExpiries(coordinator::expireNow, retentionEnabled::contains,
-        api.expire().maxPending(), api.expire().timeout());
+    Set<String> retentionEnabled =
+        properties.rules().stream()
+            .filter(rule -> rule.retention().enabled())
+            .map(ReplicatorProperties.Rule::name)
+            .collect(Collectors.toUnmodifiableSet());
+    this.expiries =
+        new OnDemandExpiries(
+            coordinator::expireNow,
+            retentionEnabled::contains,
+            api.expire().maxPending(),
+            api.expire().timeout());
   }
 
   @GetMapping
@@ -50,7 +58,10 @@ public class ReplicationController {
   @GetMapping("/{target}/{namespace}/{table}")
   public ResponseEntity<ReplicationStatus> get(
       @PathVariable String target, @PathVariable String namespace, @PathVariable String table) {
-    return board.find(target, namespace, table).flatMap(board::get).map(ResponseEntity::ok)
+    return board
+        .find(target, namespace, table)
+        .flatMap(board::get)
+        .map(ResponseEntity::ok)
         .orElseGet(() -> ResponseEntity.notFound().build());
   }
 
@@ -61,29 +72,48 @@ public class ReplicationController {
    */
   @PostMapping("/{target}/{namespace}/{table}/expire")
   public ResponseEntity<Map<String, Object>> expire(
-      @PathVariable String target, @PathVariable String namespace, @PathVariable String table, Principal caller,
-      HttpServletRequest request) throws InterruptedException {
+      @PathVariable String target,
+      @PathVariable String namespace,
+      @PathVariable String table,
+      Principal caller,
+      HttpServletRequest request)
+      throws InterruptedException {
     TableKey key = board.find(target, namespace, table).orElse(null);
     if (key == null) {
       return ResponseEntity.notFound().build();
     }
     String cannot = "Cannot expire snapshots of " + key.table() + " on " + key.target() + ": ";
-    OnDemandExpiries.Outcome outcome = expiries.request(key, caller.getName(), request.getRemoteAddr());
+    OnDemandExpiries.Outcome outcome =
+        expiries.request(key, caller.getName(), request.getRemoteAddr());
     if (outcome instanceof OnDemandExpiries.Done done) {
       return ResponseEntity.ok(done.result().metrics());
     }
     if (outcome instanceof OnDemandExpiries.Running running) {
-      return ResponseEntity.status(HttpStatus.ACCEPTED).body(Map.of(
-          "status", "running",
-          "message", "Expiry of " + key.table() + " on " + key.target() + " still running after " + running.waited()
-              + "; its outcome is logged"));
+      return ResponseEntity.status(HttpStatus.ACCEPTED)
+          .body(
+              Map.of(
+                  "status",
+                  "running",
+                  "message",
+                  "Expiry of "
+                      + key.table()
+                      + " on "
+                      + key.target()
+                      + " still running after "
+                      + running.waited()
+                      + "; its outcome is logged"));
     }
     if (outcome instanceof OnDemandExpiries.RetentionDisabled disabled) {
-      return error(HttpStatus.CONFLICT,
-          cannot + "retention is disabled for rule " + disabled.rule() + " (replicator.rules[].retention.enabled)");
+      return error(
+          HttpStatus.CONFLICT,
+          cannot
+              + "retention is disabled for rule "
+              + disabled.rule()
+              + " (replicator.rules[].retention.enabled)");
     }
     if (outcome instanceof OnDemandExpiries.TooManyPending busy) {
-      return error(HttpStatus.TOO_MANY_REQUESTS,
+      return error(
+          HttpStatus.TOO_MANY_REQUESTS,
           cannot + busy.pending() + " expiries are already pending; try again later");
     }
     return error(HttpStatus.CONFLICT, ((OnDemandExpiries.Failed) outcome).message());

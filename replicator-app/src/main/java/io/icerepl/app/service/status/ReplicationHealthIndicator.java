@@ -16,7 +16,8 @@ import org.springframework.stereotype.Component;
 @Component("replication")
 public class ReplicationHealthIndicator implements HealthIndicator {
   static final String DEGRADED_CODE = "DEGRADED";
-  public static final Status DEGRADED = new Status(DEGRADED_CODE, "Some replicas failed; the others replicate");
+  public static final Status DEGRADED =
+      new Status(DEGRADED_CODE, "Some replicas failed; the others replicate");
 
   private final StatusBoard board;
 
@@ -36,7 +37,9 @@ public class ReplicationHealthIndicator implements HealthIndicator {
     Health.Builder health =
         !failed.isEmpty() && failed.size() == all.size()
             ? Health.down()
-            : failed.isEmpty() && failedDiscoveries.isEmpty() ? Health.up() : Health.status(DEGRADED);
+            : failed.isEmpty() && failedDiscoveries.isEmpty()
+                ? Health.up()
+                : Health.status(DEGRADED);
     return health
         .withDetail("replicas", all.size())
         .withDetail("failed", failed)

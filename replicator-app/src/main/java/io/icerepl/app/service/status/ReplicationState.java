@@ -12,6 +12,9 @@ public enum ReplicationState {
   FAILED,
   /** The source head cannot be resolved yet (e.g. two files hold the newest version). */
   WAITING,
-  /** Source and replica disagree (replica changed behind the replicator's back, source rewound or replaced). */
+  /**
+   * Source and replica disagree (replica changed behind the replicator's back, source rewound or
+   * replaced).
+   */
   DIVERGED
 }

@@ -1,8 +1,8 @@
 package io.icerepl.app.service.status;
 
 import io.icerepl.app.engine.ReplicationSummary;
-import io.icerepl.app.engine.worker.Observation;
 import io.icerepl.app.engine.TableReplicationException;
+import io.icerepl.app.engine.worker.Observation;
 import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.engine.worker.TableStatus;
 import io.icerepl.merge.error.DivergedReplicaException;
@@ -24,17 +24,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Every known replica's status, and the metrics that mirror it: {@code replicator_lag_seconds}
- * (gauge), {@code replicator_commits_total}, {@code replicator_bytes_copied_total},
- * {@code replicator_failures_total} (counters), tagged {@code table} (relative path) and
- * {@code target}; {@code replicator_failed_tables} (replicas FAILED or DIVERGED),
- * {@code replicator_diverged_tables} (of those, the DIVERGED ones) and
- * {@code replicator_failed_discoveries} (rules whose source prefix could not be listed last time);
- * {@code replicator_lanes_refused_total} (tag {@code rule}).
+ * (gauge), {@code replicator_commits_total}, {@code replicator_bytes_copied_total}, {@code
+ * replicator_failures_total} (counters), tagged {@code table} (relative path) and {@code target};
+ * {@code replicator_failed_tables} (replicas FAILED or DIVERGED), {@code
+ * replicator_diverged_tables} (of those, the DIVERGED ones) and {@code
+ * replicator_failed_discoveries} (rules whose source prefix could not be listed last time); {@code
+ * replicator_lanes_refused_total} (tag {@code rule}).
  *
- * <p>Lag is read when asked, not when a run ends, so it grows while a table fails or waits: the
- * age of the oldest source commit the replica lacks when the stores could be read, else the time
- * since the replica was last seen in sync (or, never seen so, since this service started watching
- * the table). A rule whose listing fails counts as lagging since its last successful listing.
+ * <p>Lag is read when asked, not when a run ends, so it grows while a table fails or waits: the age
+ * of the oldest source commit the replica lacks when the stores could be read, else the time since
+ * the replica was last seen in sync (or, never seen so, since this service started watching the
+ * table). A rule whose listing fails counts as lagging since its last successful listing.
  */
 public final class StatusBoard implements TableStatus {
   private static final Logger LOG = LoggerFactory.getLogger(StatusBoard.class);
@@ -56,7 +56,8 @@ public final class StatusBoard implements TableStatus {
         .register(meters);
     // a DIVERGED replica is never retried into shape, unlike a FAILED one: alerts tell them apart
     Gauge.builder("replicator.diverged.tables", this, StatusBoard::divergedTables)
-        .description("Replicas DIVERGED: changed behind the replicator's back, left alone until repaired")
+        .description(
+            "Replicas DIVERGED: changed behind the replicator's back, left alone until repaired")
         .register(meters);
     Gauge.builder("replicator.failed.discoveries", discoveryFailures, Map::size)
         .description("Rules whose source prefix could not be listed at the last reconciliation")
@@ -90,7 +91,9 @@ public final class StatusBoard implements TableStatus {
     }
   }
 
-  /** Where source and replica stand after a run that failed, when the stores could still be read. */
+  /**
+   * Where source and replica stand after a run that failed, when the stores could still be read.
+   */
   public void observed(TableKey key, Observation observed) {
     Entry e = entry(key);
     synchronized (e) {
@@ -134,29 +137,49 @@ public final class StatusBoard implements TableStatus {
       }
     }
     if (state == ReplicationState.WAITING) {
-      LOG.info("{}: waiting for {}, trying again in {}: {}", key.table(), key.target(), retryIn, message);
+      LOG.info(
+          "{}: waiting for {}, trying again in {}: {}",
+          key.table(),
+          key.target(),
+          retryIn,
+          message);
     } else if (repeated) {
       // the stack trace was logged when this error first appeared
-      LOG.warn("{}: replication to {} failed again ({}), trying again in {}: {}", key.table(), key.target(), state,
-          retryIn, message);
+      LOG.warn(
+          "{}: replication to {} failed again ({}), trying again in {}: {}",
+          key.table(),
+          key.target(),
+          state,
+          retryIn,
+          message);
     } else {
-      LOG.warn("{}: replication to {} failed ({}), trying again in {}", key.table(), key.target(), state, retryIn, error);
+      LOG.warn(
+          "{}: replication to {} failed ({}), trying again in {}",
+          key.table(),
+          key.target(),
+          state,
+          retryIn,
+          error);
     }
   }
 
   /**
-   * A table was refused a lane because its rule holds its most lanes: counted in
-   * {@code replicator_lanes_refused_total} (tag {@code rule}), logged once per rule.
+   * A table was refused a lane because its rule holds its most lanes: counted in {@code
+   * replicator_lanes_refused_total} (tag {@code rule}), logged once per rule.
    */
   public void laneRefused(TableKey key, int maxLanesPerRule) {
     Counter.builder("replicator.lanes.refused")
-        .description("Tables refused a lane because their rule holds replicator.limits.lanes-per-rule")
+        .description(
+            "Tables refused a lane because their rule holds replicator.limits.lanes-per-rule")
         .tag("rule", key.rule())
         .register(meters)
         .increment();
     if (rulesAtLaneLimit.add(key.rule())) {
-      LOG.warn("{}: rule holds its most lanes ({}); tables beyond them are not replicated (replicator.limits"
-          + ".lanes-per-rule)", key.rule(), maxLanesPerRule);
+      LOG.warn(
+          "{}: rule holds its most lanes ({}); tables beyond them are not replicated (replicator.limits"
+              + ".lanes-per-rule)",
+          key.rule(),
+          maxLanesPerRule);
     }
   }
 
@@ -166,11 +189,15 @@ public final class StatusBoard implements TableStatus {
     discoveryFailures.remove(rule);
   }
 
-  /** The rule's source prefix could not be listed: its tables are not reconciled, new ones not found. */
+  /**
+   * The rule's source prefix could not be listed: its tables are not reconciled, new ones not
+   * found.
+   */
   public void discoveryFailed(String rule, String source, RuntimeException error) {
     String message = error.getMessage() != null ? error.getMessage() : error.toString();
     DiscoveryFailure previous =
-        discoveryFailures.put(rule, new DiscoveryFailure(message, discoveredAtMs.getOrDefault(rule, startedMs)));
+        discoveryFailures.put(
+            rule, new DiscoveryFailure(message, discoveredAtMs.getOrDefault(rule, startedMs)));
     if (previous != null && previous.message().equals(message)) {
       LOG.warn("{}: cannot discover tables under {} again: {}", rule, source, message);
     } else {
@@ -199,7 +226,11 @@ public final class StatusBoard implements TableStatus {
   public long maxLagSeconds() {
     long now = clock.millis();
     long tables = entries.values().stream().mapToLong(e -> e.lagSeconds(now)).max().orElse(0);
-    long rules = discoveryFailures.values().stream().mapToLong(f -> secondsSince(f.listedAtMs(), now)).max().orElse(0);
+    long rules =
+        discoveryFailures.values().stream()
+            .mapToLong(f -> secondsSince(f.listedAtMs(), now))
+            .max()
+            .orElse(0);
     return Math.max(tables, rules);
   }
 
@@ -219,7 +250,8 @@ public final class StatusBoard implements TableStatus {
     long now = clock.millis();
     return entries.entrySet().stream()
         .map(en -> en.getValue().status(en.getKey(), now))
-        .sorted(Comparator.comparing(ReplicationStatus::target).thenComparing(ReplicationStatus::table))
+        .sorted(
+            Comparator.comparing(ReplicationStatus::target).thenComparing(ReplicationStatus::table))
         .toList();
   }
 
@@ -230,7 +262,11 @@ public final class StatusBoard implements TableStatus {
   /** The key of a target's table given by its namespace (levels joined with U+001F) and name. */
   public Optional<TableKey> find(String target, String namespace, String table) {
     return entries.keySet().stream()
-        .filter(k -> k.target().equals(target) && k.namespace().equals(namespace) && k.name().equals(table))
+        .filter(
+            k ->
+                k.target().equals(target)
+                    && k.namespace().equals(namespace)
+                    && k.name().equals(table))
         .findFirst();
   }
 
@@ -263,9 +299,18 @@ public final class StatusBoard implements TableStatus {
     Tags tags = Tags.of("table", key.table(), "target", key.target());
     Entry e =
         new Entry(
-            Counter.builder("replicator.commits").description("Replica commits made").tags(tags).register(meters),
-            Counter.builder("replicator.bytes.copied").description("Bytes copied to replicas").tags(tags).register(meters),
-            Counter.builder("replicator.failures").description("Failed replication runs").tags(tags).register(meters),
+            Counter.builder("replicator.commits")
+                .description("Replica commits made")
+                .tags(tags)
+                .register(meters),
+            Counter.builder("replicator.bytes.copied")
+                .description("Bytes copied to replicas")
+                .tags(tags)
+                .register(meters),
+            Counter.builder("replicator.failures")
+                .description("Failed replication runs")
+                .tags(tags)
+                .register(meters),
             clock.millis());
     Gauge.builder("replicator.lag.seconds", e, en -> en.lagSeconds(clock.millis()))
         .description("Seconds since the oldest source commit the replica lacks; 0 when in sync")
@@ -274,7 +319,9 @@ public final class StatusBoard implements TableStatus {
     return e;
   }
 
-  /** @param listedAtMs when the rule's source was last listed (or the service started) */
+  /**
+   * @param listedAtMs when the rule's source was last listed (or the service started)
+   */
   private record DiscoveryFailure(String message, long listedAtMs) {}
 
   private static final class Entry {
@@ -284,12 +331,16 @@ public final class StatusBoard implements TableStatus {
     final long watchedSinceMs;
     ReplicationState state = ReplicationState.BACKFILLING;
     Observation observed;
+
     /** Since when the replica lacks a source commit; null when in sync. */
     Long lagSinceMs;
+
     /** When the replica was last seen in sync; null before. */
     Long inSyncAtMs;
+
     /** Whether the running (or last) run read where source and replica stand. */
     boolean observedThisRun;
+
     String lastError;
     Instant lastRunAt;
     long bytesPending;

@@ -43,7 +43,8 @@ class ReplicationAfterInterruptedExpiryTest {
   /** Where the expiry stops. */
   enum Crash {
     /** contents deleted, manifests and manifest lists not */
-    BEFORE_MANIFESTS(p -> name(p).endsWith(".avro") && !name(p).startsWith("snap-") && p.contains("/metadata/")),
+    BEFORE_MANIFESTS(
+        p -> name(p).endsWith(".avro") && !name(p).startsWith("snap-") && p.contains("/metadata/")),
     /** contents and manifests deleted, manifest lists not */
     BEFORE_MANIFEST_LISTS(p -> name(p).startsWith("snap-"));
 
@@ -86,7 +87,10 @@ class ReplicationAfterInterruptedExpiryTest {
     source.append("b", 2);
     replicate();
 
-    expireCrashing(crash, new ExpireOptions(Optional.empty(), Optional.empty(), Optional.empty(), Set.of(s1), false), Optional.empty());
+    expireCrashing(
+        crash,
+        new ExpireOptions(Optional.empty(), Optional.empty(), Optional.empty(), Set.of(s1), false),
+        Optional.empty());
     assertThat(replicaTable().snapshot(s1)).isNull();
 
     source.table.manageSnapshots().rollbackTo(s1).commit();
@@ -101,7 +105,13 @@ class ReplicationAfterInterruptedExpiryTest {
   void aCherryPickOfAnExpiredStagedSnapshotReadsEveryRow(Crash crash) {
     source.append("a", 3);
     source.table.updateProperties().set("write.wap.enabled", "true").commit();
-    source.table.newAppend().appendFile(source.writeData("b", 2)).set("wap.id", "audit-1").stageOnly().commit();
+    source
+        .table
+        .newAppend()
+        .appendFile(source.writeData("b", 2))
+        .set("wap.id", "audit-1")
+        .stageOnly()
+        .commit();
     source.table.refresh();
     long staged =
         java.util.stream.StreamSupport.stream(source.table.snapshots().spliterator(), false)
@@ -112,13 +122,19 @@ class ReplicationAfterInterruptedExpiryTest {
     replicate();
     assertThat(replicaTable().snapshot(staged)).isNotNull();
 
-    expireCrashing(crash, new ExpireOptions(Optional.empty(), Optional.empty(), Optional.empty(), Set.of(staged), false), Optional.empty());
+    expireCrashing(
+        crash,
+        new ExpireOptions(
+            Optional.empty(), Optional.empty(), Optional.empty(), Set.of(staged), false),
+        Optional.empty());
     assertThat(replicaTable().snapshot(staged)).isNull();
 
     source.table.manageSnapshots().cherrypick(staged).commit();
     replicate();
 
-    assertThat(replicaTable().currentSnapshot().snapshotId()).as("a fast-forward cherry-pick").isEqualTo(staged);
+    assertThat(replicaTable().currentSnapshot().snapshotId())
+        .as("a fast-forward cherry-pick")
+        .isEqualTo(staged);
     ReplicaReads.assertReadsAsRecorded(replicaTable(), recorded, source.table, source.location);
   }
 
@@ -133,8 +149,11 @@ class ReplicationAfterInterruptedExpiryTest {
     source.append("c", 1);
     replicate();
 
-    // the replica's policy drops the branch (any age is too old) and expires its unreferenced snapshot
-    expireCrashing(crash, new ExpireOptions(Optional.empty(), Optional.of(0L), Optional.of(10), Set.of(), false),
+    // the replica's policy drops the branch (any age is too old) and expires its unreferenced
+    // snapshot
+    expireCrashing(
+        crash,
+        new ExpireOptions(Optional.empty(), Optional.of(0L), Optional.of(10), Set.of(), false),
         Optional.of(new RetentionPolicy(10, 0, 0)));
     assertThat(replicaTable().refs()).doesNotContainKey("b");
     assertThat(replicaTable().snapshot(onBranch)).isNull();
@@ -146,12 +165,16 @@ class ReplicationAfterInterruptedExpiryTest {
     ReplicaReads.assertReadsAsRecorded(replicaTable(), recorded, source.table, source.location);
   }
 
-  private void expireCrashing(Crash crash, ExpireOptions options, Optional<RetentionPolicy> policy) {
-    FaultInjectingStore crashing = FaultInjectingStore.crashingAtFirstDeleteOf(crash.firstDeleteNotDone);
+  private void expireCrashing(
+      Crash crash, ExpireOptions options, Optional<RetentionPolicy> policy) {
+    FaultInjectingStore crashing =
+        FaultInjectingStore.crashingAtFirstDeleteOf(crash.firstDeleteNotDone);
     Clock later = Clock.fixed(Instant.ofEpochMilli(newestTimestamp() + 1000), ZoneOffset.UTC);
     assertThatThrownBy(
-            () -> new RetentionRunner(crashing, later, new RetentionSettings(false, 1000, Long.MAX_VALUE))
-                .expire(replica, policy, UnaryOperator.identity(), options))
+            () ->
+                new RetentionRunner(
+                        crashing, later, new RetentionSettings(false, 1000, Long.MAX_VALUE))
+                    .expire(replica, policy, UnaryOperator.identity(), options))
         .hasMessageContaining("injected crash deleting");
   }
 
@@ -167,10 +190,15 @@ class ReplicationAfterInterruptedExpiryTest {
   private void replicate() {
     source.table.refresh();
     for (Snapshot snapshot : source.table.snapshots()) {
-      recorded.putIfAbsent(snapshot.snapshotId(), SourceTable.rows(source.table, snapshot.snapshotId()));
+      recorded.putIfAbsent(
+          snapshot.snapshotId(), SourceTable.rows(source.table, snapshot.snapshotId()));
     }
     LocalObjectStore store = new LocalObjectStore();
-    new TableReplicator(store, store, Clock.fixed(Instant.ofEpochMilli(newestTimestamp() + 1), ZoneOffset.UTC), executor,
+    new TableReplicator(
+            store,
+            store,
+            Clock.fixed(Instant.ofEpochMilli(newestTimestamp() + 1), ZoneOffset.UTC),
+            executor,
             ReplicationOptions.defaults())
         .replicate(source.location, replica, Optional.empty());
   }

@@ -90,7 +90,8 @@ class RetentionIntegrationTest {
   private void record() {
     source.table.refresh();
     for (Snapshot snapshot : source.table.snapshots()) {
-      recorded.putIfAbsent(snapshot.snapshotId(), SourceTable.rows(source.table, snapshot.snapshotId()));
+      recorded.putIfAbsent(
+          snapshot.snapshotId(), SourceTable.rows(source.table, snapshot.snapshotId()));
     }
   }
 
@@ -100,14 +101,16 @@ class RetentionIntegrationTest {
         .replicate(source.location, replica, Optional.empty());
   }
 
-  private RetentionResult expire(ObjectStore store, long clockOffsetMs, ExpireOptions options, boolean ownsFiles) {
+  private RetentionResult expire(
+      ObjectStore store, long clockOffsetMs, ExpireOptions options, boolean ownsFiles) {
     Clock clock = Clock.offset(Clock.systemUTC(), Duration.ofMillis(clockOffsetMs));
     return new RetentionRunner(store, clock, new RetentionSettings(ownsFiles, 1000, Long.MAX_VALUE))
         .expire(replica, Optional.empty(), UnaryOperator.identity(), options);
   }
 
   private static ExpireOptions keep(long periodMs, int retainLast, boolean dryRun) {
-    return new ExpireOptions(Optional.empty(), Optional.of(periodMs), Optional.of(retainLast), Set.of(), dryRun);
+    return new ExpireOptions(
+        Optional.empty(), Optional.of(periodMs), Optional.of(retainLast), Set.of(), dryRun);
   }
 
   private Table replicaTable() {
@@ -118,19 +121,26 @@ class RetentionIntegrationTest {
     Table table = replicaTable();
     for (long id : snapshotIds) {
       assertThat(table.snapshot(id)).as("snapshot %s on the replica", id).isNotNull();
-      assertThat(SourceTable.rows(table, id)).as("rows of snapshot %s on the replica", id).isEqualTo(recorded.get(id));
+      assertThat(SourceTable.rows(table, id))
+          .as("rows of snapshot %s on the replica", id)
+          .isEqualTo(recorded.get(id));
     }
   }
 
   private Path replicaPathOf(DataFile file) {
-    String relative = file.location().substring(file.location().indexOf("/source/") + "/source/".length());
+    String relative =
+        file.location().substring(file.location().indexOf("/source/") + "/source/".length());
     return dir.resolve("replica").resolve(relative);
   }
 
   @Test
   void aLongerRetentionKeepsWhatTheSourceExpiredUntilItsOwnPolicySaysSo() throws Exception {
     // the source keeps a short history: s1 and s2 expire there, with their files
-    source.table.expireSnapshots().expireOlderThan(source.table.snapshot(s3).timestampMillis()).commit();
+    source
+        .table
+        .expireSnapshots()
+        .expireOlderThan(source.table.snapshot(s3).timestampMillis())
+        .commit();
     source.append("d", 1);
     long s5 = current();
     record();
@@ -138,13 +148,15 @@ class RetentionIntegrationTest {
     assertReplicaReads(s1, s2, s3, s4, s5);
 
     // 30 days on, a 90-day policy expires nothing
-    RetentionResult early = expire(new LocalObjectStore(), 30 * DAY, keep(90 * DAY, 1, false), false);
+    RetentionResult early =
+        expire(new LocalObjectStore(), 30 * DAY, keep(90 * DAY, 1, false), false);
     assertThat(early.expiredSnapshotIds()).isEmpty();
     assertReplicaReads(s1, s2, s3, s4, s5);
 
     // 100 days on, it expires all but the current snapshot; only file A was reached by them alone
     assertThat(Files.exists(replicaPathOf(fileA))).isTrue();
-    RetentionResult late = expire(new LocalObjectStore(), 100 * DAY, keep(90 * DAY, 1, false), false);
+    RetentionResult late =
+        expire(new LocalObjectStore(), 100 * DAY, keep(90 * DAY, 1, false), false);
     assertThat(late.expiredSnapshotIds()).containsExactlyInAnyOrder(s1, s2, s3, s4);
     assertThat(late.metrics())
         .containsEntry("deleted_data_files_count", 1)
@@ -163,14 +175,17 @@ class RetentionIntegrationTest {
 
     assertThat(contents(dir.resolve("replica"))).isEqualTo(before);
     assertThat(dry.dryRun()).isTrue();
-    RetentionResult real = expire(new LocalObjectStore(), 100 * DAY, keep(90 * DAY, 1, false), false);
+    RetentionResult real =
+        expire(new LocalObjectStore(), 100 * DAY, keep(90 * DAY, 1, false), false);
     Map<String, Object> dryMetrics = new HashMap<>(dry.metrics());
     Map<String, Object> realMetrics = new HashMap<>(real.metrics());
     dryMetrics.remove("dry_run");
     realMetrics.remove("dry_run");
     assertThat(dryMetrics).isEqualTo(realMetrics);
     assertThat(dry.deleted()).isEqualTo(real.deleted());
-    assertThat(real.deleted().all()).as("files the same plan deletes without a dry run").isNotEmpty();
+    assertThat(real.deleted().all())
+        .as("files the same plan deletes without a dry run")
+        .isNotEmpty();
     Map<String, String> after = contents(dir.resolve("replica"));
     for (String deleted : real.deleted().all()) {
       String relative = deleted.substring(deleted.indexOf("/replica/") + "/replica/".length());
@@ -222,7 +237,8 @@ class RetentionIntegrationTest {
   @Test
   void aCrashHalfwayThroughTheDeletesIsFinishedByTheNextRun() throws Exception {
     // data files and manifests are gone, the first manifest list is not
-    FaultInjectingStore crashing = FaultInjectingStore.crashingAtFirstDeleteOf(p -> p.contains("/metadata/snap-"));
+    FaultInjectingStore crashing =
+        FaultInjectingStore.crashingAtFirstDeleteOf(p -> p.contains("/metadata/snap-"));
     assertThatThrownBy(() -> expire(crashing, 100 * DAY, keep(90 * DAY, 1, false), false))
         .hasMessageContaining("injected crash deleting");
     assertThat(Files.exists(replicaPathOf(fileA))).isFalse();
@@ -232,12 +248,14 @@ class RetentionIntegrationTest {
     }
     assertThat(listsLeft).as("manifest lists after the crash").isEqualTo(4);
 
-    RetentionResult rerun = expire(new LocalObjectStore(), 100 * DAY, keep(90 * DAY, 1, false), false);
+    RetentionResult rerun =
+        expire(new LocalObjectStore(), 100 * DAY, keep(90 * DAY, 1, false), false);
 
     assertThat(rerun.expiredSnapshotIds()).isEmpty();
     try (Stream<Path> files = Files.list(dir.resolve("replica/metadata"))) {
       assertThat(files.filter(p -> p.getFileName().toString().startsWith("snap-")).count())
-          .as("manifest lists after the rerun").isEqualTo(1);
+          .as("manifest lists after the rerun")
+          .isEqualTo(1);
     }
     assertReplicaReads(s4);
   }
@@ -247,7 +265,8 @@ class RetentionIntegrationTest {
     source.table.updateProperties().set("gc.enabled", "false").commit();
     replicate();
 
-    RetentionResult kept = expire(new LocalObjectStore(), 100 * DAY, keep(90 * DAY, 1, false), false);
+    RetentionResult kept =
+        expire(new LocalObjectStore(), 100 * DAY, keep(90 * DAY, 1, false), false);
     assertThat(kept.expiredSnapshotIds()).isNotEmpty();
     assertThat(kept.filesKept()).isTrue();
     assertThat(kept.deleted().all()).isEmpty();
@@ -260,7 +279,8 @@ class RetentionIntegrationTest {
     source.table.updateProperties().set("gc.enabled", "false").commit();
     replicate();
 
-    RetentionResult owned = expire(new LocalObjectStore(), 100 * DAY, keep(90 * DAY, 1, false), true);
+    RetentionResult owned =
+        expire(new LocalObjectStore(), 100 * DAY, keep(90 * DAY, 1, false), true);
     assertThat(owned.filesKept()).isFalse();
     assertThat(Files.exists(replicaPathOf(fileA))).isFalse();
   }
@@ -269,39 +289,86 @@ class RetentionIntegrationTest {
   void theExpireCommandPrintsTheMetricsAndRefusesBadArguments() {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    int code = ReplicatorCli.execute(new PrintWriter(out, true), new PrintWriter(err, true),
-        "expire", "--target", replica, "--retention-period", "0ms", "--retain-last", "1", "--dry-run");
+    int code =
+        ReplicatorCli.execute(
+            new PrintWriter(out, true),
+            new PrintWriter(err, true),
+            "expire",
+            "--target",
+            replica,
+            "--retention-period",
+            "0ms",
+            "--retain-last",
+            "1",
+            "--dry-run");
     assertThat(code).as(err.toString()).isZero();
     assertThat(out.toString())
-        .contains("deleted_data_files_count 1\n", "deleted_position_delete_files_count 0\n",
-            "deleted_equality_delete_files_count 0\n", "deleted_manifest_files_count ", "deleted_manifest_lists_count 3\n",
-            "deleted_statistics_files_count 0\n", "dry_run true\n");
+        .contains(
+            "deleted_data_files_count 1\n",
+            "deleted_position_delete_files_count 0\n",
+            "deleted_equality_delete_files_count 0\n",
+            "deleted_manifest_files_count ",
+            "deleted_manifest_lists_count 3\n",
+            "deleted_statistics_files_count 0\n",
+            "dry_run true\n");
 
     StringWriter badErr = new StringWriter();
-    int bad = ReplicatorCli.execute(new PrintWriter(new StringWriter(), true), new PrintWriter(badErr, true),
-        "expire", "--target", replica, "--snapshot-ids", Long.toString(s1), "--retain-last", "2");
+    int bad =
+        ReplicatorCli.execute(
+            new PrintWriter(new StringWriter(), true),
+            new PrintWriter(badErr, true),
+            "expire",
+            "--target",
+            replica,
+            "--snapshot-ids",
+            Long.toString(s1),
+            "--retain-last",
+            "2");
     assertThat(bad).isEqualTo(2);
     assertThat(badErr.toString())
-        .contains("error: Cannot expire snapshots: --snapshot-ids cannot be combined with --retention-period or --retain-last");
+        .contains(
+            "error: Cannot expire snapshots: --snapshot-ids cannot be combined with --retention-period or --retain-last");
 
     StringWriter badDuration = new StringWriter();
-    assertThat(ReplicatorCli.execute(new PrintWriter(new StringWriter(), true), new PrintWriter(badDuration, true),
-        "expire", "--target", replica, "--retention-period", "ninety days")).isEqualTo(2);
+    assertThat(
+            ReplicatorCli.execute(
+                new PrintWriter(new StringWriter(), true),
+                new PrintWriter(badDuration, true),
+                "expire",
+                "--target",
+                replica,
+                "--retention-period",
+                "ninety days"))
+        .isEqualTo(2);
     assertThat(badDuration.toString()).contains("error: Cannot parse duration 'ninety days'");
   }
 
   @Test
-  void theExpireCommandRefusesAMetadataFileOverItsMaxMetadataBytesAndLeavesTheReplicaAsItWas() throws IOException {
+  void theExpireCommandRefusesAMetadataFileOverItsMaxMetadataBytesAndLeavesTheReplicaAsItWas()
+      throws IOException {
     Path replicaDir = dir.resolve("replica");
     Map<String, String> before = contents(replicaDir);
     StringWriter err = new StringWriter();
 
-    int code = ReplicatorCli.execute(new PrintWriter(new StringWriter(), true), new PrintWriter(err, true),
-        "expire", "--target", replica, "--retention-period", "0ms", "--retain-last", "1", "--max-metadata-bytes", "100");
+    int code =
+        ReplicatorCli.execute(
+            new PrintWriter(new StringWriter(), true),
+            new PrintWriter(err, true),
+            "expire",
+            "--target",
+            replica,
+            "--retention-period",
+            "0ms",
+            "--retain-last",
+            "1",
+            "--max-metadata-bytes",
+            "100");
 
     assertThat(code).isEqualTo(1);
     assertThat(err.toString())
-        .contains("error: Cannot read table metadata ", "v1.metadata.json: larger than the configured limit of 100 bytes");
+        .contains(
+            "error: Cannot read table metadata ",
+            "v1.metadata.json: larger than the configured limit of 100 bytes");
     assertThat(contents(replicaDir)).isEqualTo(before);
   }
 
@@ -322,5 +389,4 @@ class RetentionIntegrationTest {
       throw new IllegalStateException(e);
     }
   }
-
 }

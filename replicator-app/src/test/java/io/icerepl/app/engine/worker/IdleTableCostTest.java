@@ -29,8 +29,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A reconciliation pass triggers every table: one whose replica already holds the source's
- * current version must cost reads only, no lease and no write, while a changed one replicates.
+ * A reconciliation pass triggers every table: one whose replica already holds the source's current
+ * version must cost reads only, no lease and no write, while a changed one replicates.
  */
 class IdleTableCostTest {
   @TempDir Path dir;
@@ -54,7 +54,8 @@ class IdleTableCostTest {
       runner.replicate(key);
       runner.replicate(key);
 
-      assertThat(target.counts()).doesNotContainKeys("lock", "write", "createIfAbsent", "copyFrom", "delete");
+      assertThat(target.counts())
+          .doesNotContainKeys("lock", "write", "createIfAbsent", "copyFrom", "delete");
       assertThat(board.get(key).orElseThrow().state()).isEqualTo(ReplicationState.IN_SYNC);
 
       source.append("c", 4);
@@ -65,7 +66,8 @@ class IdleTableCostTest {
       source.table.refresh();
       Table read = SourceTable.TABLES.load(replica);
       for (Snapshot snapshot : source.table.snapshots()) {
-        assertThat(SourceTable.rows(read, snapshot.snapshotId())).isEqualTo(SourceTable.rows(source.table, snapshot.snapshotId()));
+        assertThat(SourceTable.rows(read, snapshot.snapshotId()))
+            .isEqualTo(SourceTable.rows(source.table, snapshot.snapshotId()));
       }
     }
   }
@@ -85,7 +87,8 @@ class IdleTableCostTest {
       String replicaHead = board.get(key).orElseThrow().replicaMetadataFile();
       table.append("b", 2);
       table.table.refresh();
-      String sourceHead = ((HasTableOperations) table.table).operations().current().metadataFileLocation();
+      String sourceHead =
+          ((HasTableOperations) table.table).operations().current().metadataFileLocation();
       source.reset();
       target.reset();
 
@@ -98,32 +101,46 @@ class IdleTableCostTest {
       assertThat(board.get(key).orElseThrow().state()).isEqualTo(ReplicationState.IN_SYNC);
       Table read = SourceTable.TABLES.load(replica);
       for (Snapshot snapshot : table.table.snapshots()) {
-        assertThat(SourceTable.rows(read, snapshot.snapshotId())).isEqualTo(SourceTable.rows(table.table, snapshot.snapshotId()));
+        assertThat(SourceTable.rows(read, snapshot.snapshotId()))
+            .isEqualTo(SourceTable.rows(table.table, snapshot.snapshotId()));
       }
     }
   }
 
   private TableRunner runner() {
-    StoreFactory stores = new StoreFactory() {
-      @Override
-      public ObjectStore sourceStore(String location) {
-        return source;
-      }
+    StoreFactory stores =
+        new StoreFactory() {
+          @Override
+          public ObjectStore sourceStore(String location) {
+            return source;
+          }
 
-      @Override
-      public ObjectStore targetStore(String location) {
-        return target;
-      }
-    };
+          @Override
+          public ObjectStore targetStore(String location) {
+            return target;
+          }
+        };
     TableRule rule =
         new TableRule(
-            "rule", "file:/", List.of(new RuleTarget("target", "file:/replica", List.of())), List.of(),
-            RetentionOptions.policy(Optional.empty(), Optional.empty(), Optional.empty(), false), Optional.empty());
-    return new TableRunner(stores, Clock.systemUTC(), Executors.newFixedThreadPool(2), ReplicationOptions.defaults(),
-        new TableRules(List.of(rule)), board);
+            "rule",
+            "file:/",
+            List.of(new RuleTarget("target", "file:/replica", List.of())),
+            List.of(),
+            RetentionOptions.policy(Optional.empty(), Optional.empty(), Optional.empty(), false),
+            Optional.empty());
+    return new TableRunner(
+        stores,
+        Clock.systemUTC(),
+        Executors.newFixedThreadPool(2),
+        ReplicationOptions.defaults(),
+        new TableRules(List.of(rule)),
+        board);
   }
 
-  /** A local store that counts the calls that take a lease or change the replica, and the metadata files read. */
+  /**
+   * A local store that counts the calls that take a lease or change the replica, and the metadata
+   * files read.
+   */
   private static final class CountingStore extends ForwardingObjectStore {
     private final Map<String, AtomicInteger> counts = new ConcurrentHashMap<>();
     private final Map<String, Integer> metadataReads = new ConcurrentHashMap<>();
@@ -181,7 +198,8 @@ class IdleTableCostTest {
     }
 
     @Override
-    public void copyFrom(ObjectStore source, String sourcePath, String targetPath) throws IOException {
+    public void copyFrom(ObjectStore source, String sourcePath, String targetPath)
+        throws IOException {
       count0("copyFrom");
       super.copyFrom(source, sourcePath, targetPath);
     }

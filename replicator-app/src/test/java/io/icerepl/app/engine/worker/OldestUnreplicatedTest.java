@@ -23,15 +23,21 @@ class OldestUnreplicatedTest {
 
   @Test
   void aReplicaBehindCountsFromTheVersionAfterTheOneItHolds() {
-    assertThat(TableRunner.oldestUnreplicatedMs(METADATA, HEAD, Optional.of("00001-a.metadata.json"), OptionalLong.empty()))
+    assertThat(
+            TableRunner.oldestUnreplicatedMs(
+                METADATA, HEAD, Optional.of("00001-a.metadata.json"), OptionalLong.empty()))
         .isEqualTo(2000);
-    assertThat(TableRunner.oldestUnreplicatedMs(METADATA, HEAD, Optional.of("00002-b.metadata.json"), OptionalLong.empty()))
+    assertThat(
+            TableRunner.oldestUnreplicatedMs(
+                METADATA, HEAD, Optional.of("00002-b.metadata.json"), OptionalLong.empty()))
         .isEqualTo(3000);
   }
 
   @Test
   void aReplicaHoldingTheSettledHeadCountsFromTheNewerFileStillSettlingNotFromTheOldestLogEntry() {
-    assertThat(TableRunner.oldestUnreplicatedMs(METADATA, HEAD, Optional.of("00003-c.metadata.json"), OptionalLong.of(9000)))
+    assertThat(
+            TableRunner.oldestUnreplicatedMs(
+                METADATA, HEAD, Optional.of("00003-c.metadata.json"), OptionalLong.of(9000)))
         .isEqualTo(9000);
   }
 }

@@ -20,6 +20,7 @@ class ReplicationCoordinatorTest {
   private static final TableKey T1 = key("ns/t1");
   private static final TableKey T2 = key("ns/t2");
   private static final int MAX_LANES_PER_RULE = 6;
+
   /** Only a bound for a broken coordinator: a working one gets there at once. */
   private static final Duration WAIT = Duration.ofSeconds(30);
 
@@ -53,7 +54,9 @@ class ReplicationCoordinatorTest {
     action.awaitStarted(T1, 2);
     action.release(1);
     awaitIdle();
-    assertThat(action.started(T1)).as("five triggers during a run make one follow-up run").isEqualTo(2);
+    assertThat(action.started(T1))
+        .as("five triggers during a run make one follow-up run")
+        .isEqualTo(2);
     assertThat(action.maxParallel(T1)).isEqualTo(1);
   }
 
@@ -97,7 +100,8 @@ class ReplicationCoordinatorTest {
     action.awaitStarted(T1, 2);
     long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
     awaitIdle();
-    assertThat(failures).containsExactly("ns/t1: Cannot replicate ns/t1: injected, retry in PT0.2S");
+    assertThat(failures)
+        .containsExactly("ns/t1: Cannot replicate ns/t1: injected, retry in PT0.2S");
     assertThat(elapsedMs).as("the retry waited for the back-off").isGreaterThanOrEqualTo(200);
     assertThat(action.succeeded(T1)).isEqualTo(1);
   }
@@ -105,10 +109,18 @@ class ReplicationCoordinatorTest {
   @Test
   void triggersDuringTheBackoffWaitForTheRetry() throws Exception {
     CountDownLatch failed = new CountDownLatch(1);
-    coordinator = new ReplicationCoordinator(
-        action, k -> null, (k, e, retryIn) -> failed.countDown(), (k, max) -> {}, MAX_LANES_PER_RULE,
-        Executors.newFixedThreadPool(4), Executors.newSingleThreadScheduledExecutor(), 4,
-        Duration.ofMillis(400), Duration.ofMillis(1600));
+    coordinator =
+        new ReplicationCoordinator(
+            action,
+            k -> null,
+            (k, e, retryIn) -> failed.countDown(),
+            (k, max) -> {},
+            MAX_LANES_PER_RULE,
+            Executors.newFixedThreadPool(4),
+            Executors.newSingleThreadScheduledExecutor(),
+            4,
+            Duration.ofMillis(400),
+            Duration.ofMillis(1600));
     action.failNext(T1, 1);
     coordinator.trigger(T1);
     assertThat(failed.await(30, TimeUnit.SECONDS)).isTrue();
@@ -126,13 +138,23 @@ class ReplicationCoordinatorTest {
   void aRunThatLeftASourceFileSettlingRunsAgainWhenItSettles() throws Exception {
     AtomicInteger runs = new AtomicInteger();
     CountDownLatch twoRuns = new CountDownLatch(2);
-    coordinator = new ReplicationCoordinator(
-        k -> {
-          twoRuns.countDown();
-          return runs.incrementAndGet() == 1 ? Optional.of(Duration.ofMillis(100)) : Optional.empty();
-        },
-        k -> null, (k, e, d) -> {}, (k, max) -> {}, 10, Executors.newFixedThreadPool(1), Executors.newSingleThreadScheduledExecutor(), 1,
-        Duration.ofSeconds(10), Duration.ofSeconds(10));
+    coordinator =
+        new ReplicationCoordinator(
+            k -> {
+              twoRuns.countDown();
+              return runs.incrementAndGet() == 1
+                  ? Optional.of(Duration.ofMillis(100))
+                  : Optional.empty();
+            },
+            k -> null,
+            (k, e, d) -> {},
+            (k, max) -> {},
+            10,
+            Executors.newFixedThreadPool(1),
+            Executors.newSingleThreadScheduledExecutor(),
+            1,
+            Duration.ofSeconds(10),
+            Duration.ofSeconds(10));
     coordinator.trigger(T1);
     assertThat(twoRuns.await(10, TimeUnit.SECONDS)).as("a second run without a trigger").isTrue();
     awaitIdle();
@@ -159,26 +181,46 @@ class ReplicationCoordinatorTest {
 
   @Test
   void backoffDoublesUpToTheMaximum() {
-    coordinator = new ReplicationCoordinator(
-        k -> Optional.empty(), k -> null, (k, e, d) -> {}, (k, max) -> {}, 10, Executors.newFixedThreadPool(1),
-        Executors.newSingleThreadScheduledExecutor(), 1, Duration.ofSeconds(5), Duration.ofMinutes(10));
+    coordinator =
+        new ReplicationCoordinator(
+            k -> Optional.empty(),
+            k -> null,
+            (k, e, d) -> {},
+            (k, max) -> {},
+            10,
+            Executors.newFixedThreadPool(1),
+            Executors.newSingleThreadScheduledExecutor(),
+            1,
+            Duration.ofSeconds(5),
+            Duration.ofMinutes(10));
     assertThat(List.of(1, 2, 3, 7, 8, 50).stream().map(coordinator::backoff).toList())
         .containsExactly(
-            Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofSeconds(20), Duration.ofSeconds(320),
-            Duration.ofMinutes(10), Duration.ofMinutes(10));
+            Duration.ofSeconds(5),
+            Duration.ofSeconds(10),
+            Duration.ofSeconds(20),
+            Duration.ofSeconds(320),
+            Duration.ofMinutes(10),
+            Duration.ofMinutes(10));
   }
 
   @Test
   void expiryRunsInTheKeysLaneAfterTheRunningReplication() throws Exception {
     AtomicInteger replicationsRunningDuringExpiry = new AtomicInteger(-1);
-    coordinator = new ReplicationCoordinator(
-        action, k -> {
-          replicationsRunningDuringExpiry.set(action.running());
-          return null;
-        },
-        (k, e, d) -> {}, (k, max) -> {}, 10, Executors.newFixedThreadPool(4),
-        Executors.newSingleThreadScheduledExecutor(), 4,
-        Duration.ofSeconds(10), Duration.ofSeconds(10));
+    coordinator =
+        new ReplicationCoordinator(
+            action,
+            k -> {
+              replicationsRunningDuringExpiry.set(action.running());
+              return null;
+            },
+            (k, e, d) -> {},
+            (k, max) -> {},
+            10,
+            Executors.newFixedThreadPool(4),
+            Executors.newSingleThreadScheduledExecutor(),
+            4,
+            Duration.ofSeconds(10),
+            Duration.ofSeconds(10));
     action.blockRuns();
     coordinator.trigger(T1);
     action.awaitStarted(T1, 1);
@@ -199,16 +241,20 @@ class ReplicationCoordinatorTest {
 
     CountDownLatch shutDown = new CountDownLatch(1);
     AtomicInteger finishedInTime = new AtomicInteger(-1);
-    Thread stopper = new Thread(() -> {
-      try {
-        finishedInTime.set(coordinator.shutdown(Duration.ofSeconds(5)) ? 1 : 0);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      shutDown.countDown();
-    });
+    Thread stopper =
+        new Thread(
+            () -> {
+              try {
+                finishedInTime.set(coordinator.shutdown(Duration.ofSeconds(5)) ? 1 : 0);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              shutDown.countDown();
+            });
     stopper.start();
-    assertThat(shutDown.await(200, TimeUnit.MILLISECONDS)).as("shutdown waits for the running run").isFalse();
+    assertThat(shutDown.await(200, TimeUnit.MILLISECONDS))
+        .as("shutdown waits for the running run")
+        .isFalse();
     assertThat(coordinator.trigger(T2)).isFalse();
 
     action.release(1);
@@ -223,7 +269,8 @@ class ReplicationCoordinatorTest {
     return new ReplicationCoordinator(
         action,
         k -> null,
-        (k, e, retryIn) -> failures.add(k.table() + ": " + e.getMessage() + ", retry in " + retryIn),
+        (k, e, retryIn) ->
+            failures.add(k.table() + ": " + e.getMessage() + ", retry in " + retryIn),
         (k, max) -> refused.add(k.table()),
         MAX_LANES_PER_RULE,
         Executors.newFixedThreadPool(maxConcurrent),

@@ -20,11 +20,18 @@ class TableRulesAndDiscoveryTest {
 
   @Test
   void aTableMapsToTheSameRelativePathUnderEveryTarget() {
-    TableRule rule = rule("lake", "s3://src/wh/", new RuleTarget("eu", "s3://eu/wh", List.of()), new RuleTarget("us", "file:/replicas/", List.of()));
+    TableRule rule =
+        rule(
+            "lake",
+            "s3://src/wh/",
+            new RuleTarget("eu", "s3://eu/wh", List.of()),
+            new RuleTarget("us", "file:/replicas/", List.of()));
     assertThat(new TableRules(List.of(rule)).keysOf("s3://src/wh/ns/orders/"))
         .containsExactly(
-            new TableKey("lake", "eu", "ns/orders", "s3://src/wh/ns/orders", "s3://eu/wh/ns/orders"),
-            new TableKey("lake", "us", "ns/orders", "s3://src/wh/ns/orders", "file:/replicas/ns/orders"));
+            new TableKey(
+                "lake", "eu", "ns/orders", "s3://src/wh/ns/orders", "s3://eu/wh/ns/orders"),
+            new TableKey(
+                "lake", "us", "ns/orders", "s3://src/wh/ns/orders", "file:/replicas/ns/orders"));
   }
 
   @Test
@@ -32,8 +39,9 @@ class TableRulesAndDiscoveryTest {
     TableRule broad = rule("broad", "s3://src", new RuleTarget("t", "s3://a", List.of()));
     TableRule narrow = rule("narrow", "s3://src/wh", new RuleTarget("t", "s3://b", List.of()));
     List<TableKey> keys = new TableRules(List.of(broad, narrow)).keysOf("s3://src/wh/ns/orders");
-    assertThat(keys).extracting(TableKey::rule, TableKey::targetLocation).containsExactly(
-        org.assertj.core.groups.Tuple.tuple("narrow", "s3://b/ns/orders"));
+    assertThat(keys)
+        .extracting(TableKey::rule, TableKey::targetLocation)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple("narrow", "s3://b/ns/orders"));
   }
 
   @Test
@@ -70,17 +78,21 @@ class TableRulesAndDiscoveryTest {
   @Test
   void plainPathsAbsoluteOrRelativeAreLocalTablesAsFileUrisAre() {
     SchemeStores stores = SchemeStores.local();
-    assertThat(stores.targetStore("replicas/orders")).isInstanceOf(io.icerepl.copier.store.LocalObjectStore.class);
-    assertThat(stores.sourceStore("/lake/orders")).isInstanceOf(io.icerepl.copier.store.LocalObjectStore.class);
-    assertThat(stores.sourceStore("file:/lake/orders")).isInstanceOf(io.icerepl.copier.store.LocalObjectStore.class);
+    assertThat(stores.targetStore("replicas/orders"))
+        .isInstanceOf(io.icerepl.copier.store.LocalObjectStore.class);
+    assertThat(stores.sourceStore("/lake/orders"))
+        .isInstanceOf(io.icerepl.copier.store.LocalObjectStore.class);
+    assertThat(stores.sourceStore("file:/lake/orders"))
+        .isInstanceOf(io.icerepl.copier.store.LocalObjectStore.class);
   }
 
   @Test
   void locationsOfSchemesWithNoStoreAreRefusedWithAClearMessage() {
     assertThatThrownBy(() -> SchemeStores.local().targetStore("gs://bucket/t"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("Cannot open target store for gs://bucket/t: scheme gs: is not supported"
-            + " (only s3://, s3a://, s3n://, file: and plain paths)");
+        .hasMessage(
+            "Cannot open target store for gs://bucket/t: scheme gs: is not supported"
+                + " (only s3://, s3a://, s3n://, file: and plain paths)");
     assertThatThrownBy(() -> SchemeStores.local().sourceStore("s3://bucket/t"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("Cannot open source store for s3://bucket/t: no S3 access is configured");

@@ -20,17 +20,18 @@ class EngineSettingsTest {
   @Test
   void aRuleMapsOntoTheEngineRuleWithItsTargetsPrefixesAndRetention() {
     ReplicatorProperties p =
-        bind(Map.of(
-            "replicator.rules[0].name", "lake",
-            "replicator.rules[0].source", "s3://src/wh",
-            "replicator.rules[0].allowed-source-prefixes[0]", "s3://shared/wh",
-            "replicator.rules[0].targets[0].name", "eu",
-            "replicator.rules[0].targets[0].prefix", "s3://eu/wh",
-            "replicator.rules[0].targets[0].map[0].source", "s3://shared/wh",
-            "replicator.rules[0].targets[0].map[0].target", "s3://eu-shared/wh",
-            "replicator.rules[0].retention.enabled", "true",
-            "replicator.rules[0].retention.retention-period", "90d",
-            "replicator.rules[0].retention.retain-last", "3"));
+        bind(
+            Map.of(
+                "replicator.rules[0].name", "lake",
+                "replicator.rules[0].source", "s3://src/wh",
+                "replicator.rules[0].allowed-source-prefixes[0]", "s3://shared/wh",
+                "replicator.rules[0].targets[0].name", "eu",
+                "replicator.rules[0].targets[0].prefix", "s3://eu/wh",
+                "replicator.rules[0].targets[0].map[0].source", "s3://shared/wh",
+                "replicator.rules[0].targets[0].map[0].target", "s3://eu-shared/wh",
+                "replicator.rules[0].retention.enabled", "true",
+                "replicator.rules[0].retention.retention-period", "90d",
+                "replicator.rules[0].retention.retain-last", "3"));
 
     TableRule rule = EngineSettings.rules(p).get(0);
 
@@ -38,7 +39,11 @@ class EngineSettingsTest {
     assertThat(rule.source()).isEqualTo("s3://src/wh");
     assertThat(rule.allowedSourcePrefixes()).containsExactly("s3://shared/wh");
     assertThat(rule.targets())
-        .containsExactly(new RuleTarget("eu", "s3://eu/wh", List.of(new PathMapping.Prefix("s3://shared/wh", "s3://eu-shared/wh"))));
+        .containsExactly(
+            new RuleTarget(
+                "eu",
+                "s3://eu/wh",
+                List.of(new PathMapping.Prefix("s3://shared/wh", "s3://eu-shared/wh"))));
     assertThat(rule.retentionInterval()).contains(Duration.ofHours(1));
     assertThat(rule.retention().expire().retentionPeriodMs()).contains(90L * 24 * 3600 * 1000);
     assertThat(rule.retention().expire().retainLast()).contains(3);
@@ -49,15 +54,16 @@ class EngineSettingsTest {
   @Test
   void retentionNotEnabledRunsOnlyOnDemandAndTheRunOptionsFollowTheTopLevelKeys() {
     ReplicatorProperties p =
-        bind(Map.of(
-            "replicator.rules[0].name", "lake",
-            "replicator.rules[0].source", "s3://src/wh",
-            "replicator.rules[0].targets[0].name", "eu",
-            "replicator.rules[0].targets[0].prefix", "s3://eu/wh",
-            "replicator.coalesce-versions", "true",
-            "replicator.max-metadata-bytes", "1MB",
-            "replicator.settle-time", "PT7S",
-            "replicator.concurrency.files-per-table", "3"));
+        bind(
+            Map.of(
+                "replicator.rules[0].name", "lake",
+                "replicator.rules[0].source", "s3://src/wh",
+                "replicator.rules[0].targets[0].name", "eu",
+                "replicator.rules[0].targets[0].prefix", "s3://eu/wh",
+                "replicator.coalesce-versions", "true",
+                "replicator.max-metadata-bytes", "1MB",
+                "replicator.settle-time", "PT7S",
+                "replicator.concurrency.files-per-table", "3"));
 
     assertThat(EngineSettings.rules(p).get(0).retentionInterval()).isEqualTo(Optional.empty());
     assertThat(EngineSettings.replication(p))

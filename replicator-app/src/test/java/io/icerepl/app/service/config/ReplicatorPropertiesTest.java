@@ -32,13 +32,14 @@ class ReplicatorPropertiesTest {
   @Test
   void aRuleGetsRetentionDefaultsAndParsesItsDurations() {
     ReplicatorProperties p =
-        bind(Map.of(
-            "replicator.rules[0].name", "lake",
-            "replicator.rules[0].source", "s3://src/wh",
-            "replicator.rules[0].targets[0].name", "eu",
-            "replicator.rules[0].targets[0].prefix", "s3://eu/wh",
-            "replicator.rules[0].retention.retention-period", "90d",
-            "replicator.rules[0].retention.max-ref-age", "1d12h"));
+        bind(
+            Map.of(
+                "replicator.rules[0].name", "lake",
+                "replicator.rules[0].source", "s3://src/wh",
+                "replicator.rules[0].targets[0].name", "eu",
+                "replicator.rules[0].targets[0].prefix", "s3://eu/wh",
+                "replicator.rules[0].retention.retention-period", "90d",
+                "replicator.rules[0].retention.max-ref-age", "1d12h"));
     ReplicatorProperties.Retention retention = p.rules().get(0).retention();
     assertThat(retention.enabled()).isFalse();
     assertThat(retention.interval()).isEqualTo(Duration.ofHours(1));
@@ -51,36 +52,41 @@ class ReplicatorPropertiesTest {
   @Test
   void aRuleBindsItsAllowedSourcePrefixesAndATargetItsMappings() {
     ReplicatorProperties p =
-        bind(Map.of(
-            "replicator.rules[0].name", "lake",
-            "replicator.rules[0].source", "s3://src/wh",
-            "replicator.rules[0].allowed-source-prefixes[0]", "s3://shared/wh",
-            "replicator.rules[0].targets[0].name", "eu",
-            "replicator.rules[0].targets[0].prefix", "s3://eu/wh",
-            "replicator.rules[0].targets[0].map[0].source", "s3://shared/wh",
-            "replicator.rules[0].targets[0].map[0].target", "s3://eu-shared/wh"));
+        bind(
+            Map.of(
+                "replicator.rules[0].name", "lake",
+                "replicator.rules[0].source", "s3://src/wh",
+                "replicator.rules[0].allowed-source-prefixes[0]", "s3://shared/wh",
+                "replicator.rules[0].targets[0].name", "eu",
+                "replicator.rules[0].targets[0].prefix", "s3://eu/wh",
+                "replicator.rules[0].targets[0].map[0].source", "s3://shared/wh",
+                "replicator.rules[0].targets[0].map[0].target", "s3://eu-shared/wh"));
     assertThat(p.rules().get(0).allowedSourcePrefixes()).containsExactly("s3://shared/wh");
     assertThat(p.rules().get(0).targets().get(0).map())
         .containsExactly(new ReplicatorProperties.PrefixMap("s3://shared/wh", "s3://eu-shared/wh"));
 
     ReplicatorProperties plain =
-        bind(Map.of(
-            "replicator.rules[0].name", "plain",
-            "replicator.rules[0].source", "s3://src/other",
-            "replicator.rules[0].targets[0].name", "eu",
-            "replicator.rules[0].targets[0].prefix", "s3://eu/other"));
+        bind(
+            Map.of(
+                "replicator.rules[0].name", "plain",
+                "replicator.rules[0].source", "s3://src/other",
+                "replicator.rules[0].targets[0].name", "eu",
+                "replicator.rules[0].targets[0].prefix", "s3://eu/other"));
     assertThat(plain.rules().get(0).allowedSourcePrefixes()).isEmpty();
     assertThat(plain.rules().get(0).targets().get(0).map()).isEmpty();
   }
 
   @Test
   void aMalformedRetentionPeriodIsRefused() {
-    assertThatThrownBy(() -> bind(Map.of(
-            "replicator.rules[0].name", "lake",
-            "replicator.rules[0].source", "s3://src/wh",
-            "replicator.rules[0].targets[0].name", "eu",
-            "replicator.rules[0].targets[0].prefix", "s3://eu/wh",
-            "replicator.rules[0].retention.retention-period", "ninety days")))
+    assertThatThrownBy(
+            () ->
+                bind(
+                    Map.of(
+                        "replicator.rules[0].name", "lake",
+                        "replicator.rules[0].source", "s3://src/wh",
+                        "replicator.rules[0].targets[0].name", "eu",
+                        "replicator.rules[0].targets[0].prefix", "s3://eu/wh",
+                        "replicator.rules[0].retention.retention-period", "ninety days")))
         .rootCause()
         .asInstanceOf(InstanceOfAssertFactories.THROWABLE)
         .hasMessageStartingWith("Cannot parse duration 'ninety days'");
@@ -88,9 +94,17 @@ class ReplicatorPropertiesTest {
 
   @Test
   void aMaximumBackoffBelowTheInitialOneIsRefused() {
-    assertThatThrownBy(() -> bind(Map.of("replicator.retry.initial-backoff", "1m", "replicator.retry.max-backoff", "10s")))
+    assertThatThrownBy(
+            () ->
+                bind(
+                    Map.of(
+                        "replicator.retry.initial-backoff",
+                        "1m",
+                        "replicator.retry.max-backoff",
+                        "10s")))
         .rootCause()
-        .hasMessage("replicator.retry needs 0 < initial-backoff <= max-backoff, got PT1M and PT10S");
+        .hasMessage(
+            "replicator.retry needs 0 < initial-backoff <= max-backoff, got PT1M and PT10S");
   }
 
   private static ReplicatorProperties bind(Map<String, String> properties) {

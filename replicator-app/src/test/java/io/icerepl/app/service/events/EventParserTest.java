@@ -13,7 +13,9 @@ class EventParserTest {
 
   @Test
   void anS3NotificationNamesTheTableOfANewMetadataFileWithItsKeyUrlDecoded() {
-    String message = S3EventMessages.objectCreated("src", "wh/sales db/order+items/metadata/00003-ab.metadata.json", 10);
+    String message =
+        S3EventMessages.objectCreated(
+            "src", "wh/sales db/order+items/metadata/00003-ab.metadata.json", 10);
     assertThat(message).contains("sales+db/order%2Bitems");
     assertThat(parser.tableLocations(message)).containsExactly("s3://src/wh/sales db/order+items");
   }
@@ -29,25 +31,41 @@ class EventParserTest {
 
   @Test
   void anEventBridgeObjectCreatedEventNamesItsTable() {
-    String message = S3EventMessages.eventBridgeObjectCreated("src", "wh/ns/t1/metadata/v5.gz.metadata.json", 10);
+    String message =
+        S3EventMessages.eventBridgeObjectCreated(
+            "src", "wh/ns/t1/metadata/v5.gz.metadata.json", 10);
     assertThat(parser.tableLocations(message)).containsExactly("s3://src/wh/ns/t1");
   }
 
   @Test
   void compressedMetadataAndTheVersionHintNameTheirTable() {
-    assertThat(parser.tableLocations(S3EventMessages.objectCreated("b", "ns/t/metadata/v1.metadata.json.gz", 1)))
+    assertThat(
+            parser.tableLocations(
+                S3EventMessages.objectCreated("b", "ns/t/metadata/v1.metadata.json.gz", 1)))
         .containsExactly("s3://b/ns/t");
-    assertThat(parser.tableLocations(S3EventMessages.objectCreated("b", "ns/t/metadata/version-hint.text", 1)))
+    assertThat(
+            parser.tableLocations(
+                S3EventMessages.objectCreated("b", "ns/t/metadata/version-hint.text", 1)))
         .containsExactly("s3://b/ns/t");
   }
 
   @Test
   void dataFilesAndOtherMetadataFilesNameNothing() {
-    assertThat(parser.tableLocations(S3EventMessages.objectCreated("b", "ns/t/data/x=1/f.parquet", 1))).isEmpty();
-    assertThat(parser.tableLocations(S3EventMessages.objectCreated("b", "ns/t/metadata/snap-1-1-a.avro", 1))).isEmpty();
-    assertThat(parser.tableLocations(S3EventMessages.objectCreated("b", "ns/t/metadata/.v1.metadata.json.crc", 1)))
+    assertThat(
+            parser.tableLocations(S3EventMessages.objectCreated("b", "ns/t/data/x=1/f.parquet", 1)))
         .isEmpty();
-    assertThat(parser.tableLocations(S3EventMessages.objectCreated("b", "ns/t/meta/v1.metadata.json", 1))).isEmpty();
+    assertThat(
+            parser.tableLocations(
+                S3EventMessages.objectCreated("b", "ns/t/metadata/snap-1-1-a.avro", 1)))
+        .isEmpty();
+    assertThat(
+            parser.tableLocations(
+                S3EventMessages.objectCreated("b", "ns/t/metadata/.v1.metadata.json.crc", 1)))
+        .isEmpty();
+    assertThat(
+            parser.tableLocations(
+                S3EventMessages.objectCreated("b", "ns/t/meta/v1.metadata.json", 1)))
+        .isEmpty();
   }
 
   @Test
@@ -77,13 +95,15 @@ class EventParserTest {
 
   @Test
   void malformedJsonIsRefused() {
-    assertThatThrownBy(() -> parser.tableLocations("{\"Records\": [")).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> parser.tableLocations("{\"Records\": ["))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("Cannot parse event message: not JSON");
   }
 
   @Test
   void aRecordWithoutItsKeyIsRefused() {
-    assertThatThrownBy(() -> parser.tableLocations("{\"Records\":[{\"s3\":{\"bucket\":{\"name\":\"b\"}}}]}"))
+    assertThatThrownBy(
+            () -> parser.tableLocations("{\"Records\":[{\"s3\":{\"bucket\":{\"name\":\"b\"}}}]}"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("Cannot parse event message: Records[].s3.object.key is missing");
   }
@@ -93,30 +113,53 @@ class EventParserTest {
     String record =
         """
         {"eventName":"ObjectCreated:Put","s3":{"bucket":{"name":"b"},"object":{"key":"ns/t/metadata/v1.metadata.json"}}}""";
-    assertThat(parser.tableLocations("{\"Records\":[" + String.join(",", record, record, record) + "]}"))
+    assertThat(
+            parser.tableLocations(
+                "{\"Records\":[" + String.join(",", record, record, record) + "]}"))
         .containsExactly("s3://b/ns/t");
-    assertThatThrownBy(() -> parser.tableLocations("{\"Records\":[" + String.join(",", record, record, record, record) + "]}"))
-        .isInstanceOfSatisfying(RefusedEventException.class,
+    assertThatThrownBy(
+            () ->
+                parser.tableLocations(
+                    "{\"Records\":[" + String.join(",", record, record, record, record) + "]}"))
+        .isInstanceOfSatisfying(
+            RefusedEventException.class,
             e -> assertThat(e.reason()).isEqualTo(RefusedEventException.Reason.TOO_MANY_RECORDS))
         .hasMessage("Cannot accept event message: it holds 4 records, more than the 3 allowed");
   }
 
   @Test
   void keysWithControlOrInvisibleCharactersAreRefusedAndShownEscaped() throws Exception {
-    assertThatThrownBy(() -> parser.tableLocations(
-            S3EventMessages.objectCreated("b", "ns/t\n12:00:00 INFO forged/metadata/v1.metadata.json", 1)))
-        .isInstanceOfSatisfying(RefusedEventException.class,
+    assertThatThrownBy(
+            () ->
+                parser.tableLocations(
+                    S3EventMessages.objectCreated(
+                        "b", "ns/t\n12:00:00 INFO forged/metadata/v1.metadata.json", 1)))
+        .isInstanceOfSatisfying(
+            RefusedEventException.class,
             e -> assertThat(e.reason()).isEqualTo(RefusedEventException.Reason.INVALID_KEY))
-        .hasMessage("Cannot accept event message: key ns/t\\u000a12:00:00 INFO forged/metadata/v1.metadata.json holds"
-            + " a control or invisible character");
-    for (String key : new String[] {"ns/t\r/metadata/v1.metadata.json", "ns/t\u202e/metadata/v1.metadata.json",
-        "ns/t\u2028/metadata/v1.metadata.json", "ns/t\u001b[31m/metadata/v1.metadata.json"}) {
+        .hasMessage(
+            "Cannot accept event message: key ns/t\\u000a12:00:00 INFO forged/metadata/v1.metadata.json holds"
+                + " a control or invisible character");
+    for (String key :
+        new String[] {
+          "ns/t\r/metadata/v1.metadata.json",
+          "ns/t\u202e/metadata/v1.metadata.json",
+          "ns/t\u2028/metadata/v1.metadata.json",
+          "ns/t\u001b[31m/metadata/v1.metadata.json"
+        }) {
       assertThatThrownBy(() -> parser.tableLocations(S3EventMessages.objectCreated("b", key, 1)))
           .as(PrintableText.escape(key))
           .isInstanceOf(RefusedEventException.class)
-          .message().doesNotContain(key.substring(4, 5));
-      String eventBridge = new ObjectMapper().writeValueAsString(Map.of(
-          "detail-type", "Object Created", "detail", Map.of("bucket", Map.of("name", "b"), "object", Map.of("key", key))));
+          .message()
+          .doesNotContain(key.substring(4, 5));
+      String eventBridge =
+          new ObjectMapper()
+              .writeValueAsString(
+                  Map.of(
+                      "detail-type",
+                      "Object Created",
+                      "detail",
+                      Map.of("bucket", Map.of("name", "b"), "object", Map.of("key", key))));
       assertThatThrownBy(() -> parser.tableLocations(eventBridge))
           .as(PrintableText.escape(key))
           .isInstanceOf(RefusedEventException.class);
@@ -125,11 +168,16 @@ class EventParserTest {
 
   @Test
   void aKeyThatIsNotUrlEncodedOrNotUtf8IsRefused() {
-    for (String key : new String[] {"ns/t%zz/metadata/v1.metadata.json", "ns/t%ff/metadata/v1.metadata.json"}) {
+    for (String key :
+        new String[] {"ns/t%zz/metadata/v1.metadata.json", "ns/t%ff/metadata/v1.metadata.json"}) {
       String message =
           "{\"Records\":[{\"eventName\":\"ObjectCreated:Put\",\"s3\":{\"bucket\":{\"name\":\"b\"},"
-              + "\"object\":{\"key\":\"" + key + "\"}}}]}";
-      assertThatThrownBy(() -> parser.tableLocations(message)).as(key).isInstanceOf(RefusedEventException.class);
+              + "\"object\":{\"key\":\""
+              + key
+              + "\"}}}]}";
+      assertThatThrownBy(() -> parser.tableLocations(message))
+          .as(key)
+          .isInstanceOf(RefusedEventException.class);
     }
   }
 

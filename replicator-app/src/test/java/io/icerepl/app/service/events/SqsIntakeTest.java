@@ -90,7 +90,9 @@ class SqsIntakeTest {
 
   @Test
   void anEventWhoseTableCannotBeListedIsReceivedAgainAndEndsInTheDeadLetterQueueWithoutALane() {
-    String message = S3EventMessages.objectCreated("source-bucket", "wh/sales/orders/metadata/00004-9f.metadata.json", 1234);
+    String message =
+        S3EventMessages.objectCreated(
+            "source-bucket", "wh/sales/orders/metadata/00004-9f.metadata.json", 1234);
     send(message);
 
     awaitDeadLettered(message);
@@ -106,7 +108,8 @@ class SqsIntakeTest {
 
   @Test
   void anEventForANonMetadataKeyIsAcknowledgedAndTriggersNothing() {
-    send(S3EventMessages.objectCreated("source-bucket", "wh/sales/returns/data/part-0.parquet", 10));
+    send(
+        S3EventMessages.objectCreated("source-bucket", "wh/sales/returns/data/part-0.parquet", 10));
     send(S3EventMessages.objectCreated("other-bucket", "wh/x/metadata/v1.metadata.json", 10));
 
     awaitQueueEmpty();
@@ -116,16 +119,27 @@ class SqsIntakeTest {
   }
 
   private static java.util.Optional<ReplicationStatus> status(String table) {
-    return service.getBean(StatusBoard.class).all().stream().filter(s -> s.table().equals(table)).findFirst();
+    return service.getBean(StatusBoard.class).all().stream()
+        .filter(s -> s.table().equals(table))
+        .findFirst();
   }
 
   private static void awaitDeadLettered(String body) {
     List<Message> dead = new ArrayList<>();
-    await().atMost(PATIENCE).untilAsserted(() -> {
-      dead.addAll(client.receiveMessage(ReceiveMessageRequest.builder().queueUrl(dlqUrl).waitTimeSeconds(1).build())
-          .messages());
-      assertThat(dead).extracting(Message::body).contains(body);
-    });
+    await()
+        .atMost(PATIENCE)
+        .untilAsserted(
+            () -> {
+              dead.addAll(
+                  client
+                      .receiveMessage(
+                          ReceiveMessageRequest.builder()
+                              .queueUrl(dlqUrl)
+                              .waitTimeSeconds(1)
+                              .build())
+                      .messages());
+              assertThat(dead).extracting(Message::body).contains(body);
+            });
   }
 
   private static void send(String body) {
@@ -133,17 +147,26 @@ class SqsIntakeTest {
   }
 
   private static void awaitQueueEmpty() {
-    await().atMost(PATIENCE).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
-      Map<QueueAttributeName, String> attributes =
-          client.getQueueAttributes(GetQueueAttributesRequest.builder()
-                  .queueUrl(queueUrl)
-                  .attributeNames(
-                      QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
-                      QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE)
-                  .build())
-              .attributes();
-      assertThat(attributes.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES)).isEqualTo("0");
-      assertThat(attributes.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE)).isEqualTo("0");
-    });
+    await()
+        .atMost(PATIENCE)
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () -> {
+              Map<QueueAttributeName, String> attributes =
+                  client
+                      .getQueueAttributes(
+                          GetQueueAttributesRequest.builder()
+                              .queueUrl(queueUrl)
+                              .attributeNames(
+                                  QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
+                                  QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE)
+                              .build())
+                      .attributes();
+              assertThat(attributes.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES))
+                  .isEqualTo("0");
+              assertThat(
+                      attributes.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE))
+                  .isEqualTo("0");
+            });
   }
 }

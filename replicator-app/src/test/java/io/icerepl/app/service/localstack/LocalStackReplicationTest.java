@@ -3,11 +3,11 @@ package io.icerepl.app.service.localstack;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.icerepl.localstack.S3Warehouse;
-import io.icerepl.localstack.TableWrites;
 import io.icerepl.app.engine.SourceTable;
 import io.icerepl.app.service.HintedReplica;
 import io.icerepl.app.service.RunningService;
+import io.icerepl.localstack.S3Warehouse;
+import io.icerepl.localstack.TableWrites;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -35,8 +35,8 @@ import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
 /**
- * The end-to-end scenario on LocalStack, where S3 itself sends the bucket notifications to SQS:
- * a source table committed by the Iceberg library, replicated by the service, read back by the
+ * The end-to-end scenario on LocalStack, where S3 itself sends the bucket notifications to SQS: a
+ * source table committed by the Iceberg library, replicated by the service, read back by the
  * Iceberg library. Skipped where no Docker engine runs; the embedded S3 and SQS run the same
  * scenario everywhere (S3ReplicationServiceTest).
  */
@@ -49,21 +49,48 @@ class LocalStackReplicationTest {
 
   @Test
   void s3NotificationsDriveTheReplicationOfATableWrittenByIceberg() throws Exception {
-    var credentials = StaticCredentialsProvider.create(
-        AwsBasicCredentials.create(LOCALSTACK.getAccessKey(), LOCALSTACK.getSecretKey()));
+    var credentials =
+        StaticCredentialsProvider.create(
+            AwsBasicCredentials.create(LOCALSTACK.getAccessKey(), LOCALSTACK.getSecretKey()));
     String endpoint = LOCALSTACK.getEndpoint().toString();
-    try (S3Client s3 = S3Client.builder().endpointOverride(LOCALSTACK.getEndpoint()).region(Region.of(LOCALSTACK.getRegion()))
-            .credentialsProvider(credentials).forcePathStyle(true).build();
-        SqsClient sqs = SqsClient.builder().endpointOverride(LOCALSTACK.getEndpoint()).region(Region.of(LOCALSTACK.getRegion()))
-            .credentialsProvider(credentials).build()) {
+    try (S3Client s3 =
+            S3Client.builder()
+                .endpointOverride(LOCALSTACK.getEndpoint())
+                .region(Region.of(LOCALSTACK.getRegion()))
+                .credentialsProvider(credentials)
+                .forcePathStyle(true)
+                .build();
+        SqsClient sqs =
+            SqsClient.builder()
+                .endpointOverride(LOCALSTACK.getEndpoint())
+                .region(Region.of(LOCALSTACK.getRegion()))
+                .credentialsProvider(credentials)
+                .build()) {
       s3.createBucket(b -> b.bucket("source"));
       s3.createBucket(b -> b.bucket("replica"));
       String queueUrl = sqs.createQueue(b -> b.queueName("events")).queueUrl();
-      String queueArn = sqs.getQueueAttributes(b -> b.queueUrl(queueUrl).attributeNames(QueueAttributeName.QUEUE_ARN))
-          .attributes().get(QueueAttributeName.QUEUE_ARN);
-      s3.putBucketNotificationConfiguration(b -> b.bucket("source").notificationConfiguration(n -> n.queueConfigurations(
-          q -> q.queueArn(queueArn).events(Event.S3_OBJECT_CREATED)
-              .filter(f -> f.key(k -> k.filterRules(r -> r.name(FilterRuleName.SUFFIX).value(".metadata.json")))))));
+      String queueArn =
+          sqs.getQueueAttributes(
+                  b -> b.queueUrl(queueUrl).attributeNames(QueueAttributeName.QUEUE_ARN))
+              .attributes()
+              .get(QueueAttributeName.QUEUE_ARN);
+      s3.putBucketNotificationConfiguration(
+          b ->
+              b.bucket("source")
+                  .notificationConfiguration(
+                      n ->
+                          n.queueConfigurations(
+                              q ->
+                                  q.queueArn(queueArn)
+                                      .events(Event.S3_OBJECT_CREATED)
+                                      .filter(
+                                          f ->
+                                              f.key(
+                                                  k ->
+                                                      k.filterRules(
+                                                          r ->
+                                                              r.name(FilterRuleName.SUFFIX)
+                                                                  .value(".metadata.json")))))));
 
       Map<String, String> properties = new HashMap<>();
       properties.put("replicator.rules[0].name", "lake");
@@ -87,26 +114,60 @@ class LocalStackReplicationTest {
 
       Schema schema = new Schema(Types.NestedField.required(1, "id", Types.LongType.get()));
       try (RunningService service = RunningService.start(properties);
-          S3Warehouse warehouse = new S3Warehouse("s3://source/warehouse", LOCALSTACK.getEndpoint(), LOCALSTACK.getRegion(),
-              LOCALSTACK.getAccessKey(), LOCALSTACK.getSecretKey());
+          S3Warehouse warehouse =
+              new S3Warehouse(
+                  "s3://source/warehouse",
+                  LOCALSTACK.getEndpoint(),
+                  LOCALSTACK.getRegion(),
+                  LOCALSTACK.getAccessKey(),
+                  LOCALSTACK.getSecretKey());
           S3FileIO io = new S3FileIO()) {
-        Table table = warehouse.create("ns", "t", schema, PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
+        Table table =
+            warehouse.create(
+                "ns", "t", schema, PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
         Map<Long, List<String>> rows = new HashMap<>();
         GenericRecord record = GenericRecord.create(schema);
         for (long i = 0; i < 3; i++) {
-          table.newAppend().appendFile(TableWrites.writeData(table, null, List.<Record>of(record.copy(Map.of("id", i))))).commit();
-          rows.put(table.currentSnapshot().snapshotId(), SourceTable.rows(table, table.currentSnapshot().snapshotId()));
+          table
+              .newAppend()
+              .appendFile(
+                  TableWrites.writeData(table, null, List.<Record>of(record.copy(Map.of("id", i)))))
+              .commit();
+          rows.put(
+              table.currentSnapshot().snapshotId(),
+              SourceTable.rows(table, table.currentSnapshot().snapshotId()));
         }
 
-        await().atMost(Duration.ofSeconds(120)).untilAsserted(() ->
-            assertThat(service.http.get("/api/replications/replica/ns/t").json().path("lastSourceMetadataFile").asText())
-                .isEqualTo(S3Warehouse.metadataFile(table)));
-        io.initialize(Map.of("s3.endpoint", endpoint, "s3.path-style-access", "true", "client.region", LOCALSTACK.getRegion(),
-            "s3.access-key-id", LOCALSTACK.getAccessKey(), "s3.secret-access-key", LOCALSTACK.getSecretKey()));
+        await()
+            .atMost(Duration.ofSeconds(120))
+            .untilAsserted(
+                () ->
+                    assertThat(
+                            service
+                                .http
+                                .get("/api/replications/replica/ns/t")
+                                .json()
+                                .path("lastSourceMetadataFile")
+                                .asText())
+                        .isEqualTo(S3Warehouse.metadataFile(table)));
+        io.initialize(
+            Map.of(
+                "s3.endpoint",
+                endpoint,
+                "s3.path-style-access",
+                "true",
+                "client.region",
+                LOCALSTACK.getRegion(),
+                "s3.access-key-id",
+                LOCALSTACK.getAccessKey(),
+                "s3.secret-access-key",
+                LOCALSTACK.getSecretKey()));
         Table replica = HintedReplica.open(io, "s3://replica/warehouse/ns/t");
-        assertThat(replica.currentSnapshot().snapshotId()).isEqualTo(table.currentSnapshot().snapshotId());
+        assertThat(replica.currentSnapshot().snapshotId())
+            .isEqualTo(table.currentSnapshot().snapshotId());
         for (Snapshot snapshot : table.snapshots()) {
-          assertThat(SourceTable.rows(replica, snapshot.snapshotId())).isEqualTo(rows.get(snapshot.snapshotId()));
+          assertThat(SourceTable.rows(replica, snapshot.snapshotId()))
+              .isEqualTo(rows.get(snapshot.snapshotId()));
         }
       }
     }

@@ -10,8 +10,8 @@ import org.testcontainers.containers.localstack.LocalStackContainer;
 import org.testcontainers.junit.jupiter.Testcontainers;
 
 /**
- * The Testcontainers core and its modules on the test class path come from one release: a module
- * of one release on the core of another fails only where Docker runs, far from this build.
+ * The Testcontainers core and its modules on the test class path come from one release: a module of
+ * one release on the core of another fails only where Docker runs, far from this build.
  */
 class TestcontainersVersionsTest {
 

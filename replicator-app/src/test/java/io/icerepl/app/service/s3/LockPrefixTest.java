@@ -27,8 +27,8 @@ import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.core.io.ClassPathResource;
 
 /**
- * The command line, the service and the deployment template put table leases under one prefix,
- * so that a {@code replicate} or {@code expire} by hand and the deployed service never work on one
+ * The command line, the service and the deployment template put table leases under one prefix, so
+ * that a {@code replicate} or {@code expire} by hand and the deployed service never work on one
  * table at once.
  */
 class LockPrefixTest {
@@ -45,26 +45,47 @@ class LockPrefixTest {
   @Test
   void theCommandLineIsLockedOutOfATableTheDeployedServiceHolds() throws IOException {
     // the service as the template deploys it: REPLICATOR_S3_LOCKPREFIX is the LockPrefix parameter
-    S3Properties deployed = serviceProperties(Map.of("replicator.s3.lock-prefix", templateLockPrefix()));
+    S3Properties deployed =
+        serviceProperties(Map.of("replicator.s3.lock-prefix", templateLockPrefix()));
     String replica = "s3://replica/warehouse/ns/t";
     System.setProperty("aws.accessKeyId", EmbeddedS3.ACCESS_KEY);
     System.setProperty("aws.secretAccessKey", EmbeddedS3.SECRET_KEY);
     try (EmbeddedS3 s3 = EmbeddedS3.start();
-        S3ObjectStore service = S3ObjectStore.create(
-            new S3Endpoint(Optional.of(s3.endpoint()), "us-east-1", Optional.of(EmbeddedS3.ACCESS_KEY),
-                Optional.of(EmbeddedS3.SECRET_KEY), true),
-            S3Configuration.settings(deployed, Clock.systemUTC()), S3Resilience.defaults())) {
+        S3ObjectStore service =
+            S3ObjectStore.create(
+                new S3Endpoint(
+                    Optional.of(s3.endpoint()),
+                    "us-east-1",
+                    Optional.of(EmbeddedS3.ACCESS_KEY),
+                    Optional.of(EmbeddedS3.SECRET_KEY),
+                    true),
+                S3Configuration.settings(deployed, Clock.systemUTC()),
+                S3Resilience.defaults())) {
       s3.createBucket("source");
       s3.createBucket("replica");
       try (ObjectStore.Lock held = service.lock(replica)) {
         StringWriter err = new StringWriter();
-        int code = ReplicatorCli.execute(new PrintWriter(new StringWriter(), true), new PrintWriter(err, true),
-            "replicate", "--source", "s3://source/warehouse/ns/t", "--target", replica,
-            "--endpoint", s3.endpoint().toString(), "--path-style");
+        int code =
+            ReplicatorCli.execute(
+                new PrintWriter(new StringWriter(), true),
+                new PrintWriter(err, true),
+                "replicate",
+                "--source",
+                "s3://source/warehouse/ns/t",
+                "--target",
+                replica,
+                "--endpoint",
+                s3.endpoint().toString(),
+                "--path-style");
 
         assertThat(code).isEqualTo(1);
-        assertThat(err.toString()).contains("Cannot lock table " + replica + ": locked by "
-            + java.lang.management.ManagementFactory.getRuntimeMXBean().getName() + " until ");
+        assertThat(err.toString())
+            .contains(
+                "Cannot lock table "
+                    + replica
+                    + ": locked by "
+                    + java.lang.management.ManagementFactory.getRuntimeMXBean().getName()
+                    + " until ");
       }
     } finally {
       System.clearProperty("aws.accessKeyId");
@@ -77,7 +98,8 @@ class LockPrefixTest {
     List<ConfigurationPropertySource> sources = new ArrayList<>();
     sources.add(new MapConfigurationPropertySource(overrides));
     ConfigurationPropertySources.from(
-            new YamlPropertySourceLoader().load("application.yml", new ClassPathResource("application.yml")))
+            new YamlPropertySourceLoader()
+                .load("application.yml", new ClassPathResource("application.yml")))
         .forEach(sources::add);
     return new Binder(sources).bindOrCreate("replicator.s3", S3Properties.class);
   }

@@ -8,18 +8,23 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class ApiPropertiesTest {
-  private static final ApiProperties.Expire EXPIRE = new ApiProperties.Expire(2, Duration.ofSeconds(30));
+  private static final ApiProperties.Expire EXPIRE =
+      new ApiProperties.Expire(2, Duration.ofSeconds(30));
 
   @Test
   void aShortTokenIsRefused() {
-    assertThatThrownBy(() -> new ApiProperties("short", null, null, null, "operator", false, EXPIRE))
+    assertThatThrownBy(
+            () -> new ApiProperties("short", null, null, null, "operator", false, EXPIRE))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("replicator.api.token must have at least 16 characters");
   }
 
   @Test
   void aTokenAndASecretTogetherAreRefused() {
-    assertThatThrownBy(() -> new ApiProperties("0123456789abcdef", "secret", null, null, "operator", false, EXPIRE))
+    assertThatThrownBy(
+            () ->
+                new ApiProperties(
+                    "0123456789abcdef", "secret", null, null, "operator", false, EXPIRE))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("Set replicator.api.token or replicator.api.token-secret-id, not both");
   }
@@ -31,6 +36,8 @@ class ApiPropertiesTest {
     assertThat(token.matches("0123456789abcdeF")).isFalse();
     assertThat(token.matches("0123456789abcde")).isFalse();
     assertThat(token.matches("")).isFalse();
-    assertThat(new ApiToken("operator", Optional.empty()).matches("")).as("no token configured").isFalse();
+    assertThat(new ApiToken("operator", Optional.empty()).matches(""))
+        .as("no token configured")
+        .isFalse();
   }
 }

@@ -21,7 +21,14 @@ class OnDemandExpiriesTest {
   private static final TableKey T1 = key("lake", "ns/t1");
   private static final TableKey T2 = key("lake", "ns/t2");
   private static final RetentionResult RESULT =
-      new RetentionResult(UnreachableFiles.none(), false, false, List.of(7L), List.of(), List.of(), "v3.metadata.json");
+      new RetentionResult(
+          UnreachableFiles.none(),
+          false,
+          false,
+          List.of(7L),
+          List.of(),
+          List.of(),
+          "v3.metadata.json");
 
   private final CountDownLatch held = new CountDownLatch(1);
   private final AtomicInteger expiries = new AtomicInteger();
@@ -36,7 +43,8 @@ class OnDemandExpiriesTest {
               Thread.currentThread().interrupt();
             }
             if (key.table().equals("ns/broken")) {
-              throw new IllegalStateException("Cannot expire snapshots of ns/broken: the replica is gone");
+              throw new IllegalStateException(
+                  "Cannot expire snapshots of ns/broken: the replica is gone");
             }
             return RESULT;
           },
@@ -57,7 +65,8 @@ class OnDemandExpiriesTest {
 
   @Test
   void aRuleWithoutRetentionIsRefusedAndNothingRuns() throws InterruptedException {
-    OnDemandExpiries expiries = new OnDemandExpiries(coordinator::expireNow, rule -> false, 2, Duration.ofSeconds(5));
+    OnDemandExpiries expiries =
+        new OnDemandExpiries(coordinator::expireNow, rule -> false, 2, Duration.ofSeconds(5));
 
     assertThat(expiries.request(T1, "operator", "127.0.0.1"))
         .isEqualTo(new OnDemandExpiries.RetentionDisabled("lake"));
@@ -67,34 +76,46 @@ class OnDemandExpiriesTest {
   @Test
   void aFinishedExpiryReturnsItsResult() throws InterruptedException {
     held.countDown();
-    OnDemandExpiries expiries = new OnDemandExpiries(coordinator::expireNow, rule -> true, 2, Duration.ofSeconds(5));
+    OnDemandExpiries expiries =
+        new OnDemandExpiries(coordinator::expireNow, rule -> true, 2, Duration.ofSeconds(5));
 
-    assertThat(expiries.request(T1, "operator", "127.0.0.1")).isEqualTo(new OnDemandExpiries.Done(RESULT));
+    assertThat(expiries.request(T1, "operator", "127.0.0.1"))
+        .isEqualTo(new OnDemandExpiries.Done(RESULT));
   }
 
   @Test
   void aFailedExpiryReturnsItsMessage() throws InterruptedException {
     held.countDown();
-    OnDemandExpiries expiries = new OnDemandExpiries(coordinator::expireNow, rule -> true, 2, Duration.ofSeconds(5));
+    OnDemandExpiries expiries =
+        new OnDemandExpiries(coordinator::expireNow, rule -> true, 2, Duration.ofSeconds(5));
 
     assertThat(expiries.request(key("lake", "ns/broken"), "operator", "127.0.0.1"))
-        .isEqualTo(new OnDemandExpiries.Failed("Cannot expire snapshots of ns/broken: the replica is gone"));
+        .isEqualTo(
+            new OnDemandExpiries.Failed(
+                "Cannot expire snapshots of ns/broken: the replica is gone"));
   }
 
   @Test
-  void aSlowExpiryAnswersAfterTheTimeoutAndHoldsItsPlaceUntilItFinishes() throws InterruptedException {
-    OnDemandExpiries expiries = new OnDemandExpiries(coordinator::expireNow, rule -> true, 1, Duration.ofMillis(200));
+  void aSlowExpiryAnswersAfterTheTimeoutAndHoldsItsPlaceUntilItFinishes()
+      throws InterruptedException {
+    OnDemandExpiries expiries =
+        new OnDemandExpiries(coordinator::expireNow, rule -> true, 1, Duration.ofMillis(200));
 
     long start = System.nanoTime();
     assertThat(expiries.request(T1, "operator", "127.0.0.1"))
         .isEqualTo(new OnDemandExpiries.Running(Duration.ofMillis(200)));
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
-    assertThat(expiries.request(T2, "operator", "127.0.0.1")).isEqualTo(new OnDemandExpiries.TooManyPending(1));
+    assertThat(expiries.request(T2, "operator", "127.0.0.1"))
+        .isEqualTo(new OnDemandExpiries.TooManyPending(1));
     assertThat(this.expiries).as("the refused request queued nothing").hasValue(1);
 
     held.countDown();
-    await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
-        assertThat(expiries.request(T2, "operator", "127.0.0.1")).isEqualTo(new OnDemandExpiries.Done(RESULT)));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(
+            () ->
+                assertThat(expiries.request(T2, "operator", "127.0.0.1"))
+                    .isEqualTo(new OnDemandExpiries.Done(RESULT)));
   }
 
   private static TableKey key(String rule, String table) {

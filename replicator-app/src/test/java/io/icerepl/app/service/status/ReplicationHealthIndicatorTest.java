@@ -3,10 +3,9 @@ package io.icerepl.app.service.status;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icerepl.app.engine.ReplicationSummary;
-import io.icerepl.app.engine.worker.Observation;
 import io.icerepl.app.engine.TableReplicationException;
+import io.icerepl.app.engine.worker.Observation;
 import io.icerepl.app.engine.worker.TableKey;
-import io.icerepl.merge.error.ConflictException;
 import io.icerepl.merge.head.SourceHead;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
@@ -19,9 +18,12 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.health.contributor.Status;
 
 class ReplicationHealthIndicatorTest {
-  private static final TableKey T1 = new TableKey("r", "a", "ns/t1", "file:/s/ns/t1", "file:/a/ns/t1");
-  private static final TableKey T2 = new TableKey("r", "a", "ns/t2", "file:/s/ns/t2", "file:/a/ns/t2");
-  private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-01-01T00:10:00Z"), ZoneOffset.UTC);
+  private static final TableKey T1 =
+      new TableKey("r", "a", "ns/t1", "file:/s/ns/t1", "file:/a/ns/t1");
+  private static final TableKey T2 =
+      new TableKey("r", "a", "ns/t2", "file:/s/ns/t2", "file:/a/ns/t2");
+  private static final Clock CLOCK =
+      Clock.fixed(Instant.parse("2026-01-01T00:10:00Z"), ZoneOffset.UTC);
 
   private final StatusBoard board = new StatusBoard(CLOCK, new SimpleMeterRegistry());
   private final ReplicationHealthIndicator health = new ReplicationHealthIndicator(board);
@@ -32,7 +34,8 @@ class ReplicationHealthIndicatorTest {
     board.succeeded(T2, summary(), inSync());
     assertThat(health.health().getStatus()).isEqualTo(Status.UP);
 
-    board.failed(T2, new IllegalStateException("Cannot read manifest list x"), Duration.ofSeconds(5));
+    board.failed(
+        T2, new IllegalStateException("Cannot read manifest list x"), Duration.ofSeconds(5));
     assertThat(health.health().getStatus()).isEqualTo(ReplicationHealthIndicator.DEGRADED);
     assertThat(health.health().getDetails()).containsEntry("failed", List.of("a/ns/t2"));
 
@@ -42,7 +45,10 @@ class ReplicationHealthIndicatorTest {
 
   @Test
   void anAmbiguousHeadMakesTheTableWaitWithTheReason() {
-    board.failed(T1, new TableReplicationException("t1", new SourceHead.AmbiguousHeadException("Cannot resolve x")),
+    board.failed(
+        T1,
+        new TableReplicationException(
+            "t1", new SourceHead.AmbiguousHeadException("Cannot resolve x")),
         Duration.ofSeconds(5));
     ReplicationStatus status = board.get(T1).orElseThrow();
     assertThat(status.state()).isEqualTo(ReplicationState.WAITING);
@@ -52,16 +58,32 @@ class ReplicationHealthIndicatorTest {
 
   @Test
   void aReplicaChangedBehindTheReplicatorsBackIsDiverged() {
-    board.failed(T1, new TableReplicationException("t1", new io.icerepl.merge.error.DivergedReplicaException("Cannot replicate table t1 into y:"
-        + " it already holds a table the replicator did not write")), Duration.ofSeconds(5));
+    board.failed(
+        T1,
+        new TableReplicationException(
+            "t1",
+            new io.icerepl.merge.error.DivergedReplicaException(
+                "Cannot replicate table t1 into y:"
+                    + " it already holds a table the replicator did not write")),
+        Duration.ofSeconds(5));
     assertThat(board.get(T1).orElseThrow().state()).isEqualTo(ReplicationState.DIVERGED);
   }
 
   @Test
   void aLaggingReplicaReportsTheAgeOfItsOldestMissingCommit() {
     long fiveMinutesAgo = CLOCK.millis() - 300_000;
-    board.succeeded(T1, summary(), new Observation("s/v3.metadata.json", CLOCK.millis(), "a/v2.metadata.json",
-        "s/v2.metadata.json", fiveMinutesAgo, false, fiveMinutesAgo, 2));
+    board.succeeded(
+        T1,
+        summary(),
+        new Observation(
+            "s/v3.metadata.json",
+            CLOCK.millis(),
+            "a/v2.metadata.json",
+            "s/v2.metadata.json",
+            fiveMinutesAgo,
+            false,
+            fiveMinutesAgo,
+            2));
     ReplicationStatus status = board.get(T1).orElseThrow();
     assertThat(status.state()).isEqualTo(ReplicationState.LAGGING);
     assertThat(status.lagSeconds()).isEqualTo(300);
@@ -69,11 +91,19 @@ class ReplicationHealthIndicatorTest {
   }
 
   private static ReplicationSummary summary() {
-    return new ReplicationSummary(1, 1, 2, 100, 1, List.of("a/v1.metadata.json"), List.of(), List.of(), Optional.empty());
+    return new ReplicationSummary(
+        1, 1, 2, 100, 1, List.of("a/v1.metadata.json"), List.of(), List.of(), Optional.empty());
   }
 
   private static Observation inSync() {
-    return new Observation("s/v1.metadata.json", CLOCK.millis(), "a/v1.metadata.json", "s/v1.metadata.json",
-        CLOCK.millis(), true, CLOCK.millis(), 0);
+    return new Observation(
+        "s/v1.metadata.json",
+        CLOCK.millis(),
+        "a/v1.metadata.json",
+        "s/v1.metadata.json",
+        CLOCK.millis(),
+        true,
+        CLOCK.millis(),
+        0);
   }
 }
