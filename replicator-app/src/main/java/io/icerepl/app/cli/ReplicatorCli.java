@@ -33,7 +33,16 @@ public final class ReplicatorCli implements Runnable {
 
   /** Runs one command with the given output streams. */
   public static int execute(PrintWriter out, PrintWriter err, String... args) {
-    CommandLine cli = new CommandLine(new ReplicatorCli());
+    return execute(new ReplicatorCli(), out, err, args);
+  }
+
+  /**
+   * Runs one command of {@code root}, a picocli command, with the exit codes of every command line
+   * of the project: 0 on success, 2 for a bad argument, 1 for any other failure, its message on
+   * {@code err}.
+   */
+  public static int execute(Object root, PrintWriter out, PrintWriter err, String... args) {
+    CommandLine cli = new CommandLine(root);
     cli.setOut(out);
     cli.setErr(err);
     cli.setExecutionExceptionHandler(

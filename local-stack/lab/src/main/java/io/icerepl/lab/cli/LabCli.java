@@ -1,5 +1,6 @@
 package io.icerepl.lab.cli;
 
+import io.icerepl.app.cli.ReplicatorCli;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -31,15 +32,7 @@ public final class LabCli implements Runnable {
 
   /** Runs one command with the given output streams and returns its exit code (0 on success). */
   public static int execute(PrintWriter out, PrintWriter err, String... args) {
-    CommandLine cli = new CommandLine(new LabCli());
-    cli.setOut(out);
-    cli.setErr(err);
-    cli.setExecutionExceptionHandler(
-        (e, commandLine, parseResult) -> {
-          commandLine.getErr().println("error: " + e.getMessage());
-          return e instanceof IllegalArgumentException ? 2 : 1;
-        });
-    return cli.execute(args);
+    return ReplicatorCli.execute(new LabCli(), out, err, args);
   }
 
   @Override
