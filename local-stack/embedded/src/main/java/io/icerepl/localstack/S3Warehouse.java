@@ -10,8 +10,10 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.aws.s3.S3FileIO;
 import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.types.Types;
 
 /**
  * Iceberg tables in an S3 warehouse written with the Iceberg library (S3FileIO), the way an engine
@@ -55,6 +57,24 @@ public final class S3Warehouse implements AutoCloseable {
         null,
         TableMetadata.newTableMetadata(schema, spec, SortOrder.unsorted(), location, properties));
     return new BaseTable(operations, namespace + "." + name);
+  }
+
+  /**
+   * The sample table the live demo and the campaigns write: format v2, {@code id}, {@code
+   * category}, {@code amount}, partitioned by {@code category}.
+   */
+  public Table createSample(String namespace, String name) {
+    Schema schema =
+        new Schema(
+            Types.NestedField.required(1, "id", Types.LongType.get()),
+            Types.NestedField.required(2, "category", Types.StringType.get()),
+            Types.NestedField.optional(3, "amount", Types.DoubleType.get()));
+    return create(
+        namespace,
+        name,
+        schema,
+        PartitionSpec.builderFor(schema).identity("category").build(),
+        Map.of(TableProperties.FORMAT_VERSION, "2"));
   }
 
   /** The location of a table: {@code <warehouse>/<namespace>/<name>}. */

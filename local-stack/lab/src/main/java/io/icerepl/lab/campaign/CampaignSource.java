@@ -14,11 +14,8 @@ import java.util.function.Consumer;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionKey;
-import org.apache.iceberg.PartitionSpec;
-import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
@@ -66,18 +63,7 @@ final class CampaignSource implements AutoCloseable {
   synchronized void commit() {
     String what;
     if (table == null) {
-      Schema schema =
-          new Schema(
-              Types.NestedField.required(1, "id", Types.LongType.get()),
-              Types.NestedField.required(2, "category", Types.StringType.get()),
-              Types.NestedField.optional(3, "amount", Types.DoubleType.get()));
-      table =
-          warehouse.create(
-              NAMESPACE,
-              TABLE,
-              schema,
-              PartitionSpec.builderFor(schema).identity("category").build(),
-              Map.of(TableProperties.FORMAT_VERSION, "2"));
+      table = warehouse.createSample(NAMESPACE, TABLE);
       what = "create";
     } else {
       int phase = (int) (step % 10);

@@ -15,10 +15,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionKey;
-import org.apache.iceberg.PartitionSpec;
-import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
@@ -81,18 +78,7 @@ public final class DemoWriter implements AutoCloseable {
   /** One commit of the demo's cycle; public so tests can drive it step by step. */
   public synchronized void commit() {
     if (table == null) {
-      Schema schema =
-          new Schema(
-              Types.NestedField.required(1, "id", Types.LongType.get()),
-              Types.NestedField.required(2, "category", Types.StringType.get()),
-              Types.NestedField.optional(3, "amount", Types.DoubleType.get()));
-      table =
-          warehouse.create(
-              NAMESPACE,
-              TABLE,
-              schema,
-              PartitionSpec.builderFor(schema).identity("category").build(),
-              Map.of(TableProperties.FORMAT_VERSION, "2"));
+      table = warehouse.createSample(NAMESPACE, TABLE);
       LOG.info("demo writer: created {}", table.location());
     } else {
       String what =
