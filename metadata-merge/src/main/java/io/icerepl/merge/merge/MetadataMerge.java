@@ -392,6 +392,7 @@ public final class MetadataMerge {
                     TableLayout.isPathProperty(key) && !value.isBlank()
                         ? mapping.map(value)
                         : value));
+    properties.put(ReplicaProperties.READ_ONLY, "true");
     properties.put(ReplicaProperties.SOURCE_METADATA_FILE, MetadataFileNames.fileName(sourceFile));
     properties.put(ReplicaProperties.SOURCE_LAST_UPDATED_MS, Long.toString(source.lastUpdatedMs()));
     return properties;

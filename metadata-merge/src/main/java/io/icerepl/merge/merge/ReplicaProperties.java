@@ -19,6 +19,13 @@ public final class ReplicaProperties {
    */
   public static final String COMMIT_TOKEN = "replicator.commit-token";
 
+  /**
+   * {@code true} on every replica commit: the table is a replica, written only by the replicator,
+   * until it is promoted. Engines do not enforce it; people and tools that check it see why their
+   * write would be lost.
+   */
+  public static final String READ_ONLY = "replicator.read-only";
+
   /** The source's {@code last-updated-ms} at that file, to tell a short log from a rewind. */
   public static final String SOURCE_LAST_UPDATED_MS = "replicator.source-last-updated-ms";
 }

@@ -1,5 +1,7 @@
 package io.icerepl.app.engine;
 
+import io.icerepl.app.engine.catalog.ReplicaRegistrar;
+import io.icerepl.app.engine.catalog.TableCatalogs;
 import io.icerepl.app.engine.replica.ReplicaFiles;
 import io.icerepl.app.engine.replica.ReplicaHead;
 import io.icerepl.app.engine.retention.PendingDeletion;
@@ -54,6 +56,7 @@ public final class TableReplicator {
   private final MetadataPublisher publisher;
   private final ReplicaFiles replicaFiles;
   private final SourceHeadResolver headResolver;
+  private final Optional<ReplicaRegistrar> registrar;
   private final PendingDeletion pendingDeletion;
 
   public TableReplicator(
@@ -73,6 +76,21 @@ public final class TableReplicator {
       ExecutorService executor,
       ReplicationOptions options,
       CopyProgress.Listener progress) {
+    this(source, target, clock, executor, options, progress, TableCatalogs.NONE);
+  }
+
+  /**
+   * As above, reading the source head from a catalog and registering the replica in one, where
+   * {@code catalogs} names them.
+   */
+  public TableReplicator(
+      ObjectStore source,
+      ObjectStore target,
+      Clock clock,
+      ExecutorService executor,
+      ReplicationOptions options,
+      CopyProgress.Listener progress,
+      TableCatalogs catalogs) {
     this.source = source;
     this.target = target;
     this.clock = clock;
@@ -81,7 +99,11 @@ public final class TableReplicator {
     this.executor = new PlanExecutor(source, target, executor, progress);
     this.publisher = new MetadataPublisher(target);
     this.replicaFiles = new ReplicaFiles(target, options.maxMetadataBytes());
-    this.headResolver = new FileSystemHeadResolver(source, clock, options.settleTime());
+    this.headResolver =
+        catalogs
+            .sourceHead()
+            .orElseGet(() -> new FileSystemHeadResolver(source, clock, options.settleTime()));
+    this.registrar = catalogs.registrar();
     this.pendingDeletion =
         new PendingDeletion(target, replicaFiles, RetentionSettings.defaults().batchSize());
   }
@@ -126,6 +148,7 @@ public final class TableReplicator {
       before = Optional.empty();
     }
     if (before.isPresent() && before.get().inSync()) {
+      register(sourceLocation, targetLocation, before.get());
       return new ReplicationResult(ReplicationSummary.none(), before.get());
     }
     return replicate(sourceLocation, targetLocation, Optional.empty(), before);
@@ -153,7 +176,10 @@ public final class TableReplicator {
       Optional<TableHeads> before) {
     String table = sourceLocation;
     try (ObjectStore.Lock lock = target.lock(targetLocation)) {
-      return run(table, sourceLocation, targetLocation, sourceMetadata, before, lock);
+      ReplicationResult result =
+          run(table, sourceLocation, targetLocation, sourceMetadata, before, lock);
+      register(table, targetLocation, result.heads());
+      return result;
     } catch (PathOutsideMappingException e) {
       throw new TableReplicationException(
           table, new PathOutsideMappingException(e.getMessage() + outsideHint()));
@@ -379,6 +405,30 @@ public final class TableReplicator {
     if (!state.sourcePrefixes().equals(prefixes.learned())) {
       lock.checkHeld("record the source prefixes");
       replicaFiles.writeState(targetLocation, state.withSourcePrefixes(prefixes.learned()));
+    }
+  }
+
+  /**
+   * Moves the replica's catalog entry to the replica's current version, if the replica is
+   * registered anywhere. Its errors are the table's: the replica itself stays as published.
+   */
+  private void register(String table, String targetLocation, TableHeads heads) {
+    if (registrar.isEmpty() || heads.replica().isEmpty()) {
+      return;
+    }
+    try {
+      ReplicaRegistrar.Registration done =
+          registrar.get().register(targetLocation, heads.replica().get().file());
+      if (done != ReplicaRegistrar.Registration.UNCHANGED) {
+        LOG.info(
+            "{}: {} {} at {}",
+            table,
+            registrar.get().describe(),
+            done.name().toLowerCase(java.util.Locale.ROOT),
+            heads.replica().get().file());
+      }
+    } catch (ReplicationException e) {
+      throw new TableReplicationException(table, e);
     }
   }
 

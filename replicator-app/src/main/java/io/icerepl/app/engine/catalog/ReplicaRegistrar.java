@@ -1,0 +1,31 @@
+package io.icerepl.app.engine.catalog;
+
+/**
+ * Keeps a replica's entry in the target's catalog at the replica's current metadata file. Called
+ * after every run, also when nothing new was replicated, so an entry left behind by a crash between
+ * a replica commit and its registration is moved forward by the next run.
+ */
+public interface ReplicaRegistrar {
+
+  /** What a call did to the catalog entry. */
+  enum Registration {
+    /** The entry did not exist and now names the replica. */
+    REGISTERED,
+    /** The entry named an older replica version and now names the current one. */
+    ADVANCED,
+    /** The entry already named the current version. */
+    UNCHANGED
+  }
+
+  /**
+   * @param replicaLocation the replica's table location
+   * @param metadataFile the replica's current metadata file, fully published
+   * @throws io.icerepl.merge.error.DivergedReplicaException when the entry exists but was not
+   *     created by the replicator for this replica, or moved since; it is never overwritten
+   * @throws CatalogException when the catalog is down or refuses
+   */
+  Registration register(String replicaLocation, String metadataFile);
+
+  /** How the entry is named in logs and the status API: catalog name and identifier. */
+  String describe();
+}
