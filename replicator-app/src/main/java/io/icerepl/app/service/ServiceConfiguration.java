@@ -1,5 +1,7 @@
 package io.icerepl.app.service;
 
+import io.icerepl.app.engine.catalog.CatalogClients;
+import io.icerepl.app.engine.worker.CatalogTableLocations;
 import io.icerepl.app.engine.worker.Reconciler;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.SchemeStores;
@@ -42,9 +44,20 @@ class ServiceConfiguration {
     return new TableRules(EngineSettings.rules(properties));
   }
 
+  /** Closed after the runner and discovery that use the clients. */
+  @Bean(destroyMethod = "close")
+  CatalogClients catalogClients() {
+    return new CatalogClients();
+  }
+
   @Bean
-  TableDiscovery tableDiscovery(ObjectProvider<StoreFactory> stores) {
-    return new TableDiscovery(stores.getIfAvailable(SchemeStores::local));
+  CatalogTableLocations catalogTableLocations() {
+    return new CatalogTableLocations();
+  }
+
+  @Bean
+  TableDiscovery tableDiscovery(ObjectProvider<StoreFactory> stores, CatalogClients catalogs) {
+    return new TableDiscovery(stores.getIfAvailable(SchemeStores::local), catalogs);
   }
 
   /** Closed after the coordinator, which depends on it, has let running work finish. */
@@ -54,7 +67,9 @@ class ServiceConfiguration {
       ObjectProvider<StoreFactory> stores,
       ObjectProvider<Clock> clock,
       TableRules rules,
-      StatusBoard board) {
+      StatusBoard board,
+      CatalogClients catalogs,
+      CatalogTableLocations catalogLocations) {
     ExecutorService fileExecutor =
         Executors.newFixedThreadPool(
             properties.concurrency().tables() * properties.concurrency().filesPerTable(),
@@ -65,7 +80,9 @@ class ServiceConfiguration {
         fileExecutor,
         EngineSettings.replication(properties),
         rules,
-        board);
+        board,
+        catalogs,
+        catalogLocations);
   }
 
   @Bean(destroyMethod = "close")
@@ -111,13 +128,15 @@ class ServiceConfiguration {
       TableRules rules,
       TableDiscovery discovery,
       ReplicationCoordinator coordinator,
-      MeterRegistry meters) {
+      MeterRegistry meters,
+      CatalogTableLocations catalogLocations) {
     return new EventIntake(
         new EventParser(properties.limits().recordsPerMessage()),
         rules,
         discovery,
         coordinator,
-        meters);
+        meters,
+        catalogLocations);
   }
 
   private static ThreadFactory threads(String prefix) {

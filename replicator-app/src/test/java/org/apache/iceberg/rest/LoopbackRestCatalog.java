@@ -18,8 +18,17 @@ public final class LoopbackRestCatalog implements AutoCloseable {
    * @param jdbcUri the backend JDBC catalog's database
    */
   public LoopbackRestCatalog(String warehouse, String jdbcUri) throws Exception {
+    this(warehouse, jdbcUri, Map.of());
+  }
+
+  /**
+   * @param backend more properties of the backend catalog, e.g. the S3FileIO settings of a
+   *     warehouse on an embedded S3
+   */
+  public LoopbackRestCatalog(String warehouse, String jdbcUri, Map<String, String> backend)
+      throws Exception {
     this.port = freePort();
-    Map<String, String> config = new HashMap<>();
+    Map<String, String> config = new HashMap<>(backend);
     config.put(RESTCatalogServer.REST_PORT, Integer.toString(port));
     config.put("warehouse", warehouse);
     config.put("uri", jdbcUri);

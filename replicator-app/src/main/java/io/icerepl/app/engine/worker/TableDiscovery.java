@@ -1,5 +1,7 @@
 package io.icerepl.app.engine.worker;
 
+import io.icerepl.app.engine.catalog.CatalogClients;
+import io.icerepl.app.engine.catalog.CatalogException;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.head.MetadataFileNames;
 import io.icerepl.merge.path.TableLayout;
@@ -7,24 +9,34 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
  * Finds the tables under a rule's source prefix: folders, at most {@value #MAX_DEPTH} levels down,
- * whose {@code metadata/} folder holds a metadata file. A table's own folders are not searched.
+ * whose {@code metadata/} folder holds a metadata file. A table's own folders are not searched. A
+ * catalog rule's tables are the ones its catalog lists in the rule's namespaces.
  */
 public final class TableDiscovery {
   static final int MAX_DEPTH = 4;
 
   private final StoreFactory stores;
+  private final CatalogClients catalogs;
 
-  public TableDiscovery(StoreFactory stores) {
+  public TableDiscovery(StoreFactory stores, CatalogClients catalogs) {
     this.stores = stores;
+    this.catalogs = catalogs;
   }
 
   /**
    * Relative paths (e.g. {@code ns/orders}) of the tables under the rule's source prefix, sorted.
    */
   public List<String> tables(TableRule rule) {
+    if (rule.catalog().isPresent()) {
+      return catalogTables(rule.catalog().get());
+    }
     ObjectStore store = stores.sourceStore(rule.source());
     List<String> found = new ArrayList<>();
     try {
@@ -43,6 +55,9 @@ public final class TableDiscovery {
    * under one (e.g. a metadata file in {@code <table>/data/x/metadata/}) is the table's.
    */
   public String enclosingTable(TableRule rule, String relativePath) {
+    if (rule.catalog().isPresent()) {
+      return relativePath;
+    }
     ObjectStore store = stores.sourceStore(rule.source());
     String[] levels = relativePath.split("/");
     try {
@@ -71,6 +86,48 @@ public final class TableDiscovery {
       throw new UncheckedIOException(
           "Cannot list " + TableLayout.metadataFolder(location) + ": " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * The catalog's tables in the rule's namespaces, as relative paths (namespace levels and name
+   * joined by {@code /}), sorted. Nested namespaces are listed where the catalog supports them.
+   *
+   * @throws CatalogException naming the catalog when it cannot be listed
+   */
+  private List<String> catalogTables(RuleCatalog rule) {
+    Catalog catalog = catalogs.get(rule.spec());
+    List<String> found = new ArrayList<>();
+    try {
+      for (Namespace namespace : namespaces(catalog, Namespace.empty())) {
+        if (!rule.includes(namespace.toString())) {
+          continue;
+        }
+        for (TableIdentifier table : catalog.listTables(namespace)) {
+          List<String> levels = new ArrayList<>(List.of(table.namespace().levels()));
+          levels.add(table.name());
+          found.add(String.join("/", levels));
+        }
+      }
+    } catch (RuntimeException e) {
+      throw new CatalogException(
+          "Cannot list the tables of " + rule.spec().describe() + ": " + e.getMessage(), e);
+    }
+    found.sort(null);
+    return found;
+  }
+
+  private static List<Namespace> namespaces(Catalog catalog, Namespace parent) {
+    if (!(catalog instanceof SupportsNamespaces namespaces)) {
+      return List.of(parent);
+    }
+    List<Namespace> all = new ArrayList<>();
+    for (Namespace child : namespaces.listNamespaces(parent)) {
+      all.add(child);
+      if (child.levels().length < MAX_DEPTH) {
+        all.addAll(namespaces(catalog, child).stream().filter(n -> !n.equals(child)).toList());
+      }
+    }
+    return all;
   }
 
   private static void walk(

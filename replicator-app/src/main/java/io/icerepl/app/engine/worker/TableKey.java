@@ -1,6 +1,8 @@
 package io.icerepl.app.engine.worker;
 
+import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * One replication lane: a source table and one of its replicas.
@@ -11,9 +13,20 @@ import java.util.Objects;
  *     which is also its path under the target prefix
  * @param sourceLocation the source table location
  * @param targetLocation the replica table location
+ * @param sourceTable the source table as {@code <catalog>:<namespace>.<name>} when its rule's
+ *     source is a catalog; its {@code sourceLocation} then only names the lane, the table's
+ *     location is the catalog's
+ * @param replicaTable the replica as {@code <catalog>:<namespace>.<name>} when its target registers
+ *     replicas in a catalog
  */
 public record TableKey(
-    String rule, String target, String table, String sourceLocation, String targetLocation) {
+    String rule,
+    String target,
+    String table,
+    String sourceLocation,
+    String targetLocation,
+    Optional<String> sourceTable,
+    Optional<String> replicaTable) {
   /** Joins namespace levels. */
   public static final char NAMESPACE_SEPARATOR = '\u001F';
 
@@ -23,6 +36,19 @@ public record TableKey(
     Objects.requireNonNull(table, "table");
     Objects.requireNonNull(sourceLocation, "sourceLocation");
     Objects.requireNonNull(targetLocation, "targetLocation");
+    Objects.requireNonNull(sourceTable, "sourceTable");
+    Objects.requireNonNull(replicaTable, "replicaTable");
+  }
+
+  /** A key of a table found by its folder, registered in no catalog. */
+  public TableKey(
+      String rule, String target, String table, String sourceLocation, String targetLocation) {
+    this(rule, target, table, sourceLocation, targetLocation, Optional.empty(), Optional.empty());
+  }
+
+  /** The namespace's levels and the table's name: its identifier in a catalog. */
+  public List<String> levels() {
+    return List.of(table.split("/"));
   }
 
   /**

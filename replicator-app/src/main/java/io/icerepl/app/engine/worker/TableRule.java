@@ -9,11 +9,13 @@ import java.util.Optional;
  * Every table under {@code source} is replicated to the same relative path under each target.
  *
  * @param name the rule's name, unique
- * @param source the source prefix URI
+ * @param source the source prefix URI; for a catalog rule, {@link RuleCatalog#label()}
  * @param targets where replicas go
  * @param allowedSourcePrefixes where else than in its own folder a table's metadata may keep files
  * @param retention the replicas' own retention, applied on demand and on schedule
  * @param retentionInterval how often retention runs on its own; empty: only on demand
+ * @param catalog the catalog whose tables are the rule's, instead of the folders under {@code
+ *     source}
  */
 public record TableRule(
     String name,
@@ -21,11 +23,30 @@ public record TableRule(
     List<RuleTarget> targets,
     List<String> allowedSourcePrefixes,
     RetentionOptions retention,
-    Optional<Duration> retentionInterval) {
+    Optional<Duration> retentionInterval,
+    Optional<RuleCatalog> catalog) {
 
   public TableRule {
     targets = List.copyOf(targets);
     allowedSourcePrefixes = List.copyOf(allowedSourcePrefixes);
+  }
+
+  /** A rule over the folders under {@code source}. */
+  public TableRule(
+      String name,
+      String source,
+      List<RuleTarget> targets,
+      List<String> allowedSourcePrefixes,
+      RetentionOptions retention,
+      Optional<Duration> retentionInterval) {
+    this(
+        name,
+        source,
+        targets,
+        allowedSourcePrefixes,
+        retention,
+        retentionInterval,
+        Optional.empty());
   }
 
   /** The target of that name. */

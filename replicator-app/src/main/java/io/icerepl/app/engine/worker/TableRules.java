@@ -33,6 +33,9 @@ public final class TableRules {
   public List<TableKey> keys(TableRule rule, String relativePath) {
     String relative = trimSlashes(relativePath);
     List<TableKey> keys = new ArrayList<>();
+    List<String> levels = List.of(relative.split("/"));
+    Optional<String> sourceTable =
+        rule.catalog().map(c -> c.spec().name() + ":" + String.join(".", levels));
     for (RuleTarget target : rule.targets()) {
       keys.add(
           new TableKey(
@@ -40,9 +43,22 @@ public final class TableRules {
               target.name(),
               relative,
               join(rule.source(), relative),
-              join(target.prefix(), relative)));
+              join(target.prefix(), relative),
+              sourceTable,
+              target.catalog().map(c -> c.name() + ":" + replicaIdentifier(target, levels))));
     }
     return keys;
+  }
+
+  /**
+   * The replica's identifier in its target's catalog: the source's namespace and name, or the
+   * target's namespace and the source's name. Levels joined by {@code .}.
+   */
+  public static String replicaIdentifier(RuleTarget target, List<String> levels) {
+    String name = levels.get(levels.size() - 1);
+    String namespace =
+        target.namespace().orElseGet(() -> String.join(".", levels.subList(0, levels.size() - 1)));
+    return namespace.isEmpty() ? name : namespace + "." + name;
   }
 
   /**

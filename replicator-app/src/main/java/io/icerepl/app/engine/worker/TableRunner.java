@@ -2,11 +2,19 @@ package io.icerepl.app.engine.worker;
 
 import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.ReplicationResult;
+import io.icerepl.app.engine.SourceHeadResolver;
 import io.icerepl.app.engine.TableHeads;
 import io.icerepl.app.engine.TableReplicator;
+import io.icerepl.app.engine.catalog.CatalogClients;
+import io.icerepl.app.engine.catalog.CatalogHeadResolver;
+import io.icerepl.app.engine.catalog.CatalogRegistrars;
+import io.icerepl.app.engine.catalog.CatalogSpec;
+import io.icerepl.app.engine.catalog.ReplicaRegistrar;
+import io.icerepl.app.engine.catalog.TableCatalogs;
 import io.icerepl.app.engine.replica.ReplicaHead;
 import io.icerepl.app.engine.retention.RetentionResult;
 import io.icerepl.app.engine.retention.RetentionRunner;
+import io.icerepl.copier.copy.CopyProgress;
 import io.icerepl.merge.head.MetadataFileNames;
 import io.icerepl.merge.model.Snapshot;
 import io.icerepl.merge.model.TableMetadata;
@@ -21,6 +29,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
+import org.apache.iceberg.catalog.TableIdentifier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,12 +46,16 @@ public final class TableRunner implements AutoCloseable {
   private final ReplicationOptions options;
   private final TableRules rules;
   private final TableStatus board;
+  private final CatalogClients catalogs;
+  private final CatalogTableLocations catalogLocations;
 
   /**
    * @param fileExecutor copies files; shared by all runs, a separate pool from the lanes' so a run
    *     waiting for its copies never holds the threads they need. Shut down by {@link #close}.
    * @param rules the rules, for where their tables may keep files and their retention
    * @param board told where each table stands
+   * @param catalogs the clients of the catalogs rules and targets name
+   * @param catalogLocations told where each catalog table lives, for the events under it
    */
   public TableRunner(
       StoreFactory stores,
@@ -50,13 +63,54 @@ public final class TableRunner implements AutoCloseable {
       ExecutorService fileExecutor,
       ReplicationOptions options,
       TableRules rules,
-      TableStatus board) {
+      TableStatus board,
+      CatalogClients catalogs,
+      CatalogTableLocations catalogLocations) {
     this.stores = stores;
     this.clock = clock;
     this.fileExecutor = fileExecutor;
     this.options = options;
     this.rules = rules;
     this.board = board;
+    this.catalogs = catalogs;
+    this.catalogLocations = catalogLocations;
+  }
+
+  /**
+   * Where a key's source table is and which catalogs its run goes through. A catalog table's
+   * location and head are the catalog's, read once per run: the head the run replicates up to is
+   * the one it located the table by.
+   */
+  private record Source(String location, TableCatalogs catalogs) {}
+
+  private Source source(TableKey key) {
+    TableRule rule = rules.rule(key.rule());
+    Optional<ReplicaRegistrar> registrar =
+        rule.target(key.target())
+            .flatMap(
+                target ->
+                    target
+                        .catalog()
+                        .map(
+                            spec ->
+                                CatalogRegistrars.forCatalog(
+                                    spec,
+                                    catalogs.get(spec),
+                                    TableIdentifier.parse(
+                                        TableRules.replicaIdentifier(target, key.levels())),
+                                    stores.targetStore(key.targetLocation()))));
+    if (rule.catalog().isEmpty()) {
+      return new Source(key.sourceLocation(), new TableCatalogs(Optional.empty(), registrar));
+    }
+    CatalogSpec spec = rule.catalog().get().spec();
+    org.apache.iceberg.TableMetadata current =
+        new CatalogHeadResolver(
+                catalogs.get(spec), spec, TableIdentifier.of(key.levels().toArray(String[]::new)))
+            .current();
+    catalogLocations.record(current.location(), rules.keys(rule, key.table()));
+    SourceHeadResolver head =
+        location -> SourceHeadResolver.Head.given(current.metadataFileLocation());
+    return new Source(current.location(), new TableCatalogs(Optional.of(head), registrar));
   }
 
   /**
@@ -64,29 +118,33 @@ public final class TableRunner implements AutoCloseable {
    */
   public Optional<Duration> replicate(TableKey key) {
     board.seen(key);
+    Source source = source(key);
     TableReplicator replicator =
         new TableReplicator(
-            stores.sourceStore(key.sourceLocation()),
+            stores.sourceStore(source.location()),
             stores.targetStore(key.targetLocation()),
             clock,
             fileExecutor,
-            optionsOf(key),
-            progress -> board.progress(key, progress));
+            optionsOf(key, source.location()),
+            progress -> board.progress(key, progress),
+            source.catalogs());
     ReplicationResult result;
     try {
-      result = replicator.replicateIfChanged(key.sourceLocation(), key.targetLocation());
+      result = replicator.replicateIfChanged(source.location(), key.targetLocation());
     } catch (RuntimeException e) {
       // a failed run may still be behind by a known amount (a held lease, a bad file): the lag
       // shows it
       try {
         board.observed(
-            key, observation(key, replicator.read(key.sourceLocation(), key.targetLocation())));
+            key,
+            observation(
+                source.location(), replicator.read(source.location(), key.targetLocation())));
       } catch (RuntimeException unreadable) {
         e.addSuppressed(unreadable);
       }
       throw e;
     }
-    board.succeeded(key, result.summary(), observation(key, result.heads()));
+    board.succeeded(key, result.summary(), observation(source.location(), result.heads()));
     return result.summary().settlesIn();
   }
 
@@ -94,12 +152,12 @@ public final class TableRunner implements AutoCloseable {
    * A table may keep files only under its own folder, its rule's allowed prefixes and the prefixes
    * its target maps: its metadata alone must not make the service copy another table's files.
    */
-  private ReplicationOptions optionsOf(TableKey key) {
+  private ReplicationOptions optionsOf(TableKey key, String sourceLocation) {
     TableRule rule = rules.rule(key.rule());
     List<PathMapping.Prefix> maps =
         rule.target(key.target()).map(RuleTarget::map).orElse(List.of());
     List<String> allowed = new ArrayList<>();
-    allowed.add(key.sourceLocation());
+    allowed.add(sourceLocation);
     allowed.addAll(rule.allowedSourcePrefixes());
     return options.forTable(maps, allowed);
   }
@@ -113,15 +171,19 @@ public final class TableRunner implements AutoCloseable {
       return;
     }
     try {
+      Source source = source(key);
       TableReplicator replicator =
           new TableReplicator(
-              stores.sourceStore(key.sourceLocation()),
+              stores.sourceStore(source.location()),
               stores.targetStore(key.targetLocation()),
               clock,
               fileExecutor,
-              options);
+              options,
+              CopyProgress.Listener.NONE,
+              source.catalogs());
       board.restored(
-          key, observation(key, replicator.read(key.sourceLocation(), key.targetLocation())));
+          key,
+          observation(source.location(), replicator.read(source.location(), key.targetLocation())));
     } catch (RuntimeException e) {
       // the table's run reports the same error with its state
       LOG.info(
@@ -147,7 +209,7 @@ public final class TableRunner implements AutoCloseable {
     fileExecutor.shutdownNow();
   }
 
-  private static Observation observation(TableKey key, TableHeads heads) {
+  private static Observation observation(String sourceLocation, TableHeads heads) {
     String sourceFile = heads.source().file();
     TableMetadata head = heads.sourceMetadata();
     Optional<ReplicaHead> replica = heads.replica();
@@ -161,9 +223,7 @@ public final class TableRunner implements AutoCloseable {
         sourceFile,
         head.lastUpdatedMs(),
         replica.map(ReplicaHead::file).orElse(null),
-        replicated
-            .map(name -> sourcePath(head, sourceFile, key.sourceLocation(), name))
-            .orElse(null),
+        replicated.map(name -> sourcePath(head, sourceFile, sourceLocation, name)).orElse(null),
         replica.flatMap(ReplicaHead::lastSourceUpdatedMs).orElse(null),
         heads.inSync(),
         oldestUnreplicatedMs(head, sourceFile, replicated, heads.source().settlingSinceMs()),

@@ -1,7 +1,9 @@
 package io.icerepl.app.service.config;
 
 import io.icerepl.app.engine.ReplicationOptions;
+import io.icerepl.app.engine.catalog.CatalogSpec;
 import io.icerepl.app.engine.retention.RetentionOptions;
+import io.icerepl.app.engine.worker.RuleCatalog;
 import io.icerepl.app.engine.worker.RuleTarget;
 import io.icerepl.app.engine.worker.TableRule;
 import io.icerepl.merge.path.PathMapping;
@@ -33,9 +35,12 @@ public final class EngineSettings {
 
   static TableRule rule(ReplicatorProperties.Rule rule) {
     ReplicatorProperties.Retention retention = rule.retention();
+    Optional<RuleCatalog> catalog =
+        present(rule.sourceCatalog())
+            .map(props -> new RuleCatalog(CatalogSpec.parse(props), rule.namespaces()));
     return new TableRule(
         rule.name(),
-        rule.source(),
+        catalog.map(RuleCatalog::label).orElse(rule.source()),
         rule.targets().stream().map(EngineSettings::target).toList(),
         rule.allowedSourcePrefixes(),
         RetentionOptions.policy(
@@ -43,13 +48,20 @@ public final class EngineSettings {
             Optional.ofNullable(retention.retainLast()),
             retention.maxRefAgeMs(),
             retention.replicaOwnsFiles()),
-        retention.enabled() ? Optional.of(retention.interval()) : Optional.<Duration>empty());
+        retention.enabled() ? Optional.of(retention.interval()) : Optional.<Duration>empty(),
+        catalog);
   }
 
   private static RuleTarget target(ReplicatorProperties.Target target) {
     return new RuleTarget(
         target.name(),
         target.prefix(),
-        target.map().stream().map(m -> new PathMapping.Prefix(m.source(), m.target())).toList());
+        target.map().stream().map(m -> new PathMapping.Prefix(m.source(), m.target())).toList(),
+        present(target.catalog()).map(CatalogSpec::parse),
+        present(target.namespace()));
+  }
+
+  private static Optional<String> present(String value) {
+    return Optional.ofNullable(value).filter(v -> !v.isBlank());
   }
 }

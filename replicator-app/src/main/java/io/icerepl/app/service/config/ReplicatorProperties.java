@@ -1,5 +1,6 @@
 package io.icerepl.app.service.config;
 
+import io.icerepl.app.engine.catalog.CatalogSpec;
 import io.icerepl.merge.retention.Durations;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Min;
@@ -72,16 +73,37 @@ public record ReplicatorProperties(
    *     naming any other place fails with "outside the mapping", so one table's metadata cannot
    *     make the service copy another's files. Files under them go to folders of the replica's own,
    *     like every prefix the table declares (default none)
+   * @param sourceCatalog instead of {@code source}: a catalog whose tables the rule replicates, as
+   *     Iceberg catalog properties plus {@code name=} (e.g. {@code
+   *     name=prod,type=rest,uri=https://catalog.example.com}); each table's head is the catalog's
+   *     metadata location, and its replicas go under each target prefix at {@code
+   *     <namespace>/<table>}
+   * @param namespaces the source catalog's namespaces to replicate (and those nested in them),
+   *     levels joined by {@code .}; default all
    */
   public record Rule(
       @NotBlank String name,
-      @NotBlank String source,
+      String source,
       @NotEmpty @Valid List<Target> targets,
       @Valid @DefaultValue Retention retention,
-      @DefaultValue List<@NotBlank String> allowedSourcePrefixes) {
+      @DefaultValue List<@NotBlank String> allowedSourcePrefixes,
+      String sourceCatalog,
+      @DefaultValue List<@NotBlank String> namespaces) {
     @ConstructorBinding
     public Rule {
       allowedSourcePrefixes = List.copyOf(allowedSourcePrefixes);
+      namespaces = List.copyOf(namespaces);
+      boolean hasSource = source != null && !source.isBlank();
+      boolean hasCatalog = sourceCatalog != null && !sourceCatalog.isBlank();
+      if (hasSource == hasCatalog) {
+        throw new IllegalArgumentException(
+            "replicator.rules["
+                + name
+                + "] needs exactly one of source (a prefix) and source-catalog (catalog properties)");
+      }
+      if (hasCatalog) {
+        CatalogSpec.parse(sourceCatalog);
+      }
       targets = List.copyOf(targets);
       long names = targets.stream().map(Target::name).distinct().count();
       if (names != targets.size()) {
@@ -93,6 +115,15 @@ public record ReplicatorProperties(
     public Rule(String name, String source, List<Target> targets, Retention retention) {
       this(name, source, targets, retention, List.of());
     }
+
+    public Rule(
+        String name,
+        String source,
+        List<Target> targets,
+        Retention retention,
+        List<String> allowedSourcePrefixes) {
+      this(name, source, targets, retention, allowedSourcePrefixes, null, List.of());
+    }
   }
 
   /**
@@ -100,16 +131,32 @@ public record ReplicatorProperties(
    * @param prefix the target prefix URI under which replicas are written
    * @param map where files under a source prefix go on this target, for data kept outside the
    *     tables (like {@code --map}); a source prefix mapped here is also allowed (default none)
+   * @param catalog a catalog every replica is registered in, as Iceberg catalog properties plus
+   *     {@code name=}; after each run its entry is moved to the replica's current version (default
+   *     none)
+   * @param namespace the replicas' namespace in that catalog, levels joined by {@code .} (default
+   *     the source table's)
    */
   public record Target(
-      @NotBlank String name, @NotBlank String prefix, @Valid @DefaultValue List<PrefixMap> map) {
+      @NotBlank String name,
+      @NotBlank String prefix,
+      @Valid @DefaultValue List<PrefixMap> map,
+      String catalog,
+      String namespace) {
     @ConstructorBinding
     public Target {
       map = List.copyOf(map);
+      if (catalog != null && !catalog.isBlank()) {
+        CatalogSpec.parse(catalog);
+      }
     }
 
     public Target(String name, String prefix) {
       this(name, prefix, List.of());
+    }
+
+    public Target(String name, String prefix, List<PrefixMap> map) {
+      this(name, prefix, map, null, null);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.icerepl.app.service.events;
 
+import io.icerepl.app.engine.worker.CatalogTableLocations;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.TableDiscovery;
 import io.icerepl.app.engine.worker.TableKey;
@@ -26,14 +27,17 @@ public final class EventIntake {
   private final TableDiscovery discovery;
   private final ReplicationCoordinator coordinator;
   private final MeterRegistry meters;
+  private final CatalogTableLocations catalogLocations;
 
   public EventIntake(
       EventParser parser,
       TableRules rules,
       TableDiscovery discovery,
       ReplicationCoordinator coordinator,
-      MeterRegistry meters) {
+      MeterRegistry meters,
+      CatalogTableLocations catalogLocations) {
     this.parser = parser;
+    this.catalogLocations = catalogLocations;
     this.rules = rules;
     this.discovery = discovery;
     this.coordinator = coordinator;
@@ -61,6 +65,12 @@ public final class EventIntake {
     List<TableKey> triggered = new ArrayList<>();
     for (String location : locations) {
       List<TableKey> keys = rules.keysOf(location);
+      List<TableKey> catalogKeys = keys.isEmpty() ? catalogLocations.keysOf(location) : List.of();
+      if (!catalogKeys.isEmpty()) {
+        // a catalog table's head is its catalog's: the run asks it, whatever file the event names
+        triggered.addAll(catalogKeys);
+        continue;
+      }
       if (keys.isEmpty()) {
         LOG.debug("{}: no rule replicates this table; event ignored", location);
         continue;

@@ -11,6 +11,10 @@ import java.time.Instant;
  * @param state where the replica stands
  * @param sourceLocation the source table location
  * @param targetLocation the replica table location
+ * @param sourceTable the source table in its catalog, {@code <catalog>:<namespace>.<name>}, when
+ *     its rule reads a catalog (null otherwise)
+ * @param replicaTable the replica's entry in its target's catalog, {@code
+ *     <catalog>:<namespace>.<name>}, when the target registers replicas (null otherwise)
  * @param lastSourceMetadataFile the source metadata file the replica was last built from, as the
  *     replica's metadata records it (null before the first replica version)
  * @param lastSourceCommitAt that file's {@code last-updated-ms} (null when unknown)
@@ -32,6 +36,8 @@ public record ReplicationStatus(
     ReplicationState state,
     String sourceLocation,
     String targetLocation,
+    String sourceTable,
+    String replicaTable,
     String lastSourceMetadataFile,
     Instant lastSourceCommitAt,
     String replicaMetadataFile,

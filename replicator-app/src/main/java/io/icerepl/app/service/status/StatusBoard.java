@@ -2,6 +2,7 @@ package io.icerepl.app.service.status;
 
 import io.icerepl.app.engine.ReplicationSummary;
 import io.icerepl.app.engine.TableReplicationException;
+import io.icerepl.app.engine.catalog.CatalogException;
 import io.icerepl.app.engine.worker.Observation;
 import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.engine.worker.TableStatus;
@@ -120,6 +121,9 @@ public final class StatusBoard implements TableStatus {
   /** A run failed: the specific message and the state it means. */
   public void failed(TableKey key, Exception error, Duration retryIn) {
     Entry e = entry(key);
+    if (isCatalogFailure(error)) {
+      catalogFailure(key.rule(), key.target());
+    }
     ReplicationState state = stateOf(error);
     if (state != ReplicationState.WAITING) {
       e.failures.increment();
@@ -194,6 +198,9 @@ public final class StatusBoard implements TableStatus {
    * found.
    */
   public void discoveryFailed(String rule, String source, RuntimeException error) {
+    if (isCatalogFailure(error)) {
+      catalogFailure(rule, "");
+    }
     String message = error.getMessage() != null ? error.getMessage() : error.toString();
     DiscoveryFailure previous =
         discoveryFailures.put(
@@ -203,6 +210,27 @@ public final class StatusBoard implements TableStatus {
     } else {
       LOG.warn("{}: cannot discover tables under {}", rule, source, error);
     }
+  }
+
+  /** Whether a catalog was down, refused or answered with an error somewhere in the cause chain. */
+  private static boolean isCatalogFailure(Throwable error) {
+    for (Throwable t = error; t != null; t = t.getCause()) {
+      if (t instanceof CatalogException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void catalogFailure(String rule, String target) {
+    Counter.builder("replicator.catalog.failures")
+        .description(
+            "Runs and discoveries that failed because a source or target catalog was down,"
+                + " refused or answered with an error")
+        .tag("rule", rule)
+        .tag("target", target)
+        .register(meters)
+        .increment();
   }
 
   /** The rules whose last listing failed, with the error. */
@@ -376,6 +404,8 @@ public final class StatusBoard implements TableStatus {
           state,
           key.sourceLocation(),
           key.targetLocation(),
+          key.sourceTable().orElse(null),
+          key.replicaTable().orElse(null),
           o == null ? null : o.replicatedSourceFile(),
           o == null || o.replicatedSourceUpdatedMs() == null
               ? null

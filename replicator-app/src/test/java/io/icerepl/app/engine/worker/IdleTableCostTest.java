@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.SourceTable;
+import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.retention.RetentionOptions;
 import io.icerepl.app.service.status.ReplicationState;
 import io.icerepl.app.service.status.StatusBoard;
@@ -134,7 +135,9 @@ class IdleTableCostTest {
         Executors.newFixedThreadPool(2),
         ReplicationOptions.defaults(),
         new TableRules(List.of(rule)),
-        board);
+        board,
+        new CatalogClients(),
+        new CatalogTableLocations());
   }
 
   /**

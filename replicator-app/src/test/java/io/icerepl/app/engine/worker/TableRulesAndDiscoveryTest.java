@@ -3,6 +3,7 @@ package io.icerepl.app.engine.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.retention.RetentionOptions;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -71,7 +72,7 @@ class TableRulesAndDiscoveryTest {
     Files.createDirectories(wh.resolve("ns/orders/data/inner"));
 
     TableRule rule = rule("lake", "file:" + wh, new RuleTarget("t", "file:/r", List.of()));
-    assertThat(new TableDiscovery(SchemeStores.local()).tables(rule))
+    assertThat(new TableDiscovery(SchemeStores.local(), new CatalogClients()).tables(rule))
         .containsExactly("a/b/c/deep", "ns/orders", "top");
   }
 
