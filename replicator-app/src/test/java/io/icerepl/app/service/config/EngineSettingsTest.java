@@ -1,8 +1,10 @@
 package io.icerepl.app.service.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icerepl.app.engine.ReplicationOptions;
+import io.icerepl.app.engine.catalog.CatalogSpec;
 import io.icerepl.app.engine.worker.RuleTarget;
 import io.icerepl.app.engine.worker.TableRule;
 import io.icerepl.merge.path.PathMapping;
@@ -68,6 +70,64 @@ class EngineSettingsTest {
     assertThat(EngineSettings.rules(p).get(0).retentionInterval()).isEqualTo(Optional.empty());
     assertThat(EngineSettings.replication(p))
         .isEqualTo(new ReplicationOptions(List.of(), true, 1024 * 1024, 3, Duration.ofSeconds(7)));
+  }
+
+  @Test
+  void aCatalogRuleMapsItsCatalogNamespacesAndTargetCatalog() {
+    ReplicatorProperties p =
+        bind(
+            Map.of(
+                "replicator.rules[0].name", "sales",
+                "replicator.rules[0].source-catalog", "name=prod,type=rest,uri=http://c:8181",
+                "replicator.rules[0].namespaces[0]", "sales",
+                "replicator.rules[0].targets[0].name", "eu",
+                "replicator.rules[0].targets[0].prefix", "s3://eu/wh",
+                "replicator.rules[0].targets[0].catalog", "name=dr,type=glue,warehouse=s3://eu/wh",
+                "replicator.rules[0].targets[0].namespace", "sales_dr"));
+
+    TableRule rule = EngineSettings.rules(p).get(0);
+
+    assertThat(rule.catalog()).isPresent();
+    assertThat(rule.catalog().get().spec().name()).isEqualTo("prod");
+    assertThat(rule.catalog().get().spec().properties())
+        .containsEntry("type", "rest")
+        .containsEntry("uri", "http://c:8181");
+    assertThat(rule.catalog().get().namespaces()).containsExactly("sales");
+    assertThat(rule.source()).isEqualTo("catalog:prod");
+    RuleTarget target = rule.targets().get(0);
+    assertThat(target.catalog().map(CatalogSpec::name)).contains("dr");
+    assertThat(target.namespace()).contains("sales_dr");
+  }
+
+  @Test
+  void aRuleNeedsExactlyOneOfASourcePrefixAndASourceCatalog() {
+    assertThatThrownBy(
+            () ->
+                bind(
+                    Map.of(
+                        "replicator.rules[0].name", "both",
+                        "replicator.rules[0].source", "s3://src/wh",
+                        "replicator.rules[0].source-catalog", "type=rest,uri=http://c:8181",
+                        "replicator.rules[0].targets[0].name", "eu",
+                        "replicator.rules[0].targets[0].prefix", "s3://eu/wh")))
+        .hasStackTraceContaining("needs exactly one of source");
+    assertThatThrownBy(
+            () ->
+                bind(
+                    Map.of(
+                        "replicator.rules[0].name", "neither",
+                        "replicator.rules[0].targets[0].name", "eu",
+                        "replicator.rules[0].targets[0].prefix", "s3://eu/wh")))
+        .hasStackTraceContaining("needs exactly one of source");
+    assertThatThrownBy(
+            () ->
+                bind(
+                    Map.of(
+                        "replicator.rules[0].name", "unknown-kind",
+                        "replicator.rules[0].source-catalog", "type=hive,uri=thrift://h:9083",
+                        "replicator.rules[0].targets[0].name", "eu",
+                        "replicator.rules[0].targets[0].prefix", "s3://eu/wh")))
+        .hasStackTraceContaining("supported: rest, glue, jdbc");
   }
 
   private static ReplicatorProperties bind(Map<String, String> properties) {
