@@ -171,6 +171,30 @@ class CatalogServiceTest {
     assertThat(status.path("sourceTable").asText()).isEqualTo("prod:sales.orders");
     assertThat(status.path("replicaTable").asText()).isEqualTo("dr:sales.orders");
     assertThat(status.path("state").asText()).isEqualTo("IN_SYNC");
+
+    // a table the catalog drops is reported, and its replica kept
+    long kept = orders.currentSnapshot().snapshotId();
+    source.dropTable(TableIdentifier.of("sales", "orders"), false);
+    await()
+        .atMost(PATIENCE)
+        .untilAsserted(
+            () ->
+                assertThat(
+                        service
+                            .http
+                            .get("/api/replications/dr/sales/orders")
+                            .json()
+                            .path("state")
+                            .asText())
+                    .isEqualTo("SOURCE_DROPPED"));
+    try (JdbcCatalog target = targetCatalog()) {
+      assertThat(
+              target
+                  .loadTable(TableIdentifier.of("sales", "orders"))
+                  .currentSnapshot()
+                  .snapshotId())
+          .isEqualTo(kept);
+    }
   }
 
   private static void append(Table table, int rows) {

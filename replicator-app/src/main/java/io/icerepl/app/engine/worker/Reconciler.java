@@ -1,7 +1,11 @@
 package io.icerepl.app.engine.worker;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,6 +23,9 @@ public final class Reconciler {
   private final ReplicationCoordinator coordinator;
   private final TableStatus board;
   private final Consumer<TableKey> restore;
+
+  /** The keys each catalog rule's last listing found, to tell a table the catalog dropped. */
+  private final Map<String, Set<TableKey>> listed = new ConcurrentHashMap<>();
 
   /**
    * @param board told whether each rule's source could be listed
@@ -85,6 +92,13 @@ public final class Reconciler {
       return List.of();
     }
     board.discovered(rule.name());
+    if (rule.catalog().isPresent()) {
+      Set<TableKey> now = new HashSet<>(keys);
+      Set<TableKey> before = listed.put(rule.name(), now);
+      if (before != null) {
+        before.stream().filter(key -> !now.contains(key)).forEach(board::sourceDropped);
+      }
+    }
     return keys;
   }
 }

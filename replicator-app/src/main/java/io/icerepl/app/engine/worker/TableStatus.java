@@ -26,4 +26,7 @@ public interface TableStatus {
   void discovered(String rule);
 
   void discoveryFailed(String rule, String source, RuntimeException error);
+
+  /** The catalog of the key's rule no longer lists its table; the replica is kept. */
+  void sourceDropped(TableKey key);
 }

@@ -16,5 +16,10 @@ public enum ReplicationState {
    * Source and replica disagree (replica changed behind the replicator's back, source rewound or
    * replaced).
    */
-  DIVERGED
+  DIVERGED,
+  /**
+   * The source catalog no longer lists the table: it is no longer replicated, and its replica is
+   * kept as it was (a dropped source is never a reason to delete a replica).
+   */
+  SOURCE_DROPPED
 }

@@ -193,6 +193,26 @@ public final class StatusBoard implements TableStatus {
     discoveryFailures.remove(rule);
   }
 
+  @Override
+  public void sourceDropped(TableKey key) {
+    Entry e = entry(key);
+    String message =
+        "The source catalog no longer lists "
+            + key.sourceTable().orElse(key.table())
+            + "; its replica "
+            + key.targetLocation()
+            + " is kept as it was and no longer replicated";
+    boolean first;
+    synchronized (e) {
+      first = e.state != ReplicationState.SOURCE_DROPPED;
+      e.state = ReplicationState.SOURCE_DROPPED;
+      e.lastError = message;
+    }
+    if (first) {
+      LOG.warn("{}: {}", key.table(), message);
+    }
+  }
+
   /**
    * The rule's source prefix could not be listed: its tables are not reconciled, new ones not
    * found.
