@@ -17,6 +17,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.LongPredicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.avro.file.DataFileReader;
@@ -128,14 +129,23 @@ public final class ReplicaVerifier {
 
   /** What the replica reads, compared with the expectations: snapshots, asOfTime, refs, facts. */
   public List<String> readProblems(ScenarioExpectations expected, String replicaLocation) {
-    List<String> problems = new ArrayList<>();
     Table replica;
     try {
       replica = load(replicaLocation);
     } catch (RuntimeException e) {
-      problems.add("cannot load replica: " + e);
-      return problems;
+      return List.of("cannot load replica: " + e);
     }
+    return readProblems(expected, replica, ts -> true);
+  }
+
+  /**
+   * What {@code replica}, loaded by the caller (e.g. through a catalog), reads compared with the
+   * expectations, probing {@code asOfTime} only at the recorded timestamps {@code asOfTimeProbes}
+   * accepts.
+   */
+  public List<String> readProblems(
+      ScenarioExpectations expected, Table replica, LongPredicate asOfTimeProbes) {
+    List<String> problems = new ArrayList<>();
 
     // rows the replica read per snapshot id, so asOfTime and refs reuse them
     Map<Long, List<String>> replicaRows = new java.util.HashMap<>();
@@ -182,6 +192,9 @@ public final class ReplicaVerifier {
 
     for (Map.Entry<Long, ScenarioExpectations.AsOfAnswer> entry : expected.asOfTime().entrySet()) {
       long ts = entry.getKey();
+      if (!asOfTimeProbes.test(ts)) {
+        continue;
+      }
       ScenarioExpectations.AsOfAnswer want = entry.getValue();
       try {
         ScenarioExpectations.AsOfAnswer got = ScenarioTable.asOfTime(replica, ts, replicaRows::get);

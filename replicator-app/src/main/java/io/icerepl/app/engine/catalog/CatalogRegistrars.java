@@ -1,6 +1,7 @@
 package io.icerepl.app.engine.catalog;
 
 import io.icerepl.copier.store.ObjectStore;
+import org.apache.iceberg.aws.AwsClientFactories;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 
@@ -13,9 +14,39 @@ public final class CatalogRegistrars {
    * @param catalog that catalog, opened
    * @param identifier the replica's identifier in it
    * @param target the store the replica is written to, where its metadata files are read
+   * @throws IllegalArgumentException when the catalog's kind (its {@code type}) has no atomic way
+   *     to move an entry forward the replicator knows
    */
   public static ReplicaRegistrar forCatalog(
       CatalogSpec spec, Catalog catalog, TableIdentifier identifier, ObjectStore target) {
-    throw new UnsupportedOperationException("registering replicas in " + spec.describe());
+    ReplicaVersions versions = new ReplicaVersions(target);
+    switch (String.valueOf(spec.type())) {
+      case "jdbc":
+        return new JdbcRegistrar(spec, catalog, identifier, versions);
+      case "rest":
+        return new RestRegistrar(spec, catalog, identifier, versions);
+      case "glue":
+        if (identifier.namespace().length() != 1) {
+          throw new IllegalArgumentException(
+              "Cannot register replicas as "
+                  + identifier
+                  + " in "
+                  + spec.describe()
+                  + ": a Glue table's namespace is one database name");
+        }
+        return new GlueRegistrar(
+            spec,
+            catalog,
+            identifier,
+            versions,
+            AwsClientFactories.from(spec.withDefaults(IcebergCatalogs.DEFAULTS).properties())
+                .glue());
+      default:
+        throw new IllegalArgumentException(
+            "Cannot register replicas in "
+                + spec.describe()
+                + ": only type=jdbc, type=rest and type=glue catalogs have an atomic move forward"
+                + " the replicator knows");
+    }
   }
 }

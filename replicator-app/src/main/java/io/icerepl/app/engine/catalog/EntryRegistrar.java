@@ -1,0 +1,133 @@
+package io.icerepl.app.engine.catalog;
+
+import io.icerepl.merge.error.DivergedReplicaException;
+import io.icerepl.merge.error.ReplicationException;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
+
+/**
+ * What every target catalog kind shares: read the entry, decide, move it with the catalog's own
+ * optimistic check; when the entry moved in between, read and decide once more.
+ */
+abstract class EntryRegistrar implements ReplicaRegistrar {
+  /**
+   * A read-decide-move that lost a race is repeated once; a second loss is left to the next run.
+   */
+  private static final int ATTEMPTS = 2;
+
+  final CatalogSpec spec;
+  final Catalog catalog;
+  final TableIdentifier identifier;
+  final ReplicaVersions versions;
+
+  EntryRegistrar(
+      CatalogSpec spec, Catalog catalog, TableIdentifier identifier, ReplicaVersions versions) {
+    this.spec = spec;
+    this.catalog = catalog;
+    this.identifier = identifier;
+    this.versions = versions;
+  }
+
+  @Override
+  public final Registration register(String replicaLocation, String metadataFile) {
+    try {
+      for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+        Optional<Registration> done = attempt(replicaLocation, metadataFile);
+        if (done.isPresent()) {
+          return done.get();
+        }
+      }
+    } catch (ReplicationException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw new CatalogException(cannot(metadataFile) + ": " + e.getMessage(), e);
+    }
+    throw new CatalogException(
+        cannot(metadataFile) + ": the entry moved twice while it was being moved forward", null);
+  }
+
+  /**
+   * Reads the entry, decides and moves it.
+   *
+   * @return empty when the entry changed between the read and the move
+   */
+  abstract Optional<Registration> attempt(String replicaLocation, String metadataFile);
+
+  /**
+   * Registers the replica where there is no entry yet, creating the namespace if missing.
+   *
+   * @return empty when another writer registered the identifier first
+   */
+  Optional<Registration> registerNew(String metadataFile) {
+    if (catalog instanceof SupportsNamespaces namespaces
+        && !identifier.namespace().isEmpty()
+        && !namespaces.namespaceExists(identifier.namespace())) {
+      try {
+        namespaces.createNamespace(identifier.namespace());
+      } catch (AlreadyExistsException e) {
+        // created meanwhile by someone else: just as good
+      }
+    }
+    try {
+      catalog.registerTable(identifier, metadataFile);
+      return Optional.of(Registration.REGISTERED);
+    } catch (AlreadyExistsException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * For catalogs whose entry names a metadata file: whether the entry at {@code entryFile} is
+   * behind {@code metadataFile}. Ours is one of the replica's own version files carrying the
+   * replicator's properties; a newer one than {@code metadataFile} (another run got further) is
+   * left, never moved backward.
+   *
+   * @throws DivergedReplicaException when the entry names any other file
+   */
+  boolean isBehind(String replicaLocation, String metadataFile, String entryFile) {
+    if (ReplicaVersions.same(entryFile, metadataFile)) {
+      return false;
+    }
+    OptionalLong entryVersion = ReplicaVersions.number(replicaLocation, entryFile);
+    if (entryVersion.isEmpty()) {
+      throw diverged(metadataFile, entryFile, "not a metadata file the replicator wrote");
+    }
+    Optional<TableMetadata> entry = versions.read(entryFile);
+    if (entry.isEmpty() || !ReplicaVersions.isReplica(replicaLocation, entry.get())) {
+      throw diverged(
+          metadataFile, entryFile, "which the replicator did not write for this replica");
+    }
+    OptionalLong current = ReplicaVersions.number(replicaLocation, metadataFile);
+    return entryVersion.getAsLong() < current.orElseThrow();
+  }
+
+  @Override
+  public String describe() {
+    return spec.name() + ":" + identifier;
+  }
+
+  String cannot(String metadataFile) {
+    return "Cannot register replica "
+        + metadataFile
+        + " as "
+        + identifier
+        + " in "
+        + spec.describe();
+  }
+
+  /** An entry the replicator did not create, or changed behind its back: never overwritten. */
+  DivergedReplicaException diverged(String metadataFile, String entryFile, String reason) {
+    return new DivergedReplicaException(
+        cannot(metadataFile)
+            + ": the entry points at "
+            + entryFile
+            + ", "
+            + reason
+            + "; it is left as it is");
+  }
+}

@@ -1,0 +1,119 @@
+package io.icerepl.app.engine.catalog;
+
+import io.icerepl.merge.merge.ReplicaProperties;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableIdentifier;
+import software.amazon.awssdk.services.glue.GlueClient;
+import software.amazon.awssdk.services.glue.model.ConcurrentModificationException;
+import software.amazon.awssdk.services.glue.model.EntityNotFoundException;
+import software.amazon.awssdk.services.glue.model.GetTableRequest;
+import software.amazon.awssdk.services.glue.model.Table;
+import software.amazon.awssdk.services.glue.model.TableInput;
+import software.amazon.awssdk.services.glue.model.UpdateTableRequest;
+
+/**
+ * A Glue table's entry is its {@code metadata_location} parameter. It is moved with Glue's own
+ * optimistic lock: {@code UpdateTable} with the {@code VersionId} the table was read at, after
+ * checking the parameter names an older replica version. The table also gets {@code
+ * replicator.read-only=true} as a parameter, where Glue's consoles and policies can see it.
+ */
+final class GlueRegistrar extends EntryRegistrar {
+  private static final String METADATA_LOCATION = "metadata_location";
+  private static final String PREVIOUS_METADATA_LOCATION = "previous_metadata_location";
+  private static final String CATALOG_ID = "glue.id";
+
+  private final GlueClient glue;
+
+  GlueRegistrar(
+      CatalogSpec spec,
+      Catalog catalog,
+      TableIdentifier identifier,
+      ReplicaVersions versions,
+      GlueClient glue) {
+    super(spec, catalog, identifier, versions);
+    this.glue = glue;
+  }
+
+  @Override
+  Optional<Registration> attempt(String replicaLocation, String metadataFile) {
+    Optional<Table> table = table();
+    if (table.isEmpty()) {
+      Optional<Registration> registered = registerNew(metadataFile);
+      // Iceberg's Glue client registers without the mark; a lost race here is marked next run
+      registered.ifPresent(r -> table().ifPresent(t -> update(t, metadataFile)));
+      return registered;
+    }
+    String entryFile = table.get().parameters().get(METADATA_LOCATION);
+    if (entryFile == null) {
+      throw diverged(metadataFile, "no metadata file", "a Glue table that is no Iceberg table");
+    }
+    if (!isBehind(replicaLocation, metadataFile, entryFile)) {
+      if (!"true".equals(table.get().parameters().get(ReplicaProperties.READ_ONLY))) {
+        update(table.get(), entryFile);
+      }
+      return Optional.of(Registration.UNCHANGED);
+    }
+    return update(table.get(), metadataFile)
+        ? Optional.of(Registration.ADVANCED)
+        : Optional.empty();
+  }
+
+  private Optional<Table> table() {
+    try {
+      return Optional.of(
+          glue.getTable(
+                  GetTableRequest.builder()
+                      .catalogId(spec.properties().get(CATALOG_ID))
+                      .databaseName(database())
+                      .name(identifier.name())
+                      .build())
+              .table());
+    } catch (EntityNotFoundException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * Points the table at {@code metadataFile} and marks it read-only, if it is still at the version
+   * it was read at.
+   */
+  private boolean update(Table table, String metadataFile) {
+    Map<String, String> parameters = new HashMap<>(table.parameters());
+    String previous = parameters.get(METADATA_LOCATION);
+    if (!metadataFile.equals(previous)) {
+      parameters.put(PREVIOUS_METADATA_LOCATION, previous);
+    }
+    parameters.put(METADATA_LOCATION, metadataFile);
+    parameters.put(ReplicaProperties.READ_ONLY, "true");
+    TableInput input =
+        TableInput.builder()
+            .name(table.name())
+            .description(table.description())
+            .owner(table.owner())
+            .tableType(table.tableType())
+            .retention(table.retention())
+            .storageDescriptor(table.storageDescriptor())
+            .partitionKeys(table.partitionKeys())
+            .parameters(parameters)
+            .build();
+    try {
+      glue.updateTable(
+          UpdateTableRequest.builder()
+              .catalogId(spec.properties().get(CATALOG_ID))
+              .databaseName(database())
+              .tableInput(input)
+              .versionId(table.versionId())
+              .build());
+      return true;
+    } catch (ConcurrentModificationException e) {
+      return false;
+    }
+  }
+
+  private String database() {
+    return identifier.namespace().level(0);
+  }
+}

@@ -1,0 +1,93 @@
+package io.icerepl.app.engine.catalog;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import org.apache.iceberg.BaseMetastoreTableOperations;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableOperations;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+
+/**
+ * A JDBC catalog's entry is a row of {@code iceberg_tables}. Its own commit writes a new metadata
+ * file, so the entry is moved to the replica's own file with the compare-and-swap {@code
+ * JdbcTableOperations} commits with: an {@code UPDATE} whose {@code WHERE} names the file the row
+ * was read with.
+ */
+final class JdbcRegistrar extends EntryRegistrar {
+  private static final String SWAP =
+      "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ?"
+          + " WHERE catalog_name = ? AND table_namespace = ? AND table_name = ?"
+          + " AND metadata_location = ?";
+
+  /** The prefix of the JDBC driver's properties among the catalog's ({@code jdbc.user}, …). */
+  private static final String JDBC_PREFIX = "jdbc.";
+
+  JdbcRegistrar(
+      CatalogSpec spec, Catalog catalog, TableIdentifier identifier, ReplicaVersions versions) {
+    super(spec, catalog, identifier, versions);
+  }
+
+  @Override
+  Optional<Registration> attempt(String replicaLocation, String metadataFile) {
+    Optional<String> entryFile = entryFile();
+    if (entryFile.isEmpty()) {
+      return registerNew(metadataFile);
+    }
+    if (!isBehind(replicaLocation, metadataFile, entryFile.get())) {
+      return Optional.of(Registration.UNCHANGED);
+    }
+    return swap(entryFile.get(), metadataFile)
+        ? Optional.of(Registration.ADVANCED)
+        : Optional.empty();
+  }
+
+  /** The file the entry names, exactly as its row holds it: the swap compares that text. */
+  private Optional<String> entryFile() {
+    Table table;
+    try {
+      table = catalog.loadTable(identifier);
+    } catch (NoSuchTableException e) {
+      return Optional.empty();
+    }
+    TableOperations operations = ((HasTableOperations) table).operations();
+    return Optional.of(
+        operations instanceof BaseMetastoreTableOperations metastore
+            ? metastore.currentMetadataLocation()
+            : operations.current().metadataFileLocation());
+  }
+
+  /** Points the row at {@code metadataFile} if it still names {@code expected}. */
+  private boolean swap(String expected, String metadataFile) {
+    try (Connection connection =
+            DriverManager.getConnection(spec.properties().get("uri"), driverProperties());
+        PreparedStatement update = connection.prepareStatement(SWAP)) {
+      update.setString(1, metadataFile);
+      update.setString(2, expected);
+      update.setString(3, catalog.name());
+      update.setString(4, String.join(".", identifier.namespace().levels()));
+      update.setString(5, identifier.name());
+      update.setString(6, expected);
+      return update.executeUpdate() == 1;
+    } catch (SQLException e) {
+      throw new CatalogException(cannot(metadataFile) + ": " + e.getMessage(), e);
+    }
+  }
+
+  private Properties driverProperties() {
+    Properties properties = new Properties();
+    for (Map.Entry<String, String> property : spec.properties().entrySet()) {
+      if (property.getKey().startsWith(JDBC_PREFIX)) {
+        properties.put(property.getKey().substring(JDBC_PREFIX.length()), property.getValue());
+      }
+    }
+    return properties;
+  }
+}

@@ -1,0 +1,97 @@
+package io.icerepl.app.engine.catalog;
+
+import io.icerepl.copier.publish.ReplicaLayout;
+import io.icerepl.merge.error.UnsupportedFeatureException;
+import java.util.List;
+import java.util.Optional;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableOperations;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+
+/**
+ * An Iceberg REST catalog has no conditional "point at this file": the entry is moved with the
+ * protocol's own commit, the changes from the replica version the entry holds to the current one,
+ * sent with the requirements Iceberg's client derives (the table's UUID, the refs, schema, spec and
+ * sort order it moves), one commit per replica version the entry lacks, so a reader of the catalog
+ * only ever sees versions the replicator published. The catalog then writes its own metadata file,
+ * equal in content. Since entries point at the catalog's files, an entry is matched with a replica
+ * version by the commit token it carries and compared by content.
+ */
+final class RestRegistrar extends EntryRegistrar {
+
+  RestRegistrar(
+      CatalogSpec spec, Catalog catalog, TableIdentifier identifier, ReplicaVersions versions) {
+    super(spec, catalog, identifier, versions);
+  }
+
+  @Override
+  Optional<Registration> attempt(String replicaLocation, String metadataFile) {
+    TableOperations operations;
+    try {
+      operations = ((HasTableOperations) catalog.loadTable(identifier)).operations();
+    } catch (NoSuchTableException e) {
+      return registerNew(metadataFile);
+    }
+    TableMetadata entry = operations.current();
+    String entryFile = entry.metadataFileLocation();
+    if (!ReplicaVersions.isReplica(replicaLocation, entry)) {
+      throw diverged(
+          metadataFile, entryFile, "which the replicator did not write for this replica");
+    }
+    ReplicaVersions.Version current =
+        new ReplicaVersions.Version(
+            ReplicaVersions.number(replicaLocation, metadataFile).orElseThrow(),
+            metadataFile,
+            versions.readPublished(metadataFile));
+    ReplicaVersions.Version held =
+        versions
+            .withToken(replicaLocation, current, ReplicaVersions.token(entry))
+            .orElseThrow(
+                () ->
+                    diverged(
+                        metadataFile,
+                        entryFile,
+                        "whose commit token is that of no replica version the replica's"
+                            + " metadata-log names"));
+    List<String> changed = TableContent.of(held.metadata()).differences(TableContent.of(entry));
+    if (!changed.isEmpty()) {
+      throw diverged(
+          metadataFile,
+          entryFile,
+          "changed through the catalog after the replicator registered "
+              + held.file()
+              + " (its "
+              + String.join(", ", changed)
+              + " differ)");
+    }
+    if (held.number() >= current.number()) {
+      return Optional.of(Registration.UNCHANGED);
+    }
+    for (long number = held.number() + 1; number <= current.number(); number++) {
+      String file = ReplicaLayout.metadataFile(replicaLocation, number);
+      TableMetadata next =
+          number == current.number() ? current.metadata() : versions.readPublished(file);
+      TableMetadata moved = RestChanges.toward(operations.current(), next);
+      List<String> lost = TableContent.of(next).differences(TableContent.of(moved));
+      if (!lost.isEmpty()) {
+        throw new UnsupportedFeatureException(
+            cannot(metadataFile)
+                + ": the catalog's commit would not reproduce "
+                + file
+                + " (its "
+                + String.join(", ", lost)
+                + " would differ)");
+      }
+      try {
+        operations.commit(operations.current(), moved);
+      } catch (CommitFailedException e) {
+        return Optional.empty();
+      }
+    }
+    return Optional.of(Registration.ADVANCED);
+  }
+}

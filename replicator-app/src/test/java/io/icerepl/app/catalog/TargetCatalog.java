@@ -1,0 +1,103 @@
+package io.icerepl.app.catalog;
+
+import io.icerepl.app.engine.catalog.CatalogSpec;
+import io.icerepl.app.engine.catalog.IcebergCatalogs;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.apache.iceberg.BaseMetastoreTableOperations;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableOperations;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.rest.LoopbackRestCatalog;
+
+/**
+ * A real target catalog for one test, in a temporary folder: a JDBC catalog on SQLite, or Iceberg's
+ * REST catalog server on loopback (itself on SQLite). {@link #catalog()} is opened the way the
+ * replicator opens catalogs.
+ */
+final class TargetCatalog implements AutoCloseable {
+  enum Kind {
+    JDBC,
+    REST
+  }
+
+  private final Kind kind;
+  private final CatalogSpec spec;
+  private final LoopbackRestCatalog server;
+  private final Catalog catalog;
+
+  private TargetCatalog(Kind kind, CatalogSpec spec, LoopbackRestCatalog server) {
+    this.kind = kind;
+    this.spec = spec;
+    this.server = server;
+    this.catalog = IcebergCatalogs.open(spec);
+  }
+
+  static TargetCatalog start(Kind kind, Path dir) throws Exception {
+    Files.createDirectories(dir);
+    String warehouse = dir.resolve("warehouse").toUri().toString();
+    String database = "jdbc:sqlite:" + dir.resolve("catalog.db");
+    if (kind == Kind.JDBC) {
+      return new TargetCatalog(
+          kind,
+          new CatalogSpec(
+              "target", Map.of("type", "jdbc", "uri", database, "warehouse", warehouse)),
+          null);
+    }
+    LoopbackRestCatalog server = new LoopbackRestCatalog(warehouse, database);
+    return new TargetCatalog(
+        kind, new CatalogSpec("target", Map.of("type", "rest", "uri", server.uri())), server);
+  }
+
+  Kind kind() {
+    return kind;
+  }
+
+  CatalogSpec spec() {
+    return spec;
+  }
+
+  Catalog catalog() {
+    return catalog;
+  }
+
+  /** The entry's metadata, as a reader of the catalog loads it. */
+  TableMetadata entry(TableIdentifier identifier) {
+    return operations(identifier).current();
+  }
+
+  /** The metadata file the entry names, as the catalog stores it. */
+  String entryFile(TableIdentifier identifier) {
+    TableOperations operations = operations(identifier);
+    return operations instanceof BaseMetastoreTableOperations metastore
+        ? metastore.currentMetadataLocation()
+        : operations.current().metadataFileLocation();
+  }
+
+  private TableOperations operations(TableIdentifier identifier) {
+    return ((HasTableOperations) catalog.loadTable(identifier)).operations();
+  }
+
+  /** Stops the REST server while the client stays open: the catalog is down. */
+  void stopServer() throws Exception {
+    server.close();
+  }
+
+  @Override
+  public void close() throws Exception {
+    if (catalog instanceof AutoCloseable closeable) {
+      closeable.close();
+    }
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return kind.name();
+  }
+}
