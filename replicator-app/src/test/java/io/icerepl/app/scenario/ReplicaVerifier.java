@@ -128,14 +128,18 @@ public final class ReplicaVerifier {
 
   /** What the replica reads, compared with the expectations: snapshots, asOfTime, refs, facts. */
   public List<String> readProblems(ScenarioExpectations expected, String replicaLocation) {
-    List<String> problems = new ArrayList<>();
     Table replica;
     try {
       replica = load(replicaLocation);
     } catch (RuntimeException e) {
-      problems.add("cannot load replica: " + e);
-      return problems;
+      return new ArrayList<>(List.of("cannot load replica: " + e));
     }
+    return readProblems(expected, replica);
+  }
+
+  /** As above, for a replica loaded by the caller (e.g. from an object store). */
+  public List<String> readProblems(ScenarioExpectations expected, Table replica) {
+    List<String> problems = new ArrayList<>();
 
     // rows the replica read per snapshot id, so asOfTime and refs reuse them
     Map<Long, List<String>> replicaRows = new java.util.HashMap<>();
