@@ -2,7 +2,14 @@ package io.icerepl.app.cli;
 
 import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.ReplicationSummary;
+import io.icerepl.app.engine.SourceHeadResolver;
 import io.icerepl.app.engine.TableReplicator;
+import io.icerepl.app.engine.catalog.CatalogHeadResolver;
+import io.icerepl.app.engine.catalog.CatalogRegistrars;
+import io.icerepl.app.engine.catalog.CatalogSpec;
+import io.icerepl.app.engine.catalog.ReplicaRegistrar;
+import io.icerepl.app.engine.catalog.TableCatalogs;
+import io.icerepl.copier.copy.CopyProgress;
 import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.retention.Durations;
 import java.io.PrintWriter;
@@ -29,7 +36,9 @@ import picocli.CommandLine.Option;
       "Replicates a table: the first run backfills the replica from the source's current metadata;",
       "later runs apply each newer source metadata version, in the source's order, as one replica",
       "commit each. Nothing new: no new replica file, exit 0. On error the replica is left as it",
-      "was and the exit code is 1."
+      "was and the exit code is 1. The source is a table location, or a catalog's table",
+      "(--source-catalog, --source-table), whose head is the metadata file its catalog names;",
+      "--target-catalog registers the replica there after every run."
     })
 public final class ReplicateCommand implements Callable<Integer> {
 
@@ -37,21 +46,19 @@ public final class ReplicateCommand implements Callable<Integer> {
 
   @CommandLine.Mixin StoreOptions stores;
 
-  @Option(
-      names = "--source",
-      required = true,
-      paramLabel = "<location>",
-      description = "Source table location: an absolute path, a file: URI or s3://bucket/path.")
-  String source;
+  @CommandLine.Mixin SourceOption source;
 
   @CommandLine.Mixin TargetOption target;
+
+  @CommandLine.Mixin TargetCatalogOption targetCatalog;
 
   @Option(
       names = "--source-metadata",
       paramLabel = "<file>",
       description =
           "Source metadata file to replicate up to (a path, or a name in the source's"
-              + " metadata folder). Default: version-hint.text, else the single newest *.metadata.json.")
+              + " metadata folder). Default: version-hint.text, else the single newest"
+              + " *.metadata.json. Not with --source-catalog: the catalog names the head.")
   String sourceMetadata;
 
   @Option(
@@ -98,17 +105,52 @@ public final class ReplicateCommand implements Callable<Integer> {
             metadataLimit.maxMetadataBytes(),
             threads.threads(),
             Duration.ofMillis(Durations.parseMillis(settleTime)));
+    Optional<CatalogTable> sourceTable = source.catalogTable();
+    if (sourceTable.isPresent() && sourceMetadata != null) {
+      throw new IllegalArgumentException(
+          "Cannot replicate "
+              + sourceTable.get().describe()
+              + ": --source-metadata names a file of a source location; a catalog's table is"
+              + " replicated up to the metadata file its catalog names");
+    }
+    Optional<CatalogTable> replicaTable =
+        targetCatalog.catalogTable(sourceTable.map(CatalogTable::identifier));
     ExecutorService executor = Executors.newFixedThreadPool(threads.threads());
-    try (StoreOptions opened = stores) {
+    try (StoreOptions opened = stores;
+        OpenCatalogs catalogs = new OpenCatalogs()) {
+      Optional<CatalogHeadResolver> sourceHead =
+          sourceTable.map(
+              t -> {
+                CatalogSpec spec = t.catalog().withDefaults(stores.sourceCatalogDefaults());
+                return new CatalogHeadResolver(catalogs.open(spec), spec, t.identifier());
+              });
+      String sourceLocation =
+          sourceHead
+              .map(CatalogHeadResolver::tableLocation)
+              .orElseGet(() -> source.location().get());
+      String targetLocation = target.target();
+      Optional<ReplicaRegistrar> registrar =
+          replicaTable.map(
+              t -> {
+                CatalogSpec spec = t.catalog().withDefaults(stores.targetCatalogDefaults());
+                return CatalogRegistrars.forCatalog(
+                    spec, catalogs.open(spec), t.identifier(), stores.target(targetLocation));
+              });
       ReplicationSummary summary =
           new TableReplicator(
-                  stores.source(source),
-                  stores.target(target.target()),
+                  stores.source(sourceLocation),
+                  stores.target(targetLocation),
                   Clock.systemUTC(),
                   executor,
-                  options)
-              .replicate(source, target.target(), Optional.ofNullable(sourceMetadata));
-      print(spec.commandLine().getOut(), summary);
+                  options,
+                  CopyProgress.Listener.NONE,
+                  new TableCatalogs(sourceHead.map(SourceHeadResolver.class::cast), registrar))
+              .replicate(sourceLocation, targetLocation, Optional.ofNullable(sourceMetadata));
+      PrintWriter out = spec.commandLine().getOut();
+      out.println(
+          "source             "
+              + sourceHead.map(CatalogHeadResolver::describe).orElse(sourceLocation));
+      print(out, summary);
       return 0;
     } finally {
       executor.shutdownNow();

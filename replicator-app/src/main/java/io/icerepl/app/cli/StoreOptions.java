@@ -9,8 +9,12 @@ import io.icerepl.copier.store.ObjectStore;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import org.apache.iceberg.aws.AwsClientProperties;
+import org.apache.iceberg.aws.s3.S3FileIOProperties;
 import picocli.CommandLine.Option;
 
 /**
@@ -37,7 +41,11 @@ final class StoreOptions implements AutoCloseable {
       description = "S3 endpoint of the target side.")
   URI targetEndpoint;
 
-  @Option(names = "--region", paramLabel = "<region>", description = "S3 region of both sides.")
+  @Option(
+      names = "--region",
+      paramLabel = "<region>",
+      description =
+          "S3 region of both sides, also of the catalogs' AWS clients unless they set client.region.")
   String region = "us-east-1";
 
   @Option(
@@ -90,6 +98,31 @@ final class StoreOptions implements AutoCloseable {
                   List.of()));
     }
     return stores;
+  }
+
+  /**
+   * The source side's S3 settings as Iceberg properties, for a source catalog's AWS clients (the
+   * S3FileIO its client reads metadata with, Glue's client) where the catalog's properties set
+   * none: a catalog over the same S3 needs them only once.
+   */
+  Map<String, String> sourceCatalogDefaults() {
+    return catalogDefaults(sourceEndpoint, sourceRegion);
+  }
+
+  /** As {@link #sourceCatalogDefaults}, for a target catalog. */
+  Map<String, String> targetCatalogDefaults() {
+    return catalogDefaults(targetEndpoint, targetRegion);
+  }
+
+  private Map<String, String> catalogDefaults(URI sideEndpoint, String sideRegion) {
+    S3Endpoint side = side(sideEndpoint, sideRegion);
+    Map<String, String> defaults = new LinkedHashMap<>();
+    side.endpointOverride().ifPresent(e -> defaults.put(S3FileIOProperties.ENDPOINT, e.toString()));
+    if (side.pathStyle()) {
+      defaults.put(S3FileIOProperties.PATH_STYLE_ACCESS, "true");
+    }
+    defaults.put(AwsClientProperties.CLIENT_REGION, side.region());
+    return defaults;
   }
 
   private S3Endpoint side(URI sideEndpoint, String sideRegion) {

@@ -133,8 +133,13 @@ public final class ReplicaVerifier {
     try {
       replica = load(replicaLocation);
     } catch (RuntimeException e) {
-      return List.of("cannot load replica: " + e);
+      return new ArrayList<>(List.of("cannot load replica: " + e));
     }
+    return readProblems(expected, replica, ts -> true);
+  }
+
+  /** As above, for a replica loaded by the caller (e.g. from an object store). */
+  public List<String> readProblems(ScenarioExpectations expected, Table replica) {
     return readProblems(expected, replica, ts -> true);
   }
 

@@ -41,7 +41,7 @@ public final class CatalogHeadResolver implements SourceHeadResolver {
               + " from "
               + spec.describe()
               + ": "
-              + e.getMessage(),
+              + IcebergCatalogs.reason(e),
           e);
     }
     if (!(table instanceof HasTableOperations operations)) {

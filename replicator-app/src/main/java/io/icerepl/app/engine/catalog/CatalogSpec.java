@@ -21,9 +21,12 @@ public record CatalogSpec(String name, Map<String, String> properties) {
   /** The catalog kinds the replicator reads heads from and registers replicas in. */
   public static final Set<String> TYPES = Set.of("rest", "glue", "jdbc");
 
-  /** Property names whose values are never printed. */
+  /**
+   * Property names whose values are never printed; {@code authorization} is the REST catalog's
+   * {@code header.Authorization}, a bearer token.
+   */
   private static final Set<String> SECRET_WORDS =
-      Set.of("credential", "token", "password", "secret", "session");
+      Set.of("credential", "token", "password", "secret", "session", "authorization");
 
   public CatalogSpec {
     if (name == null || name.isBlank()) {
@@ -89,13 +92,16 @@ public record CatalogSpec(String name, Map<String, String> properties) {
         + ")";
   }
 
-  /** The properties with secret values masked, for logs and the status API. */
+  /**
+   * The properties with secret values masked and URIs without their passwords, for logs and the
+   * status API.
+   */
   public Map<String, String> redacted() {
     return properties.entrySet().stream()
         .collect(
             Collectors.toMap(
                 Map.Entry::getKey,
-                e -> isSecret(e.getKey()) ? "****" : e.getValue(),
+                e -> redact(e.getKey(), e.getValue()),
                 (a, b) -> a,
                 LinkedHashMap::new));
   }
@@ -105,14 +111,35 @@ public record CatalogSpec(String name, Map<String, String> properties) {
     return describe();
   }
 
+  private static String redact(String key, String value) {
+    if (isSecret(key)) {
+      return "****";
+    }
+    return key.toLowerCase(Locale.ROOT).endsWith("uri") ? redactUri(value) : value;
+  }
+
   private static boolean isSecret(String key) {
     String lower = key.toLowerCase(Locale.ROOT);
     return SECRET_WORDS.stream().anyMatch(lower::contains) || lower.endsWith("key-id");
   }
 
-  /** A JDBC URI may carry a password as a query parameter: keep only what precedes it. */
+  /**
+   * A URI may carry a password: in its user info ({@code //user:password@host}), or as a JDBC
+   * parameter after {@code ?} or {@code ;}. Keep the rest.
+   */
   private static String redactUri(String uri) {
-    int query = uri.indexOf('?');
-    return query < 0 ? uri : uri.substring(0, query);
+    int parameters = uri.length();
+    for (char start : new char[] {'?', ';'}) {
+      int at = uri.indexOf(start);
+      if (at >= 0 && at < parameters) {
+        parameters = at;
+      }
+    }
+    String kept = uri.substring(0, parameters);
+    int authority = kept.indexOf("//");
+    int userInfoEnd = kept.lastIndexOf('@');
+    return authority >= 0 && userInfoEnd > authority
+        ? kept.substring(0, authority + 2) + "****" + kept.substring(userInfoEnd)
+        : kept;
   }
 }

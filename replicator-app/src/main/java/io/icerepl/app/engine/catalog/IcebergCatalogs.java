@@ -33,7 +33,23 @@ public final class IcebergCatalogs {
     try {
       return CatalogUtil.buildIcebergCatalog(spec.name(), properties, new Configuration(false));
     } catch (RuntimeException e) {
-      throw new CatalogException("Cannot open " + spec.describe() + ": " + e.getMessage(), e);
+      throw new CatalogException("Cannot open " + spec.describe() + ": " + reason(e), e);
     }
+  }
+
+  /**
+   * What went wrong, for a message: Iceberg's clients wrap the telling error ("Connection refused",
+   * the server's answer) in a generic one.
+   */
+  static String reason(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String message = String.valueOf(e.getMessage());
+    String rootMessage = root.getMessage();
+    return root == e || rootMessage == null || message.contains(rootMessage)
+        ? message
+        : message + ": " + rootMessage;
   }
 }
