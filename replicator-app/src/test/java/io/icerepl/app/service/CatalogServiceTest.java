@@ -208,9 +208,11 @@ class CatalogServiceTest {
     table.newAppend().appendFile(TableWrites.writeData(table, null, records)).commit();
   }
 
-  /** Waits until the target catalog's entry holds the source's current snapshot. */
+  /** Waits until the target catalog's entry holds the source's current snapshot and refs. */
   private static void awaitRegistered(String name, Table sourceTable) {
+    sourceTable.refresh();
     long current = sourceTable.currentSnapshot().snapshotId();
+    Map<String, SnapshotRef> refs = sourceTable.refs();
     await()
         .atMost(PATIENCE)
         .pollInterval(Duration.ofMillis(200))
@@ -221,6 +223,7 @@ class CatalogServiceTest {
                 Table replica = target.loadTable(TableIdentifier.of("sales", name));
                 assertThat(replica.currentSnapshot()).isNotNull();
                 assertThat(replica.currentSnapshot().snapshotId()).isEqualTo(current);
+                assertThat(replica.refs()).isEqualTo(refs);
               }
             });
   }
