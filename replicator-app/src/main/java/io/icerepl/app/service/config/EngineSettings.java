@@ -8,7 +8,9 @@ import io.icerepl.app.engine.worker.RuleTarget;
 import io.icerepl.app.engine.worker.TableRule;
 import io.icerepl.merge.path.PathMapping;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -30,18 +32,62 @@ public final class EngineSettings {
   }
 
   public static List<TableRule> rules(ReplicatorProperties properties) {
-    return properties.rules().stream().map(EngineSettings::rule).toList();
+    return rules(properties, Map.of(), Map.of());
   }
 
-  static TableRule rule(ReplicatorProperties.Rule rule) {
+  /**
+   * @param sourceCatalogDefaults Iceberg properties a source catalog gets where its own set none:
+   *     the service's source-side S3 settings, so a catalog over the same S3 needs them only once
+   * @param targetCatalogDefaults the same for target catalogs
+   */
+  public static List<TableRule> rules(
+      ReplicatorProperties properties,
+      Map<String, String> sourceCatalogDefaults,
+      Map<String, String> targetCatalogDefaults) {
+    return properties.rules().stream()
+        .map(rule -> rule(rule, sourceCatalogDefaults, targetCatalogDefaults))
+        .toList();
+  }
+
+  /**
+   * One side's S3 settings as the Iceberg properties of the AWS clients a catalog builds (its
+   * S3FileIO, Glue's client).
+   */
+  public static Map<String, String> catalogDefaults(
+      String region,
+      Optional<String> endpoint,
+      boolean pathStyle,
+      Optional<String> accessKeyId,
+      Optional<String> secretAccessKey) {
+    Map<String, String> defaults = new LinkedHashMap<>();
+    defaults.put("client.region", region);
+    endpoint.ifPresent(e -> defaults.put("s3.endpoint", e));
+    if (pathStyle) {
+      defaults.put("s3.path-style-access", "true");
+    }
+    if (accessKeyId.isPresent() && secretAccessKey.isPresent()) {
+      defaults.put("s3.access-key-id", accessKeyId.get());
+      defaults.put("s3.secret-access-key", secretAccessKey.get());
+    }
+    return defaults;
+  }
+
+  static TableRule rule(
+      ReplicatorProperties.Rule rule,
+      Map<String, String> sourceCatalogDefaults,
+      Map<String, String> targetCatalogDefaults) {
     ReplicatorProperties.Retention retention = rule.retention();
     Optional<RuleCatalog> catalog =
         present(rule.sourceCatalog())
-            .map(props -> new RuleCatalog(CatalogSpec.parse(props), rule.namespaces()));
+            .map(
+                props ->
+                    new RuleCatalog(
+                        CatalogSpec.parse(props).withDefaults(sourceCatalogDefaults),
+                        rule.namespaces()));
     return new TableRule(
         rule.name(),
         catalog.map(RuleCatalog::label).orElse(rule.source()),
-        rule.targets().stream().map(EngineSettings::target).toList(),
+        rule.targets().stream().map(t -> target(t, targetCatalogDefaults)).toList(),
         rule.allowedSourcePrefixes(),
         RetentionOptions.policy(
             retention.retentionPeriodMs(),
@@ -52,12 +98,13 @@ public final class EngineSettings {
         catalog);
   }
 
-  private static RuleTarget target(ReplicatorProperties.Target target) {
+  private static RuleTarget target(
+      ReplicatorProperties.Target target, Map<String, String> catalogDefaults) {
     return new RuleTarget(
         target.name(),
         target.prefix(),
         target.map().stream().map(m -> new PathMapping.Prefix(m.source(), m.target())).toList(),
-        present(target.catalog()).map(CatalogSpec::parse),
+        present(target.catalog()).map(c -> CatalogSpec.parse(c).withDefaults(catalogDefaults)),
         present(target.namespace()));
   }
 
