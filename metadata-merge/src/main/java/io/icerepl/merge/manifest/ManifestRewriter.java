@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.avro.Schema;
 import org.apache.avro.file.DataFileWriter;
@@ -38,6 +39,24 @@ public final class ManifestRewriter {
    */
   public static List<ManifestEntry> readLiveFiles(InputStream manifest, String fileName) {
     List<ManifestEntry> files = new ArrayList<>();
+    read(manifest, fileName, false, files::add);
+    return files;
+  }
+
+  /**
+   * Hands every entry of the manifest, DELETED ones included, to {@code action} as it is decoded,
+   * so only one entry is held at a time. An unreadable entry throws after the entries before it
+   * were handed on. The input stream is read to its end but not closed.
+   *
+   * @throws BadInputException when the input is not a readable manifest
+   */
+  public static void forEachEntry(
+      InputStream manifest, String fileName, Consumer<ManifestEntry> action) {
+    read(manifest, fileName, true, action);
+  }
+
+  private static void read(
+      InputStream manifest, String fileName, boolean deleted, Consumer<ManifestEntry> action) {
     try (AvroContainer source = AvroContainer.open(manifest, noun(fileName))) {
       Columns columns = Columns.of(source);
       GenericRecord entry;
@@ -45,10 +64,10 @@ public final class ManifestRewriter {
         int status = columns.status(entry, source);
         GenericRecord dataFile = columns.dataFile(entry, source);
         String filePath = columns.filePath(dataFile, source);
-        if (status == STATUS_DELETED) {
+        if (status == STATUS_DELETED && !deleted) {
           continue;
         }
-        files.add(
+        action.accept(
             new ManifestEntry(
                 status,
                 columns.content(dataFile),
@@ -58,7 +77,6 @@ public final class ManifestRewriter {
                 AvroFields.string(dataFile, columns.referencedDataFile)));
       }
     }
-    return files;
   }
 
   /**
