@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icerepl.app.cli.ReplicatorCli;
+import io.icerepl.merge.manifest.ManifestRewriter;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.RandomAccessFile;
@@ -39,6 +42,7 @@ class VerifyReplicaTest {
   private ScenarioTable source;
   private String replica;
   private long tagged;
+  private DataFile positionDeleted;
 
   @BeforeEach
   void replicateATableWithEveryKindOfFile() {
@@ -53,6 +57,7 @@ class VerifyReplicaTest {
     DataFile a = source.append(source.row(1, "a", "x"), source.row(2, "b", "x")).get(0);
     DataFile b = source.append(source.row(3, "c", "y"), source.row(4, "d", "y")).get(0);
     source.commitDeletes(source.writePositionDeletes(FileFormat.PARQUET, a, 0));
+    positionDeleted = a;
     source.commitDeletes(source.writeEqualityDeletes(FileFormat.AVRO, b, "id", 4));
     tagged = source.table().currentSnapshot().snapshotId();
     source.table().manageSnapshots().createTag("before-extra", tagged).commit();
@@ -201,6 +206,34 @@ class VerifyReplicaTest {
         .anyMatch(
             p ->
                 p.startsWith("manifest list " + sourceList + " (snapshot " + id + "): ")
+                    && p.contains("points outside the replica"));
+  }
+
+  @Test
+  void aPositionDeleteBoundNamingASourceDataFileIsReported() throws IOException {
+    String sourcePath = positionDeleted.location();
+    String name = sourcePath.substring(sourcePath.lastIndexOf('/'));
+    Table table = replicaTable();
+    for (ManifestFile manifest : table.currentSnapshot().deleteManifests(table.io())) {
+      Path file = Paths.get(ReplicaVerifier.localPath(manifest.path()));
+      ByteArrayOutputStream rewritten = new ByteArrayOutputStream();
+      ManifestRewriter.rewrite(
+          new ByteArrayInputStream(Files.readAllBytes(file)),
+          rewritten,
+          file.getFileName().toString(),
+          p -> p.endsWith(name) ? sourcePath : p,
+          p -> null);
+      Files.write(file, rewritten.toByteArray());
+    }
+
+    Verified verified = verify("--target", replica);
+
+    assertThat(verified.exit).isEqualTo(1);
+    assertThat(verified.problems())
+        .anyMatch(
+            p ->
+                p.startsWith(
+                        "data file " + sourcePath + " (file_path bounds of position delete file ")
                     && p.contains("points outside the replica"));
   }
 

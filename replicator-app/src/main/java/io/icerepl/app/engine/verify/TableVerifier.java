@@ -281,6 +281,14 @@ public final class TableVerifier {
                 entry.referencedDataFile(),
                 noun(kind) + " " + entry.filePath()));
       }
+      if (entry.filePathBound() != null) {
+        // readers apply the delete file only to the data file its bounds name
+        inside(
+            Reference.of(
+                "data file",
+                entry.filePathBound(),
+                "file_path bounds of " + noun(kind) + " " + entry.filePath()));
+      }
       if (inside && entry.live()) {
         submit(file, () -> checkFile(file, !kind.rewritten()));
       }
