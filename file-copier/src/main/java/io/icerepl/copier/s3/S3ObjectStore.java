@@ -7,7 +7,9 @@ import java.io.InputStream;
 import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -21,7 +23,10 @@ import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.ChecksumMode;
+import software.amazon.awssdk.services.s3.model.ChecksumType;
 import software.amazon.awssdk.services.s3.model.CommonPrefix;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
 import software.amazon.awssdk.services.s3.model.S3Object;
 import software.amazon.awssdk.transfer.s3.S3TransferManager;
@@ -174,6 +179,67 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
         return listedLength(path, at, e);
       }
       throw e;
+    }
+  }
+
+  /**
+   * The length, the MD5 an ETag is when S3 computed it from the content (a single-part object, not
+   * encrypted with KMS or a customer key), and the additional checksums of the whole object (not
+   * the composite ones of a multipart upload, which depend on its part sizes).
+   */
+  @Override
+  public Optional<ObjectInfo> info(String path) throws IOException {
+    S3Location at = S3Location.parse(path);
+    HeadObjectResponse head;
+    try {
+      head =
+          calls.run(
+              "get checksums of",
+              path,
+              at,
+              () ->
+                  client.headObject(
+                      b -> b.bucket(at.bucket()).key(at.key()).checksumMode(ChecksumMode.ENABLED)));
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    } catch (IOException e) {
+      if (S3Calls.hasStatus(e, 403)) {
+        OptionalLong listed = listedLength(path, at, e);
+        return listed.isPresent()
+            ? Optional.of(new ObjectInfo(listed.getAsLong(), Map.of()))
+            : Optional.empty();
+      }
+      throw e;
+    }
+    return Optional.of(new ObjectInfo(head.contentLength(), checksums(head)));
+  }
+
+  private static Map<String, String> checksums(HeadObjectResponse head) {
+    Map<String, String> checksums = new LinkedHashMap<>();
+    String etag = head.eTag() == null ? "" : head.eTag().replace("\"", "");
+    boolean contentEtag =
+        !etag.isEmpty()
+            && !etag.contains("-")
+            && head.sseCustomerAlgorithm() == null
+            && (head.serverSideEncryption() == null
+                || head.serverSideEncryptionAsString().equals("AES256"));
+    if (contentEtag) {
+      checksums.put("MD5", etag);
+    }
+    if (head.checksumType() != ChecksumType.COMPOSITE) {
+      putWhole(checksums, "CRC32", head.checksumCRC32());
+      putWhole(checksums, "CRC32C", head.checksumCRC32C());
+      putWhole(checksums, "CRC64NVME", head.checksumCRC64NVME());
+      putWhole(checksums, "SHA1", head.checksumSHA1());
+      putWhole(checksums, "SHA256", head.checksumSHA256());
+    }
+    return checksums;
+  }
+
+  private static void putWhole(Map<String, String> checksums, String algorithm, String value) {
+    // a composite checksum ends in -<parts> even where the response names no checksum type
+    if (value != null && !value.contains("-")) {
+      checksums.put(algorithm, value);
     }
   }
 

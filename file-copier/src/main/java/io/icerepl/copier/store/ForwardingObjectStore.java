@@ -4,6 +4,7 @@ import io.icerepl.merge.io.SeekableInput;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /** An {@link ObjectStore} that hands every call to another; subclasses override what they watch. */
@@ -21,6 +22,11 @@ public abstract class ForwardingObjectStore implements ObjectStore {
   @Override
   public OptionalLong length(String path) throws IOException {
     return delegate.length(path);
+  }
+
+  @Override
+  public Optional<ObjectInfo> info(String path) throws IOException {
+    return delegate.info(path);
   }
 
   @Override

@@ -5,6 +5,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -18,6 +20,17 @@ public interface ObjectStore {
 
   /** The object's length, empty when it does not exist. */
   OptionalLong length(String path) throws IOException;
+
+  /**
+   * The object's length and the checksums the store keeps of its whole content, empty when it does
+   * not exist. A store that keeps none gives the length alone.
+   */
+  default Optional<ObjectInfo> info(String path) throws IOException {
+    OptionalLong length = length(path);
+    return length.isPresent()
+        ? Optional.of(new ObjectInfo(length.getAsLong(), Map.of()))
+        : Optional.empty();
+  }
 
   /** Opens an object for streaming; {@link java.nio.file.NoSuchFileException} when absent. */
   InputStream open(String path) throws IOException;
@@ -60,6 +73,19 @@ public interface ObjectStore {
    * @throws io.icerepl.merge.error.ConflictException when another run holds it
    */
   Lock lock(String location) throws IOException;
+
+  /**
+   * An object's length and checksums.
+   *
+   * @param checksums algorithm ({@code MD5}, {@code CRC32C}, ...) to the value the store reports;
+   *     only values that depend on the bytes alone, so equal content gives equal values on any
+   *     object of any store
+   */
+  record ObjectInfo(long length, Map<String, String> checksums) {
+    public ObjectInfo {
+      checksums = Map.copyOf(checksums);
+    }
+  }
 
   /** An object in a listing: its name and its last modification time. */
   record Entry(String name, long lastModifiedMs) {}

@@ -12,6 +12,8 @@ package io.icerepl.merge.manifest;
  *     "PUFFIN"
  * @param fileSizeInBytes the file's length as written in the manifest
  * @param referencedDataFile the data file a delete file applies to, or null
+ * @param filePathBound for a position delete file, the data file its equal lower and upper bounds
+ *     of the file_path column (field id 2147483546) name, else null
  */
 public record ManifestEntry(
     int status,
@@ -19,7 +21,19 @@ public record ManifestEntry(
     String filePath,
     String fileFormat,
     long fileSizeInBytes,
-    String referencedDataFile) {
+    String referencedDataFile,
+    String filePathBound) {
+
+  /** An entry without a file_path bound. */
+  public ManifestEntry(
+      int status,
+      int content,
+      String filePath,
+      String fileFormat,
+      long fileSizeInBytes,
+      String referencedDataFile) {
+    this(status, content, filePath, fileFormat, fileSizeInBytes, referencedDataFile, null);
+  }
 
   /** Whether the entry is ADDED or EXISTING, not DELETED. */
   public boolean live() {

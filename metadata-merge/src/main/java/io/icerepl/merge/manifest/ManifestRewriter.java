@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.avro.Schema;
 import org.apache.avro.file.DataFileWriter;
@@ -38,6 +39,25 @@ public final class ManifestRewriter {
    */
   public static List<ManifestEntry> readLiveFiles(InputStream manifest, String fileName) {
     List<ManifestEntry> files = new ArrayList<>();
+    read(manifest, fileName, false, files::add);
+    return files;
+  }
+
+  /**
+   * Hands every entry of the manifest, DELETED ones included and with the file_path bound of
+   * position delete files, to {@code action} as it is decoded, so only one entry is held at a time.
+   * An unreadable entry throws after the entries before it were handed on. The input stream is read
+   * to its end but not closed.
+   *
+   * @throws BadInputException when the input is not a readable manifest
+   */
+  public static void forEachEntry(
+      InputStream manifest, String fileName, Consumer<ManifestEntry> action) {
+    read(manifest, fileName, true, action);
+  }
+
+  private static void read(
+      InputStream manifest, String fileName, boolean allEntries, Consumer<ManifestEntry> action) {
     try (AvroContainer source = AvroContainer.open(manifest, noun(fileName))) {
       Columns columns = Columns.of(source);
       GenericRecord entry;
@@ -45,20 +65,24 @@ public final class ManifestRewriter {
         int status = columns.status(entry, source);
         GenericRecord dataFile = columns.dataFile(entry, source);
         String filePath = columns.filePath(dataFile, source);
-        if (status == STATUS_DELETED) {
+        if (status == STATUS_DELETED && !allEntries) {
           continue;
         }
-        files.add(
+        int content = columns.content(dataFile);
+        action.accept(
             new ManifestEntry(
                 status,
-                columns.content(dataFile),
+                content,
                 filePath,
                 AvroFields.string(dataFile, columns.fileFormat),
                 columns.fileSize(dataFile, source),
-                AvroFields.string(dataFile, columns.referencedDataFile)));
+                AvroFields.string(dataFile, columns.referencedDataFile),
+                // replication and retention read live files only, and need no bounds
+                content == CONTENT_POSITION_DELETES && allEntries
+                    ? columns.deletedPathBound(dataFile)
+                    : null));
       }
     }
-    return files;
   }
 
   /**
@@ -282,6 +306,19 @@ public final class ManifestRewriter {
       if (upperIndex >= 0) {
         upper.remove(upperIndex);
       }
+    }
+
+    /** The path equal file_path bounds of a position delete file name, else null. */
+    String deletedPathBound(GenericRecord dataFile) {
+      List<GenericRecord> lower = bounds(dataFile, lowerBounds);
+      List<GenericRecord> upper = bounds(dataFile, upperBounds);
+      int lowerIndex = indexOf(lower);
+      int upperIndex = indexOf(upper);
+      if (lowerIndex < 0 || upperIndex < 0) {
+        return null;
+      }
+      ByteBuffer value = value(lower.get(lowerIndex));
+      return value.equals(value(upper.get(upperIndex))) ? utf8(value) : null;
     }
 
     @SuppressWarnings("unchecked")

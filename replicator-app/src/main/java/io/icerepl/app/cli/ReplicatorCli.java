@@ -5,7 +5,8 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * Command line entry point of the service jar: {@code replicate}, {@code expire}, {@code serve}.
+ * Command line entry point of the service jar: {@code replicate}, {@code expire}, {@code verify},
+ * {@code serve}.
  */
 @Command(
     name = "replicator",
@@ -15,6 +16,7 @@ import picocli.CommandLine.Command;
     subcommands = {
       ReplicateCommand.class,
       ExpireCommand.class,
+      VerifyCommand.class,
       ServeCommand.class,
       CommandLine.HelpCommand.class
     })

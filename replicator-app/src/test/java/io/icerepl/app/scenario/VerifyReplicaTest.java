@@ -1,0 +1,293 @@
+package io.icerepl.app.scenario;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.icerepl.app.cli.ReplicatorCli;
+import io.icerepl.merge.manifest.ManifestRewriter;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.RandomAccessFile;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code verify} on a replica of a real table (appends, position and equality deletes, a schema
+ * change, a tag, a branch, statistics) replicated by the replicator: clean as replicated, and each
+ * kind of damage caught by its own check.
+ */
+class VerifyReplicaTest {
+  @TempDir Path dir;
+
+  private ScenarioTable source;
+  private String replica;
+  private long tagged;
+  private DataFile positionDeleted;
+
+  @BeforeEach
+  void replicateATableWithEveryKindOfFile() {
+    source =
+        ScenarioTable.create(
+            "verify",
+            dir.resolve("source").toString(),
+            Scenario.SCHEMA,
+            PartitionSpec.builderFor(Scenario.SCHEMA).identity("category").build(),
+            null,
+            Map.of(TableProperties.FORMAT_VERSION, "2"));
+    DataFile a = source.append(source.row(1, "a", "x"), source.row(2, "b", "x")).get(0);
+    DataFile b = source.append(source.row(3, "c", "y"), source.row(4, "d", "y")).get(0);
+    source.commitDeletes(source.writePositionDeletes(FileFormat.PARQUET, a, 0));
+    positionDeleted = a;
+    source.commitDeletes(source.writeEqualityDeletes(FileFormat.AVRO, b, "id", 4));
+    tagged = source.table().currentSnapshot().snapshotId();
+    source.table().manageSnapshots().createTag("before-extra", tagged).commit();
+    source.table().updateSchema().addColumn("extra", Types.LongType.get()).commit();
+    source.table().manageSnapshots().createBranch("audit", tagged).commit();
+    source.appendToBranch("audit", source.row(5, "e", "x", 50L));
+    source.append(source.row(6, "f", "y", 60L));
+    source.addStatisticsForCurrentSnapshot();
+    source.record();
+    replica = Replication.targetFor(source, dir);
+    Replication.replicate(source.location(), replica);
+  }
+
+  @Test
+  void aCompleteReplicaVerifiesCleanAloneAndAgainstItsSource() {
+    new ReplicaVerifier().verify(source, replica);
+
+    Verified alone = verify("--target", replica);
+    Verified withSource = verify("--source", source.location(), "--target", replica);
+
+    for (Verified verified : List.of(alone, withSource)) {
+      assertThat(verified.exit).as(verified.out).isZero();
+      assertThat(verified.lines()).as(verified.out).hasSize(1);
+      assertThat(verified.lines().get(0)).endsWith(" checked, 0 problems");
+    }
+    // every manifest list, manifest, data, delete and statistics file and path counts
+    assertThat(alone.checked()).isGreaterThan(30);
+    // the source's snapshots and refs are compared on top
+    int snapshotsAndRefs = countSnapshots(source.table()) + source.table().refs().size();
+    assertThat(withSource.checked()).isEqualTo(alone.checked() + snapshotsAndRefs);
+  }
+
+  @Test
+  void snapshotsTheReplicasOwnRetentionExpiredAreNotMissing() {
+    int expired =
+        ReplicatorCli.execute(
+            "expire", "--target", replica, "--retention-period", "0ms", "--retain-last", "1");
+    assertThat(expired).isZero();
+    assertThat(replicaTable().snapshots()).hasSizeLessThan(countSnapshots(source.table()));
+
+    Verified verified = verify("--source", source.location(), "--target", replica);
+
+    assertThat(verified.exit).as(verified.out).isZero();
+    assertThat(verified.out).contains(" checked, 0 problems");
+  }
+
+  @Test
+  void aDeletedDataFileIsReported() throws IOException {
+    String data = firstDataFile();
+    Files.delete(Paths.get(ReplicaVerifier.localPath(data)));
+
+    Verified verified = verify("--target", replica);
+
+    assertThat(verified.exit).isEqualTo(1);
+    assertThat(verified.problems()).hasSize(1);
+    assertThat(verified.problems().get(0))
+        .startsWith("data file " + data + " (manifest ")
+        .endsWith(": does not exist");
+  }
+
+  @Test
+  void aTruncatedManifestIsReportedUnreadable() throws IOException {
+    ManifestFile manifest =
+        replicaTable().currentSnapshot().allManifests(replicaTable().io()).get(0);
+    Path file = Paths.get(ReplicaVerifier.localPath(manifest.path()));
+    try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+      raf.setLength(raf.length() / 2);
+    }
+
+    Verified verified = verify("--target", replica);
+
+    assertThat(verified.exit).isEqualTo(1);
+    assertThat(verified.problems())
+        .anyMatch(
+            p -> p.startsWith("manifest " + manifest.path()) && p.contains(": cannot be read: "));
+  }
+
+  @Test
+  void aFileWithTheRightNameButTheWrongLengthIsReported() throws IOException {
+    String data = firstDataFile();
+    Path file = Paths.get(ReplicaVerifier.localPath(data));
+    long length = Files.size(file);
+    Files.write(file, new byte[] {0, 0, 0}, java.nio.file.StandardOpenOption.APPEND);
+
+    Verified verified = verify("--target", replica);
+
+    assertThat(verified.exit).isEqualTo(1);
+    assertThat(verified.problems()).hasSize(1);
+    assertThat(verified.problems().get(0))
+        .startsWith("data file " + data + " (manifest ")
+        .endsWith(": has " + (length + 3) + " bytes, " + length + " recorded");
+  }
+
+  @Test
+  void aSnapshotTheSourceHoldsAndTheReplicaLacksIsReported() {
+    source.append(source.row(7, "g", "x", 70L));
+    long added = source.table().currentSnapshot().snapshotId();
+
+    Verified alone = verify("--target", replica);
+    Verified withSource = verify("--source", source.location(), "--target", replica);
+
+    assertThat(alone.exit).as(alone.out).isZero();
+    assertThat(withSource.exit).isEqualTo(1);
+    assertThat(withSource.problems())
+        .contains(
+            "snapshot "
+                + added
+                + ": the source holds it (sequence number "
+                + source.table().currentSnapshot().sequenceNumber()
+                + "), the replica does not and did not expire it");
+  }
+
+  @Test
+  void aRefPointingElsewhereThanOnTheSourceIsReported() {
+    long main = source.table().currentSnapshot().snapshotId();
+    source.table().manageSnapshots().replaceTag("before-extra", main).commit();
+
+    Verified verified = verify("--source", source.location(), "--target", replica);
+
+    assertThat(verified.exit).isEqualTo(1);
+    assertThat(verified.problems())
+        .containsExactly(
+            "ref before-extra: points at snapshot "
+                + tagged
+                + " on the replica, at "
+                + main
+                + " on the source");
+  }
+
+  @Test
+  void aPathPointingOutsideTheReplicaIsReported() throws IOException {
+    List<Path> versions = Replication.versionFiles(replica);
+    Path current = versions.get(versions.size() - 1);
+    ObjectMapper json = new ObjectMapper();
+    ObjectNode metadata = (ObjectNode) json.readTree(current.toFile());
+    ObjectNode snapshot = (ObjectNode) metadata.get("snapshots").get(0);
+    long id = snapshot.get("snapshot-id").asLong();
+    String sourceList = source.table().snapshot(id).manifestListLocation();
+    snapshot.put("manifest-list", sourceList);
+    json.writeValue(current.toFile(), metadata);
+
+    Verified verified = verify("--target", replica);
+
+    assertThat(verified.exit).isEqualTo(1);
+    assertThat(verified.problems())
+        .anyMatch(
+            p ->
+                p.startsWith("manifest list " + sourceList + " (snapshot " + id + "): ")
+                    && p.contains("points outside the replica"));
+  }
+
+  @Test
+  void aPositionDeleteBoundNamingASourceDataFileIsReported() throws IOException {
+    String sourcePath = positionDeleted.location();
+    String name = sourcePath.substring(sourcePath.lastIndexOf('/'));
+    Table table = replicaTable();
+    for (ManifestFile manifest : table.currentSnapshot().deleteManifests(table.io())) {
+      Path file = Paths.get(ReplicaVerifier.localPath(manifest.path()));
+      ByteArrayOutputStream rewritten = new ByteArrayOutputStream();
+      ManifestRewriter.rewrite(
+          new ByteArrayInputStream(Files.readAllBytes(file)),
+          rewritten,
+          file.getFileName().toString(),
+          p -> p.endsWith(name) ? sourcePath : p,
+          p -> null);
+      Files.write(file, rewritten.toByteArray());
+    }
+
+    Verified verified = verify("--target", replica);
+
+    assertThat(verified.exit).isEqualTo(1);
+    assertThat(verified.problems())
+        .anyMatch(
+            p ->
+                p.startsWith(
+                        "data file " + sourcePath + " (file_path bounds of position delete file ")
+                    && p.contains("points outside the replica"));
+  }
+
+  @Test
+  void aMissingTargetIsAUsageError() {
+    assertThat(verify("--source", source.location()).exit).isEqualTo(2);
+  }
+
+  private String firstDataFile() throws IOException {
+    Table table = replicaTable();
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+      return tasks.iterator().next().file().location();
+    }
+  }
+
+  private Table replicaTable() {
+    return new ReplicaVerifier().load(replica);
+  }
+
+  private static int countSnapshots(Table table) {
+    int count = 0;
+    for (var ignored : table.snapshots()) {
+      count++;
+    }
+    return count;
+  }
+
+  private static Verified verify(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    List<String> all = new ArrayList<>();
+    all.add("verify");
+    all.addAll(List.of(args));
+    int exit =
+        ReplicatorCli.execute(
+            new PrintWriter(out, true), new PrintWriter(err, true), all.toArray(String[]::new));
+    return new Verified(exit, out.toString() + err);
+  }
+
+  /** The exit code and output of one {@code verify} run. */
+  record Verified(int exit, String out) {
+    List<String> lines() {
+      return out.lines().toList();
+    }
+
+    /** The problem lines: every line but the summary. */
+    List<String> problems() {
+      List<String> lines = lines();
+      return lines.subList(0, Math.max(0, lines.size() - 1));
+    }
+
+    long checked() {
+      String last = lines().get(lines().size() - 1);
+      return Long.parseLong(last.substring(0, last.indexOf(' ')));
+    }
+  }
+}
