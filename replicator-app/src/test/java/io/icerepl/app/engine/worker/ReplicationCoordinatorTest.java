@@ -13,6 +13,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -109,11 +110,17 @@ class ReplicationCoordinatorTest {
   @Test
   void triggersDuringTheBackoffWaitForTheRetry() throws Exception {
     CountDownLatch failed = new CountDownLatch(1);
+    // taken in the failure callback, which runs before the retry is scheduled: a test thread that
+    // wakes late on a loaded machine cannot shorten the measured back-off
+    AtomicLong failedAtNanos = new AtomicLong();
     coordinator =
         new ReplicationCoordinator(
             action,
             k -> null,
-            (k, e, retryIn) -> failed.countDown(),
+            (k, e, retryIn) -> {
+              failedAtNanos.set(System.nanoTime());
+              failed.countDown();
+            },
             (k, max) -> {},
             MAX_LANES_PER_RULE,
             Executors.newFixedThreadPool(4),
@@ -124,7 +131,7 @@ class ReplicationCoordinatorTest {
     action.failNext(T1, 1);
     coordinator.trigger(T1);
     assertThat(failed.await(30, TimeUnit.SECONDS)).isTrue();
-    long failedAt = System.nanoTime();
+    long failedAt = failedAtNanos.get();
     coordinator.trigger(T1);
     coordinator.trigger(T1);
     action.awaitStarted(T1, 2);
