@@ -23,6 +23,20 @@ public final class SourceOption {
 
     @ArgGroup(exclusive = false, multiplicity = "1")
     CatalogOptions catalogTable;
+
+    Optional<String> location() {
+      return Optional.ofNullable(location);
+    }
+
+    Optional<CatalogTable> catalogTable() {
+      if (catalogTable == null) {
+        return Optional.empty();
+      }
+      return Optional.of(
+          new CatalogTable(
+              CatalogSpec.parse(catalogTable.catalog),
+              CatalogTable.identifier("--source-table", catalogTable.table)));
+    }
   }
 
   static final class CatalogOptions {
@@ -47,7 +61,7 @@ public final class SourceOption {
 
   /** The source location, unless the source is a catalog's table. */
   public Optional<String> location() {
-    return Optional.ofNullable(choice.location);
+    return choice.location();
   }
 
   /**
@@ -56,12 +70,6 @@ public final class SourceOption {
    * @throws IllegalArgumentException when the catalog's properties or the identifier do not parse
    */
   public Optional<CatalogTable> catalogTable() {
-    if (choice.catalogTable == null) {
-      return Optional.empty();
-    }
-    return Optional.of(
-        new CatalogTable(
-            CatalogSpec.parse(choice.catalogTable.catalog),
-            CatalogTable.identifier("--source-table", choice.catalogTable.table)));
+    return choice.catalogTable();
   }
 }

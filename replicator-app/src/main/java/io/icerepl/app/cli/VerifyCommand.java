@@ -2,6 +2,8 @@ package io.icerepl.app.cli;
 
 import io.icerepl.app.engine.FileSystemHeadResolver;
 import io.icerepl.app.engine.ReplicationOptions;
+import io.icerepl.app.engine.catalog.CatalogHeadResolver;
+import io.icerepl.app.engine.catalog.CatalogSpec;
 import io.icerepl.app.engine.verify.TableVerifier;
 import io.icerepl.app.engine.verify.VerifyResult;
 import io.icerepl.app.engine.verify.VerifySource;
@@ -12,9 +14,9 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import org.apache.iceberg.TableMetadata;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 
 /** {@code verify}: proves a replica complete, and with a source, as complete as the source. */
 @Command(
@@ -34,12 +36,8 @@ final class VerifyCommand implements Callable<Integer> {
 
   @CommandLine.Mixin StoreOptions stores;
 
-  @Option(
-      names = "--source",
-      paramLabel = "<location>",
-      description =
-          "Source table location to compare with (its current metadata as replicate resolves it).")
-  String source;
+  /** The source to compare with: a location (its head as replicate resolves it) or a catalog's. */
+  @CommandLine.Mixin OptionalSourceOption source;
 
   @CommandLine.Mixin TargetOption target;
 
@@ -55,14 +53,15 @@ final class VerifyCommand implements Callable<Integer> {
     }
     PrintWriter out = spec.commandLine().getOut();
     ExecutorService pool = Executors.newFixedThreadPool(threads.threads());
-    try (StoreOptions opened = stores) {
+    try (StoreOptions opened = stores;
+        OpenCatalogs catalogs = new OpenCatalogs()) {
       VerifyResult result =
           new TableVerifier(
                   stores.target(target.target()),
                   pool,
                   threads.threads(),
                   metadataLimit.maxMetadataBytes())
-              .verify(target.target(), source(), out::println);
+              .verify(target.target(), source(catalogs), out::println);
       out.println(result.checked() + " checked, " + result.problems() + " problems");
       out.flush();
       return result.problems() == 0 ? 0 : 1;
@@ -71,16 +70,32 @@ final class VerifyCommand implements Callable<Integer> {
     }
   }
 
-  /** The source to compare with: its current metadata, resolved as {@code replicate} does. */
-  private Optional<VerifySource> source() {
-    if (source == null) {
+  /**
+   * The source to compare with: its current metadata, resolved as {@code replicate} does (a
+   * catalog's table: the file its catalog names).
+   */
+  private Optional<VerifySource> source(OpenCatalogs catalogs) {
+    Optional<CatalogTable> table = source.catalogTable();
+    if (table.isPresent()) {
+      CatalogSpec catalog = table.get().catalog().withDefaults(stores.sourceCatalogDefaults());
+      TableMetadata current =
+          new CatalogHeadResolver(catalogs.open(catalog), catalog, table.get().identifier())
+              .current();
+      return Optional.of(
+          new VerifySource(
+              stores.source(current.location()),
+              current.location(),
+              current.metadataFileLocation()));
+    }
+    if (source.location().isEmpty()) {
       return Optional.empty();
     }
-    ObjectStore store = stores.source(source);
+    String location = source.location().get();
+    ObjectStore store = stores.source(location);
     String head =
         new FileSystemHeadResolver(store, Clock.systemUTC(), ReplicationOptions.DEFAULT_SETTLE_TIME)
-            .head(source)
+            .head(location)
             .file();
-    return Optional.of(new VerifySource(store, source, head));
+    return Optional.of(new VerifySource(store, location, head));
   }
 }

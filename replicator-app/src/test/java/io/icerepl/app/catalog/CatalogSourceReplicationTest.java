@@ -79,6 +79,31 @@ class CatalogSourceReplicationTest {
       Run again = catalog.replicate("db.orders", target);
       assertThat(again.exit()).as(again.err()).isZero();
       assertThat(again.out()).contains("versions applied   0");
+
+      // verify compares the replica with the table its catalog names
+      Run verified =
+          Run.of(
+              "verify",
+              "--source-catalog",
+              catalog.properties(),
+              "--source-table",
+              "db.orders",
+              "--target",
+              target);
+      assertThat(verified.exit()).as(verified.out() + verified.err()).isZero();
+      assertThat(verified.out()).containsPattern("[1-9][0-9]* checked, 0 problems");
+      source.table().manageSnapshots().createTag("after", tagged).commit();
+      Run behind =
+          Run.of(
+              "verify",
+              "--source-catalog",
+              catalog.properties(),
+              "--source-table",
+              "db.orders",
+              "--target",
+              target);
+      assertThat(behind.exit()).as(behind.out() + behind.err()).isEqualTo(1);
+      assertThat(behind.out()).contains("ref after");
     }
   }
 
