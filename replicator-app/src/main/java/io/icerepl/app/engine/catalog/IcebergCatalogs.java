@@ -14,14 +14,12 @@ public final class IcebergCatalogs {
   private IcebergCatalogs() {}
 
   /**
-   * What the replicator sets where the user did not: files are read with the FileIO that fits each
-   * path's scheme (S3FileIO for s3://, HadoopFileIO for file:), and the AWS clients Iceberg builds
-   * use the HTTP client that ships with the service.
+   * What the replicator sets where the user did not: files are read with {@link CatalogFileIO}
+   * (S3FileIO for s3://, the local file system for file:), and the AWS clients Iceberg builds use
+   * the HTTP client that ships with the service.
    */
   static final Map<String, String> DEFAULTS =
-      Map.of(
-          "io-impl", "org.apache.iceberg.io.ResolvingFileIO",
-          "http-client.type", "urlconnection");
+      Map.of("io-impl", CatalogFileIO.class.getName(), "http-client.type", "urlconnection");
 
   /**
    * @throws CatalogException naming the catalog when its client cannot be set up (a wrong type, a
