@@ -11,10 +11,8 @@ import io.icerepl.app.engine.catalog.ReplicaRegistrar;
 import io.icerepl.app.engine.catalog.TableCatalogs;
 import io.icerepl.copier.copy.CopyProgress;
 import io.icerepl.merge.path.PathMapping;
-import io.icerepl.merge.retention.Durations;
 import java.io.PrintWriter;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -76,14 +74,7 @@ public final class ReplicateCommand implements Callable<Integer> {
 
   @CommandLine.Mixin MetadataLimitOption metadataLimit;
 
-  @Option(
-      names = "--settle-time",
-      paramLabel = "<duration>",
-      description =
-          "Without a version hint, a <V>-<uuid>.metadata.json file younger than this is not"
-              + " yet taken for the source's head: a writer that lost its catalog commit leaves one"
-              + " (units ms, s, m, h).")
-  String settleTime = "5s";
+  @CommandLine.Mixin SettleTimeOption settle;
 
   @CommandLine.Mixin ThreadsOption threads;
 
@@ -104,7 +95,7 @@ public final class ReplicateCommand implements Callable<Integer> {
             coalesce,
             metadataLimit.maxMetadataBytes(),
             threads.threads(),
-            Duration.ofMillis(Durations.parseMillis(settleTime)));
+            settle.settleTime());
     Optional<CatalogTable> sourceTable = source.catalogTable();
     if (sourceTable.isPresent() && sourceMetadata != null) {
       throw new IllegalArgumentException(

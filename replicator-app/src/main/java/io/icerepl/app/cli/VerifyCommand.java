@@ -1,7 +1,6 @@
 package io.icerepl.app.cli;
 
 import io.icerepl.app.engine.FileSystemHeadResolver;
-import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.catalog.CatalogHeadResolver;
 import io.icerepl.app.engine.catalog.CatalogSpec;
 import io.icerepl.app.engine.verify.TableVerifier;
@@ -40,6 +39,8 @@ final class VerifyCommand implements Callable<Integer> {
   @CommandLine.Mixin OptionalSourceOption source;
 
   @CommandLine.Mixin TargetOption target;
+
+  @CommandLine.Mixin SettleTimeOption settle;
 
   @CommandLine.Mixin ThreadsOption threads;
 
@@ -93,7 +94,7 @@ final class VerifyCommand implements Callable<Integer> {
     String location = source.location().get();
     ObjectStore store = stores.source(location);
     String head =
-        new FileSystemHeadResolver(store, Clock.systemUTC(), ReplicationOptions.DEFAULT_SETTLE_TIME)
+        new FileSystemHeadResolver(store, Clock.systemUTC(), settle.settleTime())
             .head(location)
             .file();
     return Optional.of(new VerifySource(store, location, head));
