@@ -4,6 +4,7 @@ import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.ReplicationSummary;
 import io.icerepl.app.engine.SourceHeadResolver;
 import io.icerepl.app.engine.TableReplicator;
+import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.catalog.CatalogHeadResolver;
 import io.icerepl.app.engine.catalog.CatalogRegistrars;
 import io.icerepl.app.engine.catalog.CatalogSpec;
@@ -108,12 +109,12 @@ public final class ReplicateCommand implements Callable<Integer> {
         targetCatalog.catalogTable(sourceTable.map(CatalogTable::identifier));
     ExecutorService executor = Executors.newFixedThreadPool(threads.threads());
     try (StoreOptions opened = stores;
-        OpenCatalogs catalogs = new OpenCatalogs()) {
+        CatalogClients catalogs = new CatalogClients()) {
       Optional<CatalogHeadResolver> sourceHead =
           sourceTable.map(
               t -> {
                 CatalogSpec spec = t.catalog().withDefaults(stores.sourceCatalogDefaults());
-                return new CatalogHeadResolver(catalogs.open(spec), spec, t.identifier());
+                return new CatalogHeadResolver(catalogs.get(spec), spec, t.identifier());
               });
       String sourceLocation =
           sourceHead
@@ -125,7 +126,7 @@ public final class ReplicateCommand implements Callable<Integer> {
               t -> {
                 CatalogSpec spec = t.catalog().withDefaults(stores.targetCatalogDefaults());
                 return CatalogRegistrars.forCatalog(
-                    spec, catalogs.open(spec), t.identifier(), stores.target(targetLocation));
+                    spec, catalogs.get(spec), t.identifier(), stores.target(targetLocation));
               });
       ReplicationSummary summary =
           new TableReplicator(

@@ -1,6 +1,7 @@
 package io.icerepl.app.cli;
 
 import io.icerepl.app.engine.FileSystemHeadResolver;
+import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.catalog.CatalogHeadResolver;
 import io.icerepl.app.engine.catalog.CatalogSpec;
 import io.icerepl.app.engine.verify.TableVerifier;
@@ -55,7 +56,7 @@ final class VerifyCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     ExecutorService pool = Executors.newFixedThreadPool(threads.threads());
     try (StoreOptions opened = stores;
-        OpenCatalogs catalogs = new OpenCatalogs()) {
+        CatalogClients catalogs = new CatalogClients()) {
       VerifyResult result =
           new TableVerifier(
                   stores.target(target.target()),
@@ -75,12 +76,12 @@ final class VerifyCommand implements Callable<Integer> {
    * The source to compare with: its current metadata, resolved as {@code replicate} does (a
    * catalog's table: the file its catalog names).
    */
-  private Optional<VerifySource> source(OpenCatalogs catalogs) {
+  private Optional<VerifySource> source(CatalogClients catalogs) {
     Optional<CatalogTable> table = source.catalogTable();
     if (table.isPresent()) {
       CatalogSpec catalog = table.get().catalog().withDefaults(stores.sourceCatalogDefaults());
       TableMetadata current =
-          new CatalogHeadResolver(catalogs.open(catalog), catalog, table.get().identifier())
+          new CatalogHeadResolver(catalogs.get(catalog), catalog, table.get().identifier())
               .current();
       return Optional.of(
           new VerifySource(

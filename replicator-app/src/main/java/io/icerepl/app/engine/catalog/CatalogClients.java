@@ -5,16 +5,12 @@ import java.io.IOException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.iceberg.catalog.Catalog;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One open client per catalog, shared by every table of the rules that name it: a REST client keeps
  * its session and a JDBC catalog its connection pool across runs. Closed with the service.
  */
 public final class CatalogClients implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(CatalogClients.class);
-
   private final Map<CatalogSpec, Catalog> open = new ConcurrentHashMap<>();
 
   /**
@@ -24,18 +20,30 @@ public final class CatalogClients implements AutoCloseable {
     return open.computeIfAbsent(spec, IcebergCatalogs::open);
   }
 
+  /**
+   * Closes every client (their HTTP clients, JDBC connections).
+   *
+   * @throws CatalogException naming the first catalog that could not be closed, after trying all
+   */
   @Override
   public void close() {
-    open.forEach(
-        (spec, catalog) -> {
-          if (catalog instanceof Closeable closeable) {
-            try {
-              closeable.close();
-            } catch (IOException | RuntimeException e) {
-              LOG.warn("Cannot close {}: {}", spec.describe(), e.getMessage());
-            }
-          }
-        });
+    CatalogException failed = null;
+    for (Map.Entry<CatalogSpec, Catalog> each : open.entrySet()) {
+      try {
+        if (each.getValue() instanceof Closeable closeable) {
+          closeable.close();
+        }
+      } catch (IOException | RuntimeException e) {
+        if (failed == null) {
+          failed =
+              new CatalogException(
+                  "Cannot close " + each.getKey().describe() + ": " + e.getMessage(), e);
+        }
+      }
+    }
     open.clear();
+    if (failed != null) {
+      throw failed;
+    }
   }
 }
