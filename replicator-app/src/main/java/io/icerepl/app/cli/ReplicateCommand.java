@@ -126,7 +126,11 @@ public final class ReplicateCommand implements Callable<Integer> {
               t -> {
                 CatalogSpec spec = t.catalog().withDefaults(stores.targetCatalogDefaults());
                 return CatalogRegistrars.forCatalog(
-                    spec, catalogs.get(spec), t.identifier(), stores.target(targetLocation));
+                    spec,
+                    catalogs.get(spec),
+                    t.identifier(),
+                    stores.target(targetLocation),
+                    catalogs);
               });
       ReplicationSummary summary =
           new TableReplicator(

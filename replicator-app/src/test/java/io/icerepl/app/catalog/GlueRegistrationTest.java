@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.TableReplicator;
+import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.catalog.CatalogRegistrars;
 import io.icerepl.app.engine.catalog.CatalogSpec;
 import io.icerepl.app.engine.catalog.IcebergCatalogs;
@@ -56,9 +57,10 @@ class GlueRegistrationTest {
             "glue-test", Map.of("type", "glue", "warehouse", dir.resolve("wh").toUri().toString()));
     Catalog catalog = IcebergCatalogs.open(spec);
     ExecutorService executor = Executors.newFixedThreadPool(2);
-    try (GlueClient glue = GlueClient.create()) {
+    try (GlueClient glue = GlueClient.create();
+        CatalogClients clients = new CatalogClients()) {
       ReplicaRegistrar registrar =
-          CatalogRegistrars.forCatalog(spec, catalog, id, new LocalObjectStore());
+          CatalogRegistrars.forCatalog(spec, catalog, id, new LocalObjectStore(), clients);
       TableReplicator replicator =
           new TableReplicator(
               new LocalObjectStore(),

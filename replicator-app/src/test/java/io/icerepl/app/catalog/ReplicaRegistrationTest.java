@@ -7,6 +7,7 @@ import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.ReplicationResult;
 import io.icerepl.app.engine.TableReplicationException;
 import io.icerepl.app.engine.TableReplicator;
+import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.catalog.CatalogException;
 import io.icerepl.app.engine.catalog.CatalogRegistrars;
 import io.icerepl.app.engine.catalog.ReplicaRegistrar;
@@ -63,6 +64,7 @@ class ReplicaRegistrationTest {
   private static ExecutorService executor;
 
   private final ReplicaVerifier verifier = new ReplicaVerifier();
+  private final CatalogClients clients = new CatalogClients();
   @TempDir Path dir;
   private TargetCatalog target;
   private String replica;
@@ -79,6 +81,7 @@ class ReplicaRegistrationTest {
 
   @AfterEach
   void closeCatalog() throws Exception {
+    clients.close();
     if (target != null) {
       target.close();
     }
@@ -272,7 +275,8 @@ class ReplicaRegistrationTest {
   // ---------------------------------------------------------------- helpers
 
   private ReplicaRegistrar registrar(Catalog catalog) {
-    return CatalogRegistrars.forCatalog(target.spec(), catalog, ID, new LocalObjectStore());
+    return CatalogRegistrars.forCatalog(
+        target.spec(), catalog, ID, new LocalObjectStore(), clients);
   }
 
   private TableReplicator replicator(Optional<ReplicaRegistrar> registrar) {

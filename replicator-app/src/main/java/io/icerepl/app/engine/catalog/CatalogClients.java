@@ -4,7 +4,9 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.apache.iceberg.aws.AwsClientFactories;
 import org.apache.iceberg.catalog.Catalog;
+import software.amazon.awssdk.services.glue.GlueClient;
 
 /**
  * One open client per catalog, shared by every table of the rules that name it: a REST client keeps
@@ -12,12 +14,23 @@ import org.apache.iceberg.catalog.Catalog;
  */
 public final class CatalogClients implements AutoCloseable {
   private final Map<CatalogSpec, Catalog> open = new ConcurrentHashMap<>();
+  private final Map<CatalogSpec, GlueClient> glue = new ConcurrentHashMap<>();
 
   /**
    * @throws CatalogException when the catalog's client cannot be set up; tried again next time
    */
   public Catalog get(CatalogSpec spec) {
     return open.computeIfAbsent(spec, IcebergCatalogs::open);
+  }
+
+  /**
+   * The SDK client that moves a Glue replica's entry, built from the catalog's own properties (its
+   * region, endpoint, credentials) once and shared by every run, as the catalog's client is.
+   */
+  public GlueClient glue(CatalogSpec spec) {
+    return glue.computeIfAbsent(
+        spec,
+        s -> AwsClientFactories.from(s.withDefaults(IcebergCatalogs.DEFAULTS).properties()).glue());
   }
 
   /**
@@ -41,7 +54,23 @@ public final class CatalogClients implements AutoCloseable {
         }
       }
     }
+    for (Map.Entry<CatalogSpec, GlueClient> each : glue.entrySet()) {
+      try {
+        each.getValue().close();
+      } catch (RuntimeException e) {
+        if (failed == null) {
+          failed =
+              new CatalogException(
+                  "Cannot close the Glue client of "
+                      + each.getKey().describe()
+                      + ": "
+                      + e.getMessage(),
+                  e);
+        }
+      }
+    }
     open.clear();
+    glue.clear();
     if (failed != null) {
       throw failed;
     }

@@ -1,7 +1,6 @@
 package io.icerepl.app.engine.catalog;
 
 import io.icerepl.copier.store.ObjectStore;
-import org.apache.iceberg.aws.AwsClientFactories;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 
@@ -14,11 +13,17 @@ public final class CatalogRegistrars {
    * @param catalog that catalog, opened
    * @param identifier the replica's identifier in it
    * @param target the store the replica is written to, where its metadata files are read
+   * @param clients where a Glue registrar takes its SDK client: one per catalog, closed with the
+   *     clients, not one per run
    * @throws IllegalArgumentException when the catalog's kind (its {@code type}) has no atomic way
    *     to move an entry forward the replicator knows
    */
   public static ReplicaRegistrar forCatalog(
-      CatalogSpec spec, Catalog catalog, TableIdentifier identifier, ObjectStore target) {
+      CatalogSpec spec,
+      Catalog catalog,
+      TableIdentifier identifier,
+      ObjectStore target,
+      CatalogClients clients) {
     ReplicaVersions versions = new ReplicaVersions(target);
     switch (String.valueOf(spec.type())) {
       case "jdbc":
@@ -34,13 +39,7 @@ public final class CatalogRegistrars {
                   + spec.describe()
                   + ": a Glue table's namespace is one database name");
         }
-        return new GlueRegistrar(
-            spec,
-            catalog,
-            identifier,
-            versions,
-            AwsClientFactories.from(spec.withDefaults(IcebergCatalogs.DEFAULTS).properties())
-                .glue());
+        return new GlueRegistrar(spec, catalog, identifier, versions, clients.glue(spec));
       default:
         throw new IllegalArgumentException(
             "Cannot register replicas in "

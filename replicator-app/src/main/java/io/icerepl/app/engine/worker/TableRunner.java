@@ -98,7 +98,8 @@ public final class TableRunner implements AutoCloseable {
                                     catalogs.get(spec),
                                     TableIdentifier.parse(
                                         TableRules.replicaIdentifier(target, key.levels())),
-                                    stores.targetStore(key.targetLocation()))));
+                                    stores.targetStore(key.targetLocation()),
+                                    catalogs)));
     if (rule.catalog().isEmpty()) {
       return new Source(key.sourceLocation(), new TableCatalogs(Optional.empty(), registrar));
     }
