@@ -8,6 +8,7 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -58,6 +59,27 @@ public final class PositionDeleteRewriter {
       // the format helpers translate their own failures; this is only a safety net
       throw new BadInputException(readFailure(fileName, e), e);
     }
+  }
+
+  /**
+   * Hands every row's file_path to {@code paths}, in the file's order, reading the file as {@link
+   * #rewrite} does (row group by row group, stripe by stripe, block by block) and discarding what
+   * it writes: what verification reads is exactly what the rewrite read.
+   *
+   * @throws BadInputException when the file is truncated, corrupted or not a position delete file
+   */
+  public static void forEachFilePath(
+      String fileFormat, SeekableInput in, String fileName, Consumer<String> paths) {
+    Objects.requireNonNull(paths, "paths");
+    rewrite(
+        fileFormat,
+        in,
+        OutputStream.nullOutputStream(),
+        fileName,
+        path -> {
+          paths.accept(path);
+          return path;
+        });
   }
 
   /** The length and split offsets of a position delete file already rewritten earlier. */

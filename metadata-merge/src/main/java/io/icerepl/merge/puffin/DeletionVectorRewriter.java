@@ -12,6 +12,8 @@ import io.icerepl.merge.io.SeekableInput;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
 
@@ -97,6 +99,34 @@ public final class DeletionVectorRewriter {
       throw new UncheckedIOException("Cannot write rewritten deletion vector file " + fileName, e);
     }
     return new RewrittenFile(counting.count(), null);
+  }
+
+  /**
+   * The "referenced-data-file" property of every blob that has one, in the footer's order; only the
+   * footer is read.
+   *
+   * @throws BadInputException when the footer is truncated or corrupted, or a property is not a
+   *     string
+   */
+  public static List<String> referencedDataFiles(SeekableInput in, String fileName) {
+    Objects.requireNonNull(in, "in");
+    List<String> paths = new ArrayList<>();
+    for (JsonNode blob : PuffinFooter.read(in, fileName).metadata().get("blobs")) {
+      JsonNode path = blob.path("properties").get(REFERENCED_DATA_FILE);
+      if (path == null) {
+        continue;
+      }
+      if (!path.isTextual()) {
+        throw new BadInputException(
+            "Cannot read deletion vector file "
+                + fileName
+                + ": blob property "
+                + REFERENCED_DATA_FILE
+                + " is not a string");
+      }
+      paths.add(path.textValue());
+    }
+    return paths;
   }
 
   /** Length of an already rewritten file, after checking that its footer can be read. */

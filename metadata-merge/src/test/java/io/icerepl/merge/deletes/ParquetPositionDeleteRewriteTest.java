@@ -214,6 +214,19 @@ class ParquetPositionDeleteRewriteTest {
   }
 
   @Test
+  void everyFilePathIsHandedOverInTheFilesOrder() throws IOException {
+    List<PositionDelete<Record>> deletes = deletes(500);
+    Path source = writeDeletes("deletes.parquet", deletes);
+    List<String> read = new java.util.ArrayList<>();
+
+    PositionDeleteRewriter.forEachFilePath(
+        "PARQUET", DeleteFixtures.input(source), "deletes.parquet", read::add);
+
+    assertThat(read)
+        .containsExactlyElementsOf(deletes.stream().map(d -> d.path().toString()).toList());
+  }
+
+  @Test
   void deletedRowStructIsKept() throws IOException {
     List<PositionDelete<Record>> deletes = deletes(50);
     Path source = writeDeletesWithRows("deletes-rows.parquet", deletes, rows(deletes.size()));

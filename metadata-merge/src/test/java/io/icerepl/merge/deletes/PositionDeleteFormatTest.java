@@ -31,6 +31,11 @@ class PositionDeleteFormatTest {
                       format, ANY, new ByteArrayOutputStream(), "garbage." + format, p -> p))
           .isInstanceOf(BadInputException.class)
           .hasMessageStartingWith("Cannot read position delete file garbage." + format + ": ");
+      assertThatThrownBy(
+              () ->
+                  PositionDeleteRewriter.forEachFilePath(format, ANY, "garbage." + format, p -> {}))
+          .isInstanceOf(BadInputException.class)
+          .hasMessageStartingWith("Cannot read position delete file garbage." + format + ": ");
       assertThatThrownBy(() -> PositionDeleteRewriter.describe(format, ANY, "garbage." + format))
           .isInstanceOf(BadInputException.class)
           .hasMessageStartingWith("Cannot read position delete file garbage." + format + ": ");

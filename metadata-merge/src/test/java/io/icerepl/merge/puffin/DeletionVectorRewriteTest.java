@@ -138,6 +138,18 @@ class DeletionVectorRewriteTest {
   }
 
   @Test
+  void referencedDataFilesAreReadFromTheFooterInItsOrder() throws IOException {
+    List<DeleteFile> dvs = writeDeletionVectors();
+    Path source = local(dvs.get(0).location());
+
+    List<String> read =
+        DeletionVectorRewriter.referencedDataFiles(DeleteFixtures.input(source), "dv.puffin");
+
+    assertThat(read)
+        .containsExactlyElementsOf(dvs.stream().map(DeleteFile::referencedDataFile).toList());
+  }
+
+  @Test
   void manifestOffsetsStillAddressTheDeletionVectorsInTheReplica() throws IOException {
     List<DeleteFile> dvs = writeDeletionVectors();
     Path source = local(dvs.get(0).location());

@@ -136,9 +136,14 @@ class ServiceConfiguration {
       ReplicatorProperties properties,
       TableRules rules,
       Reconciler reconciler,
-      TaskScheduler taskScheduler) {
+      TaskScheduler taskScheduler,
+      TableRunner runner) {
     return new ServiceSchedules(
-        properties.reconciliationInterval(), rules.rules(), reconciler, taskScheduler);
+        properties.reconciliationInterval(),
+        rules.rules(),
+        reconciler,
+        taskScheduler,
+        runner::verify);
   }
 
   @Bean

@@ -1,35 +1,44 @@
 package io.icerepl.app.service;
 
 import io.icerepl.app.engine.worker.Reconciler;
+import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.engine.worker.TableRule;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ScheduledFuture;
+import java.util.function.Function;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.scheduling.TaskScheduler;
 
 /**
  * Starts reconciliation every {@code replicator.reconciliation-interval} (the first pass at once,
- * which is also the backfill of new tables) and each rule's retention every {@code
- * retention.interval} when enabled; stops them before the coordinator shuts down.
+ * which is also the backfill of new tables), each rule's retention every {@code retention.interval}
+ * when enabled and its verification every {@code verify.interval} when enabled; stops them before
+ * the coordinator shuts down.
  */
 public final class ServiceSchedules implements SmartLifecycle {
   private final Duration reconciliationInterval;
   private final List<TableRule> rules;
   private final Reconciler reconciler;
   private final TaskScheduler scheduler;
+  private final Function<TableKey, ?> verification;
   private final List<ScheduledFuture<?>> scheduled = new ArrayList<>();
 
+  /**
+   * @param verification verifies one replica and records the outcome (run in its lane)
+   */
   public ServiceSchedules(
       Duration reconciliationInterval,
       List<TableRule> rules,
       Reconciler reconciler,
-      TaskScheduler scheduler) {
+      TaskScheduler scheduler,
+      Function<TableKey, ?> verification) {
     this.reconciliationInterval = reconciliationInterval;
     this.rules = List.copyOf(rules);
     this.reconciler = reconciler;
     this.scheduler = scheduler;
+    this.verification = verification;
   }
 
   @Override
@@ -42,6 +51,14 @@ public final class ServiceSchedules implements SmartLifecycle {
                   scheduled.add(
                       scheduler.scheduleWithFixedDelay(
                           () -> reconciler.expire(rule),
+                          scheduler.getClock().instant().plus(interval),
+                          interval)));
+      rule.verifyInterval()
+          .ifPresent(
+              interval ->
+                  scheduled.add(
+                      scheduler.scheduleWithFixedDelay(
+                          () -> reconciler.verify(rule, verification),
                           scheduler.getClock().instant().plus(interval),
                           interval)));
     }

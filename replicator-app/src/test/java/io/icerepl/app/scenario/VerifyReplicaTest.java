@@ -5,7 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icerepl.app.cli.ReplicatorCli;
+import io.icerepl.merge.deletes.PositionDeleteRewriter;
+import io.icerepl.merge.deletes.RewrittenFile;
+import io.icerepl.merge.io.ByteArraySeekableInput;
 import io.icerepl.merge.manifest.ManifestRewriter;
+import io.icerepl.merge.puffin.DeletionVectorRewriter;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -19,6 +23,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.ManifestFile;
@@ -238,6 +244,95 @@ class VerifyReplicaTest {
   }
 
   @Test
+  void aPositionDeleteFileNamingASourceDataFileInItsFilePathColumnIsReported() throws IOException {
+    String sourcePath = positionDeleted.location();
+    String name = sourcePath.substring(sourcePath.lastIndexOf('/'));
+    DeleteFile deletes = replicaDeleteFile(replicaTable(), FileFormat.PARQUET);
+    Path file = Paths.get(ReplicaVerifier.localPath(deletes.location()));
+    ByteArrayOutputStream rewritten = new ByteArrayOutputStream();
+    RewrittenFile written =
+        PositionDeleteRewriter.rewrite(
+            "PARQUET",
+            new ByteArraySeekableInput(Files.readAllBytes(file)),
+            rewritten,
+            file.getFileName().toString(),
+            p -> p.endsWith(name) ? sourcePath : p);
+    Files.write(file, rewritten.toByteArray());
+    recordLength(replicaTable(), deletes.location(), written);
+
+    Verified verified = verify("--target", replica);
+
+    assertThat(verified.exit).isEqualTo(1);
+    assertThat(verified.problems())
+        .anyMatch(
+            p ->
+                p.startsWith(
+                        "data file "
+                            + sourcePath
+                            + " (file_path of position delete file "
+                            + deletes.location()
+                            + "): ")
+                    && p.contains("points outside the replica"));
+    assertThat(verified.problems()).noneMatch(p -> p.startsWith("position delete file "));
+  }
+
+  @Test
+  void aDeletionVectorNamingASourceDataFileOrAMissingOneIsReported() throws IOException {
+    ScenarioTable v3 =
+        ScenarioTable.create(
+            "verify-dv",
+            dir.resolve("dv-source").toString(),
+            Scenario.SCHEMA,
+            PartitionSpec.unpartitioned(),
+            null,
+            Map.of(TableProperties.FORMAT_VERSION, "3"));
+    DataFile data = v3.append(v3.row(1, "a", "x"), v3.row(2, "b", "x")).get(0);
+    v3.commitDeletes(v3.writeDeletionVectors(Map.of(data, new long[] {0})));
+    String dvReplica = Replication.targetFor(v3, dir.resolve("dv"));
+    Replication.replicate(v3.location(), dvReplica);
+    Table table = new ReplicaVerifier().load(dvReplica);
+    DeleteFile vector = replicaDeleteFile(table, FileFormat.PUFFIN);
+    String replicaData = vector.referencedDataFile();
+    Verified clean = verify("--target", dvReplica);
+    assertThat(clean.exit).as(clean.out).isZero();
+
+    Files.delete(Paths.get(ReplicaVerifier.localPath(replicaData)));
+    Verified missing = verify("--target", dvReplica);
+
+    assertThat(missing.problems())
+        .contains(
+            "data file "
+                + replicaData
+                + " (referenced-data-file of deletion vector file "
+                + vector.location()
+                + "): does not exist");
+
+    Path file = Paths.get(ReplicaVerifier.localPath(vector.location()));
+    ByteArrayOutputStream rewritten = new ByteArrayOutputStream();
+    RewrittenFile written =
+        DeletionVectorRewriter.rewrite(
+            new ByteArraySeekableInput(Files.readAllBytes(file)),
+            rewritten,
+            file.getFileName().toString(),
+            p -> data.location());
+    Files.write(file, rewritten.toByteArray());
+    recordLength(table, vector.location(), written);
+    Verified outside = verify("--target", dvReplica);
+
+    assertThat(outside.exit).isEqualTo(1);
+    assertThat(outside.problems())
+        .anyMatch(
+            p ->
+                p.startsWith(
+                        "data file "
+                            + data.location()
+                            + " (referenced-data-file of deletion vector file "
+                            + vector.location()
+                            + "): ")
+                    && p.contains("points outside the replica"));
+  }
+
+  @Test
   void aMissingTargetIsAUsageError() {
     assertThat(verify("--source", source.location()).exit).isEqualTo(2);
   }
@@ -246,6 +341,39 @@ class VerifyReplicaTest {
     Table table = replicaTable();
     try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
       return tasks.iterator().next().file().location();
+    }
+  }
+
+  /** The first delete file of that format a scan of the current snapshot applies. */
+  private static DeleteFile replicaDeleteFile(Table table, FileFormat format) throws IOException {
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+      for (FileScanTask task : tasks) {
+        for (DeleteFile deletes : task.deletes()) {
+          if (deletes.format() == format && deletes.content() == FileContent.POSITION_DELETES) {
+            return deletes;
+          }
+        }
+      }
+    }
+    throw new AssertionError("no " + format + " position delete file in " + table.location());
+  }
+
+  /**
+   * Records a delete file rewritten by hand with its new length in every delete manifest of the
+   * current snapshot, as the replicator does, so only what the file names inside is wrong.
+   */
+  private static void recordLength(Table table, String deleteFile, RewrittenFile written)
+      throws IOException {
+    for (ManifestFile manifest : table.currentSnapshot().deleteManifests(table.io())) {
+      Path file = Paths.get(ReplicaVerifier.localPath(manifest.path()));
+      ByteArrayOutputStream rewritten = new ByteArrayOutputStream();
+      ManifestRewriter.rewrite(
+          new ByteArrayInputStream(Files.readAllBytes(file)),
+          rewritten,
+          file.getFileName().toString(),
+          p -> p,
+          p -> p.equals(deleteFile) ? written : null);
+      Files.write(file, rewritten.toByteArray());
     }
   }
 

@@ -28,9 +28,9 @@ import software.amazon.awssdk.services.sqs.SqsClient;
  * Every metric the Grafana dashboard and the Prometheus alerting rules of {@code infra/monitoring}
  * name is one the running service exports on {@code /actuator/prometheus}. Tagged meters appear
  * only once something made them, so the service first replicates a table, refuses a lane (one lane
- * per rule, two tables), refuses an event (a key with a control character) and reads a dead-letter
- * queue. Exported names are the sample names, {@code _bucket}, {@code _count} and {@code _sum}
- * included.
+ * per rule, two tables), refuses an event (a key with a control character), verifies the replica
+ * and reads a dead-letter queue. Exported names are the sample names, {@code _bucket}, {@code
+ * _count} and {@code _sum} included.
  */
 class MonitoringServiceTest {
   private static final Duration PATIENCE = Duration.ofSeconds(60);
@@ -61,6 +61,7 @@ class MonitoringServiceTest {
                 Map.entry(
                     "replicator.rules[0].targets[0].prefix", "file:" + root.resolve("replica")),
                 Map.entry("replicator.reconciliation-interval", "300ms"),
+                Map.entry("replicator.rules[0].verify.interval", "300ms"),
                 Map.entry("replicator.limits.lanes-per-rule", "1"),
                 Map.entry("replicator.sqs.enabled", "true"),
                 Map.entry("replicator.sqs.queue", QUEUE),

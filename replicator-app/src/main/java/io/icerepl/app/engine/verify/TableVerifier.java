@@ -6,7 +6,9 @@ import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.copier.store.ObjectStore.ObjectInfo;
 import io.icerepl.merge.copyplan.DeleteFileKinds;
 import io.icerepl.merge.copyplan.FileKind;
+import io.icerepl.merge.deletes.PositionDeleteRewriter;
 import io.icerepl.merge.head.SourceHead;
+import io.icerepl.merge.io.SeekableInput;
 import io.icerepl.merge.manifest.ManifestEntry;
 import io.icerepl.merge.manifest.ManifestListEntry;
 import io.icerepl.merge.manifest.ManifestListRewriter;
@@ -14,6 +16,7 @@ import io.icerepl.merge.manifest.ManifestRewriter;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.path.TableLayout;
+import io.icerepl.merge.puffin.DeletionVectorRewriter;
 import io.icerepl.merge.state.ReplicaState;
 import io.icerepl.merge.verify.MetadataReferences;
 import io.icerepl.merge.verify.Reference;
@@ -29,6 +32,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
@@ -41,8 +45,9 @@ import org.slf4j.LoggerFactory;
  * Proves a replica complete, reading only: every snapshot's manifest list and manifests decode;
  * every file a snapshot or statistics entry names exists with its recorded length (and, for files
  * copied byte for byte, the source's checksum where both stores keep a comparable one); no path
- * leads out of the replica; and, with a source, every snapshot and ref the source holds is on the
- * replica unless the replica's own retention removed it.
+ * leads out of the replica, not even inside a position delete file or a deletion vector, whose
+ * referenced data files must exist too; and, with a source, every snapshot and ref the source holds
+ * is on the replica unless the replica's own retention removed it.
  *
  * <p>Manifests are decoded one at a time and streamed, and the file checks wait in a queue of a few
  * per thread, so memory follows the largest manifest list, not the table. Only live entries (ADDED,
@@ -102,6 +107,7 @@ public final class TableVerifier {
     private final Semaphore pending = new Semaphore(maxPending);
     private final Set<String> manifestsRead = new HashSet<>();
     private final Set<String> manifestLengthsChecked = new HashSet<>();
+    private final Set<String> deletionVectorsRead = ConcurrentHashMap.newKeySet();
     private ReplicaPrefixes prefixes;
     private Optional<PathMapping> toSource = Optional.empty();
 
@@ -290,31 +296,101 @@ public final class TableVerifier {
                 "file_path bounds of " + noun(kind) + " " + entry.filePath()));
       }
       if (inside && entry.live()) {
-        submit(file, () -> checkFile(file, !kind.rewritten()));
+        submit(
+            file,
+            () -> {
+              if (checkFile(file, !kind.rewritten())) {
+                checkPathsInside(file, kind, entry.fileFormat());
+              }
+            });
+      }
+    }
+
+    /**
+     * The data files a delete file names inside itself, which readers apply its deletes to: the
+     * replicator rewrote each, so each must lie in the replica (and, for a deletion vector, exist).
+     */
+    private void checkPathsInside(Reference file, FileKind kind, String fileFormat) {
+      if (kind == FileKind.POSITION_DELETE) {
+        checkPositionDeletePaths(file, fileFormat);
+      } else if (kind == FileKind.DELETION_VECTOR && deletionVectorsRead.add(file.path())) {
+        // one Puffin file holds the vectors of many entries: its footer is read once
+        checkReferencedDataFiles(file);
+      }
+    }
+
+    /** Streams the file's file_path column; rows are sorted by it, so a path repeats in a run. */
+    private void checkPositionDeletePaths(Reference file, String fileFormat) {
+      String namedBy = "file_path of " + file.noun() + " " + file.path();
+      String[] previous = {null};
+      try (SeekableInput in = target.openSeekable(file.path())) {
+        PositionDeleteRewriter.forEachFilePath(
+            fileFormat,
+            in,
+            fileName(file.path()),
+            path -> {
+              if (!path.equals(previous[0])) {
+                previous[0] = path;
+                inside(Reference.of("data file", path, namedBy));
+              }
+            });
+      } catch (IOException | RuntimeException e) {
+        problem(file.problem("cannot be read: " + e.getMessage()));
+      }
+    }
+
+    private void checkReferencedDataFiles(Reference file) {
+      String namedBy = "referenced-data-file of " + file.noun() + " " + file.path();
+      List<String> paths;
+      try (SeekableInput in = target.openSeekable(file.path())) {
+        paths = DeletionVectorRewriter.referencedDataFiles(in, fileName(file.path()));
+      } catch (IOException | RuntimeException e) {
+        problem(file.problem("cannot be read: " + e.getMessage()));
+        return;
+      }
+      for (String path : paths) {
+        Reference data = Reference.of("data file", path, namedBy);
+        if (!inside(data)) {
+          continue;
+        }
+        try {
+          checked.incrementAndGet();
+          if (target.length(path).isEmpty()) {
+            problem(data.problem("does not exist"));
+          }
+        } catch (IOException e) {
+          problem(data.problem("cannot be checked: " + e.getMessage()));
+        }
       }
     }
 
     /**
      * The file exists with its recorded length; a byte-for-byte copy also has the source file's
      * checksums, for every algorithm both stores report.
+     *
+     * @return whether it exists with its recorded length
      */
-    private void checkFile(Reference file, boolean copiedByteForByte) {
+    private boolean checkFile(Reference file, boolean copiedByteForByte) {
       Optional<ObjectInfo> info;
       try {
         info = target.info(file.path());
       } catch (IOException e) {
         problem(file.problem("cannot be checked: " + e.getMessage()));
-        return;
+        return false;
       } finally {
         checked.incrementAndGet();
       }
       if (info.isEmpty()) {
         problem(file.problem("does not exist"));
-        return;
+        return false;
       }
-      if (!wrongLength(file, info.get().length()) && copiedByteForByte) {
+      if (wrongLength(file, info.get().length())) {
+        return false;
+      }
+      if (copiedByteForByte) {
         compareChecksums(file, info.get());
       }
+      return true;
     }
 
     private void compareChecksums(Reference file, ObjectInfo replica) {

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,6 +24,9 @@ public final class Reconciler {
   private final ReplicationCoordinator coordinator;
   private final TableStatus board;
   private final Consumer<TableKey> restore;
+
+  /** Keys whose scheduled verification is queued or running, so a slow one is not queued twice. */
+  private final Set<TableKey> verifying = ConcurrentHashMap.newKeySet();
 
   /** The keys each catalog rule's last listing found, to tell a table the catalog dropped. */
   private final Map<String, Set<TableKey>> listed = new ConcurrentHashMap<>();
@@ -76,6 +80,31 @@ public final class Reconciler {
                       key.table(),
                       key.targetLocation(),
                       result.metrics());
+                }
+              });
+    }
+  }
+
+  /**
+   * Verifies the replicas of every table of {@code rule}, each in its lane, but for those whose
+   * previous scheduled verification has not ended yet; {@code verification} records its outcome.
+   */
+  public void verify(TableRule rule, Function<TableKey, ?> verification) {
+    for (TableKey key : keys(rule)) {
+      if (!verifying.add(key)) {
+        continue;
+      }
+      coordinator
+          .runInLane(key, "verify", verification)
+          .whenComplete(
+              (result, error) -> {
+                verifying.remove(key);
+                if (error != null) {
+                  LOG.warn(
+                      "{}: scheduled verification of replica {} did not complete: {}",
+                      key.table(),
+                      key.targetLocation(),
+                      error.getMessage());
                 }
               });
     }

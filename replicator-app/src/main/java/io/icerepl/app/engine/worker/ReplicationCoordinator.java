@@ -17,13 +17,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs replication and retention per {@link TableKey}: one run at a time per key (replication and
- * retention of a key share its lane), different keys in parallel, at most {@code maxConcurrent} at
- * once. A trigger that arrives while its key runs or waits is coalesced into one follow-up run:
- * never lost, never run in parallel. A failed replication is tried again after an exponential
- * back-off; triggers in between wait for that retry. A rule holds at most {@code maxLanesPerRule}
- * lanes: a key beyond them is refused, so no flood of events can make the coordinator hold without
- * bound.
+ * Runs replication and retention per {@link TableKey}: one run at a time per key (replication,
+ * retention and other lane work such as verification of a key share its lane), different keys in
+ * parallel, at most {@code maxConcurrent} at once. A trigger that arrives while its key runs or
+ * waits is coalesced into one follow-up run: never lost, never run in parallel. A failed
+ * replication is tried again after an exponential back-off; triggers in between wait for that
+ * retry. A rule holds at most {@code maxLanesPerRule} lanes: a key beyond them is refused, so no
+ * flood of events can make the coordinator hold without bound.
  *
  * <p>The coordinator owns the executors it is given and shuts them down on {@link #close}.
  */
@@ -154,6 +154,42 @@ public final class ReplicationCoordinator implements AutoCloseable {
     return result;
   }
 
+  /**
+   * Runs {@code work} for {@code key} in the key's lane, after the lane's current run: never beside
+   * a replication or retention run of the same key (verification reads a replica that must not
+   * change under it).
+   *
+   * @param what what the work does, as in "Cannot verify ..." when it cannot run
+   * @return the work's result, or its failure; failed at once when shutting down
+   */
+  public synchronized <T> CompletableFuture<T> runInLane(
+      TableKey key, String what, Function<TableKey, T> work) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    if (closed) {
+      result.completeExceptionally(
+          new IllegalStateException("Cannot " + what + " " + key + ": shutting down"));
+      return result;
+    }
+    Lane lane = lane(key);
+    if (lane == null) {
+      result.completeExceptionally(
+          new IllegalStateException(
+              "Cannot "
+                  + what
+                  + " "
+                  + key
+                  + ": rule "
+                  + key.rule()
+                  + " holds its most lanes ("
+                  + maxLanesPerRule
+                  + ")"));
+      return result;
+    }
+    lane.tasks.add(new LaneTask<>(what, work, result));
+    offer(lane);
+    return result;
+  }
+
   /** Whether the key has a lane: it was triggered or expired before. */
   public synchronized boolean hasLane(TableKey key) {
     return lanes.containsKey(key);
@@ -192,6 +228,8 @@ public final class ReplicationCoordinator implements AutoCloseable {
                     new IllegalStateException(
                         "Cannot expire snapshots of " + lane.key + ": shutting down")));
         lane.expiries.clear();
+        lane.tasks.forEach(task -> task.abandon(lane.key));
+        lane.tasks.clear();
       }
       long left;
       while (running > 0 && (left = deadline - System.nanoTime()) > 0) {
@@ -256,9 +294,13 @@ public final class ReplicationCoordinator implements AutoCloseable {
   /** Runs one unit of the lane's work, so lanes with a backlog take turns with the others. */
   private void run(Lane lane) {
     CompletableFuture<RetentionResult> expiry;
+    LaneTask<?> task = null;
     synchronized (this) {
       expiry = lane.expiries.poll();
       if (expiry == null) {
+        task = lane.tasks.poll();
+      }
+      if (expiry == null && task == null) {
         lane.replicationPending = false;
       }
     }
@@ -266,6 +308,8 @@ public final class ReplicationCoordinator implements AutoCloseable {
     try {
       if (expiry != null) {
         expire(lane.key, expiry);
+      } else if (task != null) {
+        task.run(lane.key);
       } else {
         retryIn = replicate(lane.key);
       }
@@ -338,9 +382,26 @@ public final class ReplicationCoordinator implements AutoCloseable {
     return delay.compareTo(maxBackoff) > 0 ? maxBackoff : delay;
   }
 
+  /** Work other than replication and retention queued in a lane, with its caller's future. */
+  private record LaneTask<T>(String what, Function<TableKey, T> work, CompletableFuture<T> result) {
+    void run(TableKey key) {
+      try {
+        result.complete(work.apply(key));
+      } catch (RuntimeException e) {
+        result.completeExceptionally(e);
+      }
+    }
+
+    void abandon(TableKey key) {
+      result.completeExceptionally(
+          new IllegalStateException("Cannot " + what + " " + key + ": shutting down"));
+    }
+  }
+
   private static final class Lane {
     final TableKey key;
     final Deque<CompletableFuture<RetentionResult>> expiries = new ArrayDeque<>();
+    final Deque<LaneTask<?>> tasks = new ArrayDeque<>();
     boolean replicationPending;
     boolean running;
     boolean queued;
@@ -353,7 +414,7 @@ public final class ReplicationCoordinator implements AutoCloseable {
     }
 
     boolean hasWork() {
-      return !expiries.isEmpty() || (replicationPending && !backingOff);
+      return !expiries.isEmpty() || !tasks.isEmpty() || (replicationPending && !backingOff);
     }
 
     boolean busy() {

@@ -16,6 +16,7 @@ import java.util.Optional;
  * @param retentionInterval how often retention runs on its own; empty: only on demand
  * @param catalog the catalog whose tables are the rule's, instead of the folders under {@code
  *     source}
+ * @param verifyInterval how often its replicas are verified on their own; empty: only on demand
  */
 public record TableRule(
     String name,
@@ -24,11 +25,32 @@ public record TableRule(
     List<String> allowedSourcePrefixes,
     RetentionOptions retention,
     Optional<Duration> retentionInterval,
-    Optional<RuleCatalog> catalog) {
+    Optional<RuleCatalog> catalog,
+    Optional<Duration> verifyInterval) {
 
   public TableRule {
     targets = List.copyOf(targets);
     allowedSourcePrefixes = List.copyOf(allowedSourcePrefixes);
+  }
+
+  /** A rule whose replicas are verified only on demand. */
+  public TableRule(
+      String name,
+      String source,
+      List<RuleTarget> targets,
+      List<String> allowedSourcePrefixes,
+      RetentionOptions retention,
+      Optional<Duration> retentionInterval,
+      Optional<RuleCatalog> catalog) {
+    this(
+        name,
+        source,
+        targets,
+        allowedSourcePrefixes,
+        retention,
+        retentionInterval,
+        catalog,
+        Optional.empty());
   }
 
   /** A rule over the folders under {@code source}. */

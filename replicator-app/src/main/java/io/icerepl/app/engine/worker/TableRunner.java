@@ -1,5 +1,6 @@
 package io.icerepl.app.engine.worker;
 
+import io.icerepl.app.engine.FileSystemHeadResolver;
 import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.ReplicationResult;
 import io.icerepl.app.engine.SourceHeadResolver;
@@ -14,7 +15,12 @@ import io.icerepl.app.engine.catalog.TableCatalogs;
 import io.icerepl.app.engine.replica.ReplicaHead;
 import io.icerepl.app.engine.retention.RetentionResult;
 import io.icerepl.app.engine.retention.RetentionRunner;
+import io.icerepl.app.engine.verify.TableVerifier;
+import io.icerepl.app.engine.verify.VerifyReport;
+import io.icerepl.app.engine.verify.VerifyResult;
+import io.icerepl.app.engine.verify.VerifySource;
 import io.icerepl.copier.copy.CopyProgress;
+import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.head.MetadataFileNames;
 import io.icerepl.merge.model.Snapshot;
 import io.icerepl.merge.model.TableMetadata;
@@ -202,6 +208,47 @@ public final class TableRunner implements AutoCloseable {
         key.targetLocation(),
         rules.rule(key.rule()).retention(),
         options.maxMetadataBytes());
+  }
+
+  /**
+   * Verifies the key's replica against its rule's source, whose head is resolved as {@link
+   * #replicate} resolves it (the catalog's pointer, else the folder's settled head), reading only;
+   * tells the board the outcome, or that it could not complete.
+   */
+  public VerifyReport verify(TableKey key) {
+    try {
+      Source source = source(key);
+      ObjectStore sourceStore = stores.sourceStore(source.location());
+      String head =
+          source
+              .catalogs()
+              .sourceHead()
+              .orElseGet(() -> new FileSystemHeadResolver(sourceStore, clock, options.settleTime()))
+              .head(source.location())
+              .file();
+      List<String> first = new ArrayList<>();
+      VerifyResult result =
+          new TableVerifier(
+                  stores.targetStore(key.targetLocation()),
+                  fileExecutor,
+                  options.parallelism(),
+                  options.maxMetadataBytes())
+              .verify(
+                  key.targetLocation(),
+                  Optional.of(new VerifySource(sourceStore, source.location(), head)),
+                  line -> {
+                    if (first.size() < VerifyReport.PROBLEMS_KEPT) {
+                      first.add(line);
+                    }
+                  });
+      VerifyReport report =
+          new VerifyReport(clock.instant(), result.checked(), result.problems(), first);
+      board.verified(key, report);
+      return report;
+    } catch (RuntimeException e) {
+      board.verifyFailed(key, e);
+      throw e;
+    }
   }
 
   /** Stops the file copies; call after the coordinator has let running work finish. */

@@ -1,6 +1,7 @@
 package io.icerepl.app.engine.worker;
 
 import io.icerepl.app.engine.ReplicationSummary;
+import io.icerepl.app.engine.verify.VerifyReport;
 import io.icerepl.copier.copy.CopyProgress;
 
 /** Told where each table stands as runs and discovery go; the service's status board listens. */
@@ -29,4 +30,10 @@ public interface TableStatus {
 
   /** The catalog of the key's rule no longer lists its table; the replica is kept. */
   void sourceDropped(TableKey key);
+
+  /** A verification of the key's replica ended with {@code report}. */
+  void verified(TableKey key, VerifyReport report);
+
+  /** A verification of the key's replica could not complete. */
+  void verifyFailed(TableKey key, RuntimeException error);
 }

@@ -95,7 +95,10 @@ public final class EngineSettings {
             retention.maxRefAgeMs(),
             retention.replicaOwnsFiles()),
         retention.enabled() ? Optional.of(retention.interval()) : Optional.<Duration>empty(),
-        catalog);
+        catalog,
+        rule.verify().enabled()
+            ? Optional.of(rule.verify().interval())
+            : Optional.<Duration>empty());
   }
 
   private static RuleTarget target(

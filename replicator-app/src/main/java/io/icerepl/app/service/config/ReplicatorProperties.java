@@ -80,6 +80,7 @@ public record ReplicatorProperties(
    *     <namespace>/<table>}
    * @param namespaces the source catalog's namespaces to replicate (and those nested in them),
    *     levels joined by {@code .}; default all
+   * @param verify the replicas' scheduled verification
    */
   public record Rule(
       @NotBlank String name,
@@ -88,7 +89,8 @@ public record ReplicatorProperties(
       @Valid @DefaultValue Retention retention,
       @DefaultValue List<@NotBlank String> allowedSourcePrefixes,
       String sourceCatalog,
-      @DefaultValue List<@NotBlank String> namespaces) {
+      @DefaultValue List<@NotBlank String> namespaces,
+      @Valid @DefaultValue Verify verify) {
     @ConstructorBinding
     public Rule {
       allowedSourcePrefixes = List.copyOf(allowedSourcePrefixes);
@@ -122,7 +124,34 @@ public record ReplicatorProperties(
         List<Target> targets,
         Retention retention,
         List<String> allowedSourcePrefixes) {
-      this(name, source, targets, retention, allowedSourcePrefixes, null, List.of());
+      this(
+          name,
+          source,
+          targets,
+          retention,
+          allowedSourcePrefixes,
+          null,
+          List.of(),
+          new Verify(true, Verify.DEFAULT_INTERVAL));
+    }
+  }
+
+  /**
+   * Each replica of the rule is verified every {@code interval} when enabled, in its table's lane
+   * (never beside a replication run of it), against the rule's source; on demand it always can be.
+   *
+   * @param enabled verify on a schedule (default true)
+   * @param interval how often (default P1D)
+   */
+  public record Verify(
+      @DefaultValue("true") boolean enabled, @NotNull @DefaultValue("P1D") Duration interval) {
+    static final Duration DEFAULT_INTERVAL = Duration.ofDays(1);
+
+    public Verify {
+      if (interval.isNegative() || interval.isZero()) {
+        throw new IllegalArgumentException(
+            "replicator.rules[].verify.interval must be positive, got " + interval);
+      }
     }
   }
 

@@ -22,6 +22,7 @@ import org.springframework.validation.annotation.Validated;
  * @param publicStatus let the status API and Prometheus answer without the token (default false:
  *     they reveal bucket names and errors)
  * @param expire bounds of on-demand expiries
+ * @param verify bounds of on-demand verifications
  */
 @Validated
 @ConfigurationProperties("replicator.api")
@@ -32,7 +33,8 @@ public record ApiProperties(
     String tokenSecretEndpoint,
     @NotBlank @DefaultValue("operator") String tokenName,
     @DefaultValue("false") boolean publicStatus,
-    @Valid @DefaultValue Expire expire) {
+    @Valid @DefaultValue Expire expire,
+    @Valid @DefaultValue Verify verify) {
 
   /** Shorter tokens are guessable. */
   static final int MIN_TOKEN_LENGTH = 16;
@@ -59,6 +61,16 @@ public record ApiProperties(
    *     the expiry goes on, its outcome logged (default PT30S)
    */
   public record Expire(
+      @Min(1) @DefaultValue("2") int maxPending,
+      @NotNull @DefaultValue("PT30S") Duration timeout) {}
+
+  /**
+   * @param maxPending on-demand verifications queued or running at once, service-wide; more are
+   *     refused with 429 (default 2)
+   * @param timeout how long a request waits for its verification; after it the request answers 202
+   *     and the verification goes on, its outcome in the table's status (default PT30S)
+   */
+  public record Verify(
       @Min(1) @DefaultValue("2") int maxPending,
       @NotNull @DefaultValue("PT30S") Duration timeout) {}
 }

@@ -1,5 +1,6 @@
 package io.icerepl.app.service.status;
 
+import io.icerepl.app.engine.verify.VerifyReport;
 import java.time.Instant;
 
 /**
@@ -28,6 +29,8 @@ import java.time.Instant;
  * @param lastRunAt when the last run ended (null before)
  * @param commitsTotal replica commits made since the service started
  * @param bytesCopiedTotal bytes copied since the service started
+ * @param lastVerify the last verification that completed since the service started (its time,
+ *     checked items, problems and first problem lines; null before)
  */
 public record ReplicationStatus(
     String rule,
@@ -47,4 +50,5 @@ public record ReplicationStatus(
     String lastError,
     Instant lastRunAt,
     long commitsTotal,
-    long bytesCopiedTotal) {}
+    long bytesCopiedTotal,
+    VerifyReport lastVerify) {}

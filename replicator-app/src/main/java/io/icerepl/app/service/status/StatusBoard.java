@@ -3,6 +3,7 @@ package io.icerepl.app.service.status;
 import io.icerepl.app.engine.ReplicationSummary;
 import io.icerepl.app.engine.TableReplicationException;
 import io.icerepl.app.engine.catalog.CatalogException;
+import io.icerepl.app.engine.verify.VerifyReport;
 import io.icerepl.app.engine.worker.Observation;
 import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.engine.worker.TableStatus;
@@ -185,6 +186,57 @@ public final class StatusBoard implements TableStatus {
           key.rule(),
           maxLanesPerRule);
     }
+  }
+
+  /**
+   * A verification ended: its report shows in the status and its problem count in {@code
+   * replicator_verify_problems} (tags rule, target, table).
+   */
+  @Override
+  public void verified(TableKey key, VerifyReport report) {
+    Entry e = entry(key);
+    synchronized (e) {
+      e.lastVerify = report;
+    }
+    verifyMeters(key, e);
+    if (report.problems() == 0) {
+      LOG.info(
+          "{}: replica {} verified, {} checked, no problem",
+          key.table(),
+          key.targetLocation(),
+          report.checked());
+    } else {
+      LOG.warn(
+          "{}: replica {} verified, {} checked, {} problems, first: {}",
+          key.table(),
+          key.targetLocation(),
+          report.checked(),
+          report.problems(),
+          report.firstProblems().get(0));
+    }
+  }
+
+  /**
+   * A verification could not complete (the source could not be resolved, a catalog was down):
+   * counted in {@code replicator_verify_failures_total}; the last completed report stays.
+   */
+  @Override
+  public void verifyFailed(TableKey key, RuntimeException error) {
+    verifyMeters(key, entry(key)).increment();
+    LOG.warn("{}: verification of replica {} failed", key.table(), key.targetLocation(), error);
+  }
+
+  /** Registers the key's verification meters the first time it is verified. */
+  private Counter verifyMeters(TableKey key, Entry e) {
+    Tags tags = Tags.of("rule", key.rule(), "target", key.target(), "table", key.table());
+    Gauge.builder("replicator.verify.problems", e, Entry::lastVerifyProblems)
+        .description("Problems the last verification of the replica found (NaN before one)")
+        .tags(tags)
+        .register(meters);
+    return Counter.builder("replicator.verify.failures")
+        .description("Verifications of the replica that could not complete")
+        .tags(tags)
+        .register(meters);
   }
 
   /** The rule's source prefix was listed. */
@@ -392,6 +444,7 @@ public final class StatusBoard implements TableStatus {
     String lastError;
     Instant lastRunAt;
     long bytesPending;
+    VerifyReport lastVerify;
 
     Entry(Counter commits, Counter bytes, Counter failures, long watchedSinceMs) {
       this.commits = commits;
@@ -409,6 +462,10 @@ public final class StatusBoard implements TableStatus {
       } else {
         lagSinceMs = o.oldestUnreplicatedMs();
       }
+    }
+
+    synchronized double lastVerifyProblems() {
+      return lastVerify == null ? Double.NaN : lastVerify.problems();
     }
 
     synchronized long lagSeconds(long now) {
@@ -437,7 +494,8 @@ public final class StatusBoard implements TableStatus {
           lastError,
           lastRunAt,
           (long) commits.count(),
-          (long) bytes.count());
+          (long) bytes.count(),
+          lastVerify);
     }
   }
 }

@@ -62,6 +62,33 @@ class ReplicationCoordinatorTest {
   }
 
   @Test
+  void workRunInALaneWaitsForTheKeysReplicationAndTheNextReplicationWaitsForIt() throws Exception {
+    coordinator = coordinator(4, Duration.ofSeconds(10));
+    action.blockRuns();
+    coordinator.trigger(T1);
+    action.awaitStarted(T1, 1);
+    AtomicInteger replicationsDuringWork = new AtomicInteger(-1);
+
+    var result =
+        coordinator.runInLane(
+            T1,
+            "verify",
+            key -> {
+              replicationsDuringWork.set(action.running());
+              return key.table();
+            });
+    coordinator.trigger(T1);
+    assertThat(result).isNotDone();
+
+    action.release(2);
+    assertThat(result.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo("ns/t1");
+    awaitIdle();
+    assertThat(replicationsDuringWork.get()).as("replications running beside the work").isZero();
+    assertThat(action.started(T1)).isEqualTo(2);
+    assertThat(action.maxParallel(T1)).isEqualTo(1);
+  }
+
+  @Test
   void runsDifferentKeysInParallel() throws Exception {
     coordinator = coordinator(4, Duration.ofSeconds(10));
     action.blockRuns();

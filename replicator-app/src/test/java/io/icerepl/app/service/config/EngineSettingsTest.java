@@ -73,6 +73,26 @@ class EngineSettingsTest {
   }
 
   @Test
+  void replicasAreVerifiedDailyByDefaultOnTheirOwnIntervalOrOnlyOnDemandWhenDisabled() {
+    Map<String, String> rule =
+        Map.of(
+            "replicator.rules[0].name", "lake",
+            "replicator.rules[0].source", "s3://src/wh",
+            "replicator.rules[0].targets[0].name", "eu",
+            "replicator.rules[0].targets[0].prefix", "s3://eu/wh");
+    Map<String, String> hourly = new java.util.HashMap<>(rule);
+    hourly.put("replicator.rules[0].verify.interval", "PT1H");
+    Map<String, String> disabled = new java.util.HashMap<>(rule);
+    disabled.put("replicator.rules[0].verify.enabled", "false");
+
+    assertThat(EngineSettings.rules(bind(rule)).get(0).verifyInterval())
+        .contains(Duration.ofDays(1));
+    assertThat(EngineSettings.rules(bind(hourly)).get(0).verifyInterval())
+        .contains(Duration.ofHours(1));
+    assertThat(EngineSettings.rules(bind(disabled)).get(0).verifyInterval()).isEmpty();
+  }
+
+  @Test
   void aCatalogRuleMapsItsCatalogNamespacesAndTargetCatalog() {
     ReplicatorProperties p =
         bind(

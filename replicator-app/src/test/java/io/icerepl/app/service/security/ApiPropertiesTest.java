@@ -10,11 +10,13 @@ import org.junit.jupiter.api.Test;
 class ApiPropertiesTest {
   private static final ApiProperties.Expire EXPIRE =
       new ApiProperties.Expire(2, Duration.ofSeconds(30));
+  private static final ApiProperties.Verify VERIFY =
+      new ApiProperties.Verify(2, Duration.ofSeconds(30));
 
   @Test
   void aShortTokenIsRefused() {
     assertThatThrownBy(
-            () -> new ApiProperties("short", null, null, null, "operator", false, EXPIRE))
+            () -> new ApiProperties("short", null, null, null, "operator", false, EXPIRE, VERIFY))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("replicator.api.token must have at least 16 characters");
   }
@@ -24,7 +26,7 @@ class ApiPropertiesTest {
     assertThatThrownBy(
             () ->
                 new ApiProperties(
-                    "0123456789abcdef", "secret", null, null, "operator", false, EXPIRE))
+                    "0123456789abcdef", "secret", null, null, "operator", false, EXPIRE, VERIFY))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("Set replicator.api.token or replicator.api.token-secret-id, not both");
   }

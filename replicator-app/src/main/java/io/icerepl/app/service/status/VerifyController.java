@@ -1,0 +1,89 @@
+package io.icerepl.app.service.status;
+
+import io.icerepl.app.engine.worker.ReplicationCoordinator;
+import io.icerepl.app.engine.worker.TableKey;
+import io.icerepl.app.engine.worker.TableRunner;
+import io.icerepl.app.service.security.ApiProperties;
+import jakarta.servlet.http.HttpServletRequest;
+import java.security.Principal;
+import java.util.Map;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * On-demand verification of one replica, addressed as the status API addresses it. A mutating
+ * endpoint as far as access goes: it always needs the API token, and is logged with its caller.
+ */
+@RestController
+@RequestMapping("/api/replications")
+public class VerifyController {
+  private final StatusBoard board;
+  private final OnDemandVerifications verifications;
+
+  public VerifyController(
+      StatusBoard board,
+      ReplicationCoordinator coordinator,
+      TableRunner runner,
+      ApiProperties api) {
+    this.board = board;
+    this.verifications =
+        new OnDemandVerifications(
+            key -> coordinator.runInLane(key, "verify", runner::verify),
+            api.verify().maxPending(),
+            api.verify().timeout());
+  }
+
+  /**
+   * Verifies the replica now against its rule's source, in the table's lane, and returns the report
+   * (also kept in the table's status as {@code lastVerify}); 202 when it is still running after
+   * {@code replicator.api.verify.timeout}, 409 when it could not complete, 429 when too many are
+   * pending.
+   */
+  @PostMapping("/{target}/{namespace}/{table}/verify")
+  public ResponseEntity<Object> verify(
+      @PathVariable String target,
+      @PathVariable String namespace,
+      @PathVariable String table,
+      Principal caller,
+      HttpServletRequest request)
+      throws InterruptedException {
+    TableKey key = board.find(target, namespace, table).orElse(null);
+    if (key == null) {
+      return ResponseEntity.notFound().build();
+    }
+    OnDemandVerifications.Outcome outcome =
+        verifications.request(key, caller.getName(), request.getRemoteAddr());
+    if (outcome instanceof OnDemandVerifications.Done done) {
+      return ResponseEntity.ok(done.report());
+    }
+    if (outcome instanceof OnDemandVerifications.Running running) {
+      return ResponseEntity.status(HttpStatus.ACCEPTED)
+          .body(
+              Map.of(
+                  "status",
+                  "running",
+                  "message",
+                  "Verification of "
+                      + key.table()
+                      + " on "
+                      + key.target()
+                      + " still running after "
+                      + running.waited()
+                      + "; its report will be the table's lastVerify"));
+    }
+    String cannot = "Cannot verify " + key.table() + " on " + key.target() + ": ";
+    if (outcome instanceof OnDemandVerifications.TooManyPending busy) {
+      return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS)
+          .body(
+              Map.of(
+                  "error",
+                  cannot + busy.pending() + " verifications are already pending; try again later"));
+    }
+    return ResponseEntity.status(HttpStatus.CONFLICT)
+        .body(Map.of("error", cannot + ((OnDemandVerifications.Failed) outcome).message()));
+  }
+}
