@@ -51,7 +51,8 @@ final class ParquetPositionDeletes {
       throws IOException {
     rejectEncryptedFooter(in, fileName);
     CountingOutput counting = new CountingOutput(out);
-    try (ParquetFileReader reader = open(in)) {
+    ParquetCodecs codecs = new ParquetCodecs();
+    try (ParquetFileReader reader = open(in, codecs)) {
       ParquetMetadata footer = reader.getFooter();
       MessageType schema = footer.getFileMetaData().getSchema();
       int pathIndex = filePathIndex(schema, fileName);
@@ -61,6 +62,7 @@ final class ParquetPositionDeletes {
           new Builder(counting.asOutputFile(fileName), schema, keyValue, pathIndex)
               .withConf(new Configuration(false))
               .withCompressionCodec(codecOf(footer))
+              .withCodecFactory(codecs)
               .build();
 
       MessageColumnIO columnIO = new ColumnIOFactory().getColumnIO(schema);
@@ -78,12 +80,14 @@ final class ParquetPositionDeletes {
       return new RewrittenFile(counting.count(), splitOffsets(writer.getFooter()));
     } catch (IOException | RuntimeException e) {
       throw PositionDeleteRewriter.failure(e, counting, fileName);
+    } finally {
+      codecs.release();
     }
   }
 
   static RewrittenFile describe(SeekableInput replicaFile, String fileName) throws IOException {
     rejectEncryptedFooter(replicaFile, fileName);
-    try (ParquetFileReader reader = open(replicaFile)) {
+    try (ParquetFileReader reader = open(replicaFile, new ParquetCodecs())) {
       return new RewrittenFile(replicaFile.length(), splitOffsets(reader.getFooter()));
     }
   }
@@ -104,8 +108,9 @@ final class ParquetPositionDeletes {
     }
   }
 
-  private static ParquetFileReader open(SeekableInput in) throws IOException {
-    return ParquetFileReader.open(new SeekableInputFile(in), ParquetReadOptions.builder().build());
+  private static ParquetFileReader open(SeekableInput in, ParquetCodecs codecs) throws IOException {
+    return ParquetFileReader.open(
+        new SeekableInputFile(in), ParquetReadOptions.builder().withCodecFactory(codecs).build());
   }
 
   /** The codec of the first column chunk: Iceberg writes every chunk with one codec. */

@@ -32,6 +32,10 @@ public final class AvroContainer implements AutoCloseable {
 
   private static final String RESERVED_META_PREFIX = "avro.";
 
+  static {
+    AvroCodecs.register();
+  }
+
   private final String noun;
   private final GenericData data;
   private final DataFileStream<GenericRecord> stream;

@@ -20,7 +20,10 @@ import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.avro.Avro;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.avro.PlannedDataReader;
 import org.apache.iceberg.data.orc.GenericOrcReader;
 import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.deletes.PositionDeleteWriter;
@@ -33,12 +36,13 @@ import org.apache.iceberg.parquet.Parquet;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The Parquet and ORC rewriters run on the class path the service ships, which leaves most of
- * Hadoop's dependencies out: they run here in a class loader holding only this module's classes and
- * its runtime dependencies, without the test libraries that bring Hadoop's login classes.
+ * The Parquet, Avro and ORC rewriters run on the class path the service ships, which leaves most of
+ * Hadoop's dependencies and the native zstd and snappy libraries out: they run here in a class
+ * loader holding only this module's classes and its runtime dependencies, without the test
+ * libraries that bring Hadoop's login classes.
  */
 class ShippedClassPathRewriteTest {
   private static final String SOURCE = "s3://source-bucket/warehouse/db/tbl";
@@ -49,13 +53,23 @@ class ShippedClassPathRewriteTest {
 
   @TempDir Path dir;
 
-  @ParameterizedTest
-  @EnumSource(
-      value = FileFormat.class,
-      names = {"PARQUET", "ORC"})
-  void rewritesPositionDeletesWithoutTheExcludedHadoopDependencies(FileFormat format)
-      throws Exception {
-    Path deletes = writeDeletes(format);
+  /** Every codec Iceberg writes delete files with; zstd is its Parquet default. */
+  @ParameterizedTest(name = "{0} {1}")
+  @CsvSource({
+    "PARQUET, zstd",
+    "PARQUET, snappy",
+    "PARQUET, gzip",
+    "PARQUET, uncompressed",
+    "AVRO, zstd",
+    "AVRO, snappy",
+    "AVRO, gzip",
+    "ORC, zstd",
+    "ORC, snappy",
+    "ORC, zlib"
+  })
+  void rewritesPositionDeletesWithoutTheExcludedHadoopAndNativeCodecDependencies(
+      FileFormat format, String codec) throws Exception {
+    Path deletes = writeDeletes(format, codec);
     ByteArrayOutputStream rewritten = new ByteArrayOutputStream();
 
     try (URLClassLoader shipped = shippedClassLoader()) {
@@ -81,19 +95,38 @@ class ShippedClassPathRewriteTest {
     }
   }
 
-  private Path writeDeletes(FileFormat format) throws IOException {
+  @Test
+  void shippedClassPathLacksNativeZstdAndSnappy() throws IOException {
+    try (URLClassLoader shipped = shippedClassLoader()) {
+      assertThatThrownBy(() -> shipped.loadClass("com.github.luben.zstd.Zstd"))
+          .isInstanceOf(ClassNotFoundException.class);
+      assertThatThrownBy(() -> shipped.loadClass("org.xerial.snappy.Snappy"))
+          .isInstanceOf(ClassNotFoundException.class);
+    }
+  }
+
+  private Path writeDeletes(FileFormat format, String codec) throws IOException {
     Path file = dir.resolve("deletes." + format.name().toLowerCase());
     OutputFile out = org.apache.iceberg.Files.localOutput(file.toFile());
     PositionDeleteWriter<Record> writer =
         switch (format) {
           case PARQUET ->
               Parquet.writeDeletes(out)
+                  .set(TableProperties.DELETE_PARQUET_COMPRESSION, codec)
+                  .metricsConfig(MetricsConfig.forPositionDelete())
+                  .withSpec(PartitionSpec.unpartitioned())
+                  .overwrite()
+                  .buildPositionWriter();
+          case AVRO ->
+              Avro.writeDeletes(out)
+                  .set(TableProperties.DELETE_AVRO_COMPRESSION, codec)
                   .metricsConfig(MetricsConfig.forPositionDelete())
                   .withSpec(PartitionSpec.unpartitioned())
                   .overwrite()
                   .buildPositionWriter();
           case ORC ->
               ORC.writeDeletes(out)
+                  .set(TableProperties.DELETE_ORC_COMPRESSION, codec)
                   .metricsConfig(MetricsConfig.forPositionDelete())
                   .withSpec(PartitionSpec.unpartitioned())
                   .overwrite()
@@ -113,16 +146,24 @@ class ShippedClassPathRewriteTest {
     InputFile in = org.apache.iceberg.Files.localInput(file.toFile());
     List<Record> records = new ArrayList<>();
     try (CloseableIterable<Record> reader =
-        format == FileFormat.PARQUET
-            ? Parquet.read(in)
-                .project(schema)
-                .createReaderFunc(
-                    fileSchema -> GenericParquetReaders.buildReader(schema, fileSchema))
-                .build()
-            : ORC.read(in)
-                .project(schema)
-                .createReaderFunc(fileSchema -> GenericOrcReader.buildReader(schema, fileSchema))
-                .build()) {
+        switch (format) {
+          case PARQUET ->
+              Parquet.read(in)
+                  .project(schema)
+                  .createReaderFunc(
+                      fileSchema -> GenericParquetReaders.buildReader(schema, fileSchema))
+                  .build();
+          case AVRO ->
+              Avro.read(in)
+                  .project(schema)
+                  .createResolvingReader(PlannedDataReader::create)
+                  .build();
+          default ->
+              ORC.read(in)
+                  .project(schema)
+                  .createReaderFunc(fileSchema -> GenericOrcReader.buildReader(schema, fileSchema))
+                  .build();
+        }) {
       reader.forEach(r -> records.add(r.copy()));
     }
     return records;

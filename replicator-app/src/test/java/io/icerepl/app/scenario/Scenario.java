@@ -14,6 +14,7 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Types;
 
 /**
@@ -253,6 +254,48 @@ public enum Scenario {
       t.commitDeletes(t.writeDeletionVectors(dvs));
       t.append(t.row(7, "g", "z"));
       return recorded(t);
+    }
+  },
+
+  /**
+   * Position deletes and manifests in every codec Iceberg writes them with: Parquet and Avro in
+   * zstd (Parquet's default), snappy and gzip, ORC in zstd, snappy and zlib, manifests likewise.
+   */
+  DELETES_AND_MANIFESTS_IN_ZSTD_SNAPPY_AND_GZIP {
+    @Override
+    ScenarioTable writeAt(String location) {
+      PartitionSpec spec = PartitionSpec.builderFor(SCHEMA).identity("category").build();
+      ScenarioTable t = create(location, spec, null, 2);
+      DataFile a = t.append(rowsFrom(t, 1)).get(0);
+      DataFile b = t.append(rowsFrom(t, 11)).get(0);
+      List<List<String>> codecs =
+          List.of(List.of("zstd", "zstd"), List.of("snappy", "snappy"), List.of("gzip", "zlib"));
+      for (int i = 0; i < codecs.size(); i++) {
+        String codec = codecs.get(i).get(0);
+        t.table()
+            .updateProperties()
+            .set(TableProperties.DELETE_PARQUET_COMPRESSION, codec)
+            .set(TableProperties.DELETE_AVRO_COMPRESSION, codec)
+            .set(TableProperties.DELETE_ORC_COMPRESSION, codecs.get(i).get(1))
+            .set(TableProperties.MANIFEST_COMPRESSION, codec)
+            .commit();
+        t.commitDeletes(t.writePositionDeletes(FileFormat.PARQUET, a, 2 * i));
+        t.commitDeletes(t.writePositionDeletes(FileFormat.AVRO, b, 2 * i));
+        Map<DataFile, long[]> ab = new LinkedHashMap<>();
+        ab.put(a, new long[] {2 * i + 1});
+        ab.put(b, new long[] {2 * i + 1});
+        t.commitDeletes(t.writePositionDeletes(FileFormat.ORC, ab));
+      }
+      t.append(t.row(21, "u", "x"));
+      return recorded(t);
+    }
+
+    private Record[] rowsFrom(ScenarioTable t, int firstId) {
+      Record[] rows = new Record[8];
+      for (int i = 0; i < rows.length; i++) {
+        rows[i] = t.row(firstId + i, "d" + (firstId + i), "x");
+      }
+      return rows;
     }
   };
 
