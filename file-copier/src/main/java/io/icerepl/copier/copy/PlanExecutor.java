@@ -52,7 +52,7 @@ public final class PlanExecutor {
   private static final Logger LOG = LoggerFactory.getLogger(PlanExecutor.class);
 
   /** Files the steps in flight may hold: enough to keep any executor busy, small in memory. */
-  static final int FILES_IN_FLIGHT = 4096;
+  static final int FILES_IN_FLIGHT = 1024;
 
   /** Long copies log their progress this often. */
   private static final long LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
@@ -166,6 +166,10 @@ public final class PlanExecutor {
         throw new UncheckedIOException(
             new InterruptedIOException(
                 "Cannot copy the files of table " + table + ": interrupted"));
+      }
+      if (failure.get() != null) {
+        capacity.release(weight);
+        throwIfFailed();
       }
       filesTotal.addAndGet(step.size());
       CompletableFuture<?> done;
