@@ -1,10 +1,12 @@
 package io.icerepl.copier.copy;
 
 import io.icerepl.copier.store.ObjectStore;
-import io.icerepl.merge.copyplan.CopyPlan;
 import io.icerepl.merge.copyplan.DeleteFileKinds;
 import io.icerepl.merge.copyplan.FileCopy;
 import io.icerepl.merge.copyplan.FileKind;
+import io.icerepl.merge.copyplan.ManifestCopy;
+import io.icerepl.merge.copyplan.ManifestListCopy;
+import io.icerepl.merge.copyplan.StatisticsCopy;
 import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.error.MissingFileException;
 import io.icerepl.merge.manifest.ManifestEntry;
@@ -21,6 +23,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -31,12 +34,15 @@ import java.util.OptionalLong;
 import java.util.Set;
 
 /**
- * Expands a merge into a copy plan by reading the new snapshots' manifest lists and manifests. What
- * the replica already holds is decided from the replica itself: a manifest list present at the
+ * Expands a merge into a copy plan by reading the new snapshots' manifest lists and manifests, and
+ * streams it to a {@link CopySink} one manifest at a time: each manifest with the files it names
+ * that the replica lacks, each manifest list after its manifests, the statistics files last. Only
+ * one manifest's files are held here at a time, so memory follows the manifests, not the files.
+ * What the replica already holds is decided from the replica itself: a manifest list present at the
  * target is complete (everything under it was published first), a manifest named by the parent
  * snapshot's replica manifest list is reused with its recorded length, and a file present with the
- * expected length is not copied again. So the work of one commit follows what it adds, not the
- * table's history.
+ * expected length is not copied again. A manifest shared by several snapshots is planned once. So
+ * the work of one commit follows what it adds, not the table's history.
  */
 public final class CopyPlanner {
   private final ObjectStore source;
@@ -53,11 +59,16 @@ public final class CopyPlanner {
    * @param replica the replica's metadata before this commit, if any (its manifest lists tell which
    *     manifests are already in place)
    * @param mapping source → replica paths
+   * @param sink receives the plan's steps in publish order
    */
-  public CopyPlan plan(
-      String table, MergeResult merge, Optional<TableMetadata> replica, PathMapping mapping) {
+  public void plan(
+      String table,
+      MergeResult merge,
+      Optional<TableMetadata> replica,
+      PathMapping mapping,
+      CopySink sink) {
     try {
-      return new Expansion(table, replica, mapping).expand(merge);
+      new Expansion(table, replica, mapping, sink).expand(merge);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot plan the replica commit of table " + table, e);
     }
@@ -67,20 +78,19 @@ public final class CopyPlanner {
     private final String table;
     private final Optional<TableMetadata> replica;
     private final PathMapping mapping;
-    private final Map<String, FileCopy> files = new LinkedHashMap<>();
-    private final Map<String, FileCopy> manifests = new LinkedHashMap<>();
-    private final List<FileCopy> manifestLists = new ArrayList<>();
-    private final Map<String, FileCopy> rewrittenAtTarget = new HashMap<>();
+    private final CopySink sink;
+    private final Set<String> plannedManifests = new HashSet<>();
     private final Map<String, Long> replicaManifestLengths = new HashMap<>();
     private final Set<Long> parentsRead = new HashSet<>();
 
-    Expansion(String table, Optional<TableMetadata> replica, PathMapping mapping) {
+    Expansion(String table, Optional<TableMetadata> replica, PathMapping mapping, CopySink sink) {
       this.table = table;
       this.replica = replica;
       this.mapping = mapping;
+      this.sink = sink;
     }
 
-    CopyPlan expand(MergeResult merge) throws IOException {
+    void expand(MergeResult merge) throws IOException {
       for (AddedSnapshot snapshot : merge.addedSnapshots()) {
         if (snapshot.sourceManifestList() != null) {
           addManifestList(snapshot);
@@ -90,18 +100,16 @@ public final class CopyPlanner {
           }
         }
       }
-      for (FileCopy manifest : new ArrayList<>(manifests.values())) {
-        addManifestFiles(manifest);
+      Map<String, FileCopy> statistics = new LinkedHashMap<>();
+      for (FileCopy file : merge.statisticsFiles()) {
+        if (!statistics.containsKey(file.target())
+            && lacks(file, target.length(file.target()), "table metadata")) {
+          statistics.put(file.target(), file);
+        }
       }
-      for (FileCopy statistics : merge.statisticsFiles()) {
-        addFile(statistics, "table metadata");
+      if (!statistics.isEmpty()) {
+        sink.accept(new StatisticsCopy(new ArrayList<>(statistics.values())));
       }
-      return new CopyPlan(
-          new ArrayList<>(files.values()),
-          new ArrayList<>(manifests.values()),
-          manifestLists,
-          rewrittenAtTarget,
-          replicaManifestLengths);
     }
 
     private void addManifestList(AddedSnapshot snapshot) throws IOException {
@@ -118,10 +126,21 @@ public final class CopyPlanner {
           openSource(sourceList, "manifest list of snapshot " + snapshot.snapshotId())) {
         entries = ManifestListRewriter.read(in, sourceList);
       }
+      List<String> manifests = new ArrayList<>(entries.size());
+      Map<String, Long> inPlace = new HashMap<>();
       for (ManifestListEntry entry : entries) {
-        addManifest(entry.manifestPath(), entry.manifestLength(), "manifest list " + sourceList);
+        String targetManifest =
+            addManifest(
+                entry.manifestPath(), entry.manifestLength(), "manifest list " + sourceList);
+        manifests.add(targetManifest);
+        Long length = replicaManifestLengths.get(targetManifest);
+        if (length != null) {
+          inPlace.put(targetManifest, length);
+        }
       }
-      manifestLists.add(FileCopy.of(FileKind.MANIFEST_LIST, sourceList, targetList, -1));
+      sink.accept(
+          new ManifestListCopy(
+              FileCopy.of(FileKind.MANIFEST_LIST, sourceList, targetList, -1), manifests, inPlace));
     }
 
     /** The replica's manifest list of a snapshot it holds names manifests already in place. */
@@ -140,25 +159,27 @@ public final class CopyPlanner {
       }
     }
 
-    private void addManifest(String sourceManifest, long length, String namedBy)
+    /** Plans the manifest and its files unless it is in place or planned; its replica path. */
+    private String addManifest(String sourceManifest, long length, String namedBy)
         throws IOException {
       String targetManifest = mapping.map(sourceManifest);
       if (replicaManifestLengths.containsKey(targetManifest)
-          || manifests.containsKey(targetManifest)) {
-        return;
+          || plannedManifests.contains(targetManifest)) {
+        return targetManifest;
       }
       OptionalLong existing = target.length(targetManifest);
       if (existing.isPresent()) {
         replicaManifestLengths.put(targetManifest, existing.getAsLong());
-        return;
+        return targetManifest;
       }
       OptionalLong atSource = source.length(sourceManifest);
       if (atSource.isEmpty()) {
         throw missing("manifest", sourceManifest, namedBy);
       }
       checkLength(FileKind.MANIFEST, sourceManifest, atSource.getAsLong(), length, namedBy);
-      manifests.put(
-          targetManifest, FileCopy.of(FileKind.MANIFEST, sourceManifest, targetManifest, length));
+      plannedManifests.add(targetManifest);
+      addManifestFiles(FileCopy.of(FileKind.MANIFEST, sourceManifest, targetManifest, length));
+      return targetManifest;
     }
 
     private void addManifestFiles(FileCopy manifest) throws IOException {
@@ -166,39 +187,65 @@ public final class CopyPlanner {
       try (InputStream in = openSource(manifest.source(), "manifest")) {
         live = ManifestRewriter.readLiveFiles(in, manifest.source());
       }
-      for (ManifestEntry file : live) {
-        FileKind kind = DeleteFileKinds.of(file.content(), file.fileFormat());
-        FileCopy copy =
+      String namedBy = "manifest " + manifest.source();
+      Map<String, FileCopy> files = new LinkedHashMap<>();
+      BitSet copiedEntries = new BitSet();
+      List<String> awaited = new ArrayList<>();
+      Map<String, FileCopy> rewrittenElsewhere = new HashMap<>();
+      for (int i = 0; i < live.size(); i++) {
+        ManifestEntry entry = live.get(i);
+        FileKind kind = DeleteFileKinds.of(entry.content(), entry.fileFormat());
+        FileCopy file =
             new FileCopy(
                 kind,
-                file.filePath(),
-                mapping.map(file.filePath()),
-                file.fileSizeInBytes(),
-                file.fileFormat());
-        addFile(copy, "manifest " + manifest.source());
+                entry.filePath(),
+                mapping.map(entry.filePath()),
+                entry.fileSizeInBytes(),
+                entry.fileFormat());
+        if (files.containsKey(file.target())) {
+          continue;
+        }
+        if (sink.inFlight(file.target())) {
+          awaited.add(file.target());
+          if (kind.rewritten()) {
+            rewrittenElsewhere.put(file.source(), file);
+          }
+          continue;
+        }
+        OptionalLong atTarget = target.length(file.target());
+        if (kind.rewritten() && atTarget.isPresent()) {
+          rewrittenElsewhere.put(file.source(), file);
+        } else if (lacks(file, atTarget, namedBy)) {
+          files.put(file.target(), file);
+          copiedEntries.set(i);
+        }
       }
+      sink.accept(
+          new ManifestCopy(
+              manifest,
+              new ArrayList<>(files.values()),
+              copiedEntries,
+              awaited,
+              rewrittenElsewhere));
     }
 
-    private void addFile(FileCopy file, String namedBy) throws IOException {
-      if (files.containsKey(file.target()) || rewrittenAtTarget.containsKey(file.source())) {
-        return;
-      }
-      OptionalLong atTarget = target.length(file.target());
-      if (file.kind().rewritten() && atTarget.isPresent()) {
-        rewrittenAtTarget.put(file.source(), file);
-        return;
-      }
-      if (!file.kind().rewritten()
-          && atTarget.isPresent()
-          && (file.expectedSize() < 0 || atTarget.getAsLong() == file.expectedSize())) {
-        return;
+    /**
+     * Whether the replica lacks a file, checking that the source holds it with the length its
+     * parent records.
+     */
+    private boolean lacks(FileCopy file, OptionalLong atTarget, String namedBy) throws IOException {
+      if (atTarget.isPresent()
+          && (file.kind().rewritten()
+              || file.expectedSize() < 0
+              || atTarget.getAsLong() == file.expectedSize())) {
+        return false;
       }
       OptionalLong atSource = source.length(file.source());
       if (atSource.isEmpty()) {
         throw missing(noun(file.kind()), file.source(), namedBy);
       }
       checkLength(file.kind(), file.source(), atSource.getAsLong(), file.expectedSize(), namedBy);
-      files.put(file.target(), file);
+      return true;
     }
 
     /**

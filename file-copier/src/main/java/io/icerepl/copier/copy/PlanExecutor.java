@@ -1,42 +1,61 @@
 package io.icerepl.copier.copy;
 
 import io.icerepl.copier.store.ObjectStore;
-import io.icerepl.merge.copyplan.CopyPlan;
+import io.icerepl.merge.copyplan.CopyStep;
 import io.icerepl.merge.copyplan.FileCopy;
 import io.icerepl.merge.copyplan.FileKind;
+import io.icerepl.merge.copyplan.ManifestCopy;
+import io.icerepl.merge.copyplan.ManifestListCopy;
+import io.icerepl.merge.copyplan.StatisticsCopy;
 import io.icerepl.merge.deletes.PositionDeleteRewriter;
 import io.icerepl.merge.deletes.RewrittenFile;
-import io.icerepl.merge.error.ReplicationException;
 import io.icerepl.merge.io.SeekableInput;
+import io.icerepl.merge.manifest.ManifestEntry;
 import io.icerepl.merge.manifest.ManifestListRewriter;
 import io.icerepl.merge.manifest.ManifestRewriter;
 import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.puffin.DeletionVectorRewriter;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Puts a copy plan's files in place, phase by phase in publish order, each phase in parallel on the
- * given executor. A phase starts only when the previous one completed, so no replica file ever
- * names one that is not there yet. Lengths recorded in manifests and manifest lists are the replica
- * files' own.
+ * Puts a streamed copy plan's files in place on the given executor, in publish order: a manifest is
+ * rewritten only when every file it names is in place, a manifest list only when every manifest it
+ * names is, so no replica file ever names one that is not there yet. Steps of many manifests run at
+ * once, which keeps the executor busy across manifests, but the steps in flight hold at most {@link
+ * #FILES_IN_FLIGHT} files (or one manifest's, if it names more): planning waits for copying, and
+ * memory follows that bound, not the table's files. Lengths recorded in manifests and manifest
+ * lists are the replica files' own.
  */
 public final class PlanExecutor {
   private static final Logger LOG = LoggerFactory.getLogger(PlanExecutor.class);
 
+  /** Files the steps in flight may hold: enough to keep any executor busy, small in memory. */
+  static final int FILES_IN_FLIGHT = 1024;
+
   /** Long copies log their progress this often. */
-  private static final long LOG_INTERVAL_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+  private static final long LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
 
   private final ObjectStore source;
   private final ObjectStore target;
@@ -63,17 +82,22 @@ public final class PlanExecutor {
       long filesCopied, long bytesCopied, long filesRewritten, long bytesWritten) {}
 
   /**
-   * Puts every file of the plan in place. When a file fails, the files this call wrote are removed
-   * again: no published metadata names them yet, and the replica is left as it was. They are left
-   * when {@code lock} was lost meanwhile: the run that holds the table now may have published them.
+   * Puts every file of the plan in place while {@code planning} streams it, on the calling thread,
+   * into the sink given to it. When planning or a file fails, planning stops, the steps in flight
+   * finish, and the files this call wrote are removed again: no published metadata names them yet,
+   * and the replica is left as it was. They are left when {@code lock} was lost meanwhile: the run
+   * that holds the table now may have published them.
    */
-  public Outcome execute(String table, CopyPlan plan, PathMapping mapping, ObjectStore.Lock lock) {
-    Run run = new Run(table, plan, mapping);
+  public Outcome execute(
+      String table, Consumer<CopySink> planning, PathMapping mapping, ObjectStore.Lock lock) {
+    Run run = new Run(table, mapping);
     try {
-      run.phase(plan.files(), run::putFile);
-      run.phase(plan.manifests(), run::rewriteManifest);
-      run.phase(plan.manifestLists(), run::rewriteManifestList);
+      planning.accept(run);
+      run.planComplete = true;
+      run.settle();
+      run.throwIfFailed();
     } catch (RuntimeException e) {
+      run.settle();
       try {
         lock.checkHeld("remove the files of a failed commit");
       } catch (IOException | RuntimeException lost) {
@@ -90,16 +114,30 @@ public final class PlanExecutor {
         run.bytesWritten.get());
   }
 
-  private final class Run {
+  /**
+   * The files one manifest's step wrote: the positions of their entries among the manifest's live
+   * entries, found again from the source manifest should they have to be removed.
+   */
+  private record WrittenFiles(String sourceManifest, BitSet entries) {}
+
+  private final class Run implements CopySink {
     private final String table;
-    private final CopyPlan plan;
     private final PathMapping mapping;
-    private final Map<String, RewrittenFile> rewritten = new ConcurrentHashMap<>();
-    private final Map<String, Long> manifestLengths = new ConcurrentHashMap<>();
-    private final java.util.Set<String> written = ConcurrentHashMap.newKeySet();
+    private final Semaphore capacity = new Semaphore(FILES_IN_FLIGHT);
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    private final Map<String, CompletableFuture<Void>> filesInFlight = new ConcurrentHashMap<>();
+
+    /** Replica manifests this run writes, to their replica length. */
+    private final Map<String, CompletableFuture<Long>> manifests = new ConcurrentHashMap<>();
+
+    /** Manifests, manifest lists and statistics files this run wrote. */
+    private final Set<String> written = ConcurrentHashMap.newKeySet();
+
+    private final Queue<WrittenFiles> writtenFiles = new ConcurrentLinkedQueue<>();
     private final long startNanos = System.nanoTime();
-    private final long filesTotal;
-    private final long bytesTotal;
+    private final AtomicLong filesTotal = new AtomicLong();
+    private final AtomicLong bytesTotal = new AtomicLong();
+    private volatile boolean planComplete;
     private final AtomicLong filesDone = new AtomicLong();
     private final AtomicLong lastLogNanos = new AtomicLong(System.nanoTime());
     private final AtomicLong filesCopied = new AtomicLong();
@@ -107,16 +145,192 @@ public final class PlanExecutor {
     private final AtomicLong filesRewritten = new AtomicLong();
     private final AtomicLong bytesWritten = new AtomicLong();
 
-    Run(String table, CopyPlan plan, PathMapping mapping) {
+    Run(String table, PathMapping mapping) {
       this.table = table;
-      this.plan = plan;
       this.mapping = mapping;
-      this.filesTotal = plan.size();
-      this.bytesTotal =
-          plan.files().stream()
-              .filter(f -> !f.kind().rewritten())
-              .mapToLong(f -> Math.max(0, f.expectedSize()))
-              .sum();
+    }
+
+    @Override
+    public boolean inFlight(String targetPath) {
+      return filesInFlight.containsKey(targetPath);
+    }
+
+    @Override
+    public void accept(CopyStep step) {
+      throwIfFailed();
+      int weight = Math.min(step.size(), FILES_IN_FLIGHT);
+      try {
+        capacity.acquire(weight);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new UncheckedIOException(
+            new InterruptedIOException(
+                "Cannot copy the files of table " + table + ": interrupted"));
+      }
+      if (failure.get() != null) {
+        capacity.release(weight);
+        throwIfFailed();
+      }
+      filesTotal.addAndGet(step.size());
+      CompletableFuture<?> done;
+      if (step instanceof ManifestCopy manifest) {
+        done = submit(manifest);
+      } else if (step instanceof ManifestListCopy list) {
+        done = submit(list);
+      } else {
+        done = submit((StatisticsCopy) step);
+      }
+      done.whenComplete(
+          (result, e) -> {
+            if (e != null) {
+              failure.compareAndSet(null, unwrap(e));
+            }
+            capacity.release(weight);
+          });
+      throwIfFailed();
+    }
+
+    /** Waits until no step is in flight. */
+    void settle() {
+      capacity.acquireUninterruptibly(FILES_IN_FLIGHT);
+      capacity.release(FILES_IN_FLIGHT);
+    }
+
+    void throwIfFailed() {
+      Throwable failed = failure.get();
+      if (failed instanceof RuntimeException r) {
+        throw r;
+      }
+      if (failed instanceof Error error) {
+        throw error;
+      }
+      if (failed != null) {
+        throw new CompletionException(failed);
+      }
+    }
+
+    private CompletableFuture<Long> submit(ManifestCopy step) {
+      List<FileCopy> files = step.files();
+      int[] entries = step.copiedEntries().stream().toArray();
+      BitSet done = new BitSet();
+      Map<String, RewrittenFile> rewritten = new ConcurrentHashMap<>();
+      List<CompletableFuture<Void>> before = new ArrayList<>(files.size());
+      for (int k = 0; k < files.size(); k++) {
+        FileCopy file = files.get(k);
+        int entry = entries[k];
+        CompletableFuture<Void> put =
+            put(
+                file,
+                () -> {
+                  putFile(file, rewritten);
+                  synchronized (done) {
+                    done.set(entry);
+                  }
+                });
+        filesInFlight.put(file.target(), put);
+        put.whenComplete((result, e) -> filesInFlight.remove(file.target(), put));
+        before.add(put);
+      }
+      for (String awaited : step.awaited()) {
+        CompletableFuture<Void> put = filesInFlight.get(awaited);
+        if (put != null) {
+          before.add(put); // else it is in place already
+        }
+      }
+      FileCopy manifest = step.manifest();
+      CompletableFuture<Long> length =
+          CompletableFuture.allOf(before.toArray(CompletableFuture[]::new))
+              .thenApplyAsync(
+                  ignored -> {
+                    try {
+                      long replicaLength = rewriteManifest(manifest, step, rewritten);
+                      written.add(manifest.target());
+                      reportProgress();
+                      return replicaLength;
+                    } catch (IOException e) {
+                      throw cannotPut(manifest, e);
+                    }
+                  },
+                  executor);
+      manifests.put(manifest.target(), length);
+      return length.whenComplete(
+          (result, e) -> {
+            synchronized (done) {
+              if (!done.isEmpty()) {
+                writtenFiles.add(new WrittenFiles(manifest.source(), done));
+              }
+            }
+          });
+    }
+
+    private CompletableFuture<Void> submit(ManifestListCopy step) {
+      List<CompletableFuture<Long>> before = new ArrayList<>();
+      for (String manifest : step.manifests()) {
+        CompletableFuture<Long> length = manifests.get(manifest);
+        if (length != null) {
+          before.add(length);
+        }
+      }
+      FileCopy list = step.manifestList();
+      return CompletableFuture.allOf(before.toArray(CompletableFuture[]::new))
+          .thenRunAsync(
+              () -> {
+                try {
+                  rewriteManifestList(list, step);
+                  written.add(list.target());
+                  reportProgress();
+                } catch (IOException e) {
+                  throw cannotPut(list, e);
+                }
+              },
+              executor);
+    }
+
+    private CompletableFuture<Void> submit(StatisticsCopy step) {
+      List<CompletableFuture<Void>> puts = new ArrayList<>();
+      for (FileCopy file : step.files()) {
+        puts.add(
+            put(
+                file,
+                () -> {
+                  copy(file);
+                  written.add(file.target());
+                }));
+      }
+      return CompletableFuture.allOf(puts.toArray(CompletableFuture[]::new));
+    }
+
+    private interface Put {
+      void run() throws IOException;
+    }
+
+    private CompletableFuture<Void> put(FileCopy file, Put put) {
+      if (!file.kind().rewritten()) {
+        bytesTotal.addAndGet(Math.max(0, file.expectedSize()));
+      }
+      return CompletableFuture.runAsync(
+          () -> {
+            try {
+              put.run();
+              reportProgress();
+            } catch (IOException e) {
+              throw cannotPut(file, e);
+            }
+          },
+          executor);
+    }
+
+    private UncheckedIOException cannotPut(FileCopy file, IOException e) {
+      return new UncheckedIOException(
+          "Cannot put "
+              + CopyPlanner.noun(file.kind())
+              + " "
+              + file.target()
+              + " of table "
+              + table
+              + " in place: "
+              + e.getMessage(),
+          e);
     }
 
     private void reportProgress() {
@@ -124,83 +338,57 @@ public final class PlanExecutor {
           new CopyProgress(
               table,
               filesDone.incrementAndGet(),
-              filesTotal,
+              filesTotal.get(),
               bytesCopied.get(),
-              bytesTotal,
-              java.time.Duration.ofNanos(System.nanoTime() - startNanos));
+              bytesTotal.get(),
+              Duration.ofNanos(System.nanoTime() - startNanos),
+              planComplete);
       listener.onProgress(progress);
       long now = System.nanoTime();
       long last = lastLogNanos.get();
       if (now - last > LOG_INTERVAL_NANOS && lastLogNanos.compareAndSet(last, now)) {
         LOG.info(
-            "{}: copied {}/{} files, {}/{} bytes, {} MiB/s, about {} left",
+            "{}: copied {}/{} files, {}/{} bytes{}, {} MiB/s, {}",
             table,
             progress.filesDone(),
             progress.filesTotal(),
             progress.bytesDone(),
             progress.bytesTotal(),
+            progress.planComplete() ? "" : " planned so far",
             String.format("%.1f", progress.bytesPerSecond() / (1024 * 1024)),
-            progress.eta());
+            progress.planComplete()
+                ? progress.eta().map(d -> "about " + d + " left").orElse("time left unknown")
+                : "still planning");
       }
     }
 
     void removeWritten(RuntimeException failure) {
-      for (String path : written) {
-        try {
-          target.delete(path);
-        } catch (IOException e) {
+      for (WrittenFiles files : writtenFiles) {
+        List<ManifestEntry> live;
+        try (InputStream in = source.open(files.sourceManifest())) {
+          live = ManifestRewriter.readLiveFiles(in, files.sourceManifest());
+        } catch (IOException | RuntimeException e) {
           failure.addSuppressed(e);
+          continue;
         }
+        files.entries().stream().forEach(i -> delete(mapping.map(live.get(i).filePath()), failure));
+      }
+      for (String path : written) {
+        delete(path, failure);
       }
     }
 
-    interface Step {
-      void apply(FileCopy file) throws IOException;
-    }
-
-    void phase(List<FileCopy> files, Step step) {
-      List<CompletableFuture<Void>> futures = new ArrayList<>(files.size());
-      for (FileCopy file : files) {
-        futures.add(
-            CompletableFuture.runAsync(
-                () -> {
-                  try {
-                    step.apply(file);
-                    written.add(file.target());
-                    reportProgress();
-                  } catch (IOException e) {
-                    throw new UncheckedIOException(
-                        "Cannot put "
-                            + CopyPlanner.noun(file.kind())
-                            + " "
-                            + file.target()
-                            + " of table "
-                            + table
-                            + " in place: "
-                            + e.getMessage(),
-                        e);
-                  }
-                },
-                executor));
-      }
+    private void delete(String path, RuntimeException failure) {
       try {
-        CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).join();
-      } catch (CompletionException e) {
-        Throwable cause = e.getCause();
-        if (cause instanceof ReplicationException r) {
-          throw r;
-        }
-        if (cause instanceof RuntimeException r) {
-          throw r;
-        }
-        throw e;
+        target.delete(path);
+      } catch (IOException e) {
+        failure.addSuppressed(e);
       }
     }
 
-    void putFile(FileCopy file) throws IOException {
+    private void putFile(FileCopy file, Map<String, RewrittenFile> rewritten) throws IOException {
       switch (file.kind()) {
-        case POSITION_DELETE -> rewriteDelete(file);
-        case DELETION_VECTOR -> rewriteDelete(file);
+        case POSITION_DELETE, DELETION_VECTOR -> rewriteDelete(file, rewritten);
         default -> copy(file);
       }
     }
@@ -217,7 +405,8 @@ public final class PlanExecutor {
       LOG.debug("{}: copied {} -> {} ({} bytes)", table, file.source(), file.target(), length);
     }
 
-    private void rewriteDelete(FileCopy file) throws IOException {
+    private void rewriteDelete(FileCopy file, Map<String, RewrittenFile> rewritten)
+        throws IOException {
       RewrittenFile[] result = new RewrittenFile[1];
       try (SeekableInput in = source.openSeekable(file.source())) {
         long length =
@@ -236,52 +425,66 @@ public final class PlanExecutor {
       LOG.debug("{}: rewrote {} -> {}", table, file.source(), file.target());
     }
 
-    /** The replica length and offsets of a delete file a manifest names, null if copied as is. */
-    private RewrittenFile rewrittenDeleteFile(String sourcePath) {
+    /**
+     * The replica length and offsets of a delete file a manifest names, null if copied as is: the
+     * step's own rewrite, else read from the replica file another step or an earlier commit wrote.
+     */
+    private RewrittenFile rewrittenDeleteFile(
+        String sourcePath, ManifestCopy step, Map<String, RewrittenFile> rewritten) {
       RewrittenFile done = rewritten.get(sourcePath);
       if (done != null) {
         return done;
       }
-      FileCopy earlier = plan.rewrittenAtTarget().get(sourcePath);
-      if (earlier == null) {
+      FileCopy elsewhere = step.rewrittenElsewhere().get(sourcePath);
+      if (elsewhere == null) {
         return null;
       }
       return rewritten.computeIfAbsent(
           sourcePath,
           path -> {
-            try (SeekableInput in = target.openSeekable(earlier.target())) {
-              return earlier.kind() == FileKind.DELETION_VECTOR
-                  ? DeletionVectorRewriter.describe(in, earlier.target())
-                  : PositionDeleteRewriter.describe(earlier.fileFormat(), in, earlier.target());
+            try (SeekableInput in = target.openSeekable(elsewhere.target())) {
+              return elsewhere.kind() == FileKind.DELETION_VECTOR
+                  ? DeletionVectorRewriter.describe(in, elsewhere.target())
+                  : PositionDeleteRewriter.describe(elsewhere.fileFormat(), in, elsewhere.target());
             } catch (IOException e) {
-              throw new UncheckedIOException("Cannot read replica file " + earlier.target(), e);
+              throw new UncheckedIOException("Cannot read replica file " + elsewhere.target(), e);
             }
           });
     }
 
-    void rewriteManifest(FileCopy file) throws IOException {
+    private long rewriteManifest(
+        FileCopy file, ManifestCopy step, Map<String, RewrittenFile> rewritten) throws IOException {
+      long length;
       try (InputStream in = source.open(file.source())) {
-        long length =
+        length =
             target.write(
                 file.target(),
                 out ->
                     ManifestRewriter.rewrite(
-                        in, out, file.source(), mapping::map, this::rewrittenDeleteFile));
-        manifestLengths.put(file.target(), length);
+                        in,
+                        out,
+                        file.source(),
+                        mapping::map,
+                        path -> rewrittenDeleteFile(path, step, rewritten)));
         bytesWritten.addAndGet(length);
       }
       filesRewritten.incrementAndGet();
       LOG.debug("{}: rewrote manifest {} -> {}", table, file.source(), file.target());
+      return length;
     }
 
-    void rewriteManifestList(FileCopy file) throws IOException {
+    private void rewriteManifestList(FileCopy file, ManifestListCopy step) throws IOException {
       try (InputStream in = source.open(file.source())) {
         long length =
             target.write(
                 file.target(),
                 out ->
                     ManifestListRewriter.rewrite(
-                        in, out, file.source(), mapping::map, this::replicaManifestLength));
+                        in,
+                        out,
+                        file.source(),
+                        mapping::map,
+                        manifest -> replicaManifestLength(manifest, step)));
         bytesWritten.addAndGet(length);
       }
       filesRewritten.incrementAndGet();
@@ -289,24 +492,31 @@ public final class PlanExecutor {
     }
 
     /** manifest_length must be the replica manifest's: object-store readers trust it. */
-    private long replicaManifestLength(String sourceManifest) {
+    private long replicaManifestLength(String sourceManifest, ManifestListCopy step) {
       String targetManifest = mapping.map(sourceManifest);
-      Long length = manifestLengths.get(targetManifest);
-      if (length == null) {
-        length = plan.replicaManifestLengths().get(targetManifest);
+      CompletableFuture<Long> writtenHere = manifests.get(targetManifest);
+      if (writtenHere != null) {
+        return writtenHere.join();
       }
-      if (length == null) {
-        try {
-          length =
-              target
-                  .length(targetManifest)
-                  .orElseThrow(
-                      () -> new IOException("replica manifest " + targetManifest + " is missing"));
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
+      Long length = step.replicaManifestLengths().get(targetManifest);
+      if (length != null) {
+        return length;
       }
-      return length;
+      try {
+        return target
+            .length(targetManifest)
+            .orElseThrow(
+                () -> new IOException("replica manifest " + targetManifest + " is missing"));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
     }
+  }
+
+  private static Throwable unwrap(Throwable e) {
+    while (e instanceof CompletionException && e.getCause() != null) {
+      e = e.getCause();
+    }
+    return e;
   }
 }

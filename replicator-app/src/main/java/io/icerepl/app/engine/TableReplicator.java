@@ -11,7 +11,6 @@ import io.icerepl.copier.copy.CopyProgress;
 import io.icerepl.copier.copy.PlanExecutor;
 import io.icerepl.copier.publish.MetadataPublisher;
 import io.icerepl.copier.store.ObjectStore;
-import io.icerepl.merge.copyplan.CopyPlan;
 import io.icerepl.merge.error.MissingFileException;
 import io.icerepl.merge.error.PathOutsideMappingException;
 import io.icerepl.merge.error.ReplicationException;
@@ -296,9 +295,16 @@ public final class TableReplicator {
               .previousVersionsMax(ReplicaCommits.previousVersionsMax(metadata));
       replica.ifPresent(r -> request.replica(r.metadata(), r.file()));
       MergeResult merge = MetadataMerge.merge(request.build());
-      CopyPlan plan;
+      rememberPrefixes(targetLocation, prefixes, lock);
+      Optional<TableMetadata> replicaMetadata = replica.map(ReplicaHead::metadata);
+      PlanExecutor.Outcome outcome;
       try {
-        plan = planner.plan(table, merge, replica.map(ReplicaHead::metadata), mapping);
+        outcome =
+            executor.execute(
+                table,
+                sink -> planner.plan(table, merge, replicaMetadata, mapping, sink),
+                mapping,
+                lock);
       } catch (MissingFileException e) {
         if (last) {
           throw e;
@@ -312,8 +318,6 @@ public final class TableReplicator {
         merge.addedSnapshots().forEach(s -> pendingLost.add(s.snapshotId()));
         continue;
       }
-      rememberPrefixes(targetLocation, prefixes, lock);
-      PlanExecutor.Outcome outcome = executor.execute(table, plan, mapping, lock);
       long version = replica.map(ReplicaHead::version).orElse(0L) + 1;
       lock.checkHeld("commit replica version " + version);
       pendingDeletion.rememberReplacedStatistics(targetLocation, replica, merge.metadata());
