@@ -10,6 +10,7 @@ import io.icerepl.localstack.TableWrites;
 import io.icerepl.merge.merge.ReplicaProperties;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +27,7 @@ import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code promote --mode now} with the source's S3 stopped: the replica on another S3 is promoted,
@@ -47,6 +49,8 @@ class S3PromoteCommandTest {
     System.clearProperty("aws.secretAccessKey");
   }
 
+  @TempDir Path sourceFolder;
+
   @Test
   void promoteNowWithTheSourceUnreachablePromotesWhatTheReplicaHolds() throws Exception {
     try (EmbeddedS3 replicaS3 = EmbeddedS3.start();
@@ -55,7 +59,8 @@ class S3PromoteCommandTest {
       String sourceLocation;
       String sourceEndpoint;
       Map<Long, List<String>> sourceRows = new LinkedHashMap<>();
-      try (EmbeddedS3 sourceS3 = EmbeddedS3.start();
+      int sourcePort;
+      try (EmbeddedS3 sourceS3 = EmbeddedS3.start(sourceFolder, 0);
           S3Warehouse warehouse =
               new S3Warehouse(
                   "s3://source/warehouse",
@@ -65,6 +70,7 @@ class S3PromoteCommandTest {
                   EmbeddedS3.SECRET_KEY)) {
         sourceS3.createBucket("source");
         sourceEndpoint = sourceS3.endpoint().toString();
+        sourcePort = sourceS3.endpoint().getPort();
         Schema schema = new Schema(Types.NestedField.required(1, "id", Types.LongType.get()));
         Table table =
             warehouse.create(
@@ -120,14 +126,18 @@ class S3PromoteCommandTest {
         assertThat(SourceTable.rows(replica, snapshot.getKey())).isEqualTo(snapshot.getValue());
       }
 
-      Run again =
-          run(sourceEndpoint, replicaS3, "promote", "--mode", "now", "--source", sourceLocation);
+      Run again = run(sourceEndpoint, replicaS3, "promote", "--mode", "now");
       assertThat(again.code).as(again.err).isZero();
       assertThat(again.out).contains("already promoted at ", ", epoch 1");
 
-      Run replicate = run(sourceEndpoint, replicaS3, "replicate", "--source", sourceLocation);
-      assertThat(replicate.code).isEqualTo(1);
-      assertThat(replicate.err).contains("the replica was promoted at", "epoch 1");
+      // the source region is back: the promoted replica is still not replicated into
+      try (EmbeddedS3 back = EmbeddedS3.start(sourceFolder, sourcePort)) {
+        Run replicate = run(sourceEndpoint, replicaS3, "replicate", "--source", sourceLocation);
+        assertThat(replicate.code).isEqualTo(1);
+        assertThat(replicate.err).contains("the replica was promoted at", "epoch 1");
+        assertThat(listMetadata(replicaS3))
+            .containsExactlyInAnyOrder("v1.metadata.json", "v2.metadata.json", "version-hint.text");
+      }
     }
   }
 
@@ -136,6 +146,17 @@ class S3PromoteCommandTest {
     Run run = run("http://127.0.0.1:1", null, "promote", "--target", "s3://replica/t");
     assertThat(run.code).isEqualTo(2);
     assertThat(run.err).contains("Cannot promote s3://replica/t: --mode safe replicates");
+  }
+
+  private static List<String> listMetadata(EmbeddedS3 s3) {
+    return s3
+        .client()
+        .listObjectsV2(b -> b.bucket("replica").prefix("warehouse/ns/t/metadata/"))
+        .contents()
+        .stream()
+        .map(o -> o.key().substring(o.key().lastIndexOf('/') + 1))
+        .filter(name -> name.endsWith(".metadata.json") || name.equals("version-hint.text"))
+        .toList();
   }
 
   private record Run(int code, String out, String err) {}
