@@ -28,4 +28,11 @@ public final class ReplicaProperties {
 
   /** The source's {@code last-updated-ms} at that file, to tell a short log from a rewind. */
   public static final String SOURCE_LAST_UPDATED_MS = "replicator.source-last-updated-ms";
+
+  /**
+   * Set by a promotion: the promotion epoch of the table's line of history (1 after the first
+   * failover). A table carrying it is a primary again, no longer a replica; replicas of it carry it
+   * along, so a later promotion of one of them counts on from it.
+   */
+  public static final String EPOCH = "replicator.epoch";
 }

@@ -19,6 +19,7 @@ import java.util.Set;
  *     {@link io.icerepl.merge.path.SourcePrefixes}); empty for replicas made before they were kept
  * @param replacedStatisticsFiles statistics files a replica commit stopped naming (the source
  *     replaced or removed them), for the replica's retention to delete
+ * @param promotion the replica's promotion to a writable table, null while it is a replica
  */
 public record ReplicaState(
     Set<Long> expiredSnapshotIds,
@@ -26,7 +27,8 @@ public record ReplicaState(
     List<ExpiredSnapshot> pendingDeletes,
     LastCommit lastCommit,
     List<PathMapping.Prefix> sourcePrefixes,
-    List<String> replacedStatisticsFiles) {
+    List<String> replacedStatisticsFiles,
+    Promotion promotion) {
 
   public ReplicaState {
     expiredSnapshotIds = Set.copyOf(expiredSnapshotIds);
@@ -34,6 +36,23 @@ public record ReplicaState(
     pendingDeletes = List.copyOf(pendingDeletes);
     sourcePrefixes = List.copyOf(sourcePrefixes);
     replacedStatisticsFiles = List.copyOf(replacedStatisticsFiles);
+  }
+
+  public ReplicaState(
+      Set<Long> expiredSnapshotIds,
+      Map<String, Long> droppedRefs,
+      List<ExpiredSnapshot> pendingDeletes,
+      LastCommit lastCommit,
+      List<PathMapping.Prefix> sourcePrefixes,
+      List<String> replacedStatisticsFiles) {
+    this(
+        expiredSnapshotIds,
+        droppedRefs,
+        pendingDeletes,
+        lastCommit,
+        sourcePrefixes,
+        replacedStatisticsFiles,
+        null);
   }
 
   public ReplicaState(
@@ -59,7 +78,7 @@ public record ReplicaState(
   public ReplicaState withRetention(
       Set<Long> expired, Map<String, Long> dropped, List<ExpiredSnapshot> pending) {
     return new ReplicaState(
-        expired, dropped, pending, lastCommit, sourcePrefixes, replacedStatisticsFiles);
+        expired, dropped, pending, lastCommit, sourcePrefixes, replacedStatisticsFiles, promotion);
   }
 
   public ReplicaState withLastCommit(LastCommit commit) {
@@ -69,7 +88,8 @@ public record ReplicaState(
         pendingDeletes,
         commit,
         sourcePrefixes,
-        replacedStatisticsFiles);
+        replacedStatisticsFiles,
+        promotion);
   }
 
   public ReplicaState withSourcePrefixes(List<PathMapping.Prefix> prefixes) {
@@ -79,12 +99,31 @@ public record ReplicaState(
         pendingDeletes,
         lastCommit,
         prefixes,
-        replacedStatisticsFiles);
+        replacedStatisticsFiles,
+        promotion);
   }
 
   public ReplicaState withReplacedStatisticsFiles(List<String> files) {
     return new ReplicaState(
-        expiredSnapshotIds, droppedRefs, pendingDeletes, lastCommit, sourcePrefixes, files);
+        expiredSnapshotIds,
+        droppedRefs,
+        pendingDeletes,
+        lastCommit,
+        sourcePrefixes,
+        files,
+        promotion);
+  }
+
+  /** The same state recording the replica's promotion to a writable table. */
+  public ReplicaState withPromotion(Promotion promoted) {
+    return new ReplicaState(
+        expiredSnapshotIds,
+        droppedRefs,
+        pendingDeletes,
+        lastCommit,
+        sourcePrefixes,
+        replacedStatisticsFiles,
+        promoted);
   }
 
   /**

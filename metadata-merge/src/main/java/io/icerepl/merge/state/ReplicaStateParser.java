@@ -35,6 +35,13 @@ public final class ReplicaStateParser {
   static final String SOURCE_PREFIXES = "source-prefixes";
   static final String SOURCE = "source";
   static final String TARGET = "target";
+  static final String PROMOTION = "promotion";
+  static final String EPOCH = "epoch";
+  static final String PROMOTED_AT_MS = "promoted-at-ms";
+  static final String MODE = "mode";
+  static final String LAST_SOURCE_METADATA_FILE = "last-source-metadata-file";
+  static final String LAST_SOURCE_LAST_UPDATED_MS = "last-source-last-updated-ms";
+  static final String REPLICA_VERSION = "replica-version";
   private static final int VERSION = 1;
   private static final ObjectMapper MAPPER = TableMetadataParser.mapper();
 
@@ -73,6 +80,9 @@ public final class ReplicaStateParser {
       state
           .sourcePrefixes()
           .forEach(p -> prefixes.addObject().put(SOURCE, p.source()).put(TARGET, p.target()));
+    }
+    if (state.promotion() != null) {
+      writePromotion(json.putObject(PROMOTION), state.promotion());
     }
     try {
       return MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(json);
@@ -151,6 +161,39 @@ public final class ReplicaStateParser {
     }
     List<String> replacedStatistics = new ArrayList<>();
     json.path(REPLACED_STATISTICS_FILES).forEach(n -> replacedStatistics.add(n.asText()));
-    return new ReplicaState(ids, refs, pending, lastCommit, prefixes, replacedStatistics);
+    // absent until the replica is promoted, and from states written before promotions existed
+    Promotion promotion =
+        json.hasNonNull(PROMOTION) ? readPromotion(json.get(PROMOTION), fileName) : null;
+    return new ReplicaState(
+        ids, refs, pending, lastCommit, prefixes, replacedStatistics, promotion);
+  }
+
+  private static void writePromotion(ObjectNode node, Promotion promotion) {
+    node.put(EPOCH, promotion.epoch());
+    node.put(PROMOTED_AT_MS, promotion.promotedAtMillis());
+    node.put(MODE, promotion.mode());
+    node.put(LAST_SOURCE_METADATA_FILE, promotion.lastSourceMetadataFile());
+    if (promotion.lastSourceLastUpdatedMs() != null) {
+      node.put(LAST_SOURCE_LAST_UPDATED_MS, promotion.lastSourceLastUpdatedMs());
+    }
+    node.put(REPLICA_VERSION, promotion.replicaVersion());
+  }
+
+  private static Promotion readPromotion(JsonNode node, String fileName) {
+    for (String field :
+        List.of(EPOCH, PROMOTED_AT_MS, MODE, LAST_SOURCE_METADATA_FILE, REPLICA_VERSION)) {
+      if (!node.hasNonNull(field)) {
+        throw new BadInputException(
+            "Cannot read replica state " + fileName + ": its " + PROMOTION + " lacks " + field);
+      }
+    }
+    JsonNode updated = node.get(LAST_SOURCE_LAST_UPDATED_MS);
+    return new Promotion(
+        node.get(EPOCH).asLong(),
+        node.get(PROMOTED_AT_MS).asLong(),
+        node.get(MODE).asText(),
+        node.get(LAST_SOURCE_METADATA_FILE).asText(),
+        updated == null || updated.isNull() ? null : updated.asLong(),
+        node.get(REPLICA_VERSION).asLong());
   }
 }

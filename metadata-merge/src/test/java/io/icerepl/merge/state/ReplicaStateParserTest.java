@@ -51,6 +51,39 @@ class ReplicaStateParserTest {
   }
 
   @Test
+  void aPromotionSurvivesARoundTripAndAStateWithoutOneReadsAsNotPromoted() {
+    ReplicaState state =
+        ReplicaState.empty()
+            .withLastCommit(new ReplicaState.LastCommit(4, "t4", "t3"))
+            .withPromotion(
+                new Promotion(2, 1_700_000_000_000L, "now", "00007-a.metadata.json", 1_699L, 5));
+    assertThat(ReplicaStateParser.fromJson(ReplicaStateParser.toJson(state), "state.json"))
+        .isEqualTo(state);
+    ReplicaState unknownTime =
+        state.withPromotion(new Promotion(1, 5L, "safe", "v3.metadata.json", null, 2));
+    assertThat(ReplicaStateParser.fromJson(ReplicaStateParser.toJson(unknownTime), "state.json"))
+        .isEqualTo(unknownTime);
+
+    byte[] before =
+        ("{\"state-version\": 1, \"expired-snapshot-ids\": [],"
+                + " \"last-commit\": {\"version\": 3, \"token\": \"t3\"}}")
+            .getBytes(StandardCharsets.UTF_8);
+    ReplicaState read = ReplicaStateParser.fromJson(before, "state.json");
+    assertThat(read.promotion()).isNull();
+    assertThat(read.lastCommit()).isEqualTo(new ReplicaState.LastCommit(3, "t3", null));
+  }
+
+  @Test
+  void aPromotionWithoutItsEpochIsRefused() {
+    byte[] json =
+        "{\"state-version\": 1, \"promotion\": {\"mode\": \"now\"}}"
+            .getBytes(StandardCharsets.UTF_8);
+    assertThatThrownBy(() -> ReplicaStateParser.fromJson(json, "state.json"))
+        .isInstanceOf(BadInputException.class)
+        .hasMessage("Cannot read replica state state.json: its promotion lacks epoch");
+  }
+
+  @Test
   void aNewerStateVersionIsRefused() {
     byte[] json = "{\"state-version\": 2}".getBytes(StandardCharsets.UTF_8);
     assertThatThrownBy(() -> ReplicaStateParser.fromJson(json, "state.json"))

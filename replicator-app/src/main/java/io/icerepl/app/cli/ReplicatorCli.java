@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
       ReplicateCommand.class,
       ExpireCommand.class,
       VerifyCommand.class,
+      PromoteCommand.class,
       ServeCommand.class,
       CommandLine.HelpCommand.class
     })

@@ -1,5 +1,6 @@
 package io.icerepl.app.engine;
 
+import io.icerepl.app.engine.promote.PromotedReplicaException;
 import io.icerepl.merge.error.ReplicationException;
 
 /** A replication of one table failed; the replica was left as it was. */
@@ -17,6 +18,13 @@ public final class TableReplicationException extends RuntimeException {
 
   public boolean retryable() {
     return getCause() instanceof ReplicationException r && r.retryable();
+  }
+
+  /** Why the replica refused the replication because it was promoted, if it did. */
+  public java.util.Optional<PromotedReplicaException> promoted() {
+    return getCause() instanceof PromotedReplicaException p
+        ? java.util.Optional.of(p)
+        : java.util.Optional.empty();
   }
 
   private static String messageOf(String table, RuntimeException cause) {

@@ -2,6 +2,7 @@ package io.icerepl.app.engine;
 
 import io.icerepl.app.engine.catalog.ReplicaRegistrar;
 import io.icerepl.app.engine.catalog.TableCatalogs;
+import io.icerepl.app.engine.promote.PromotedReplicaException;
 import io.icerepl.app.engine.replica.ReplicaFiles;
 import io.icerepl.app.engine.replica.ReplicaHead;
 import io.icerepl.app.engine.retention.PendingDeletion;
@@ -24,6 +25,7 @@ import io.icerepl.merge.model.TableMetadataParser;
 import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.path.SourcePrefixes;
 import io.icerepl.merge.path.TableLayout;
+import io.icerepl.merge.state.Promotion;
 import io.icerepl.merge.state.ReplicaState;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -197,6 +199,7 @@ public final class TableReplicator {
       Optional<TableHeads> before,
       ObjectStore.Lock lock)
       throws IOException {
+    checkNotPromoted(table, sourceLocation, targetLocation, before);
     SourceHeadResolver.Head resolved =
         sourceMetadata
             .map(f -> SourceHeadResolver.Head.given(resolveGiven(sourceLocation, f)))
@@ -356,6 +359,35 @@ public final class TableReplicator {
             settlesIn);
     return new ReplicationResult(
         summary, new TableHeads(resolved, head, replica, state.expiredSnapshotIds()));
+  }
+
+  /**
+   * A promoted replica is a primary: nothing is replicated into it, by any instance, whatever the
+   * source does. The record is the replica's own, so it holds after restarts and with the source
+   * back. A source that cannot be read does not hide the promotion.
+   */
+  private void checkNotPromoted(
+      String table, String sourceLocation, String targetLocation, Optional<TableHeads> before)
+      throws IOException {
+    Promotion promotion = replicaFiles.state(targetLocation).promotion();
+    if (promotion == null) {
+      return;
+    }
+    String sourceHead;
+    try {
+      sourceHead =
+          before
+              .map(b -> b.source().file())
+              .orElseGet(() -> headResolver.head(sourceLocation).file());
+    } catch (RuntimeException e) {
+      LOG.info(
+          "{}: source head unreadable ({}) for promoted replica {}",
+          table,
+          e.getMessage(),
+          targetLocation);
+      sourceHead = null;
+    }
+    throw PromotedReplicaException.of(table, targetLocation, promotion, sourceHead);
   }
 
   /**

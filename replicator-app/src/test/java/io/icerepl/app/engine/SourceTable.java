@@ -52,6 +52,16 @@ public final class SourceTable {
     return new SourceTable(location, table);
   }
 
+  /**
+   * An existing table at {@code location} (e.g. a promoted replica), writing ids from {@code
+   * firstId} on.
+   */
+  public static SourceTable open(String location, long firstId) {
+    SourceTable table = new SourceTable(location, TABLES.load(location));
+    table.nextId = firstId;
+    return table;
+  }
+
   public DataFile append(String category, int rows) {
     DataFile file = writeData(category, rows);
     table.newAppend().appendFile(file).commit();

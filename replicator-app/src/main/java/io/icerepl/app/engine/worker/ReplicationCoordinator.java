@@ -1,5 +1,6 @@
 package io.icerepl.app.engine.worker;
 
+import io.icerepl.app.engine.TableReplicationException;
 import io.icerepl.app.engine.retention.RetentionResult;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -40,7 +41,10 @@ public final class ReplicationCoordinator implements AutoCloseable {
     Optional<Duration> replicate(TableKey key) throws Exception;
   }
 
-  /** Told of every failed replication, with when it will be tried again. */
+  /**
+   * Told of every failed replication, with when it will be tried again: null for a promoted
+   * replica, which is not tried again until triggered.
+   */
   @FunctionalInterface
   public interface FailureListener {
     void failed(TableKey key, Exception error, Duration retryIn);
@@ -343,6 +347,15 @@ public final class ReplicationCoordinator implements AutoCloseable {
       }
       return null;
     } catch (Exception e) {
+      // a promoted replica stays promoted: retrying cannot change that, only fail-back can
+      if (e instanceof TableReplicationException t && t.promoted().isPresent()) {
+        try {
+          failures.failed(key, e, null);
+        } catch (RuntimeException listenerError) {
+          LOG.error("{}: failure listener failed", key, listenerError);
+        }
+        return null;
+      }
       int failureCount;
       synchronized (this) {
         failureCount = ++lanes.get(key).failures;

@@ -21,5 +21,15 @@ public enum ReplicationState {
    * The source catalog no longer lists the table: it is no longer replicated, and its replica is
    * kept as it was (a dropped source is never a reason to delete a replica).
    */
-  SOURCE_DROPPED
+  SOURCE_DROPPED,
+  /**
+   * The replica was promoted (failover): it is a primary now, its state records the promotion, and
+   * nothing is replicated into it. Not a failure: it is not retried.
+   */
+  PROMOTED,
+  /**
+   * The replica was promoted and the old source committed since: "the old primary wrote after
+   * failover". Those commits are never replicated over the promoted table; fail-back keeps them.
+   */
+  OLD_PRIMARY_WROTE
 }

@@ -9,6 +9,7 @@ import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.engine.worker.TableStatus;
 import io.icerepl.merge.error.DivergedReplicaException;
 import io.icerepl.merge.error.ReplicationException;
+import io.icerepl.merge.state.Promotion;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -126,7 +127,9 @@ public final class StatusBoard implements TableStatus {
       catalogFailure(key.rule(), key.target());
     }
     ReplicationState state = stateOf(error);
-    if (state != ReplicationState.WAITING) {
+    boolean promoted =
+        state == ReplicationState.PROMOTED || state == ReplicationState.OLD_PRIMARY_WROTE;
+    if (state != ReplicationState.WAITING && !promoted) {
       e.failures.increment();
     }
     String message = error.getMessage() != null ? error.getMessage() : error.toString();
@@ -141,7 +144,9 @@ public final class StatusBoard implements TableStatus {
         e.lagSinceMs = e.inSyncAtMs != null ? e.inSyncAtMs : e.watchedSinceMs;
       }
     }
-    if (state == ReplicationState.WAITING) {
+    if (promoted) {
+      LOG.info("{}: not replicated to {} ({}): {}", key.table(), key.target(), state, message);
+    } else if (state == ReplicationState.WAITING) {
       LOG.info(
           "{}: waiting for {}, trying again in {}: {}",
           key.table(),
@@ -371,6 +376,11 @@ public final class StatusBoard implements TableStatus {
   }
 
   static ReplicationState stateOf(Exception error) {
+    if (error instanceof TableReplicationException t && t.promoted().isPresent()) {
+      return t.promoted().get().fence() == Promotion.Fence.PROMOTED
+          ? ReplicationState.PROMOTED
+          : ReplicationState.OLD_PRIMARY_WROTE;
+    }
     Throwable cause = error instanceof TableReplicationException t ? t.getCause() : error;
     if (cause instanceof ReplicationException r && r.retryable()) {
       return ReplicationState.WAITING;

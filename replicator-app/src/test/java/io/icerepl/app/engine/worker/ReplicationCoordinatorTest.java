@@ -2,6 +2,9 @@ package io.icerepl.app.engine.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.icerepl.app.engine.TableReplicationException;
+import io.icerepl.app.engine.promote.PromotedReplicaException;
+import io.icerepl.merge.state.Promotion;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -214,6 +217,23 @@ class ReplicationCoordinatorTest {
   }
 
   @Test
+  void aPromotedReplicaIsReportedAndNotRetried() throws Exception {
+    coordinator = coordinator(4, Duration.ofMillis(50));
+    Promotion promotion = new Promotion(1, 0L, "now", "v3.metadata.json", null, 4);
+    action.failNext(
+        T1,
+        new TableReplicationException(
+            "ns/t1",
+            PromotedReplicaException.of(
+                "ns/t1", "file:/dst/ns/t1", promotion, "v3.metadata.json")));
+    coordinator.trigger(T1);
+    awaitIdle();
+    Thread.sleep(500);
+    assertThat(action.started(T1)).as("no retry after ten back-offs").isEqualTo(1);
+    assertThat(failures).singleElement().asString().endsWith(", retry in null");
+  }
+
+  @Test
   void backoffDoublesUpToTheMaximum() {
     coordinator =
         new ReplicationCoordinator(
@@ -342,6 +362,7 @@ class ReplicationCoordinatorTest {
     private final AtomicInteger maxRunning = new AtomicInteger();
     private final Semaphore gate = new Semaphore(0);
     private volatile boolean blocking;
+    private volatile RuntimeException failure;
 
     void blockRuns() {
       blocking = true;
@@ -360,6 +381,11 @@ class ReplicationCoordinatorTest {
       toFail.computeIfAbsent(key, k -> new AtomicInteger()).set(times);
     }
 
+    void failNext(TableKey key, RuntimeException error) {
+      failure = error;
+      failNext(key, 1);
+    }
+
     @Override
     public Optional<Duration> replicate(TableKey key) throws Exception {
       lastStart.put(key, System.nanoTime());
@@ -374,7 +400,9 @@ class ReplicationCoordinatorTest {
         }
         AtomicInteger fail = toFail.get(key);
         if (fail != null && fail.getAndDecrement() > 0) {
-          throw new IllegalStateException("Cannot replicate " + key.table() + ": injected");
+          throw failure != null
+              ? failure
+              : new IllegalStateException("Cannot replicate " + key.table() + ": injected");
         }
         succeeded.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
         return Optional.empty();

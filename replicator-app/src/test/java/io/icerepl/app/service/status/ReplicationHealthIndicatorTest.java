@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icerepl.app.engine.ReplicationSummary;
 import io.icerepl.app.engine.TableReplicationException;
+import io.icerepl.app.engine.promote.PromotedReplicaException;
 import io.icerepl.app.engine.worker.Observation;
 import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.merge.head.SourceHead;
+import io.icerepl.merge.state.Promotion;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -41,6 +43,47 @@ class ReplicationHealthIndicatorTest {
 
     board.failed(T1, new IllegalStateException("boom"), Duration.ofSeconds(5));
     assertThat(health.health().getStatus()).isEqualTo(Status.DOWN);
+  }
+
+  @Test
+  void aPromotedReplicaShowsPromotedThenOldPrimaryWroteAndNeverCountsAsAFailure() {
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    StatusBoard promotedBoard = new StatusBoard(CLOCK, meters);
+    Promotion promotion =
+        new Promotion(1, 1_767_225_000_000L, "now", "00003-a.metadata.json", null, 4);
+
+    promotedBoard.failed(
+        T1,
+        new TableReplicationException(
+            "ns/t1",
+            PromotedReplicaException.of(
+                "ns/t1",
+                "file:/a/ns/t1",
+                promotion,
+                "file:/s/ns/t1/metadata/00003-a.metadata.json")),
+        null);
+    ReplicationStatus status = promotedBoard.get(T1).orElseThrow();
+    assertThat(status.state()).isEqualTo(ReplicationState.PROMOTED);
+    assertThat(status.lastError())
+        .contains("promoted at 2025-12-31T23:50:00Z, epoch 1, from source version 00003-a");
+
+    promotedBoard.failed(
+        T1,
+        new TableReplicationException(
+            "ns/t1",
+            PromotedReplicaException.of(
+                "ns/t1",
+                "file:/a/ns/t1",
+                promotion,
+                "file:/s/ns/t1/metadata/00004-b.metadata.json")),
+        null);
+    status = promotedBoard.get(T1).orElseThrow();
+    assertThat(status.state()).isEqualTo(ReplicationState.OLD_PRIMARY_WROTE);
+    assertThat(status.lastError())
+        .contains("the old primary wrote after failover", "00004-b", "00003-a");
+    assertThat(new ReplicationHealthIndicator(promotedBoard).health().getStatus())
+        .isEqualTo(Status.UP);
+    assertThat(meters.find("replicator.failures").counter().count()).isZero();
   }
 
   @Test

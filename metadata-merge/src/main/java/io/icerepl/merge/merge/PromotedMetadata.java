@@ -1,0 +1,79 @@
+package io.icerepl.merge.merge;
+
+import static io.icerepl.merge.model.TableMetadataFields.LAST_SEQUENCE_NUMBER;
+import static io.icerepl.merge.model.TableMetadataFields.NEXT_ROW_ID;
+import static io.icerepl.merge.model.TableMetadataFields.PROPERTIES;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.icerepl.merge.model.TableMetadata;
+import io.icerepl.merge.model.TableMetadataParser;
+import java.util.Optional;
+
+/**
+ * The metadata of a promotion commit: the replica's current version turned into a table writers may
+ * commit to. Pure: the commit time is passed in.
+ */
+public final class PromotedMetadata {
+  /**
+   * Added to {@code last-sequence-number}. The old source may have committed after the last
+   * replicated version (it was unreachable); its commits carry the sequence numbers that follow the
+   * replica's, which the promoted table's first commits would otherwise reuse. With the gap the two
+   * lines of history never share a sequence number, so a fail-back can keep both.
+   */
+  public static final long SEQUENCE_NUMBER_GAP = 1L << 20;
+
+  /**
+   * Added to a v3 table's {@code next-row-id}, for the same reason: row ids the old source assigned
+   * after the last replicated version are never assigned again by the promoted table.
+   */
+  public static final long ROW_ID_GAP = 1L << 40;
+
+  private PromotedMetadata() {}
+
+  /**
+   * The epoch a promotion of {@code replica} records: 1 for the first promotion of its line of
+   * history, one more than the epoch it already carries otherwise.
+   */
+  public static long nextEpoch(TableMetadata replica) {
+    String value = replica.properties().get(ReplicaProperties.EPOCH);
+    if (value == null) {
+      return 1;
+    }
+    try {
+      return Long.parseLong(value.trim()) + 1;
+    } catch (NumberFormatException e) {
+      return 1;
+    }
+  }
+
+  /**
+   * @param replica the replica's current metadata
+   * @param replicaFile its file, appended to {@code metadata-log}
+   * @param epoch the promotion's epoch, set as {@code replicator.epoch}
+   * @param commitTimeMs now; {@code last-updated-ms} never goes back from the replica's
+   * @return the metadata without the read-only marking and the replicator's commit token, the
+   *     sequence number and row id gaps applied
+   */
+  public static TableMetadata of(
+      TableMetadata replica, String replicaFile, long epoch, long commitTimeMs) {
+    ObjectNode out = replica.copyOfJson();
+    ObjectNode properties = out.with(PROPERTIES);
+    properties.remove(ReplicaProperties.READ_ONLY);
+    properties.remove(ReplicaProperties.COMMIT_TOKEN);
+    properties.put(ReplicaProperties.EPOCH, Long.toString(epoch));
+    // v1 has no sequence numbers: readers take every v1 file as sequence number 0
+    if (replica.formatVersion() >= 2) {
+      out.put(LAST_SEQUENCE_NUMBER, replica.lastSequenceNumber() + SEQUENCE_NUMBER_GAP);
+    }
+    if (replica.formatVersion() >= 3 && out.hasNonNull(NEXT_ROW_ID)) {
+      out.put(NEXT_ROW_ID, out.get(NEXT_ROW_ID).asLong() + ROW_ID_GAP);
+    }
+    ReplicaCommits.setMetadataLog(
+        out,
+        Optional.of(replica),
+        Optional.of(replicaFile),
+        ReplicaCommits.previousVersionsMax(replica));
+    ReplicaCommits.setLastUpdatedMs(out, Optional.of(replica), commitTimeMs, 0L);
+    return TableMetadataParser.fromJson(out, "promoted " + replicaFile);
+  }
+}

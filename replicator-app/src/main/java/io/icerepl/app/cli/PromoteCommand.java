@@ -1,0 +1,197 @@
+package io.icerepl.app.cli;
+
+import io.icerepl.app.engine.FileSystemHeadResolver;
+import io.icerepl.app.engine.ReplicationOptions;
+import io.icerepl.app.engine.SourceHeadResolver;
+import io.icerepl.app.engine.TableReplicator;
+import io.icerepl.app.engine.catalog.CatalogClients;
+import io.icerepl.app.engine.catalog.CatalogHeadResolver;
+import io.icerepl.app.engine.catalog.CatalogSpec;
+import io.icerepl.app.engine.catalog.TableCatalogs;
+import io.icerepl.app.engine.promote.PromotionMode;
+import io.icerepl.app.engine.promote.PromotionResult;
+import io.icerepl.app.engine.promote.TablePromoter;
+import io.icerepl.app.engine.verify.TableVerifier;
+import io.icerepl.copier.copy.CopyProgress;
+import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.merge.model.TableMetadata;
+import io.icerepl.merge.state.Promotion;
+import java.io.PrintWriter;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code promote}: turns a replica into a table writers commit to (failover), fenced. */
+@Command(
+    name = "promote",
+    mixinStandardHelpOptions = true,
+    showDefaultValues = true,
+    description = {
+      "Promotes a replica (failover): publishes one more version without the read-only marking,",
+      "with replicator.epoch set and sequence numbers (and v3 row ids) raised past anything the",
+      "old source may still have committed, and records the promotion in the replica's state:",
+      "no replicator replicates into it again. --mode safe (default) first replicates what the",
+      "source still serves and verifies the replica against it, refusing when verify finds a",
+      "problem unless --force; --mode now promotes what the replica holds and reports how far",
+      "behind the source it was known to be. A rerun finishes or reports an earlier promotion."
+    })
+final class PromoteCommand implements Callable<Integer> {
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @CommandLine.Mixin StoreOptions stores;
+
+  /** The source: needed by safe mode, reported on (if reachable) by now mode. */
+  @CommandLine.Mixin OptionalSourceOption source;
+
+  @CommandLine.Mixin TargetOption target;
+
+  @Option(
+      names = "--mode",
+      paramLabel = "safe|now",
+      description =
+          "safe: replicate, verify, then promote; now: promote what the replica holds (the source"
+              + " is unreachable).")
+  String mode = PromotionMode.SAFE.label();
+
+  @Option(
+      names = "--force",
+      description = "In safe mode, promote even when verify finds problems (they are listed).")
+  boolean force;
+
+  @CommandLine.Mixin SettleTimeOption settle;
+
+  @CommandLine.Mixin ThreadsOption threads;
+
+  @CommandLine.Mixin MetadataLimitOption metadataLimit;
+
+  @Override
+  public Integer call() {
+    PromotionMode promotionMode = PromotionMode.parse(mode);
+    String targetLocation = target.target();
+    boolean hasSource = source.location().isPresent() || source.catalogTable().isPresent();
+    if (promotionMode == PromotionMode.SAFE && !hasSource) {
+      throw new IllegalArgumentException(
+          "Cannot promote "
+              + targetLocation
+              + ": --mode safe replicates and verifies against the source, give --source or"
+              + " --source-catalog/--source-table (--mode now promotes without one)");
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    ExecutorService pool = Executors.newFixedThreadPool(threads.threads());
+    try (StoreOptions opened = stores;
+        CatalogClients catalogs = new CatalogClients()) {
+      ObjectStore replicaStore = stores.target(targetLocation);
+      TablePromoter promoter =
+          new TablePromoter(replicaStore, Clock.systemUTC(), metadataLimit.maxMetadataBytes());
+      PromotionResult result;
+      if (promotionMode == PromotionMode.SAFE) {
+        SourceHeadResolver head = sourceHead(catalogs);
+        String sourceLocation = sourceLocation(head);
+        ObjectStore sourceStore = stores.source(sourceLocation);
+        TableReplicator replicator =
+            new TableReplicator(
+                sourceStore,
+                replicaStore,
+                Clock.systemUTC(),
+                pool,
+                options(),
+                CopyProgress.Listener.NONE,
+                new TableCatalogs(Optional.of(head), Optional.empty()));
+        TableVerifier verifier =
+            new TableVerifier(
+                replicaStore, pool, threads.threads(), metadataLimit.maxMetadataBytes());
+        result =
+            promoter.promoteSafely(
+                targetLocation,
+                sourceLocation,
+                targetLocation,
+                replicator,
+                sourceStore,
+                verifier,
+                force,
+                line -> out.println("problem            " + line));
+      } else {
+        if (hasSource) {
+          reportSource(out, catalogs);
+        }
+        result = promoter.promote(targetLocation, targetLocation, promotionMode);
+      }
+      print(out, targetLocation, result);
+      return 0;
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private ReplicationOptions options() {
+    return new ReplicationOptions(
+        List.of(), false, metadataLimit.maxMetadataBytes(), threads.threads(), settle.settleTime());
+  }
+
+  /** The source head as {@code replicate} resolves it: a catalog's pointer, else the folder. */
+  private SourceHeadResolver sourceHead(CatalogClients catalogs) {
+    Optional<CatalogTable> table = source.catalogTable();
+    if (table.isPresent()) {
+      CatalogSpec catalog = table.get().catalog().withDefaults(stores.sourceCatalogDefaults());
+      return new CatalogHeadResolver(catalogs.get(catalog), catalog, table.get().identifier());
+    }
+    String location = source.location().orElseThrow();
+    return new FileSystemHeadResolver(
+        stores.source(location), Clock.systemUTC(), settle.settleTime());
+  }
+
+  private String sourceLocation(SourceHeadResolver head) {
+    return head instanceof CatalogHeadResolver catalog
+        ? catalog.tableLocation()
+        : source.location().orElseThrow();
+  }
+
+  /**
+   * Now mode: where the source stands, if it answers. Unreachable is what the mode is for, so it is
+   * reported and the promotion goes on.
+   */
+  private void reportSource(PrintWriter out, CatalogClients catalogs) {
+    try {
+      SourceHeadResolver head = sourceHead(catalogs);
+      out.println("source head        " + head.head(sourceLocation(head)).file());
+    } catch (RuntimeException e) {
+      out.println("source unreachable " + e.getMessage());
+    }
+  }
+
+  private static void print(PrintWriter out, String table, PromotionResult result) {
+    Promotion promotion = result.promotion();
+    TableMetadata metadata = result.metadata();
+    if (result.alreadyPromoted()) {
+      out.println(
+          "already promoted at "
+              + Instant.ofEpochMilli(promotion.promotedAtMillis())
+              + ", epoch "
+              + promotion.epoch());
+    }
+    out.println("table              " + table);
+    out.println("epoch              " + promotion.epoch());
+    out.println("mode               " + promotion.mode());
+    out.println("promoted at        " + Instant.ofEpochMilli(promotion.promotedAtMillis()));
+    out.println("replica version    " + promotion.replicaVersion() + " " + result.metadataFile());
+    out.println("last source file   " + promotion.lastSourceMetadataFile());
+    out.println(
+        "last source commit "
+            + Optional.ofNullable(promotion.lastSourceLastUpdatedMs())
+                .map(ms -> Instant.ofEpochMilli(ms).toString())
+                .orElse("unknown"));
+    out.println(
+        "replica snapshots  "
+            + metadata.snapshots().size()
+            + ", head "
+            + metadata.currentSnapshotId().map(String::valueOf).orElse("none"));
+    out.flush();
+  }
+}

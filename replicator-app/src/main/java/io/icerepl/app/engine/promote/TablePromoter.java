@@ -1,0 +1,216 @@
+package io.icerepl.app.engine.promote;
+
+import io.icerepl.app.engine.ReplicationResult;
+import io.icerepl.app.engine.TableReplicator;
+import io.icerepl.app.engine.replica.ReplicaFiles;
+import io.icerepl.app.engine.replica.ReplicaHead;
+import io.icerepl.app.engine.verify.TableVerifier;
+import io.icerepl.app.engine.verify.VerifyResult;
+import io.icerepl.app.engine.verify.VerifySource;
+import io.icerepl.copier.publish.MetadataPublisher;
+import io.icerepl.copier.publish.ReplicaLayout;
+import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.merge.error.DivergedReplicaException;
+import io.icerepl.merge.error.ReplicationException;
+import io.icerepl.merge.merge.PromotedMetadata;
+import io.icerepl.merge.merge.ReplicaProperties;
+import io.icerepl.merge.model.TableMetadata;
+import io.icerepl.merge.model.TableMetadataParser;
+import io.icerepl.merge.state.Promotion;
+import io.icerepl.merge.state.ReplicaState;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.NoSuchFileException;
+import java.time.Clock;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Promotes a replica to a table any Iceberg writer may commit to (failover). The promotion is one
+ * more replica commit, published like every other: version N+1 is the current version without the
+ * read-only marking, with the epoch set and the sequence number and row id gaps applied. The
+ * promotion is recorded in the replica's state before that version is published, so replication
+ * stops from then on, and a rerun after a crash finishes the publish.
+ */
+public final class TablePromoter {
+  private static final Logger LOG = LoggerFactory.getLogger(TablePromoter.class);
+
+  private final ObjectStore target;
+  private final Clock clock;
+  private final long maxMetadataBytes;
+  private final ReplicaFiles replicaFiles;
+  private final MetadataPublisher publisher;
+
+  public TablePromoter(ObjectStore target, Clock clock, long maxMetadataBytes) {
+    this.target = target;
+    this.clock = clock;
+    this.maxMetadataBytes = maxMetadataBytes;
+    this.replicaFiles = new ReplicaFiles(target, maxMetadataBytes);
+    this.publisher = new MetadataPublisher(target);
+  }
+
+  /**
+   * Safe mode: replicates what the source still serves, verifies the replica against it, and
+   * promotes only when verify found no problem, or {@code force} is set. A replica already promoted
+   * is only finished.
+   *
+   * @param replicator replicates the source into {@code targetLocation}
+   * @param source the source's store, for the verification
+   * @param verifier verifies the replica
+   * @param problems receives each problem verify finds
+   * @throws TablePromotionException when verify found problems and {@code force} is not set
+   */
+  public PromotionResult promoteSafely(
+      String table,
+      String sourceLocation,
+      String targetLocation,
+      TableReplicator replicator,
+      ObjectStore source,
+      TableVerifier verifier,
+      boolean force,
+      Consumer<String> problems) {
+    if (promotion(table, targetLocation).isEmpty()) {
+      ReplicationResult replicated = replicator.replicateIfChanged(sourceLocation, targetLocation);
+      VerifyResult verified =
+          verifier.verify(
+              targetLocation,
+              Optional.of(
+                  new VerifySource(source, sourceLocation, replicated.heads().source().file())),
+              problems);
+      if (verified.problems() > 0) {
+        if (!force) {
+          throw new TablePromotionException(
+              table,
+              "verify found "
+                  + verified.problems()
+                  + " problems in "
+                  + verified.checked()
+                  + " checked; the replica is not promoted (force promotes it anyway)");
+        }
+        LOG.warn(
+            "{}: promoting {} despite {} verify problems: forced",
+            table,
+            targetLocation,
+            verified.problems());
+      }
+    }
+    return promote(table, targetLocation, PromotionMode.SAFE);
+  }
+
+  /**
+   * Promotes what the replica holds, or finishes and reports an earlier promotion.
+   *
+   * @param mode recorded with the promotion
+   * @throws TablePromotionException when there is no replica or it cannot be promoted
+   */
+  public PromotionResult promote(String table, String targetLocation, PromotionMode mode) {
+    try (ObjectStore.Lock lock = target.lock(targetLocation)) {
+      ReplicaState state = replicaFiles.state(targetLocation);
+      if (state.promotion() != null) {
+        return finish(table, targetLocation, state.promotion(), lock);
+      }
+      ReplicaHead head =
+          replicaFiles
+              .head(table, targetLocation)
+              .orElseThrow(
+                  () ->
+                      new TablePromotionException(
+                          table, targetLocation + " holds no replica to promote"));
+      Promotion promotion =
+          new Promotion(
+              PromotedMetadata.nextEpoch(head.metadata()),
+              clock.millis(),
+              mode.label(),
+              head.lastSourceFile().orElseThrow(),
+              head.lastSourceUpdatedMs().orElse(null),
+              head.version() + 1);
+      lock.checkHeld("record the promotion of " + targetLocation);
+      replicaFiles.writeState(targetLocation, state.withPromotion(promotion));
+      return publish(table, targetLocation, head.metadata(), head.file(), promotion, lock);
+    } catch (ReplicationException e) {
+      throw new TablePromotionException(table, e.getMessage(), e);
+    } catch (IOException e) {
+      throw new TablePromotionException(table, e.getMessage(), new UncheckedIOException(e));
+    }
+  }
+
+  /** The promotion recorded in the replica's state, if it was promoted. */
+  public Optional<Promotion> promotion(String table, String targetLocation) {
+    try {
+      return Optional.ofNullable(replicaFiles.state(targetLocation).promotion());
+    } catch (IOException e) {
+      throw new TablePromotionException(table, e.getMessage(), new UncheckedIOException(e));
+    }
+  }
+
+  private PromotionResult publish(
+      String table,
+      String location,
+      TableMetadata replica,
+      String replicaFile,
+      Promotion promotion,
+      ObjectStore.Lock lock)
+      throws IOException {
+    TableMetadata promoted =
+        PromotedMetadata.of(replica, replicaFile, promotion.epoch(), clock.millis());
+    lock.checkHeld("publish promoted version " + promotion.replicaVersion());
+    String file =
+        publisher.publish(
+            table, location, promotion.replicaVersion(), TableMetadataParser.toJson(promoted));
+    LOG.info(
+        "{}: promoted {} at version {}, epoch {}, mode {}, last source version {}",
+        table,
+        location,
+        promotion.replicaVersion(),
+        promotion.epoch(),
+        promotion.mode(),
+        promotion.lastSourceMetadataFile());
+    return new PromotionResult(promotion, file, promoted, false);
+  }
+
+  /**
+   * A rerun: publishes the promoted version if the earlier run stopped before it, else writes a
+   * missing version hint. A hint past the promoted version (writers committed since) is left as it
+   * is.
+   */
+  private PromotionResult finish(
+      String table, String location, Promotion promotion, ObjectStore.Lock lock)
+      throws IOException {
+    String file = ReplicaLayout.metadataFile(location, promotion.replicaVersion());
+    if (target.length(file).isEmpty()) {
+      String previous = ReplicaLayout.metadataFile(location, promotion.replicaVersion() - 1);
+      TableMetadata replica = ReplicaFiles.readMetadata(target, previous, maxMetadataBytes);
+      LOG.info("{}: finishing the promotion of {} an earlier run recorded", table, location);
+      return publish(table, location, replica, previous, promotion, lock);
+    }
+    TableMetadata promoted = ReplicaFiles.readMetadata(target, file, maxMetadataBytes);
+    if (!Long.toString(promotion.epoch())
+        .equals(promoted.properties().get(ReplicaProperties.EPOCH))) {
+      throw new DivergedReplicaException(
+          "Cannot promote table "
+              + table
+              + ": "
+              + file
+              + " is not the promoted version its state records (epoch "
+              + promotion.epoch()
+              + "); another writer committed to the replica");
+    }
+    if (hintVersion(location).orElse(0) < promotion.replicaVersion()) {
+      lock.checkHeld("write the version hint of " + location);
+      publisher.writeVersionHint(location, promotion.replicaVersion());
+    }
+    return new PromotionResult(promotion, file, promoted, true);
+  }
+
+  private OptionalLong hintVersion(String location) throws IOException {
+    try {
+      return OptionalLong.of(
+          Long.parseLong(ReplicaFiles.readText(target, ReplicaLayout.versionHintFile(location))));
+    } catch (NoSuchFileException | NumberFormatException e) {
+      return OptionalLong.empty();
+    }
+  }
+}
