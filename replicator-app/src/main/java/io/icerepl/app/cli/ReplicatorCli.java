@@ -16,6 +16,7 @@ import picocli.CommandLine.Command;
     subcommands = {
       ReplicateCommand.class,
       ExpireCommand.class,
+      BackfillCommand.class,
       VerifyCommand.class,
       PromoteCommand.class,
       ServeCommand.class,

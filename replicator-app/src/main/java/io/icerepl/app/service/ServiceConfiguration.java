@@ -17,7 +17,6 @@ import io.icerepl.app.service.s3.S3Properties;
 import io.icerepl.app.service.status.StatusBoard;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -45,22 +44,7 @@ class ServiceConfiguration {
   /** The rules; catalogs get the S3 settings of their side where their properties set none. */
   @Bean
   TableRules tableRules(ReplicatorProperties properties, ObjectProvider<S3Properties> s3) {
-    S3Properties stores = s3.getIfAvailable();
-    if (stores == null) {
-      return new TableRules(EngineSettings.rules(properties));
-    }
-    return new TableRules(
-        EngineSettings.rules(
-            properties, catalogDefaults(stores.source()), catalogDefaults(stores.target())));
-  }
-
-  private static Map<String, String> catalogDefaults(S3Properties.Side side) {
-    return EngineSettings.catalogDefaults(
-        side.region(),
-        Optional.ofNullable(side.endpoint()).map(Object::toString),
-        side.pathStyle(),
-        Optional.ofNullable(side.accessKeyId()),
-        Optional.ofNullable(side.secretAccessKey()));
+    return EngineSettings.tableRules(properties, Optional.ofNullable(s3.getIfAvailable()));
   }
 
   /** Closed after the runner and discovery that use the clients. */

@@ -6,6 +6,8 @@ import io.icerepl.app.engine.retention.RetentionOptions;
 import io.icerepl.app.engine.worker.RuleCatalog;
 import io.icerepl.app.engine.worker.RuleTarget;
 import io.icerepl.app.engine.worker.TableRule;
+import io.icerepl.app.engine.worker.TableRules;
+import io.icerepl.app.service.s3.S3Properties;
 import io.icerepl.merge.path.PathMapping;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -47,6 +49,27 @@ public final class EngineSettings {
     return properties.rules().stream()
         .map(rule -> rule(rule, sourceCatalogDefaults, targetCatalogDefaults))
         .toList();
+  }
+
+  /**
+   * The rules, the one mapping of the service and of {@code backfill}: catalogs get the S3 settings
+   * of their side where their properties set none.
+   */
+  public static TableRules tableRules(ReplicatorProperties properties, Optional<S3Properties> s3) {
+    if (s3.isEmpty()) {
+      return new TableRules(rules(properties));
+    }
+    return new TableRules(
+        rules(properties, catalogDefaults(s3.get().source()), catalogDefaults(s3.get().target())));
+  }
+
+  private static Map<String, String> catalogDefaults(S3Properties.Side side) {
+    return catalogDefaults(
+        side.region(),
+        Optional.ofNullable(side.endpoint()).map(Object::toString),
+        side.pathStyle(),
+        Optional.ofNullable(side.accessKeyId()),
+        Optional.ofNullable(side.secretAccessKey()));
   }
 
   /**

@@ -1,0 +1,88 @@
+package io.icerepl.app.cli;
+
+import io.icerepl.app.engine.backfill.Backfill;
+import io.icerepl.app.engine.backfill.TableOutcome;
+import io.icerepl.app.engine.catalog.CatalogClients;
+import io.icerepl.app.engine.worker.SchemeStores;
+import io.icerepl.app.service.config.ConfigurationFile;
+import io.icerepl.app.service.config.EngineSettings;
+import io.icerepl.app.service.s3.S3Stores;
+import io.icerepl.copier.s3.S3Resilience;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code backfill}: replicates every table of every rule once, as a batch job. */
+@Command(
+    name = "backfill",
+    mixinStandardHelpOptions = true,
+    showDefaultValues = true,
+    description = {
+      "Replicates every table under each rule of the service's configuration (replicator.rules) to",
+      "each of its targets, once, then prints a line per table and exits: 1 if any table failed, 0",
+      "otherwise. Each replica is taken under the lease the service takes, so a running service and a",
+      "backfill never write one replica at once. Safe to rerun: a rerun continues where a stopped run",
+      "left off, and reports replicas already up to date as such."
+    })
+public final class BackfillCommand implements Callable<Integer> {
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Option(
+      names = "--config",
+      required = true,
+      paramLabel = "<file>",
+      description =
+          "The service's configuration (.yml, .yaml or .properties): its replicator.rules and"
+              + " replicator.s3.")
+  Path config;
+
+  @Option(
+      names = "--tables-in-parallel",
+      paramLabel = "<n>",
+      description = "Tables replicated at once; their file copies share the --threads.")
+  int tablesInParallel = 4;
+
+  @CommandLine.Mixin ThreadsOption threads;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    if (tablesInParallel < 1) {
+      throw new IllegalArgumentException(
+          "Cannot backfill: --tables-in-parallel must be at least 1, got " + tablesInParallel);
+    }
+    ConfigurationFile settings = ConfigurationFile.read(config);
+    PrintWriter out = spec.commandLine().getOut();
+    ExecutorService files = Executors.newFixedThreadPool(threads.threads());
+    try (SchemeStores stores =
+            S3Stores.stores(
+                settings.s3(),
+                new S3Resilience(S3Stores.resilience(settings.s3())),
+                Clock.systemUTC(),
+                List.of());
+        CatalogClients catalogs = new CatalogClients()) {
+      Backfill backfill =
+          new Backfill(
+              EngineSettings.tableRules(settings.replicator(), Optional.of(settings.s3())),
+              stores,
+              Clock.systemUTC(),
+              files,
+              EngineSettings.replication(settings.replicator()),
+              catalogs,
+              tablesInParallel);
+      List<TableOutcome> outcomes = backfill.run(new BackfillLines(out));
+      BackfillLines.summary(out, outcomes);
+      return outcomes.stream().anyMatch(TableOutcome::failed) ? 1 : 0;
+    } finally {
+      files.shutdownNow();
+    }
+  }
+}

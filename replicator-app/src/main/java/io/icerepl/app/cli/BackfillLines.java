@@ -1,0 +1,98 @@
+package io.icerepl.app.cli;
+
+import io.icerepl.app.engine.ReplicationSummary;
+import io.icerepl.app.engine.backfill.BackfillListener;
+import io.icerepl.app.engine.backfill.TableOutcome;
+import io.icerepl.app.engine.worker.TableKey;
+import io.icerepl.copier.copy.CopyProgress;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.Locale;
+
+/** A backfill's progress as one line per finished table, and its summary as a table. */
+final class BackfillLines implements BackfillListener {
+  private final PrintWriter out;
+  private int total;
+  private int done;
+  private long files;
+  private long bytes;
+
+  BackfillLines(PrintWriter out) {
+    this.out = out;
+  }
+
+  @Override
+  public synchronized void discovered(int tables) {
+    total = tables;
+    out.println("tables to backfill " + tables);
+    out.flush();
+  }
+
+  @Override
+  public void copying(TableKey key, CopyProgress progress) {}
+
+  @Override
+  public synchronized void finished(TableOutcome outcome) {
+    if (!outcome.target().isEmpty()) {
+      done++;
+    }
+    outcome
+        .summary()
+        .ifPresent(
+            s -> {
+              files += s.filesCopied();
+              bytes += s.bytesCopied();
+            });
+    out.printf(
+        Locale.ROOT,
+        "[%d/%d tables, %d files, %s] %s %s%n",
+        done,
+        total,
+        files,
+        HumanUnits.bytes(bytes),
+        name(outcome),
+        result(outcome));
+    out.flush();
+  }
+
+  /** One row per table and target, then the totals. */
+  static void summary(PrintWriter out, List<TableOutcome> outcomes) {
+    int width = outcomes.stream().mapToInt(o -> name(o).length()).max().orElse(5);
+    String row = "%-" + Math.max(width, 5) + "s  %8s  %8s  %10s  %10s  %s%n";
+    out.printf(Locale.ROOT, row, "table", "versions", "files", "bytes", "time", "result");
+    for (TableOutcome o : outcomes) {
+      ReplicationSummary s = o.summary().orElse(ReplicationSummary.none());
+      out.printf(
+          Locale.ROOT,
+          row,
+          name(o),
+          s.versionsApplied(),
+          s.filesCopied(),
+          HumanUnits.bytes(s.bytesCopied()),
+          HumanUnits.time(o.time()),
+          result(o));
+    }
+    long failed = outcomes.stream().filter(TableOutcome::failed).count();
+    long upToDate = outcomes.stream().filter(TableOutcome::upToDate).count();
+    out.printf(
+        Locale.ROOT,
+        "%d replicated, %d already up to date, %d failed%n",
+        outcomes.size() - failed - upToDate,
+        upToDate,
+        failed);
+    out.flush();
+  }
+
+  private static String name(TableOutcome o) {
+    return o.target().isEmpty()
+        ? o.rule() + ":" + o.table()
+        : o.rule() + ":" + o.table() + " -> " + o.target();
+  }
+
+  private static String result(TableOutcome o) {
+    if (o.failed()) {
+      return "failed: " + o.error().get();
+    }
+    return o.upToDate() ? "up to date" : "replicated";
+  }
+}
