@@ -3,6 +3,7 @@ package io.icerepl.app.engine.backfill;
 import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.ReplicationSummary;
 import io.icerepl.app.engine.catalog.CatalogClients;
+import io.icerepl.app.engine.verify.VerifyReport;
 import io.icerepl.app.engine.worker.CatalogTableLocations;
 import io.icerepl.app.engine.worker.Observation;
 import io.icerepl.app.engine.worker.StoreFactory;
@@ -210,6 +211,13 @@ public final class Backfill {
 
     @Override
     public void sourceDropped(TableKey key) {}
+
+    // a backfill replicates; it never verifies
+    @Override
+    public void verified(TableKey key, VerifyReport report) {}
+
+    @Override
+    public void verifyFailed(TableKey key, RuntimeException error) {}
   }
 
   private static final class TableThreads implements ThreadFactory {
