@@ -380,7 +380,11 @@ public final class MetadataMerge {
     String sourceList = source.manifestList().map(mapping::map).orElse(null);
     String replicaListText =
         replicaList == null || replicaList.isNull() ? null : replicaList.asText();
-    if (!Objects.equals(replicaListText, sourceList)) {
+    // one file may be spelled file:/p by one writer and file:///p by another (a fail-back maps
+    // the promoted table's paths onto the original's own)
+    if (!Objects.equals(
+        replicaListText == null ? null : PathMapping.canonical(replicaListText),
+        sourceList == null ? null : PathMapping.canonical(sourceList))) {
       throw differentSnapshot(
           source.snapshotId(), sourceFile, MANIFEST_LIST, replicaListText, sourceList);
     }

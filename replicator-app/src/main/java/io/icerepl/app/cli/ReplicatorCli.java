@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
       ReplicateCommand.class,
       ExpireCommand.class,
       VerifyCommand.class,
+      FailbackCommand.class,
       ServeCommand.class,
       CommandLine.HelpCommand.class
     })

@@ -52,6 +52,15 @@ public final class SourceTable {
     return new SourceTable(location, table);
   }
 
+  /**
+   * A table another writer made, written on from here, its new rows numbered from {@code firstId}.
+   */
+  public static SourceTable load(String location, long firstId) {
+    SourceTable table = new SourceTable(location, TABLES.load(location));
+    table.nextId = firstId;
+    return table;
+  }
+
   public DataFile append(String category, int rows) {
     DataFile file = writeData(category, rows);
     table.newAppend().appendFile(file).commit();
