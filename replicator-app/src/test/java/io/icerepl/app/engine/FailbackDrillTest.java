@@ -73,7 +73,7 @@ class FailbackDrillTest {
         .isZero();
     promote(promotedLocation);
 
-    promoted = SourceTable.load(promotedLocation, 1_000);
+    promoted = SourceTable.open(promotedLocation, 1_000);
     DataFile written = promoted.append("c", 3);
     promoted.deletePositions(written, 1);
 

@@ -53,9 +53,10 @@ public final class SourceTable {
   }
 
   /**
-   * A table another writer made, written on from here, its new rows numbered from {@code firstId}.
+   * An existing table at {@code location} (e.g. a promoted replica), writing ids from {@code
+   * firstId} on.
    */
-  public static SourceTable load(String location, long firstId) {
+  public static SourceTable open(String location, long firstId) {
     SourceTable table = new SourceTable(location, TABLES.load(location));
     table.nextId = firstId;
     return table;
