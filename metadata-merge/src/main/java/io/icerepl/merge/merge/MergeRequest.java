@@ -21,6 +21,8 @@ import java.util.Set;
  *     the source makes them current or points a ref at them
  * @param droppedRefs refs the replica's retention dropped, with the snapshot each pointed at
  * @param previousVersionsMax how many previous replica metadata files the metadata-log keeps
+ * @param keptRefs tags the replica keeps although the source does not have them (a fail-back's
+ *     orphan tags: name → snapshot id); their snapshots stay, off the main history
  */
 public record MergeRequest(
     TableMetadata source,
@@ -32,7 +34,8 @@ public record MergeRequest(
     long commitTimeMs,
     Set<Long> expiredSnapshotIds,
     Map<String, Long> droppedRefs,
-    int previousVersionsMax) {
+    int previousVersionsMax,
+    Map<String, Long> keptRefs) {
 
   public MergeRequest {
     Objects.requireNonNull(source, "source");
@@ -41,6 +44,7 @@ public record MergeRequest(
     Objects.requireNonNull(mapping, "mapping");
     expiredSnapshotIds = Set.copyOf(expiredSnapshotIds);
     droppedRefs = Map.copyOf(droppedRefs);
+    keptRefs = Map.copyOf(keptRefs);
     if (replica.isPresent() != replicaMetadataFile.isPresent()) {
       throw new IllegalArgumentException("replica and replicaMetadataFile go together");
     }
@@ -62,6 +66,7 @@ public record MergeRequest(
     private Set<Long> expiredSnapshotIds = Set.of();
     private Map<String, Long> droppedRefs = Map.of();
     private int previousVersionsMax = 100;
+    private Map<String, Long> keptRefs = Map.of();
 
     public Builder source(TableMetadata metadata, String file) {
       this.source = metadata;
@@ -105,6 +110,11 @@ public record MergeRequest(
       return this;
     }
 
+    public Builder keptRefs(Map<String, Long> refs) {
+      this.keptRefs = refs;
+      return this;
+    }
+
     public MergeRequest build() {
       return new MergeRequest(
           source,
@@ -116,7 +126,8 @@ public record MergeRequest(
           commitTimeMs,
           expiredSnapshotIds,
           droppedRefs,
-          previousVersionsMax);
+          previousVersionsMax,
+          keptRefs);
     }
   }
 }

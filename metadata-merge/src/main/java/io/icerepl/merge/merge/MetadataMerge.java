@@ -83,6 +83,7 @@ public final class MetadataMerge {
             sourceFile));
 
     removeDroppedRefs(out, request.droppedRefs());
+    addKeptRefs(out, request.keptRefs(), sourceFile);
     Set<Long> protectedIds = protectedSnapshotIds(out);
     SnapshotUnion snapshots = unionSnapshots(request, replica, protectedIds);
     out.set(SNAPSHOTS, snapshots.array());
@@ -102,7 +103,11 @@ public final class MetadataMerge {
       out.remove(PARTITION_STATISTICS);
     }
 
-    out.set(SNAPSHOT_LOG, SnapshotLogMerge.merge(replica, source, held));
+    out.set(
+        SNAPSHOT_LOG,
+        SnapshotLogMerge.merge(
+            replica, source, held, keptOnly(replica, source, request.keptRefs())));
+    keepHighest(out, replica);
     ReplicaCommits.setMetadataLog(
         out, request.replica(), request.replicaMetadataFile(), request.previousVersionsMax());
     out.set(PROPERTIES, properties(source, mapping, sourceFile));
@@ -229,6 +234,80 @@ public final class MetadataMerge {
         });
   }
 
+  /**
+   * Kept refs become tags; a source ref of the same name elsewhere is a conflict, never a choice.
+   */
+  private static void addKeptRefs(ObjectNode out, Map<String, Long> keptRefs, String sourceFile) {
+    if (keptRefs.isEmpty()) {
+      return;
+    }
+    ObjectNode refs = out.with(REFS);
+    keptRefs.forEach(
+        (name, snapshotId) -> {
+          JsonNode existing = refs.get(name);
+          if (existing != null && existing.get(SNAPSHOT_ID).asLong() != snapshotId) {
+            throw new ConflictException(
+                "Cannot replicate table metadata "
+                    + sourceFile
+                    + ": its ref '"
+                    + name
+                    + "' names snapshot "
+                    + existing.get(SNAPSHOT_ID).asLong()
+                    + ", but the replica keeps a tag of that name at snapshot "
+                    + snapshotId);
+          }
+          if (existing == null) {
+            refs.putObject(name).put(SNAPSHOT_ID, snapshotId).put(REF_TYPE, "tag");
+          }
+        });
+  }
+
+  /**
+   * The snapshots only kept refs reach (the kept tags' targets and their ancestors the source does
+   * not hold): never current on the table's main history, so not in its {@code snapshot-log}.
+   */
+  private static Set<Long> keptOnly(
+      TableMetadata replica, TableMetadata source, Map<String, Long> keptRefs) {
+    Set<Long> keptOnly = new HashSet<>();
+    if (replica == null || keptRefs.isEmpty()) {
+      return keptOnly;
+    }
+    Set<Long> inSource = new HashSet<>();
+    source.snapshots().forEach(s -> inSource.add(s.snapshotId()));
+    Map<Long, Long> parents = new LinkedHashMap<>();
+    replica
+        .snapshots()
+        .forEach(s -> parents.put(s.snapshotId(), s.parentSnapshotId().orElse(null)));
+    for (Long id : keptRefs.values()) {
+      while (id != null && !inSource.contains(id) && keptOnly.add(id)) {
+        id = parents.get(id);
+      }
+    }
+    return keptOnly;
+  }
+
+  /**
+   * The highest id either side assigned: the replica may hold kept snapshots whose line assigned
+   * higher ones than the source (a fail-back's orphans), and a later commit must not reuse them.
+   */
+  private static void keepHighest(ObjectNode out, TableMetadata replica) {
+    if (replica == null) {
+      return;
+    }
+    for (String field :
+        new String[] {LAST_SEQUENCE_NUMBER, LAST_COLUMN_ID, LAST_PARTITION_ID, NEXT_ROW_ID}) {
+      JsonNode replicaValue = replica.json().get(field);
+      JsonNode outValue = out.get(field);
+      if (replicaValue != null
+          && replicaValue.isNumber()
+          && outValue != null
+          && outValue.isNumber()
+          && replicaValue.asLong() > outValue.asLong()) {
+        out.put(field, replicaValue.asLong());
+      }
+    }
+  }
+
   private record SnapshotUnion(
       ArrayNode array, Set<Long> ids, List<MergeResult.AddedSnapshot> added) {}
 
@@ -301,7 +380,11 @@ public final class MetadataMerge {
     String sourceList = source.manifestList().map(mapping::map).orElse(null);
     String replicaListText =
         replicaList == null || replicaList.isNull() ? null : replicaList.asText();
-    if (!Objects.equals(replicaListText, sourceList)) {
+    // one file may be spelled file:/p by one writer and file:///p by another (a fail-back maps
+    // the promoted table's paths onto the original's own)
+    if (!Objects.equals(
+        replicaListText == null ? null : PathMapping.canonical(replicaListText),
+        sourceList == null ? null : PathMapping.canonical(sourceList))) {
       throw differentSnapshot(
           source.snapshotId(), sourceFile, MANIFEST_LIST, replicaListText, sourceList);
     }

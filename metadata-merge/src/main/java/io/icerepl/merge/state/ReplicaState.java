@@ -20,6 +20,8 @@ import java.util.Set;
  * @param replacedStatisticsFiles statistics files a replica commit stopped naming (the source
  *     replaced or removed them), for the replica's retention to delete
  * @param promotion the replica's promotion to a writable table, null while it is a replica
+ * @param keptRefs tags the replica keeps although its source does not have them: a fail-back's
+ *     orphan tags (name → snapshot id), which every later replication keeps with their snapshots
  */
 public record ReplicaState(
     Set<Long> expiredSnapshotIds,
@@ -28,7 +30,8 @@ public record ReplicaState(
     LastCommit lastCommit,
     List<PathMapping.Prefix> sourcePrefixes,
     List<String> replacedStatisticsFiles,
-    Promotion promotion) {
+    Promotion promotion,
+    Map<String, Long> keptRefs) {
 
   public ReplicaState {
     expiredSnapshotIds = Set.copyOf(expiredSnapshotIds);
@@ -36,6 +39,26 @@ public record ReplicaState(
     pendingDeletes = List.copyOf(pendingDeletes);
     sourcePrefixes = List.copyOf(sourcePrefixes);
     replacedStatisticsFiles = List.copyOf(replacedStatisticsFiles);
+    keptRefs = Map.copyOf(keptRefs);
+  }
+
+  public ReplicaState(
+      Set<Long> expiredSnapshotIds,
+      Map<String, Long> droppedRefs,
+      List<ExpiredSnapshot> pendingDeletes,
+      LastCommit lastCommit,
+      List<PathMapping.Prefix> sourcePrefixes,
+      List<String> replacedStatisticsFiles,
+      Promotion promotion) {
+    this(
+        expiredSnapshotIds,
+        droppedRefs,
+        pendingDeletes,
+        lastCommit,
+        sourcePrefixes,
+        replacedStatisticsFiles,
+        promotion,
+        Map.of());
   }
 
   public ReplicaState(
@@ -78,7 +101,14 @@ public record ReplicaState(
   public ReplicaState withRetention(
       Set<Long> expired, Map<String, Long> dropped, List<ExpiredSnapshot> pending) {
     return new ReplicaState(
-        expired, dropped, pending, lastCommit, sourcePrefixes, replacedStatisticsFiles, promotion);
+        expired,
+        dropped,
+        pending,
+        lastCommit,
+        sourcePrefixes,
+        replacedStatisticsFiles,
+        promotion,
+        keptRefs);
   }
 
   public ReplicaState withLastCommit(LastCommit commit) {
@@ -89,7 +119,8 @@ public record ReplicaState(
         commit,
         sourcePrefixes,
         replacedStatisticsFiles,
-        promotion);
+        promotion,
+        keptRefs);
   }
 
   public ReplicaState withSourcePrefixes(List<PathMapping.Prefix> prefixes) {
@@ -100,7 +131,8 @@ public record ReplicaState(
         lastCommit,
         prefixes,
         replacedStatisticsFiles,
-        promotion);
+        promotion,
+        keptRefs);
   }
 
   public ReplicaState withReplacedStatisticsFiles(List<String> files) {
@@ -111,7 +143,8 @@ public record ReplicaState(
         lastCommit,
         sourcePrefixes,
         files,
-        promotion);
+        promotion,
+        keptRefs);
   }
 
   /** The same state recording the replica's promotion to a writable table. */
@@ -123,7 +156,21 @@ public record ReplicaState(
         lastCommit,
         sourcePrefixes,
         replacedStatisticsFiles,
-        promoted);
+        promoted,
+        keptRefs);
+  }
+
+  /** The same state keeping these tags (a fail-back's orphan tags). */
+  public ReplicaState withKeptRefs(Map<String, Long> refs) {
+    return new ReplicaState(
+        expiredSnapshotIds,
+        droppedRefs,
+        pendingDeletes,
+        lastCommit,
+        sourcePrefixes,
+        replacedStatisticsFiles,
+        promotion,
+        refs);
   }
 
   /**

@@ -42,6 +42,7 @@ public final class ReplicaStateParser {
   static final String LAST_SOURCE_METADATA_FILE = "last-source-metadata-file";
   static final String LAST_SOURCE_LAST_UPDATED_MS = "last-source-last-updated-ms";
   static final String REPLICA_VERSION = "replica-version";
+  static final String KEPT_REFS = "kept-refs";
   private static final int VERSION = 1;
   private static final ObjectMapper MAPPER = TableMetadataParser.mapper();
 
@@ -83,6 +84,10 @@ public final class ReplicaStateParser {
     }
     if (state.promotion() != null) {
       writePromotion(json.putObject(PROMOTION), state.promotion());
+    }
+    if (!state.keptRefs().isEmpty()) {
+      ObjectNode kept = json.putObject(KEPT_REFS);
+      new java.util.TreeMap<>(state.keptRefs()).forEach(kept::put);
     }
     try {
       return MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(json);
@@ -164,8 +169,13 @@ public final class ReplicaStateParser {
     // absent until the replica is promoted, and from states written before promotions existed
     Promotion promotion =
         json.hasNonNull(PROMOTION) ? readPromotion(json.get(PROMOTION), fileName) : null;
+    // absent until a fail-back keeps orphan tags
+    Map<String, Long> kept = new LinkedHashMap<>();
+    json.path(KEPT_REFS)
+        .fields()
+        .forEachRemaining(e -> kept.put(e.getKey(), e.getValue().asLong()));
     return new ReplicaState(
-        ids, refs, pending, lastCommit, prefixes, replacedStatistics, promotion);
+        ids, refs, pending, lastCommit, prefixes, replacedStatistics, promotion, kept);
   }
 
   private static void writePromotion(ObjectNode node, Promotion promotion) {

@@ -19,6 +19,7 @@ import picocli.CommandLine.Command;
       BackfillCommand.class,
       VerifyCommand.class,
       PromoteCommand.class,
+      FailbackCommand.class,
       ServeCommand.class,
       CommandLine.HelpCommand.class
     })

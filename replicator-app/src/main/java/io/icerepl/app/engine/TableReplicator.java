@@ -295,6 +295,7 @@ public final class TableReplicator {
               .commitTimeMs(clock.millis())
               .expiredSnapshotIds(state.expiredSnapshotIds())
               .droppedRefs(state.droppedRefs())
+              .keptRefs(state.keptRefs())
               .previousVersionsMax(ReplicaCommits.previousVersionsMax(metadata));
       replica.ifPresent(r -> request.replica(r.metadata(), r.file()));
       MergeResult merge = MetadataMerge.merge(request.build());

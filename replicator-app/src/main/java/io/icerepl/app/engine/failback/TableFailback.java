@@ -1,0 +1,261 @@
+package io.icerepl.app.engine.failback;
+
+import io.icerepl.app.engine.FileSystemHeadResolver;
+import io.icerepl.app.engine.ReplicationOptions;
+import io.icerepl.app.engine.ReplicationSummary;
+import io.icerepl.app.engine.TableReplicationException;
+import io.icerepl.app.engine.TableReplicator;
+import io.icerepl.app.engine.replica.ReplicaFiles;
+import io.icerepl.app.engine.replica.ReplicaHead;
+import io.icerepl.copier.copy.CopyPlanner;
+import io.icerepl.copier.copy.PlanExecutor;
+import io.icerepl.copier.publish.MetadataPublisher;
+import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.merge.copyplan.CopyPlan;
+import io.icerepl.merge.error.BadInputException;
+import io.icerepl.merge.error.ReplicationException;
+import io.icerepl.merge.failback.FailbackLines;
+import io.icerepl.merge.failback.Orphans;
+import io.icerepl.merge.head.MetadataFileNames;
+import io.icerepl.merge.head.SourceHead;
+import io.icerepl.merge.merge.MergeRequest;
+import io.icerepl.merge.merge.MergeResult;
+import io.icerepl.merge.merge.MetadataMerge;
+import io.icerepl.merge.merge.ReplicaCommits;
+import io.icerepl.merge.merge.ReplicaProperties;
+import io.icerepl.merge.model.Snapshot;
+import io.icerepl.merge.model.TableMetadata;
+import io.icerepl.merge.model.TableMetadataParser;
+import io.icerepl.merge.path.PathMapping;
+import io.icerepl.merge.path.SourcePrefixes;
+import io.icerepl.merge.path.TableLayout;
+import io.icerepl.merge.state.ReplicaState;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns the original location of a promoted table into its replica, without losing a commit: the
+ * first run writes the original's next version (never one of its own files) holding the promoted
+ * history plus the orphans only the old source had, under tags; every later run is ordinary
+ * replication that keeps those tags, which the original's replica state records.
+ *
+ * <p>Restartable: the tags are recorded in the state before anything is copied (a rerun reuses
+ * them), files are published before the metadata that names them, and the metadata file is written
+ * only if absent. Until the failback version is published the original reads as it was.
+ */
+public final class TableFailback {
+  private static final Logger LOG = LoggerFactory.getLogger(TableFailback.class);
+
+  private final ObjectStore primary;
+  private final ObjectStore original;
+  private final Clock clock;
+  private final ExecutorService executor;
+  private final ReplicationOptions options;
+  private final String tagPrefix;
+  private final ReplicaFiles originalFiles;
+
+  /**
+   * @param primary the store of the promoted table, the source from now on
+   * @param original the store of the original location
+   * @param tagPrefix the prefix of the orphan tags' names
+   */
+  public TableFailback(
+      ObjectStore primary,
+      ObjectStore original,
+      Clock clock,
+      ExecutorService executor,
+      ReplicationOptions options,
+      String tagPrefix) {
+    this.primary = primary;
+    this.original = original;
+    this.clock = clock;
+    this.executor = executor;
+    this.options = options;
+    this.tagPrefix = tagPrefix;
+    this.originalFiles = new ReplicaFiles(original, options.maxMetadataBytes());
+  }
+
+  /**
+   * @throws TableReplicationException with the specific error; the original is left as it was
+   */
+  public FailbackSummary failback(String primaryLocation, String originalLocation) {
+    String table = primaryLocation;
+    try {
+      OriginalHead head = originalHead(table, originalLocation);
+      if (!"true".equals(head.metadata().properties().get(ReplicaProperties.READ_ONLY))) {
+        return firstCommit(table, primaryLocation, originalLocation);
+      }
+      // already failed back: replication carries the promoted table's new commits over
+      ReplicationSummary summary =
+          new TableReplicator(primary, original, clock, executor, options)
+              .replicate(primaryLocation, originalLocation, Optional.empty());
+      ReplicaState state = originalFiles.state(originalLocation);
+      return new FailbackSummary(
+          originalLocation,
+          summary.replicaMetadataFiles(),
+          summary.snapshotsAdded(),
+          summary.filesCopied(),
+          summary.bytesCopied(),
+          keptSnapshots(originalLocation, state.keptRefs()),
+          state.keptRefs());
+    } catch (ReplicationException | UncheckedIOException e) {
+      throw new TableReplicationException(table, e);
+    } catch (IOException e) {
+      throw new TableReplicationException(table, new UncheckedIOException(e.getMessage(), e));
+    }
+  }
+
+  private FailbackSummary firstCommit(String table, String primaryLocation, String originalLocation)
+      throws IOException {
+    try (ObjectStore.Lock lock = original.lock(originalLocation)) {
+      // read again under the lease: another run may have failed back since
+      OriginalHead head = originalHead(table, originalLocation);
+      String promotedFile =
+          new FileSystemHeadResolver(primary, clock, options.settleTime())
+              .head(primaryLocation)
+              .file();
+      TableMetadata promoted =
+          ReplicaFiles.readMetadata(primary, promotedFile, options.maxMetadataBytes());
+      Set<Long> expiredByPromoted =
+          new ReplicaFiles(primary, options.maxMetadataBytes())
+              .state(primaryLocation)
+              .expiredSnapshotIds();
+      Orphans orphans =
+          Orphans.find(promoted, head.metadata(), expiredByPromoted, tagPrefix, clock.millis());
+      TableMetadata joined =
+          FailbackLines.join(promoted, promotedFile, head.metadata(), head.file(), orphans);
+
+      // the tags first: a rerun after a crash keeps the names it may already have printed
+      ReplicaState state = originalFiles.state(originalLocation);
+      Map<String, Long> tags = state.keptRefs().isEmpty() ? orphans.refs() : state.keptRefs();
+      SourcePrefixes prefixes =
+          SourcePrefixes.of(
+                  originalLocation,
+                  options.extraPrefixes(),
+                  options.allowedSourcePrefixes(),
+                  List.of())
+              .learn(promoted, promotedFile)
+              .learnFolderOf(promotedFile);
+      lock.checkHeld("record the orphan tags");
+      originalFiles.writeState(
+          originalLocation, state.withKeptRefs(tags).withSourcePrefixes(prefixes.learned()));
+
+      PathMapping mapping = prefixes.mapping();
+      MergeResult merge =
+          MetadataMerge.merge(
+              MergeRequest.builder()
+                  .source(promoted, promotedFile)
+                  .replica(joined, head.file())
+                  .targetLocation(originalLocation)
+                  .mapping(mapping)
+                  .commitTimeMs(clock.millis())
+                  .keptRefs(tags)
+                  .previousVersionsMax(ReplicaCommits.previousVersionsMax(promoted))
+                  .build());
+      CopyPlan plan =
+          new CopyPlanner(primary, original).plan(table, merge, Optional.of(joined), mapping);
+      PlanExecutor.Outcome outcome =
+          new PlanExecutor(primary, original, executor).execute(table, plan, mapping, lock);
+
+      long version = head.newestVersion() + 1;
+      lock.checkHeld("commit the failback version " + version);
+      TableMetadata committed =
+          originalFiles.recordCommit(
+              originalLocation,
+              Optional.of(new ReplicaHead(head.version(), head.file(), head.metadata())),
+              version,
+              merge.metadata());
+      String published =
+          new MetadataPublisher(original)
+              .publish(table, originalLocation, version, TableMetadataParser.toJson(committed));
+      LOG.info(
+          "{}: failed back into {} as version {} ({} new snapshots, {} files copied, orphans {} kept as {})",
+          table,
+          originalLocation,
+          version,
+          merge.addedSnapshots().size(),
+          outcome.filesCopied(),
+          orphans.snapshotIds(),
+          tags);
+      return new FailbackSummary(
+          originalLocation,
+          List.of(published),
+          merge.addedSnapshots().size(),
+          outcome.filesCopied(),
+          outcome.bytesCopied(),
+          orphans.snapshotIds(),
+          tags);
+    }
+  }
+
+  /** The snapshots the kept tags reach that the original holds, in its order. */
+  private List<Long> keptSnapshots(String originalLocation, Map<String, Long> tags)
+      throws IOException {
+    OriginalHead head = originalHead(originalLocation, originalLocation);
+    Map<Long, Snapshot> byId = new java.util.LinkedHashMap<>();
+    head.metadata().snapshots().forEach(s -> byId.put(s.snapshotId(), s));
+    Set<Long> onMain = new HashSet<>();
+    Long current = head.metadata().currentSnapshotId().orElse(null);
+    while (current != null && onMain.add(current)) {
+      Snapshot snapshot = byId.get(current);
+      current = snapshot == null ? null : snapshot.parentSnapshotId().orElse(null);
+    }
+    Set<Long> kept = new java.util.LinkedHashSet<>();
+    for (Long id : tags.values()) {
+      while (id != null && !onMain.contains(id) && byId.containsKey(id) && kept.add(id)) {
+        id = byId.get(id).parentSnapshotId().orElse(null);
+      }
+    }
+    return byId.keySet().stream().filter(kept::contains).toList();
+  }
+
+  /**
+   * The original's current version as readers resolve it, and the newest version number any of its
+   * metadata files has: the failback version comes after all of them.
+   */
+  private OriginalHead originalHead(String table, String location) throws IOException {
+    String folder = TableLayout.metadataFolder(location);
+    List<String> names = original.list(folder);
+    Optional<String> hint =
+        names.contains(TableLayout.VERSION_HINT)
+            ? Optional.of(
+                ReplicaFiles.readText(original, TableLayout.join(folder, TableLayout.VERSION_HINT)))
+            : Optional.empty();
+    String name =
+        SourceHead.resolve(folder, names, hint)
+            .orElseThrow(
+                () ->
+                    new BadInputException(
+                        "Cannot fail back table "
+                            + table
+                            + " into "
+                            + location
+                            + ": it holds no table metadata in "
+                            + folder));
+    long newest =
+        names.stream()
+            .map(MetadataFileNames::version)
+            .filter(v -> v.isPresent())
+            .mapToLong(v -> v.getAsLong())
+            .max()
+            .orElse(0);
+    String file = TableLayout.join(folder, name);
+    return new OriginalHead(
+        MetadataFileNames.version(name).orElse(newest),
+        newest,
+        file,
+        ReplicaFiles.readMetadata(original, file, options.maxMetadataBytes()));
+  }
+
+  private record OriginalHead(
+      long version, long newestVersion, String file, TableMetadata metadata) {}
+}

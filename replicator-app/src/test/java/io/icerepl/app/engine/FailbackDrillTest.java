@@ -1,0 +1,259 @@
+package io.icerepl.app.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.icerepl.app.cli.ReplicatorCli;
+import io.icerepl.app.engine.failback.TableFailback;
+import io.icerepl.app.scenario.ReplicaVerifier;
+import io.icerepl.copier.store.LocalObjectStore;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.HistoryEntry;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Fail-back after a failover: the source is replicated, its replica promoted and written on, the
+ * old source commits twice more without them being replicated; failing back makes the original a
+ * replica of the promoted table holding its whole history, and keeps the two orphan commits under
+ * the tag the output names.
+ */
+class FailbackDrillTest {
+  private static final Pattern TAG = Pattern.compile("orphan tag +(\\S+) -> (\\d+)");
+  private static ExecutorService executor;
+
+  @TempDir Path dir;
+  private SourceTable source;
+  private String promotedLocation;
+  private SourceTable promoted;
+  private Map<Long, List<String>> orphanRows;
+
+  @BeforeAll
+  static void start() {
+    executor = Executors.newFixedThreadPool(4);
+  }
+
+  @AfterAll
+  static void stop() {
+    executor.shutdownNow();
+  }
+
+  @BeforeEach
+  void failover() throws IOException {
+    source = SourceTable.create(dir.resolve("original"), 2);
+    source.append("a", 4);
+    source.append("b", 3);
+    promotedLocation = dir.resolve("promoted").toUri().toString();
+    assertThat(cli("replicate", "--source", source.location, "--target", promotedLocation).exit)
+        .isZero();
+    promote(promotedLocation);
+
+    promoted = SourceTable.open(promotedLocation, 1_000);
+    DataFile written = promoted.append("c", 3);
+    promoted.deletePositions(written, 1);
+
+    // the old source committed twice after its last replicated version
+    source.append("a", 1);
+    source.append("d", 2);
+    source.table.refresh();
+    orphanRows = new LinkedHashMap<>();
+    for (Snapshot snapshot : source.table.snapshots()) {
+      orphanRows.put(snapshot.snapshotId(), SourceTable.rows(source.table, snapshot.snapshotId()));
+    }
+  }
+
+  @Test
+  void theOriginalHoldsThePromotedHistoryAndTheOrphansUnderTheNamedTag() {
+    long orphanHead = source.table.currentSnapshot().snapshotId();
+    long orphanParent = source.table.currentSnapshot().parentId();
+
+    Run run = failback();
+
+    assertThat(run.exit).as(run.err).isZero();
+    Map<String, Long> tags = tags(run.out);
+    assertThat(tags).hasSize(1);
+    String tag = tags.keySet().iterator().next();
+    assertThat(tag).matches("failback-orphan-\\d{8}T\\d{6}Z");
+    assertThat(tags.get(tag)).isEqualTo(orphanHead);
+    assertThat(run.out).contains("orphan snapshots   [" + orphanParent + ", " + orphanHead + "]");
+
+    Table original = SourceTable.TABLES.load(source.location);
+    Table primary = SourceTable.TABLES.load(promotedLocation);
+    assertHoldsThePromotedHistory(original, primary);
+    // the orphan line reads at the tag, each orphan as the old source wrote it
+    assertThat(original.refs().get(tag).isTag()).isTrue();
+    assertThat(original.refs().get(tag).snapshotId()).isEqualTo(orphanHead);
+    for (long id : List.of(orphanHead, orphanParent)) {
+      assertThat(SourceTable.rows(original, id)).isEqualTo(orphanRows.get(id));
+    }
+    assertThat(original.properties()).containsEntry("replicator.read-only", "true");
+    assertThat(new ReplicaVerifier().fileProblems(promotedLocation, source.location)).isEmpty();
+    Run verify = cli("verify", "--source", promotedLocation, "--target", source.location);
+    assertThat(verify.exit).as(verify.out + verify.err).isZero();
+
+    // writers stay on the promoted table: a rerun carries its new commit and keeps the tag
+    promoted.table.refresh();
+    promoted.append("e", 2);
+    Run again = failback();
+
+    assertThat(again.exit).as(again.err).isZero();
+    assertThat(tags(again.out)).isEqualTo(tags);
+    original.refresh();
+    primary.refresh();
+    assertHoldsThePromotedHistory(original, primary);
+    assertThat(original.refs().get(tag).snapshotId()).isEqualTo(orphanHead);
+    assertThat(SourceTable.rows(original, orphanHead)).isEqualTo(orphanRows.get(orphanHead));
+    assertThat(cli("verify", "--source", promotedLocation, "--target", source.location).exit)
+        .isZero();
+  }
+
+  @Test
+  void aCrashBeforeTheFailbackVersionIsPublishedLeavesTheOriginalAsItWasAndARerunFinishes() {
+    long orphanHead = source.table.currentSnapshot().snapshotId();
+    FaultInjectingStore faulty =
+        new FaultInjectingStore(p -> p.endsWith(".metadata.json") && p.contains("/original/"));
+
+    assertThatThrownBy(
+            () ->
+                new TableFailback(
+                        new LocalObjectStore(),
+                        faulty,
+                        Clock.systemUTC(),
+                        executor,
+                        options(),
+                        "failback-orphan")
+                    .failback(promotedLocation, source.location))
+        .isInstanceOf(TableReplicationException.class)
+        .hasMessageContaining("injected crash");
+
+    Table original = SourceTable.TABLES.load(source.location);
+    assertThat(original.currentSnapshot().snapshotId()).isEqualTo(orphanHead);
+    for (Snapshot snapshot : original.snapshots()) {
+      assertThat(SourceTable.rows(original, snapshot.snapshotId()))
+          .isEqualTo(orphanRows.get(snapshot.snapshotId()));
+    }
+
+    Run rerun = failback();
+
+    assertThat(rerun.exit).as(rerun.err).isZero();
+    original.refresh();
+    assertHoldsThePromotedHistory(original, SourceTable.TABLES.load(promotedLocation));
+    assertThat(tags(rerun.out)).containsValue(orphanHead);
+  }
+
+  private Run failback() {
+    return cli("failback", "--primary", promotedLocation, "--old-source", source.location);
+  }
+
+  /** Every snapshot, every logged time and every ref of the promoted table reads alike. */
+  private static void assertHoldsThePromotedHistory(Table original, Table primary) {
+    assertThat(original.currentSnapshot().snapshotId())
+        .isEqualTo(primary.currentSnapshot().snapshotId());
+    for (Snapshot snapshot : primary.snapshots()) {
+      assertThat(SourceTable.rows(original, snapshot.snapshotId()))
+          .as("snapshot %s", snapshot.snapshotId())
+          .isEqualTo(SourceTable.rows(primary, snapshot.snapshotId()));
+      assertThat(original.snapshot(snapshot.snapshotId()).sequenceNumber())
+          .isEqualTo(snapshot.sequenceNumber());
+    }
+    for (HistoryEntry entry : primary.history()) {
+      assertThat(rowsAsOf(original, entry.timestampMillis()))
+          .as("as of %s", entry.timestampMillis())
+          .isEqualTo(rowsAsOf(primary, entry.timestampMillis()));
+    }
+    primary
+        .refs()
+        .forEach(
+            (name, ref) ->
+                assertThat(original.refs().get(name).snapshotId())
+                    .as("ref %s", name)
+                    .isEqualTo(ref.snapshotId()));
+  }
+
+  private static List<String> rowsAsOf(Table table, long timestampMs) {
+    List<String> rows = new ArrayList<>();
+    try (CloseableIterable<Record> records =
+        IcebergGenerics.read(table).asOfTime(timestampMs).build()) {
+      records.forEach(r -> rows.add(r.toString()));
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    rows.sort(null);
+    return rows;
+  }
+
+  private static Map<String, Long> tags(String out) {
+    Map<String, Long> tags = new LinkedHashMap<>();
+    Matcher m = TAG.matcher(out);
+    while (m.find()) {
+      tags.put(m.group(1), Long.parseLong(m.group(2)));
+    }
+    return tags;
+  }
+
+  /**
+   * The promotion commit as failover writes it: the next version without the replica marking, with
+   * the epoch and the sequence-number gap, so that an Iceberg writer can commit to it.
+   */
+  private static void promote(String location) throws IOException {
+    Path metadata = Path.of(java.net.URI.create(location)).resolve("metadata");
+    long version = Long.parseLong(Files.readString(metadata.resolve("version-hint.text")).trim());
+    ObjectMapper mapper = new ObjectMapper();
+    Path current = metadata.resolve("v" + version + ".metadata.json");
+    ObjectNode json = (ObjectNode) mapper.readTree(current.toFile());
+    ObjectNode properties = json.with("properties");
+    properties.remove("replicator.read-only");
+    properties.remove("replicator.commit-token");
+    properties.put("replicator.epoch", "1");
+    json.put("last-sequence-number", json.get("last-sequence-number").asLong() + 1_048_576L);
+    json.withArray("metadata-log")
+        .addObject()
+        .put("timestamp-ms", json.get("last-updated-ms").asLong())
+        .put("metadata-file", current.toUri().toString());
+    Files.write(
+        metadata.resolve("v" + (version + 1) + ".metadata.json"), mapper.writeValueAsBytes(json));
+    Files.writeString(metadata.resolve("version-hint.text"), Long.toString(version + 1));
+  }
+
+  private static ReplicationOptions options() {
+    return new ReplicationOptions(List.of(), false, 64L << 20, 4, Duration.ZERO);
+  }
+
+  private record Run(int exit, String out, String err) {}
+
+  private static Run cli(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    List<String> all = new ArrayList<>(List.of(args));
+    all.addAll(List.of("--settle-time", "0ms"));
+    int exit =
+        ReplicatorCli.execute(
+            new PrintWriter(out, true), new PrintWriter(err, true), all.toArray(String[]::new));
+    return new Run(exit, out.toString(), err.toString());
+  }
+}
