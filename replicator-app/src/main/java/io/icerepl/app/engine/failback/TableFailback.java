@@ -11,7 +11,6 @@ import io.icerepl.copier.copy.CopyPlanner;
 import io.icerepl.copier.copy.PlanExecutor;
 import io.icerepl.copier.publish.MetadataPublisher;
 import io.icerepl.copier.store.ObjectStore;
-import io.icerepl.merge.copyplan.CopyPlan;
 import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.error.ReplicationException;
 import io.icerepl.merge.failback.FailbackLines;
@@ -161,10 +160,14 @@ public final class TableFailback {
                   .keptRefs(tags)
                   .previousVersionsMax(ReplicaCommits.previousVersionsMax(promoted))
                   .build());
-      CopyPlan plan =
-          new CopyPlanner(primary, original).plan(table, merge, Optional.of(joined), mapping);
+      CopyPlanner planner = new CopyPlanner(primary, original);
       PlanExecutor.Outcome outcome =
-          new PlanExecutor(primary, original, executor).execute(table, plan, mapping, lock);
+          new PlanExecutor(primary, original, executor)
+              .execute(
+                  table,
+                  sink -> planner.plan(table, merge, Optional.of(joined), mapping, sink),
+                  mapping,
+                  lock);
 
       long version = head.newestVersion() + 1;
       lock.checkHeld("commit the failback version " + version);
