@@ -3,8 +3,6 @@ package io.icerepl.app.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icerepl.app.cli.ReplicatorCli;
 import io.icerepl.app.engine.failback.TableFailback;
 import io.icerepl.app.scenario.ReplicaVerifier;
@@ -12,7 +10,6 @@ import io.icerepl.copier.store.LocalObjectStore;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -71,7 +68,8 @@ class FailbackDrillTest {
     promotedLocation = dir.resolve("promoted").toUri().toString();
     assertThat(cli("replicate", "--source", source.location, "--target", promotedLocation).exit)
         .isZero();
-    promote(promotedLocation);
+    Run promotion = cli("promote", "--target", promotedLocation, "--mode", "now");
+    assertThat(promotion.exit).as(promotion.out + promotion.err).isZero();
 
     promoted = SourceTable.open(promotedLocation, 1_000);
     DataFile written = promoted.append("c", 3);
@@ -214,30 +212,6 @@ class FailbackDrillTest {
       tags.put(m.group(1), Long.parseLong(m.group(2)));
     }
     return tags;
-  }
-
-  /**
-   * The promotion commit as failover writes it: the next version without the replica marking, with
-   * the epoch and the sequence-number gap, so that an Iceberg writer can commit to it.
-   */
-  private static void promote(String location) throws IOException {
-    Path metadata = Path.of(java.net.URI.create(location)).resolve("metadata");
-    long version = Long.parseLong(Files.readString(metadata.resolve("version-hint.text")).trim());
-    ObjectMapper mapper = new ObjectMapper();
-    Path current = metadata.resolve("v" + version + ".metadata.json");
-    ObjectNode json = (ObjectNode) mapper.readTree(current.toFile());
-    ObjectNode properties = json.with("properties");
-    properties.remove("replicator.read-only");
-    properties.remove("replicator.commit-token");
-    properties.put("replicator.epoch", "1");
-    json.put("last-sequence-number", json.get("last-sequence-number").asLong() + 1_048_576L);
-    json.withArray("metadata-log")
-        .addObject()
-        .put("timestamp-ms", json.get("last-updated-ms").asLong())
-        .put("metadata-file", current.toUri().toString());
-    Files.write(
-        metadata.resolve("v" + (version + 1) + ".metadata.json"), mapper.writeValueAsBytes(json));
-    Files.writeString(metadata.resolve("version-hint.text"), Long.toString(version + 1));
   }
 
   private static ReplicationOptions options() {
