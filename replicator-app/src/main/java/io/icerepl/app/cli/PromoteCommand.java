@@ -6,7 +6,9 @@ import io.icerepl.app.engine.SourceHeadResolver;
 import io.icerepl.app.engine.TableReplicator;
 import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.catalog.CatalogHeadResolver;
+import io.icerepl.app.engine.catalog.CatalogRegistrars;
 import io.icerepl.app.engine.catalog.CatalogSpec;
+import io.icerepl.app.engine.catalog.ReplicaRegistrar;
 import io.icerepl.app.engine.catalog.TableCatalogs;
 import io.icerepl.app.engine.promote.PromotionMode;
 import io.icerepl.app.engine.promote.PromotionResult;
@@ -40,7 +42,8 @@ import picocli.CommandLine.Option;
       "no replicator replicates into it again. --mode safe (default) first replicates what the",
       "source still serves and verifies the replica against it, refusing when verify finds a",
       "problem unless --force; --mode now promotes what the replica holds and reports how far",
-      "behind the source it was known to be. A rerun finishes or reports an earlier promotion."
+      "behind the source it was known to be. --target-catalog moves the replica's catalog entry to",
+      "the promoted version, writable. A rerun finishes or reports an earlier promotion."
     })
 final class PromoteCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -51,6 +54,9 @@ final class PromoteCommand implements Callable<Integer> {
   @CommandLine.Mixin OptionalSourceOption source;
 
   @CommandLine.Mixin TargetOption target;
+
+  /** The replica's catalog entry, moved to the promoted version and left writable. */
+  @CommandLine.Mixin TargetCatalogOption targetCatalog;
 
   @Option(
       names = "--mode",
@@ -88,8 +94,18 @@ final class PromoteCommand implements Callable<Integer> {
     try (StoreOptions opened = stores;
         CatalogClients catalogs = new CatalogClients()) {
       ObjectStore replicaStore = stores.target(targetLocation);
+      Optional<CatalogTable> entryTable =
+          targetCatalog.catalogTable(source.catalogTable().map(CatalogTable::identifier));
+      Optional<ReplicaRegistrar> entry =
+          entryTable.map(
+              t -> {
+                CatalogSpec catalog = t.catalog().withDefaults(stores.targetCatalogDefaults());
+                return CatalogRegistrars.forCatalog(
+                    catalog, catalogs.get(catalog), t.identifier(), replicaStore, catalogs);
+              });
       TablePromoter promoter =
-          new TablePromoter(replicaStore, Clock.systemUTC(), metadataLimit.maxMetadataBytes());
+          new TablePromoter(
+              replicaStore, Clock.systemUTC(), metadataLimit.maxMetadataBytes(), entry);
       PromotionResult result;
       if (promotionMode == PromotionMode.SAFE) {
         SourceHeadResolver head = sourceHead(catalogs);
@@ -124,6 +140,8 @@ final class PromoteCommand implements Callable<Integer> {
         result = promoter.promote(targetLocation, targetLocation, promotionMode);
       }
       print(out, targetLocation, result);
+      entryTable.ifPresent(t -> out.println("catalog entry      " + t.describe()));
+      out.flush();
       return 0;
     } finally {
       pool.shutdownNow();

@@ -374,6 +374,13 @@ class ReplicaRegistrationTest {
     }
 
     @Override
+    public Registration promote(String replicaLocation, String promotedFile) {
+      Registration registration = registrar.promote(replicaLocation, promotedFile);
+      done.add(registration);
+      return registration;
+    }
+
+    @Override
     public String describe() {
       return registrar.describe();
     }

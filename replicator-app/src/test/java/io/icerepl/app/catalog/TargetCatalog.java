@@ -52,6 +52,14 @@ final class TargetCatalog implements AutoCloseable {
         kind, new CatalogSpec("target", Map.of("type", "rest", "uri", server.uri())), server);
   }
 
+  /** The value of {@code --target-catalog} that names this catalog. */
+  String commandLine() {
+    StringBuilder text = new StringBuilder("name=" + spec.name());
+    spec.properties()
+        .forEach((key, value) -> text.append(',').append(key).append('=').append(value));
+    return text.toString();
+  }
+
   Kind kind() {
     return kind;
   }

@@ -62,6 +62,13 @@ public final class SourceTable {
     return table;
   }
 
+  /** A table opened elsewhere (e.g. through a catalog), writing ids from {@code firstId} on. */
+  public static SourceTable of(Table table, long firstId) {
+    SourceTable source = new SourceTable(table.location(), table);
+    source.nextId = firstId;
+    return source;
+  }
+
   public DataFile append(String category, int rows) {
     DataFile file = writeData(category, rows);
     table.newAppend().appendFile(file).commit();

@@ -2,8 +2,10 @@ package io.icerepl.app.engine.catalog;
 
 import io.icerepl.merge.error.DivergedReplicaException;
 import io.icerepl.merge.error.ReplicationException;
+import io.icerepl.merge.merge.ReplicaProperties;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.Supplier;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.SupportsNamespaces;
@@ -35,9 +37,18 @@ abstract class EntryRegistrar implements ReplicaRegistrar {
 
   @Override
   public final Registration register(String replicaLocation, String metadataFile) {
+    return attempts(metadataFile, () -> attempt(replicaLocation, metadataFile));
+  }
+
+  @Override
+  public final Registration promote(String replicaLocation, String promotedFile) {
+    return attempts(promotedFile, () -> promoteAttempt(replicaLocation, promotedFile));
+  }
+
+  private Registration attempts(String metadataFile, Supplier<Optional<Registration>> attempt) {
     try {
-      for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-        Optional<Registration> done = attempt(replicaLocation, metadataFile);
+      for (int i = 0; i < ATTEMPTS; i++) {
+        Optional<Registration> done = attempt.get();
         if (done.isPresent()) {
           return done.get();
         }
@@ -57,6 +68,13 @@ abstract class EntryRegistrar implements ReplicaRegistrar {
    * @return empty when the entry changed between the read and the move
    */
   abstract Optional<Registration> attempt(String replicaLocation, String metadataFile);
+
+  /**
+   * Reads the entry, decides and moves it to the promoted version.
+   *
+   * @return empty when the entry changed between the read and the move
+   */
+  abstract Optional<Registration> promoteAttempt(String replicaLocation, String promotedFile);
 
   /**
    * Registers the replica where there is no entry yet, creating the namespace if missing.
@@ -104,6 +122,34 @@ abstract class EntryRegistrar implements ReplicaRegistrar {
     }
     OptionalLong current = ReplicaVersions.number(replicaLocation, metadataFile);
     return entryVersion.getAsLong() < current.orElseThrow();
+  }
+
+  /**
+   * For catalogs whose entry names a metadata file: whether the entry at {@code entryFile} is still
+   * to be moved to {@code promotedFile}. It is when it names an older replica version; it is not
+   * when it names the promoted version or a commit made on it through the catalog since, which
+   * carries the promotion's epoch without the read-only marking (its metadata-log may have dropped
+   * the promoted file by then).
+   *
+   * @throws DivergedReplicaException when the entry names any other file
+   */
+  boolean isBeforePromotion(String replicaLocation, String promotedFile, String entryFile) {
+    if (ReplicaVersions.same(entryFile, promotedFile)) {
+      return false;
+    }
+    String epoch = versions.readPublished(promotedFile).properties().get(ReplicaProperties.EPOCH);
+    Optional<TableMetadata> entry = versions.read(entryFile);
+    if (entry.isPresent()
+        && ReplicaVersions.same(replicaLocation, entry.get().location())
+        && epoch != null
+        && epoch.equals(entry.get().properties().get(ReplicaProperties.EPOCH))
+        && !entry.get().properties().containsKey(ReplicaProperties.READ_ONLY)) {
+      return false;
+    }
+    if (!isBehind(replicaLocation, promotedFile, entryFile)) {
+      throw diverged(promotedFile, entryFile, "a replica version newer than the promoted one");
+    }
+    return true;
   }
 
   @Override

@@ -43,7 +43,7 @@ final class GlueRegistrar extends EntryRegistrar {
     if (table.isEmpty()) {
       Optional<Registration> registered = registerNew(metadataFile);
       // Iceberg's Glue client registers without the mark; a lost race here is marked next run
-      registered.ifPresent(r -> table().ifPresent(t -> update(t, metadataFile)));
+      registered.ifPresent(r -> table().ifPresent(t -> update(t, metadataFile, true)));
       return registered;
     }
     String entryFile = table.get().parameters().get(METADATA_LOCATION);
@@ -52,11 +52,33 @@ final class GlueRegistrar extends EntryRegistrar {
     }
     if (!isBehind(replicaLocation, metadataFile, entryFile)) {
       if (!"true".equals(table.get().parameters().get(ReplicaProperties.READ_ONLY))) {
-        update(table.get(), entryFile);
+        update(table.get(), entryFile, true);
       }
       return Optional.of(Registration.UNCHANGED);
     }
-    return update(table.get(), metadataFile)
+    return update(table.get(), metadataFile, true)
+        ? Optional.of(Registration.ADVANCED)
+        : Optional.empty();
+  }
+
+  /** The entry moves to the promoted version and loses the read-only parameter in one update. */
+  @Override
+  Optional<Registration> promoteAttempt(String replicaLocation, String promotedFile) {
+    Optional<Table> table = table();
+    if (table.isEmpty()) {
+      return registerNew(promotedFile);
+    }
+    String entryFile = table.get().parameters().get(METADATA_LOCATION);
+    if (entryFile == null) {
+      throw diverged(promotedFile, "no metadata file", "a Glue table that is no Iceberg table");
+    }
+    if (!isBeforePromotion(replicaLocation, promotedFile, entryFile)) {
+      if (table.get().parameters().containsKey(ReplicaProperties.READ_ONLY)) {
+        update(table.get(), entryFile, false);
+      }
+      return Optional.of(Registration.UNCHANGED);
+    }
+    return update(table.get(), promotedFile, false)
         ? Optional.of(Registration.ADVANCED)
         : Optional.empty();
   }
@@ -77,17 +99,21 @@ final class GlueRegistrar extends EntryRegistrar {
   }
 
   /**
-   * Points the table at {@code metadataFile} and marks it read-only, if it is still at the version
-   * it was read at.
+   * Points the table at {@code metadataFile} and marks it read-only, or removes the mark, if it is
+   * still at the version it was read at.
    */
-  private boolean update(Table table, String metadataFile) {
+  private boolean update(Table table, String metadataFile, boolean readOnly) {
     Map<String, String> parameters = new HashMap<>(table.parameters());
     String previous = parameters.get(METADATA_LOCATION);
     if (!metadataFile.equals(previous)) {
       parameters.put(PREVIOUS_METADATA_LOCATION, previous);
     }
     parameters.put(METADATA_LOCATION, metadataFile);
-    parameters.put(ReplicaProperties.READ_ONLY, "true");
+    if (readOnly) {
+      parameters.put(ReplicaProperties.READ_ONLY, "true");
+    } else {
+      parameters.remove(ReplicaProperties.READ_ONLY);
+    }
     TableInput input =
         TableInput.builder()
             .name(table.name())

@@ -49,6 +49,20 @@ final class JdbcRegistrar extends EntryRegistrar {
         : Optional.empty();
   }
 
+  @Override
+  Optional<Registration> promoteAttempt(String replicaLocation, String promotedFile) {
+    Optional<String> entryFile = entryFile();
+    if (entryFile.isEmpty()) {
+      return registerNew(promotedFile);
+    }
+    if (!isBeforePromotion(replicaLocation, promotedFile, entryFile.get())) {
+      return Optional.of(Registration.UNCHANGED);
+    }
+    return swap(entryFile.get(), promotedFile)
+        ? Optional.of(Registration.ADVANCED)
+        : Optional.empty();
+  }
+
   /** The file the entry names, exactly as its row holds it: the swap compares that text. */
   private Optional<String> entryFile() {
     Table table;

@@ -26,6 +26,21 @@ public interface ReplicaRegistrar {
    */
   Registration register(String replicaLocation, String metadataFile);
 
+  /**
+   * Moves the entry to the replica's promoted version (failover): the first version without the
+   * read-only marking, from which writers commit through the catalog. An entry already at it, or
+   * past it (writers committed through the catalog since), is left as it is.
+   *
+   * @param replicaLocation the replica's table location
+   * @param promotedFile the promoted version, fully published
+   * @throws io.icerepl.merge.error.DivergedReplicaException when the entry names neither a replica
+   *     version nor a commit on the promoted one; it is never overwritten
+   * @throws io.icerepl.merge.error.UnsupportedFeatureException when the catalog's kind cannot name
+   *     the promoted version as it is
+   * @throws CatalogException when the catalog is down or refuses
+   */
+  Registration promote(String replicaLocation, String promotedFile);
+
   /** How the entry is named in logs and the status API: catalog name and identifier. */
   String describe();
 }

@@ -28,6 +28,24 @@ final class RestRegistrar extends EntryRegistrar {
     super(spec, catalog, identifier, versions);
   }
 
+  /**
+   * Refused: the protocol's commit has no change that sets {@code last-sequence-number}, so the
+   * catalog's file would lose the gap promotion opens between the promoted table's sequence numbers
+   * and those the old source may have used, and fail-back could not keep both lines of history.
+   */
+  @Override
+  Optional<Registration> promoteAttempt(String replicaLocation, String promotedFile) {
+    throw new UnsupportedFeatureException(
+        "Cannot promote the entry "
+            + identifier
+            + " in "
+            + spec.describe()
+            + " to "
+            + promotedFile
+            + ": a REST catalog's commit cannot carry the promoted version's last-sequence-number;"
+            + " drop the entry without purging its files and register_table the promoted file");
+  }
+
   @Override
   Optional<Registration> attempt(String replicaLocation, String metadataFile) {
     TableOperations operations;

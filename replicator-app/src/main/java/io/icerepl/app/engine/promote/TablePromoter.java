@@ -2,6 +2,7 @@ package io.icerepl.app.engine.promote;
 
 import io.icerepl.app.engine.ReplicationResult;
 import io.icerepl.app.engine.TableReplicator;
+import io.icerepl.app.engine.catalog.ReplicaRegistrar;
 import io.icerepl.app.engine.replica.ReplicaFiles;
 import io.icerepl.app.engine.replica.ReplicaHead;
 import io.icerepl.app.engine.verify.TableVerifier;
@@ -43,13 +44,24 @@ public final class TablePromoter {
   private final long maxMetadataBytes;
   private final ReplicaFiles replicaFiles;
   private final MetadataPublisher publisher;
+  private final Optional<ReplicaRegistrar> entry;
 
   public TablePromoter(ObjectStore target, Clock clock, long maxMetadataBytes) {
+    this(target, clock, maxMetadataBytes, Optional.empty());
+  }
+
+  /**
+   * @param entry the replica's entry in the target's catalog, moved to the promoted version after
+   *     it is published (and by a rerun, if a crash came in between)
+   */
+  public TablePromoter(
+      ObjectStore target, Clock clock, long maxMetadataBytes, Optional<ReplicaRegistrar> entry) {
     this.target = target;
     this.clock = clock;
     this.maxMetadataBytes = maxMetadataBytes;
     this.replicaFiles = new ReplicaFiles(target, maxMetadataBytes);
     this.publisher = new MetadataPublisher(target);
+    this.entry = entry;
   }
 
   /**
@@ -110,7 +122,8 @@ public final class TablePromoter {
     try (ObjectStore.Lock lock = target.lock(targetLocation)) {
       ReplicaState state = replicaFiles.state(targetLocation);
       if (state.promotion() != null) {
-        return finish(table, targetLocation, state.promotion(), lock);
+        return moveEntry(
+            table, targetLocation, finish(table, targetLocation, state.promotion(), lock));
       }
       ReplicaHead head =
           replicaFiles
@@ -129,7 +142,10 @@ public final class TablePromoter {
               head.version() + 1);
       lock.checkHeld("record the promotion of " + targetLocation);
       replicaFiles.writeState(targetLocation, state.withPromotion(promotion));
-      return publish(table, targetLocation, head.metadata(), head.file(), promotion, lock);
+      return moveEntry(
+          table,
+          targetLocation,
+          publish(table, targetLocation, head.metadata(), head.file(), promotion, lock));
     } catch (ReplicationException e) {
       throw new TablePromotionException(table, e.getMessage(), e);
     } catch (IOException e) {
@@ -144,6 +160,19 @@ public final class TablePromoter {
     } catch (IOException e) {
       throw new TablePromotionException(table, e.getMessage(), new UncheckedIOException(e));
     }
+  }
+
+  /** The catalog step, after the publish: the entry names the promoted version, writable. */
+  private PromotionResult moveEntry(String table, String location, PromotionResult result) {
+    entry.ifPresent(
+        e ->
+            LOG.info(
+                "{}: catalog entry {} at the promoted version {}: {}",
+                table,
+                e.describe(),
+                result.metadataFile(),
+                e.promote(location, result.metadataFile())));
+    return result;
   }
 
   private PromotionResult publish(
