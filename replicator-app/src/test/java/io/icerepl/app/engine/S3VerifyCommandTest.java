@@ -2,20 +2,12 @@ package io.icerepl.app.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icerepl.app.cli.ReplicatorCli;
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.localstack.S3Warehouse;
-import io.icerepl.localstack.TableWrites;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.List;
-import java.util.Map;
-import org.apache.iceberg.PartitionSpec;
-import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.data.GenericRecord;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -29,34 +21,24 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 class S3VerifyCommandTest {
   private static final String REPLICA = "s3://replica/warehouse/ns/t";
 
+  @BeforeEach
+  void credentials() {
+    S3CommandFixture.setCredentials();
+  }
+
+  @AfterEach
+  void clearCredentials() {
+    S3CommandFixture.clearCredentials();
+  }
+
   @Test
   void verifyComparesTheEtagOfEachByteForByteCopyWithItsSource() {
-    // the default credentials chain reads these system properties
-    System.setProperty("aws.accessKeyId", EmbeddedS3.ACCESS_KEY);
-    System.setProperty("aws.secretAccessKey", EmbeddedS3.SECRET_KEY);
     try (EmbeddedS3 s3 = EmbeddedS3.start();
-        S3Warehouse warehouse =
-            new S3Warehouse(
-                "s3://source/warehouse",
-                s3.endpoint(),
-                "us-east-1",
-                EmbeddedS3.ACCESS_KEY,
-                EmbeddedS3.SECRET_KEY);
+        S3Warehouse warehouse = S3CommandFixture.warehouse(s3, "s3://source/warehouse");
         S3Client client = s3.client()) {
       s3.createBucket("source");
       s3.createBucket("replica");
-      Schema schema = new Schema(Types.NestedField.required(1, "id", Types.LongType.get()));
-      Table table =
-          warehouse.create(
-              "ns", "t", schema, PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
-      GenericRecord record = GenericRecord.create(schema);
-      for (long i = 0; i < 3; i++) {
-        table
-            .newAppend()
-            .appendFile(
-                TableWrites.writeData(table, null, List.<Record>of(record.copy(Map.of("id", i)))))
-            .commit();
-      }
+      Table table = S3CommandFixture.threeAppends(warehouse);
       String endpoint = s3.endpoint().toString();
       Run replicated =
           run(
@@ -124,17 +106,13 @@ class S3VerifyCommandTest {
           .startsWith("data file s3://replica/" + data.key() + " (manifest s3://replica/")
           .contains("): its MD5 is ", ", the source file s3://source/warehouse/ns/t/data/");
       assertThat(lines.get(1)).endsWith(" checked, 1 problems");
-    } finally {
-      System.clearProperty("aws.accessKeyId");
-      System.clearProperty("aws.secretAccessKey");
     }
   }
 
+  /** Both streams of a run, in one text, as the assertions read them. */
   private static Run run(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    int exit = ReplicatorCli.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
-    return new Run(exit, out + err.toString());
+    S3CommandFixture.Run run = S3CommandFixture.run(args);
+    return new Run(run.exit(), run.out() + run.err());
   }
 
   private record Run(int exit, String out) {}
