@@ -1,16 +1,25 @@
 package io.icerepl.app.cli;
 
 import io.icerepl.app.engine.ReplicationOptions;
+import io.icerepl.app.engine.SourceHeadResolver;
+import io.icerepl.app.engine.catalog.CatalogClients;
+import io.icerepl.app.engine.catalog.CatalogHeadResolver;
+import io.icerepl.app.engine.catalog.CatalogRegistrars;
+import io.icerepl.app.engine.catalog.CatalogSpec;
+import io.icerepl.app.engine.catalog.ReplicaRegistrar;
+import io.icerepl.app.engine.catalog.TableCatalogs;
 import io.icerepl.app.engine.failback.FailbackSummary;
 import io.icerepl.app.engine.failback.TableFailback;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import picocli.CommandLine;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -24,8 +33,9 @@ import picocli.CommandLine.Option;
       "whole history. Commits only the old source made (after its last replicated version) are",
       "kept under tags <tag-prefix>-<time>[-<ref>] and listed. Rerun it to carry the promoted",
       "table's new commits over; the tags stay. The --source-* store options apply to the",
-      "promoted table, the --target-* ones to the original. Exit 1 on error, the original left",
-      "as it was."
+      "promoted table, the --target-* ones to the original. With --primary-catalog the promoted",
+      "table's head is the file its catalog names; --old-source-catalog moves the original's",
+      "catalog entry to what fail-back publishes. Exit 1 on error, the original left as it was."
     })
 public final class FailbackCommand implements Callable<Integer> {
 
@@ -46,6 +56,51 @@ public final class FailbackCommand implements Callable<Integer> {
       paramLabel = "<location>",
       description = "The original table's location, the old source.")
   String oldSource;
+
+  @ArgGroup(exclusive = false)
+  PrimaryCatalog primaryCatalog;
+
+  @ArgGroup(exclusive = false)
+  OldSourceCatalog oldSourceCatalog;
+
+  /** The promoted table's catalog, when writers commit to it through one. */
+  static final class PrimaryCatalog {
+    @Option(
+        names = "--primary-catalog",
+        required = true,
+        paramLabel = "<props>",
+        description =
+            "The promoted table's catalog, whose pointer names its head (writers commit through"
+                + " it): Iceberg catalog properties and name=<catalog name>, as --source-catalog.")
+    String catalog;
+
+    @Option(
+        names = "--primary-table",
+        required = true,
+        paramLabel = "<namespace.table>",
+        description = "The promoted table's identifier in --primary-catalog.")
+    String table;
+  }
+
+  /** The original's catalog, whose entry is moved to what fail-back publishes. */
+  static final class OldSourceCatalog {
+    @Option(
+        names = "--old-source-catalog",
+        required = true,
+        paramLabel = "<props>",
+        description =
+            "The original table's catalog: its entry is moved to each version fail-back publishes,"
+                + " read-only, as --target-catalog moves a replica's.")
+    String catalog;
+
+    @Option(
+        names = "--old-source-table",
+        paramLabel = "<namespace.table>",
+        description =
+            "The original's identifier in --old-source-catalog. Default: --primary-table's;"
+                + " required without it.")
+    String table;
+  }
 
   @Option(
       names = "--tag-prefix",
@@ -68,8 +123,31 @@ public final class FailbackCommand implements Callable<Integer> {
             metadataLimit.maxMetadataBytes(),
             threads.threads(),
             settle.settleTime());
+    Optional<CatalogTable> primaryTable =
+        Optional.ofNullable(primaryCatalog)
+            .map(
+                p ->
+                    new CatalogTable(
+                        CatalogSpec.parse(p.catalog),
+                        CatalogTable.identifier("--primary-table", p.table)));
+    Optional<CatalogTable> originalTable =
+        Optional.ofNullable(oldSourceCatalog).map(o -> originalTable(o, primaryTable));
     ExecutorService executor = Executors.newFixedThreadPool(threads.threads());
-    try (StoreOptions opened = stores) {
+    try (StoreOptions opened = stores;
+        CatalogClients catalogs = new CatalogClients()) {
+      Optional<SourceHeadResolver> primaryHead =
+          primaryTable.map(
+              t -> {
+                CatalogSpec spec = t.catalog().withDefaults(stores.sourceCatalogDefaults());
+                return new CatalogHeadResolver(catalogs.get(spec), spec, t.identifier());
+              });
+      Optional<ReplicaRegistrar> originalEntry =
+          originalTable.map(
+              t -> {
+                CatalogSpec spec = t.catalog().withDefaults(stores.targetCatalogDefaults());
+                return CatalogRegistrars.forCatalog(
+                    spec, catalogs.get(spec), t.identifier(), stores.target(oldSource), catalogs);
+              });
       FailbackSummary summary =
           new TableFailback(
                   stores.source(primary),
@@ -77,7 +155,8 @@ public final class FailbackCommand implements Callable<Integer> {
                   Clock.systemUTC(),
                   executor,
                   options,
-                  tagPrefix)
+                  tagPrefix,
+                  new TableCatalogs(primaryHead, originalEntry))
               .failback(primary, oldSource);
       PrintWriter out = spec.commandLine().getOut();
       out.println("primary            " + primary);
@@ -90,10 +169,29 @@ public final class FailbackCommand implements Callable<Integer> {
       for (Map.Entry<String, Long> tag : new java.util.TreeMap<>(summary.orphanTags()).entrySet()) {
         out.println("orphan tag         " + tag.getKey() + " -> " + tag.getValue());
       }
+      originalTable.ifPresent(t -> out.println("catalog entry      " + t.describe()));
       out.flush();
       return 0;
     } finally {
       executor.shutdownNow();
     }
+  }
+
+  private static CatalogTable originalTable(
+      OldSourceCatalog option, Optional<CatalogTable> primaryTable) {
+    CatalogSpec catalog = CatalogSpec.parse(option.catalog);
+    if (option.table != null) {
+      return new CatalogTable(catalog, CatalogTable.identifier("--old-source-table", option.table));
+    }
+    return new CatalogTable(
+        catalog,
+        primaryTable
+            .map(CatalogTable::identifier)
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "Cannot move the original's entry in "
+                            + catalog.describe()
+                            + ": --old-source-table is required without --primary-table")));
   }
 }

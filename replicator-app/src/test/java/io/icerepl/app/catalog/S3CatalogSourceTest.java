@@ -19,10 +19,7 @@ import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
-import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.PartitionSpec;
-import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.StaticTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
@@ -31,7 +28,6 @@ import org.apache.iceberg.aws.s3.S3FileIO;
 import org.apache.iceberg.aws.s3.S3FileIOProperties;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.jdbc.JdbcCatalog;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -149,23 +145,7 @@ class S3CatalogSourceTest {
     if (read(io, metadataFile).contains("s3://source/")) {
       outside.add(metadataFile + " names a source path");
     }
-    for (Snapshot snapshot : replica.snapshots()) {
-      List<String> paths = new ArrayList<>();
-      paths.add(snapshot.manifestListLocation());
-      snapshot.allManifests(io).stream().map(ManifestFile::path).forEach(paths::add);
-      try (CloseableIterable<FileScanTask> tasks =
-          replica.newScan().useSnapshot(snapshot.snapshotId()).planFiles()) {
-        for (FileScanTask task : tasks) {
-          paths.add(task.file().location());
-          task.deletes().forEach(d -> paths.add(d.location()));
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-      paths.stream()
-          .filter(p -> !p.startsWith(REPLICA + "/"))
-          .forEach(p -> outside.add("snapshot " + snapshot.snapshotId() + " names " + p));
-    }
+    outside.addAll(TablePaths.outside(replica, io, REPLICA));
     return outside;
   }
 

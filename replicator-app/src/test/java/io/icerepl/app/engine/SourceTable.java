@@ -96,6 +96,19 @@ public final class SourceTable {
     return TableWrites.writePositionDeletes(table, dataFile, positions);
   }
 
+  /** Rows a table reads as of a time ({@code asOfTime}), sorted, as strings. */
+  public static List<String> rowsAsOf(Table table, long timestampMillis) {
+    List<String> rows = new ArrayList<>();
+    try (CloseableIterable<Record> records =
+        IcebergGenerics.read(table).asOfTime(timestampMillis).build()) {
+      records.forEach(r -> rows.add(r.toString()));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    rows.sort(null);
+    return rows;
+  }
+
   /** Rows a table reads at a snapshot, sorted, as strings. */
   public static List<String> rows(Table table, long snapshotId) {
     List<String> rows = new ArrayList<>();

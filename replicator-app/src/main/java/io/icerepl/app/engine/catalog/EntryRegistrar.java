@@ -103,13 +103,19 @@ abstract class EntryRegistrar implements ReplicaRegistrar {
    * For catalogs whose entry names a metadata file: whether the entry at {@code entryFile} is
    * behind {@code metadataFile}. Ours is one of the replica's own version files carrying the
    * replicator's properties; a newer one than {@code metadataFile} (another run got further) is
-   * left, never moved backward.
+   * left, never moved backward. An entry naming a file of the replica's own metadata-log is behind
+   * too: after fail-back, the original's entry still names the old source's last file, which the
+   * fail-back version logs as its predecessor.
    *
    * @throws DivergedReplicaException when the entry names any other file
    */
   boolean isBehind(String replicaLocation, String metadataFile, String entryFile) {
     if (ReplicaVersions.same(entryFile, metadataFile)) {
       return false;
+    }
+    if (versions.readPublished(metadataFile).previousFiles().stream()
+        .anyMatch(logged -> ReplicaVersions.same(logged.file(), entryFile))) {
+      return true;
     }
     OptionalLong entryVersion = ReplicaVersions.number(replicaLocation, entryFile);
     if (entryVersion.isEmpty()) {

@@ -5,9 +5,11 @@ import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.ReplicationSummary;
 import io.icerepl.app.engine.TableReplicationException;
 import io.icerepl.app.engine.TableReplicator;
+import io.icerepl.app.engine.catalog.TableCatalogs;
 import io.icerepl.app.engine.replica.ReplicaFiles;
 import io.icerepl.app.engine.replica.ReplicaHead;
 import io.icerepl.copier.copy.CopyPlanner;
+import io.icerepl.copier.copy.CopyProgress;
 import io.icerepl.copier.copy.PlanExecutor;
 import io.icerepl.copier.publish.MetadataPublisher;
 import io.icerepl.copier.store.ObjectStore;
@@ -61,6 +63,7 @@ public final class TableFailback {
   private final ReplicationOptions options;
   private final String tagPrefix;
   private final ReplicaFiles originalFiles;
+  private final TableCatalogs catalogs;
 
   /**
    * @param primary the store of the promoted table, the source from now on
@@ -74,6 +77,24 @@ public final class TableFailback {
       ExecutorService executor,
       ReplicationOptions options,
       String tagPrefix) {
+    this(primary, original, clock, executor, options, tagPrefix, TableCatalogs.NONE);
+  }
+
+  /**
+   * As above, for catalog tables.
+   *
+   * @param catalogs where the promoted table's head is read (its catalog's pointer: writers commit
+   *     through the catalog), and the original's catalog entry, moved to each version fail-back
+   *     publishes there
+   */
+  public TableFailback(
+      ObjectStore primary,
+      ObjectStore original,
+      Clock clock,
+      ExecutorService executor,
+      ReplicationOptions options,
+      String tagPrefix,
+      TableCatalogs catalogs) {
     this.primary = primary;
     this.original = original;
     this.clock = clock;
@@ -81,6 +102,7 @@ public final class TableFailback {
     this.options = options;
     this.tagPrefix = tagPrefix;
     this.originalFiles = new ReplicaFiles(original, options.maxMetadataBytes());
+    this.catalogs = catalogs;
   }
 
   /**
@@ -95,7 +117,8 @@ public final class TableFailback {
       }
       // already failed back: replication carries the promoted table's new commits over
       ReplicationSummary summary =
-          new TableReplicator(primary, original, clock, executor, options)
+          new TableReplicator(
+                  primary, original, clock, executor, options, CopyProgress.Listener.NONE, catalogs)
               .replicate(primaryLocation, originalLocation, Optional.empty());
       ReplicaState state = originalFiles.state(originalLocation);
       return new FailbackSummary(
@@ -119,7 +142,9 @@ public final class TableFailback {
       // read again under the lease: another run may have failed back since
       OriginalHead head = originalHead(table, originalLocation);
       String promotedFile =
-          new FileSystemHeadResolver(primary, clock, options.settleTime())
+          catalogs
+              .sourceHead()
+              .orElseGet(() -> new FileSystemHeadResolver(primary, clock, options.settleTime()))
               .head(primaryLocation)
               .file();
       TableMetadata promoted =
@@ -180,6 +205,8 @@ public final class TableFailback {
       String published =
           new MetadataPublisher(original)
               .publish(table, originalLocation, version, TableMetadataParser.toJson(committed));
+      // a crash before this leaves the entry behind; the next run's replication moves it
+      catalogs.registrar().ifPresent(entry -> entry.register(originalLocation, published));
       LOG.info(
           "{}: failed back into {} as version {} ({} new snapshots, {} files copied, orphans {} kept as {})",
           table,
