@@ -113,21 +113,32 @@ abstract class EntryRegistrar implements ReplicaRegistrar {
     if (ReplicaVersions.same(entryFile, metadataFile)) {
       return false;
     }
-    if (versions.readPublished(metadataFile).previousFiles().stream()
-        .anyMatch(logged -> ReplicaVersions.same(logged.file(), entryFile))) {
-      return true;
-    }
     OptionalLong entryVersion = ReplicaVersions.number(replicaLocation, entryFile);
     if (entryVersion.isEmpty()) {
+      if (logs(metadataFile, entryFile)) {
+        return true;
+      }
       throw diverged(metadataFile, entryFile, "not a metadata file the replicator wrote");
     }
     Optional<TableMetadata> entry = versions.read(entryFile);
     if (entry.isEmpty() || !ReplicaVersions.isReplica(replicaLocation, entry.get())) {
+      if (logs(metadataFile, entryFile)) {
+        return true;
+      }
       throw diverged(
           metadataFile, entryFile, "which the replicator did not write for this replica");
     }
     OptionalLong current = ReplicaVersions.number(replicaLocation, metadataFile);
     return entryVersion.getAsLong() < current.orElseThrow();
+  }
+
+  /**
+   * Whether {@code metadataFile}'s metadata-log names {@code entryFile}. Read only for an entry
+   * that is no replica version: the replica's current metadata may be large.
+   */
+  private boolean logs(String metadataFile, String entryFile) {
+    return versions.readPublished(metadataFile).previousFiles().stream()
+        .anyMatch(logged -> ReplicaVersions.same(logged.file(), entryFile));
   }
 
   /**
