@@ -106,7 +106,7 @@ public final class FailbackCommand implements Callable<Integer> {
       names = "--tag-prefix",
       paramLabel = "<prefix>",
       description = "The prefix of the tags that keep the old source's orphan commits.")
-  String tagPrefix = "failback-orphan";
+  String tagPrefix = TableFailback.DEFAULT_TAG_PREFIX;
 
   @CommandLine.Mixin MetadataLimitOption metadataLimit;
 

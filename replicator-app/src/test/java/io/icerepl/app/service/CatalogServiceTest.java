@@ -187,6 +187,37 @@ class CatalogServiceTest {
     }
   }
 
+  @Test
+  void promotionAndFailbackAreRefusedWhileTheCatalogEntriesCannotFollow() {
+    Table returns =
+        source.createTable(
+            TableIdentifier.of("sales", "returns"), SCHEMA, PartitionSpec.unpartitioned());
+    append(returns, 2);
+    awaitRegistered("returns", returns);
+    String status = "/api/replications/dr/sales/returns";
+
+    HttpJson.Response promote = service.http.post(status + "/promote?mode=now");
+
+    assertThat(promote.status()).as(promote.body()).isEqualTo(409);
+    assertThat(promote.json().path("error").asText())
+        .startsWith("Cannot promote table s3://replica/wh/sales/returns")
+        .endsWith(
+            ": it is registered in its target's catalog as dr:sales.returns, an entry the service"
+                + " cannot make writable; nothing was promoted");
+    HttpJson.Response failback = service.http.post(status + "/failback");
+    assertThat(failback.status()).as(failback.body()).isEqualTo(409);
+    assertThat(failback.json().path("error").asText())
+        .contains(
+            ": its source is a table of catalog:prod, whose entry a fail-back cannot move;"
+                + " nothing was written");
+    assertThat(service.http.get(status).json().path("state").asText()).isEqualTo("IN_SYNC");
+    try (JdbcCatalog target = targetCatalog()) {
+      assertThat(target.loadTable(TableIdentifier.of("sales", "returns")).properties())
+          .containsEntry("replicator.read-only", "true")
+          .doesNotContainKey("replicator.epoch");
+    }
+  }
+
   private static void append(Table table, int rows) {
     List<Record> records = new ArrayList<>();
     for (int i = 0; i < rows; i++) {

@@ -44,6 +44,15 @@ public final class HttpJson {
     return send(request(path).POST(HttpRequest.BodyPublishers.noBody()).build());
   }
 
+  /** A POST with a JSON body. */
+  public Response post(String path, String json) {
+    return send(
+        request(path)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(json))
+            .build());
+  }
+
   /** A request as a browser sends it for an HTML form on another site: no token, a form body. */
   public Response crossSiteFormPost(String path, String origin) {
     return send(

@@ -4,27 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.icerepl.localstack.EmbeddedS3;
-import io.icerepl.localstack.S3Warehouse;
-import io.icerepl.localstack.TableWrites;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.data.GenericRecord;
-import org.apache.iceberg.data.Record;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import software.amazon.awssdk.services.s3.S3Client;
-import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
  * The service's verification on the embedded S3: a table committed by the Iceberg library
@@ -34,59 +23,26 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class VerifyServiceTest {
-  private static final Duration PATIENCE = Duration.ofSeconds(60);
+  private static final Duration PATIENCE = ServiceOnS3.PATIENCE;
   private static final String STATUS = "/api/replications/a/ns/orders";
 
-  private static EmbeddedS3 s3;
-  private static S3Warehouse warehouse;
+  private static ServiceOnS3 fixture;
   private static RunningService service;
   private static Table source;
 
   @BeforeAll
   static void start() {
-    s3 = EmbeddedS3.start();
-    s3.createBucket("source");
-    s3.createBucket("replica");
-    warehouse =
-        new S3Warehouse(
-            "s3://source/warehouse",
-            s3.endpoint(),
-            "us-east-1",
-            EmbeddedS3.ACCESS_KEY,
-            EmbeddedS3.SECRET_KEY);
-    source = warehouse.createSample("ns", "orders");
-    append("a", 3);
-    append("b", 2);
-
-    Map<String, String> properties = new HashMap<>();
-    properties.put("replicator.rules[0].name", "lake");
-    properties.put("replicator.rules[0].source", "s3://source/warehouse");
-    properties.put("replicator.rules[0].targets[0].name", "a");
-    properties.put("replicator.rules[0].targets[0].prefix", "s3://replica/warehouse");
-    properties.put("replicator.rules[0].verify.interval", "PT1S");
-    for (String side : List.of("source", "target")) {
-      properties.put("replicator.s3." + side + ".endpoint", s3.endpoint().toString());
-      properties.put("replicator.s3." + side + ".access-key-id", EmbeddedS3.ACCESS_KEY);
-      properties.put("replicator.s3." + side + ".secret-access-key", EmbeddedS3.SECRET_KEY);
-      properties.put("replicator.s3." + side + ".path-style", "true");
-    }
-    properties.put("replicator.reconciliation-interval", "PT1S");
-    service = RunningService.start(properties);
-    await()
-        .atMost(PATIENCE)
-        .untilAsserted(
-            () ->
-                assertThat(service.http.get(STATUS).json().path("state").asText())
-                    .isEqualTo("IN_SYNC"));
+    fixture = new ServiceOnS3();
+    source = fixture.warehouse.createSample("ns", "orders");
+    ServiceOnS3.append(source, "a", 3);
+    ServiceOnS3.append(source, "b", 2);
+    service = fixture.start(Map.of("replicator.rules[0].verify.interval", "PT1S"));
+    fixture.awaitState(STATUS, "IN_SYNC");
   }
 
   @AfterAll
   static void stop() {
-    if (service != null) {
-      service.close();
-    }
-    warehouse.close();
-    s3.close();
+    fixture.close();
   }
 
   @Test
@@ -130,7 +86,7 @@ class VerifyServiceTest {
   @Test
   @Order(4)
   void aDataFileDeletedOnTheReplicaIsReportedByThePostTheStatusAndTheGauge() {
-    String deleted = deleteOneReplicaDataFile();
+    String deleted = fixture.deleteOneReplicaDataFile("ns/orders");
 
     HttpJson.Response response = service.http.post(STATUS + "/verify");
 
@@ -146,31 +102,5 @@ class VerifyServiceTest {
     assertThat(last.path("firstProblems").get(0).asText()).startsWith("data file " + deleted);
     assertThat(service.http.get("/actuator/prometheus").body())
         .contains("replicator_verify_problems{rule=\"lake\",table=\"ns/orders\",target=\"a\"} 1.0");
-  }
-
-  private static String deleteOneReplicaDataFile() {
-    try (S3Client client = s3.client()) {
-      S3Object data =
-          client
-              .listObjectsV2(b -> b.bucket("replica").prefix("warehouse/ns/orders/data/"))
-              .contents()
-              .stream()
-              .filter(o -> o.key().endsWith(".parquet"))
-              .findFirst()
-              .orElseThrow();
-      client.deleteObject(b -> b.bucket("replica").key(data.key()));
-      return "s3://replica/" + data.key();
-    }
-  }
-
-  private static void append(String category, int rows) {
-    PartitionKey partition = new PartitionKey(source.spec(), source.schema());
-    GenericRecord record = GenericRecord.create(source.schema());
-    partition.partition(record.copy(Map.of("id", 0L, "category", category)));
-    List<Record> records = new ArrayList<>();
-    for (int i = 0; i < rows; i++) {
-      records.add(record.copy(Map.of("id", (long) i, "category", category)));
-    }
-    source.newAppend().appendFile(TableWrites.writeData(source, partition, records)).commit();
   }
 }

@@ -3,6 +3,8 @@ package io.icerepl.app.engine.backfill;
 import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.ReplicationSummary;
 import io.icerepl.app.engine.catalog.CatalogClients;
+import io.icerepl.app.engine.failback.FailbackReport;
+import io.icerepl.app.engine.promote.PromotionResult;
 import io.icerepl.app.engine.verify.VerifyReport;
 import io.icerepl.app.engine.worker.CatalogTableLocations;
 import io.icerepl.app.engine.worker.Observation;
@@ -218,6 +220,13 @@ public final class Backfill {
 
     @Override
     public void verifyFailed(TableKey key, RuntimeException error) {}
+
+    // nor does it promote or fail back
+    @Override
+    public void promoted(TableKey key, PromotionResult result) {}
+
+    @Override
+    public void failedBack(TableKey key, FailbackReport report) {}
   }
 
   private static final class TableThreads implements ThreadFactory {

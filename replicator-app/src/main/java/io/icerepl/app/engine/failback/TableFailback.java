@@ -56,6 +56,9 @@ import org.slf4j.LoggerFactory;
 public final class TableFailback {
   private static final Logger LOG = LoggerFactory.getLogger(TableFailback.class);
 
+  /** The prefix of the orphan tags' names unless one is given. */
+  public static final String DEFAULT_TAG_PREFIX = "failback-orphan";
+
   private final ObjectStore primary;
   private final ObjectStore original;
   private final Clock clock;

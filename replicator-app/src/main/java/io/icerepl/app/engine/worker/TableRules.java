@@ -87,7 +87,7 @@ public final class TableRules {
     return trimTrailing(prefix) + "/" + relative;
   }
 
-  private static String trimTrailing(String s) {
+  static String trimTrailing(String s) {
     String out = s;
     while (out.endsWith("/") && !out.endsWith("://")) {
       out = out.substring(0, out.length() - 1);

@@ -5,6 +5,7 @@ import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.ReplicationResult;
 import io.icerepl.app.engine.SourceHeadResolver;
 import io.icerepl.app.engine.TableHeads;
+import io.icerepl.app.engine.TableReplicationException;
 import io.icerepl.app.engine.TableReplicator;
 import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.catalog.CatalogHeadResolver;
@@ -12,6 +13,13 @@ import io.icerepl.app.engine.catalog.CatalogRegistrars;
 import io.icerepl.app.engine.catalog.CatalogSpec;
 import io.icerepl.app.engine.catalog.ReplicaRegistrar;
 import io.icerepl.app.engine.catalog.TableCatalogs;
+import io.icerepl.app.engine.failback.FailbackReport;
+import io.icerepl.app.engine.failback.FailbackSummary;
+import io.icerepl.app.engine.failback.TableFailback;
+import io.icerepl.app.engine.promote.PromotionMode;
+import io.icerepl.app.engine.promote.PromotionResult;
+import io.icerepl.app.engine.promote.TablePromoter;
+import io.icerepl.app.engine.promote.TablePromotionException;
 import io.icerepl.app.engine.replica.ReplicaHead;
 import io.icerepl.app.engine.retention.RetentionResult;
 import io.icerepl.app.engine.retention.RetentionRunner;
@@ -21,6 +29,7 @@ import io.icerepl.app.engine.verify.VerifyResult;
 import io.icerepl.app.engine.verify.VerifySource;
 import io.icerepl.copier.copy.CopyProgress;
 import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.head.MetadataFileNames;
 import io.icerepl.merge.model.Snapshot;
 import io.icerepl.merge.model.TableMetadata;
@@ -35,6 +44,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
+import java.util.function.Consumer;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -249,6 +259,135 @@ public final class TableRunner implements AutoCloseable {
       board.verifyFailed(key, e);
       throw e;
     }
+  }
+
+  /**
+   * Promotes the key's replica (failover) as the {@code promote} command does; safe mode first
+   * replicates what the rule's source still serves (resolved as {@link #replicate} resolves it) and
+   * verifies the replica against it. Tells the board the replica is a primary now.
+   *
+   * @param problems receives each problem the verification of safe mode finds
+   * @throws TablePromotionException when the promotion was refused or failed; the replica is left
+   *     as it was
+   */
+  public PromotionResult promote(
+      TableKey key, PromotionMode mode, boolean force, Consumer<String> problems) {
+    String table = key.targetLocation();
+    key.replicaTable()
+        .ifPresent(
+            entry -> {
+              throw new TablePromotionException(
+                  table,
+                  "it is registered in its target's catalog as "
+                      + entry
+                      + ", an entry the service cannot make writable; nothing was promoted");
+            });
+    ObjectStore replicaStore = stores.targetStore(key.targetLocation());
+    TablePromoter promoter = new TablePromoter(replicaStore, clock, options.maxMetadataBytes());
+    PromotionResult result;
+    if (mode == PromotionMode.SAFE) {
+      Source source = source(key);
+      ObjectStore sourceStore = stores.sourceStore(source.location());
+      TableReplicator replicator =
+          new TableReplicator(
+              sourceStore,
+              replicaStore,
+              clock,
+              fileExecutor,
+              optionsOf(key, source.location()),
+              progress -> board.progress(key, progress),
+              source.catalogs());
+      TableVerifier verifier =
+          new TableVerifier(
+              replicaStore, fileExecutor, options.parallelism(), options.maxMetadataBytes());
+      result =
+          promoter.promoteSafely(
+              table,
+              source.location(),
+              key.targetLocation(),
+              replicator,
+              sourceStore,
+              verifier,
+              force,
+              problems);
+    } else {
+      result = promoter.promote(table, key.targetLocation(), mode);
+    }
+    board.promoted(key, result);
+    return result;
+  }
+
+  /**
+   * Fails the key's promoted replica back into {@code originalLocation} as the {@code failback}
+   * command does: the original becomes a replica of the promoted table, the old source's orphan
+   * commits kept under tags named {@code tagPrefix}. Files the rule's target maps outside the
+   * replica's folder go back to where the target's map took them from. Tells the board.
+   *
+   * @throws TableReplicationException when the fail-back was refused or failed; the original is
+   *     left as it was
+   */
+  public FailbackSummary failback(TableKey key, String originalLocation, String tagPrefix) {
+    String primary = key.targetLocation();
+    TableRule rule = rules.rule(key.rule());
+    if (rule.catalog().isPresent()) {
+      throw refusedFailback(
+          primary,
+          originalLocation,
+          "its source is a table of "
+              + rule.catalog().get().label()
+              + ", whose entry a fail-back cannot move");
+    }
+    if (overlap(originalLocation, primary)) {
+      throw refusedFailback(primary, originalLocation, "it overlaps the promoted table");
+    }
+    ObjectStore primaryStore = stores.targetStore(primary);
+    if (new TablePromoter(primaryStore, clock, options.maxMetadataBytes())
+        .promotion(primary, primary)
+        .isEmpty()) {
+      throw refusedFailback(
+          primary, originalLocation, primary + " is a replica, not promoted: nothing to fail back");
+    }
+    List<PathMapping.Prefix> maps =
+        rule.target(key.target()).map(RuleTarget::map).orElse(List.of());
+    List<String> allowed = new ArrayList<>();
+    allowed.add(primary);
+    maps.forEach(map -> allowed.add(map.target()));
+    FailbackSummary summary =
+        new TableFailback(
+                primaryStore,
+                stores.sourceStore(originalLocation),
+                clock,
+                fileExecutor,
+                options.forTable(
+                    maps.stream()
+                        .map(map -> new PathMapping.Prefix(map.target(), map.source()))
+                        .toList(),
+                    allowed),
+                tagPrefix)
+            .failback(primary, originalLocation);
+    board.failedBack(key, FailbackReport.of(clock.instant(), summary));
+    return summary;
+  }
+
+  /** Whether one location is the other or lies under it. */
+  private static boolean overlap(String a, String b) {
+    String x = TableRules.trimTrailing(a);
+    String y = TableRules.trimTrailing(b);
+    return x.equals(y) || x.startsWith(y + "/") || y.startsWith(x + "/");
+  }
+
+  private static TableReplicationException refusedFailback(
+      String primary, String originalLocation, String reason) {
+    return new TableReplicationException(
+        primary,
+        new BadInputException(
+            "Cannot fail back table "
+                + primary
+                + " into "
+                + originalLocation
+                + ": "
+                + reason
+                + "; nothing was written"));
   }
 
   /** Stops the file copies; call after the coordinator has let running work finish. */

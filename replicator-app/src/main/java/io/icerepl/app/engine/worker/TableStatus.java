@@ -1,6 +1,8 @@
 package io.icerepl.app.engine.worker;
 
 import io.icerepl.app.engine.ReplicationSummary;
+import io.icerepl.app.engine.failback.FailbackReport;
+import io.icerepl.app.engine.promote.PromotionResult;
 import io.icerepl.app.engine.verify.VerifyReport;
 import io.icerepl.copier.copy.CopyProgress;
 
@@ -36,4 +38,10 @@ public interface TableStatus {
 
   /** A verification of the key's replica could not complete. */
   void verifyFailed(TableKey key, RuntimeException error);
+
+  /** The key's replica was promoted (or an earlier promotion finished): it is a primary now. */
+  void promoted(TableKey key, PromotionResult result);
+
+  /** The key's promoted replica was failed back into its original location. */
+  void failedBack(TableKey key, FailbackReport report);
 }

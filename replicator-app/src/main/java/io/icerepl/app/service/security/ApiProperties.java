@@ -23,6 +23,8 @@ import org.springframework.validation.annotation.Validated;
  *     they reveal bucket names and errors)
  * @param expire bounds of on-demand expiries
  * @param verify bounds of on-demand verifications
+ * @param promote bounds of promotions asked for through the API
+ * @param failback bounds of fail-backs asked for through the API
  */
 @Validated
 @ConfigurationProperties("replicator.api")
@@ -34,7 +36,9 @@ public record ApiProperties(
     @NotBlank @DefaultValue("operator") String tokenName,
     @DefaultValue("false") boolean publicStatus,
     @Valid @DefaultValue Expire expire,
-    @Valid @DefaultValue Verify verify) {
+    @Valid @DefaultValue Verify verify,
+    @Valid @DefaultValue Promote promote,
+    @Valid @DefaultValue Failback failback) {
 
   /** Shorter tokens are guessable. */
   static final int MIN_TOKEN_LENGTH = 16;
@@ -73,4 +77,24 @@ public record ApiProperties(
   public record Verify(
       @Min(1) @DefaultValue("2") int maxPending,
       @NotNull @DefaultValue("PT30S") Duration timeout) {}
+
+  /**
+   * @param maxPending promotions queued or running at once, service-wide; more are refused with 429
+   *     (default 8: a lost region means promoting many tables)
+   * @param timeout how long a request waits for its promotion; after it the request answers 202 and
+   *     the promotion goes on, the table's state PROMOTED once it is done (default PT60S)
+   */
+  public record Promote(
+      @Min(1) @DefaultValue("8") int maxPending,
+      @NotNull @DefaultValue("PT60S") Duration timeout) {}
+
+  /**
+   * @param maxPending fail-backs queued or running at once, service-wide; more are refused with 429
+   *     (default 2: each copies a table's history)
+   * @param timeout how long a request waits for its fail-back; after it the request answers 202 and
+   *     the fail-back goes on, its summary in the table's status once it is done (default PT60S)
+   */
+  public record Failback(
+      @Min(1) @DefaultValue("2") int maxPending,
+      @NotNull @DefaultValue("PT60S") Duration timeout) {}
 }

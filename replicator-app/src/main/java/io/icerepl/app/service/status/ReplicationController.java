@@ -1,5 +1,6 @@
 package io.icerepl.app.service.status;
 
+import io.icerepl.app.engine.retention.RetentionResult;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.service.config.ReplicatorProperties;
@@ -83,12 +84,12 @@ public class ReplicationController {
       return ResponseEntity.notFound().build();
     }
     String cannot = "Cannot expire snapshots of " + key.table() + " on " + key.target() + ": ";
-    OnDemandExpiries.Outcome outcome =
+    OnDemandRuns.Outcome<RetentionResult> outcome =
         expiries.request(key, caller.getName(), request.getRemoteAddr());
-    if (outcome instanceof OnDemandExpiries.Done done) {
+    if (outcome instanceof OnDemandRuns.Done<RetentionResult> done) {
       return ResponseEntity.ok(done.result().metrics());
     }
-    if (outcome instanceof OnDemandExpiries.Running running) {
+    if (outcome instanceof OnDemandRuns.Running<RetentionResult> running) {
       return ResponseEntity.status(HttpStatus.ACCEPTED)
           .body(
               Map.of(
@@ -111,12 +112,12 @@ public class ReplicationController {
               + disabled.rule()
               + " (replicator.rules[].retention.enabled)");
     }
-    if (outcome instanceof OnDemandExpiries.TooManyPending busy) {
+    if (outcome instanceof OnDemandRuns.TooManyPending<RetentionResult> busy) {
       return error(
           HttpStatus.TOO_MANY_REQUESTS,
           cannot + busy.pending() + " expiries are already pending; try again later");
     }
-    return error(HttpStatus.CONFLICT, ((OnDemandExpiries.Failed) outcome).message());
+    return error(HttpStatus.CONFLICT, ((OnDemandRuns.Failed<RetentionResult>) outcome).message());
   }
 
   private static ResponseEntity<Map<String, Object>> error(HttpStatus status, String message) {

@@ -1,5 +1,6 @@
 package io.icerepl.app.service.status;
 
+import io.icerepl.app.engine.failback.FailbackReport;
 import io.icerepl.app.engine.verify.VerifyReport;
 import java.time.Instant;
 
@@ -31,6 +32,9 @@ import java.time.Instant;
  * @param bytesCopiedTotal bytes copied since the service started
  * @param lastVerify the last verification that completed since the service started (its time,
  *     checked items, problems and first problem lines; null before)
+ * @param lastFailback the last fail-back of the promoted replica since the service started: where
+ *     it went and the tags that keep the old source's orphan commits (null before; the tags are
+ *     kept for good in the original's replica state)
  */
 public record ReplicationStatus(
     String rule,
@@ -51,4 +55,5 @@ public record ReplicationStatus(
     Instant lastRunAt,
     long commitsTotal,
     long bytesCopiedTotal,
-    VerifyReport lastVerify) {}
+    VerifyReport lastVerify,
+    FailbackReport lastFailback) {}

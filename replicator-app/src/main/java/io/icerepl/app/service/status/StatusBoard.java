@@ -3,6 +3,8 @@ package io.icerepl.app.service.status;
 import io.icerepl.app.engine.ReplicationSummary;
 import io.icerepl.app.engine.TableReplicationException;
 import io.icerepl.app.engine.catalog.CatalogException;
+import io.icerepl.app.engine.failback.FailbackReport;
+import io.icerepl.app.engine.promote.PromotionResult;
 import io.icerepl.app.engine.verify.VerifyReport;
 import io.icerepl.app.engine.worker.Observation;
 import io.icerepl.app.engine.worker.TableKey;
@@ -244,6 +246,43 @@ public final class StatusBoard implements TableStatus {
         .register(meters);
   }
 
+  /**
+   * The replica was promoted: it shows as PROMOTED at once, before a run meets the promotion (each
+   * run refuses to replicate into it from now on).
+   */
+  @Override
+  public void promoted(TableKey key, PromotionResult result) {
+    Entry e = entry(key);
+    Promotion promotion = result.promotion();
+    synchronized (e) {
+      e.state = ReplicationState.PROMOTED;
+      e.lastError = null;
+    }
+    LOG.info(
+        "{}: replica {} {}promoted, epoch {}, mode {}, version {}; no longer replicated into",
+        key.table(),
+        key.targetLocation(),
+        result.alreadyPromoted() ? "already " : "",
+        promotion.epoch(),
+        promotion.mode(),
+        promotion.replicaVersion());
+  }
+
+  /** The promoted replica was failed back: the report shows in the status. */
+  @Override
+  public void failedBack(TableKey key, FailbackReport report) {
+    Entry e = entry(key);
+    synchronized (e) {
+      e.lastFailback = report;
+    }
+    LOG.info(
+        "{}: replica {} failed back into {}, orphan commits kept as {}",
+        key.table(),
+        key.targetLocation(),
+        report.originalLocation(),
+        report.orphanTags());
+  }
+
   /** The rule's source prefix was listed. */
   public void discovered(String rule) {
     discoveredAtMs.put(rule, clock.millis());
@@ -455,6 +494,7 @@ public final class StatusBoard implements TableStatus {
     Instant lastRunAt;
     long bytesPending;
     VerifyReport lastVerify;
+    FailbackReport lastFailback;
 
     Entry(Counter commits, Counter bytes, Counter failures, long watchedSinceMs) {
       this.commits = commits;
@@ -505,7 +545,8 @@ public final class StatusBoard implements TableStatus {
           lastRunAt,
           (long) commits.count(),
           (long) bytes.count(),
-          lastVerify);
+          lastVerify,
+          lastFailback);
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.icerepl.app.service.status;
 
+import io.icerepl.app.engine.verify.VerifyReport;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.engine.worker.TableRunner;
@@ -22,7 +23,9 @@ import org.springframework.web.bind.annotation.RestController;
 @RequestMapping("/api/replications")
 public class VerifyController {
   private final StatusBoard board;
-  private final OnDemandVerifications verifications;
+  private final ReplicationCoordinator coordinator;
+  private final TableRunner runner;
+  private final OnDemandRuns<VerifyReport> verifications;
 
   public VerifyController(
       StatusBoard board,
@@ -30,9 +33,12 @@ public class VerifyController {
       TableRunner runner,
       ApiProperties api) {
     this.board = board;
+    this.coordinator = coordinator;
+    this.runner = runner;
     this.verifications =
-        new OnDemandVerifications(
-            key -> coordinator.runInLane(key, "verify", runner::verify),
+        new OnDemandRuns<>(
+            "verifications",
+            report -> report.checked() + " checked, " + report.problems() + " problems",
             api.verify().maxPending(),
             api.verify().timeout());
   }
@@ -55,12 +61,17 @@ public class VerifyController {
     if (key == null) {
       return ResponseEntity.notFound().build();
     }
-    OnDemandVerifications.Outcome outcome =
-        verifications.request(key, caller.getName(), request.getRemoteAddr());
-    if (outcome instanceof OnDemandVerifications.Done done) {
-      return ResponseEntity.ok(done.report());
+    OnDemandRuns.Outcome<VerifyReport> outcome =
+        verifications.request(
+            key,
+            "verification",
+            caller.getName(),
+            request.getRemoteAddr(),
+            () -> coordinator.runInLane(key, "verify", runner::verify));
+    if (outcome instanceof OnDemandRuns.Done<VerifyReport> done) {
+      return ResponseEntity.ok(done.result());
     }
-    if (outcome instanceof OnDemandVerifications.Running running) {
+    if (outcome instanceof OnDemandRuns.Running<VerifyReport> running) {
       return ResponseEntity.status(HttpStatus.ACCEPTED)
           .body(
               Map.of(
@@ -76,7 +87,7 @@ public class VerifyController {
                       + "; its report will be the table's lastVerify"));
     }
     String cannot = "Cannot verify " + key.table() + " on " + key.target() + ": ";
-    if (outcome instanceof OnDemandVerifications.TooManyPending busy) {
+    if (outcome instanceof OnDemandRuns.TooManyPending<VerifyReport> busy) {
       return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS)
           .body(
               Map.of(
@@ -84,6 +95,6 @@ public class VerifyController {
                   cannot + busy.pending() + " verifications are already pending; try again later"));
     }
     return ResponseEntity.status(HttpStatus.CONFLICT)
-        .body(Map.of("error", cannot + ((OnDemandVerifications.Failed) outcome).message()));
+        .body(Map.of("error", cannot + ((OnDemandRuns.Failed<VerifyReport>) outcome).message()));
   }
 }

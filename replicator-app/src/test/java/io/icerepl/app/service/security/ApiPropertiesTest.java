@@ -12,11 +12,26 @@ class ApiPropertiesTest {
       new ApiProperties.Expire(2, Duration.ofSeconds(30));
   private static final ApiProperties.Verify VERIFY =
       new ApiProperties.Verify(2, Duration.ofSeconds(30));
+  private static final ApiProperties.Promote PROMOTE =
+      new ApiProperties.Promote(8, Duration.ofSeconds(60));
+  private static final ApiProperties.Failback FAILBACK =
+      new ApiProperties.Failback(2, Duration.ofSeconds(60));
 
   @Test
   void aShortTokenIsRefused() {
     assertThatThrownBy(
-            () -> new ApiProperties("short", null, null, null, "operator", false, EXPIRE, VERIFY))
+            () ->
+                new ApiProperties(
+                    "short",
+                    null,
+                    null,
+                    null,
+                    "operator",
+                    false,
+                    EXPIRE,
+                    VERIFY,
+                    PROMOTE,
+                    FAILBACK))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("replicator.api.token must have at least 16 characters");
   }
@@ -26,7 +41,16 @@ class ApiPropertiesTest {
     assertThatThrownBy(
             () ->
                 new ApiProperties(
-                    "0123456789abcdef", "secret", null, null, "operator", false, EXPIRE, VERIFY))
+                    "0123456789abcdef",
+                    "secret",
+                    null,
+                    null,
+                    "operator",
+                    false,
+                    EXPIRE,
+                    VERIFY,
+                    PROMOTE,
+                    FAILBACK))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("Set replicator.api.token or replicator.api.token-secret-id, not both");
   }

@@ -1,0 +1,315 @@
+package io.icerepl.app.service.status;
+
+import io.icerepl.app.engine.failback.FailbackSummary;
+import io.icerepl.app.engine.failback.TableFailback;
+import io.icerepl.app.engine.promote.PromotionMode;
+import io.icerepl.app.engine.promote.PromotionResult;
+import io.icerepl.app.engine.verify.VerifyReport;
+import io.icerepl.app.engine.worker.ReplicationCoordinator;
+import io.icerepl.app.engine.worker.TableKey;
+import io.icerepl.app.engine.worker.TableRunner;
+import io.icerepl.app.service.security.ApiProperties;
+import io.icerepl.merge.model.TableMetadata;
+import io.icerepl.merge.state.Promotion;
+import jakarta.servlet.http.HttpServletRequest;
+import java.security.Principal;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.regex.Pattern;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * Failover and fail-back of one replica, addressed as the status API addresses it, run in the
+ * table's lane as the {@code promote} and {@code failback} commands run. Mutating endpoints: they
+ * always need the API token, and are logged with their caller and what was asked.
+ */
+@RestController
+@RequestMapping("/api/replications")
+public class FailoverController {
+  /** Tag names end up in the table's refs: letters, digits and {@code . _ -} only. */
+  private static final Pattern TAG_PREFIX = Pattern.compile("[A-Za-z0-9._-]{1,100}");
+
+  private final StatusBoard board;
+  private final ReplicationCoordinator coordinator;
+  private final TableRunner runner;
+  private final OnDemandRuns<PromotionResult> promotions;
+  private final OnDemandRuns<FailbackSummary> failbacks;
+
+  public FailoverController(
+      StatusBoard board,
+      ReplicationCoordinator coordinator,
+      TableRunner runner,
+      ApiProperties api) {
+    this.board = board;
+    this.coordinator = coordinator;
+    this.runner = runner;
+    this.promotions =
+        new OnDemandRuns<>(
+            "promotions",
+            result ->
+                (result.alreadyPromoted() ? "already promoted" : "promoted")
+                    + ", epoch "
+                    + result.promotion().epoch()
+                    + ", version "
+                    + result.promotion().replicaVersion(),
+            api.promote().maxPending(),
+            api.promote().timeout());
+    this.failbacks =
+        new OnDemandRuns<>(
+            "fail-backs",
+            summary ->
+                "failed back into "
+                    + summary.originalLocation()
+                    + ", orphan commits kept as "
+                    + summary.orphanTags(),
+            api.failback().maxPending(),
+            api.failback().timeout());
+  }
+
+  /**
+   * The promotion's answer.
+   *
+   * @param status {@code promoted}, or {@code already promoted} on a rerun
+   * @param promotedVersion the replica version N of the promoted {@code v<N>.metadata.json}
+   * @param lastSourceMetadataFile the last source version replicated: how far behind the source the
+   *     promoted table was known to be
+   * @param lastSourceCommitAt that version's commit time (null when unknown)
+   * @param snapshots the promoted table's snapshots
+   * @param head its current snapshot (null when it has none)
+   * @param problems the first problems safe mode's verification found (a forced promotion)
+   */
+  public record PromotionAnswer(
+      String status,
+      String table,
+      String target,
+      String location,
+      long epoch,
+      String mode,
+      Instant promotedAt,
+      long promotedVersion,
+      String metadataFile,
+      String lastSourceMetadataFile,
+      Instant lastSourceCommitAt,
+      int snapshots,
+      Long head,
+      List<String> problems) {}
+
+  /** A fail-back's parameters as a JSON body, instead of query parameters. */
+  public record FailbackRequest(String oldSource, String tagPrefix) {}
+
+  /**
+   * Promotes the replica (failover) in the table's lane: {@code mode=safe} (default) replicates
+   * what the source still serves, verifies the replica and refuses it when verify finds a problem
+   * unless {@code force=true}; {@code mode=now} promotes what the replica holds. 200 with the
+   * promotion (also on a rerun, {@code already promoted}); 202 when it is still running after
+   * {@code replicator.api.promote.timeout}; 400 for an unknown mode; 409 when refused (with the
+   * problems verify found) or failed; 429 when too many are pending.
+   */
+  @PostMapping("/{target}/{namespace}/{table}/promote")
+  public ResponseEntity<Object> promote(
+      @PathVariable String target,
+      @PathVariable String namespace,
+      @PathVariable String table,
+      @RequestParam(defaultValue = "safe") String mode,
+      @RequestParam(defaultValue = "false") boolean force,
+      Principal caller,
+      HttpServletRequest request)
+      throws InterruptedException {
+    TableKey key = board.find(target, namespace, table).orElse(null);
+    if (key == null) {
+      return ResponseEntity.notFound().build();
+    }
+    PromotionMode promotionMode;
+    try {
+      promotionMode = PromotionMode.parse(mode);
+    } catch (IllegalArgumentException e) {
+      return error(HttpStatus.BAD_REQUEST, e.getMessage(), List.of());
+    }
+    List<String> problems = new ArrayList<>();
+    Consumer<String> firstProblems =
+        line -> {
+          synchronized (problems) {
+            if (problems.size() < VerifyReport.PROBLEMS_KEPT) {
+              problems.add(line);
+            }
+          }
+        };
+    OnDemandRuns.Outcome<PromotionResult> outcome =
+        promotions.request(
+            key,
+            "promotion (mode " + promotionMode.label() + (force ? ", forced)" : ")"),
+            caller.getName(),
+            request.getRemoteAddr(),
+            () ->
+                coordinator.runInLane(
+                    key, "promote", k -> runner.promote(k, promotionMode, force, firstProblems)));
+    if (outcome instanceof OnDemandRuns.Done<PromotionResult> done) {
+      return ResponseEntity.ok(answer(key, done.result(), copy(problems)));
+    }
+    if (outcome instanceof OnDemandRuns.Running<PromotionResult> running) {
+      return running(
+          "Promotion of "
+              + key.table()
+              + " on "
+              + key.target()
+              + " still running after "
+              + running.waited()
+              + "; the table's state is PROMOTED once it is done");
+    }
+    if (outcome instanceof OnDemandRuns.TooManyPending<PromotionResult> busy) {
+      return error(
+          HttpStatus.TOO_MANY_REQUESTS,
+          "Cannot promote "
+              + key.table()
+              + " on "
+              + key.target()
+              + ": "
+              + busy.pending()
+              + " promotions are already pending; try again later",
+          List.of());
+    }
+    return error(
+        HttpStatus.CONFLICT,
+        ((OnDemandRuns.Failed<PromotionResult>) outcome).message(),
+        copy(problems));
+  }
+
+  /**
+   * Fails the promoted replica back into its original location ({@code oldSource}, default the
+   * rule's source location of the table), in the table's lane: the original becomes a replica of
+   * the promoted table, the commits only the old source made kept under tags named {@code
+   * tagPrefix} (default {@value TableFailback#DEFAULT_TAG_PREFIX}). Parameters as query parameters
+   * or a JSON body. 200 with the summary, its orphan tags also in the table's status as {@code
+   * lastFailback}; 202 when still running after {@code replicator.api.failback.timeout}; 400 for a
+   * bad tag prefix; 409 when refused or failed, the original left as it was; 429 when too many are
+   * pending.
+   */
+  @PostMapping("/{target}/{namespace}/{table}/failback")
+  public ResponseEntity<Object> failback(
+      @PathVariable String target,
+      @PathVariable String namespace,
+      @PathVariable String table,
+      @RequestParam(required = false) String oldSource,
+      @RequestParam(required = false) String tagPrefix,
+      @RequestBody(required = false) FailbackRequest body,
+      Principal caller,
+      HttpServletRequest request)
+      throws InterruptedException {
+    TableKey key = board.find(target, namespace, table).orElse(null);
+    if (key == null) {
+      return ResponseEntity.notFound().build();
+    }
+    String original =
+        firstGiven(oldSource, body == null ? null : body.oldSource(), key.sourceLocation());
+    String prefix =
+        firstGiven(
+            tagPrefix, body == null ? null : body.tagPrefix(), TableFailback.DEFAULT_TAG_PREFIX);
+    if (!TAG_PREFIX.matcher(prefix).matches()) {
+      return error(
+          HttpStatus.BAD_REQUEST,
+          "Cannot fail back "
+              + key.table()
+              + " on "
+              + key.target()
+              + ": the tag prefix must be 1 to 100 letters, digits, '.', '_' or '-'",
+          List.of());
+    }
+    OnDemandRuns.Outcome<FailbackSummary> outcome =
+        failbacks.request(
+            key,
+            "fail-back into " + original + " (tag prefix " + prefix + ")",
+            caller.getName(),
+            request.getRemoteAddr(),
+            () ->
+                coordinator.runInLane(key, "fail back", k -> runner.failback(k, original, prefix)));
+    if (outcome instanceof OnDemandRuns.Done<FailbackSummary> done) {
+      return ResponseEntity.ok(done.result());
+    }
+    if (outcome instanceof OnDemandRuns.Running<FailbackSummary> running) {
+      return running(
+          "Fail-back of "
+              + key.table()
+              + " on "
+              + key.target()
+              + " into "
+              + original
+              + " still running after "
+              + running.waited()
+              + "; its summary will be the table's lastFailback");
+    }
+    if (outcome instanceof OnDemandRuns.TooManyPending<FailbackSummary> busy) {
+      return error(
+          HttpStatus.TOO_MANY_REQUESTS,
+          "Cannot fail back "
+              + key.table()
+              + " on "
+              + key.target()
+              + ": "
+              + busy.pending()
+              + " fail-backs are already pending; try again later",
+          List.of());
+    }
+    return error(
+        HttpStatus.CONFLICT, ((OnDemandRuns.Failed<FailbackSummary>) outcome).message(), List.of());
+  }
+
+  private static PromotionAnswer answer(
+      TableKey key, PromotionResult result, List<String> problems) {
+    Promotion promotion = result.promotion();
+    TableMetadata metadata = result.metadata();
+    return new PromotionAnswer(
+        result.alreadyPromoted() ? "already promoted" : "promoted",
+        key.table(),
+        key.target(),
+        key.targetLocation(),
+        promotion.epoch(),
+        promotion.mode(),
+        Instant.ofEpochMilli(promotion.promotedAtMillis()),
+        promotion.replicaVersion(),
+        result.metadataFile(),
+        promotion.lastSourceMetadataFile(),
+        promotion.lastSourceLastUpdatedMs() == null
+            ? null
+            : Instant.ofEpochMilli(promotion.lastSourceLastUpdatedMs()),
+        metadata.snapshots().size(),
+        metadata.currentSnapshotId().orElse(null),
+        problems);
+  }
+
+  private static String firstGiven(String query, String body, String otherwise) {
+    if (query != null && !query.isBlank()) {
+      return query;
+    }
+    return body != null && !body.isBlank() ? body : otherwise;
+  }
+
+  private static List<String> copy(List<String> problems) {
+    synchronized (problems) {
+      return List.copyOf(problems);
+    }
+  }
+
+  private static ResponseEntity<Object> running(String message) {
+    return ResponseEntity.status(HttpStatus.ACCEPTED)
+        .body(Map.of("status", "running", "message", message));
+  }
+
+  private static ResponseEntity<Object> error(
+      HttpStatus status, String message, List<String> problems) {
+    return ResponseEntity.status(status)
+        .body(
+            problems.isEmpty()
+                ? Map.of("error", message)
+                : Map.of("error", message, "problems", problems));
+  }
+}
