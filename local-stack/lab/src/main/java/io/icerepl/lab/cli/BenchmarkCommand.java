@@ -142,9 +142,27 @@ final class BenchmarkCommand implements Callable<Integer> {
         description = "Replica poll interval (default: ${DEFAULT-VALUE}).")
     int pollMs = 20;
 
+    @Option(
+        names = "--head",
+        paramLabel = "catalog|folder",
+        description = {
+          "Where the service reads the source head: the JDBC catalog the writer commits through, or",
+          "the table's folder, where each new <N>-<uuid>.metadata.json waits out the settle time",
+          "(default: ${DEFAULT-VALUE})."
+        })
+    String head = "catalog";
+
     @Override
     public Integer call() throws Exception {
-      new LagBenchmark(spec.commandLine().getOut()).run(commits, intervalMs, pollMs);
+      LagBenchmark.HeadSource source =
+          switch (head) {
+            case "catalog" -> LagBenchmark.HeadSource.CATALOG;
+            case "folder" -> LagBenchmark.HeadSource.FOLDER;
+            default ->
+                throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--head must be catalog or folder, not " + head);
+          };
+      new LagBenchmark(spec.commandLine().getOut()).run(commits, intervalMs, pollMs, source);
       return 0;
     }
   }
