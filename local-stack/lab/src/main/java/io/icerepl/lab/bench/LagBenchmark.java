@@ -10,20 +10,32 @@ import io.icerepl.localstack.TableWrites;
 import io.icerepl.merge.merge.ReplicaProperties;
 import io.icerepl.merge.model.TableMetadataParser;
 import io.icerepl.merge.path.TableLayout;
+import java.io.File;
 import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.aws.AwsClientProperties;
+import org.apache.iceberg.aws.s3.S3FileIOProperties;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.jdbc.JdbcCatalog;
 import org.apache.iceberg.types.Types;
 import org.springframework.boot.SpringApplication;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -39,13 +51,26 @@ import software.amazon.awssdk.services.sqs.SqsClient;
  * from its metadata file being written to the replica first showing it or a later version. The
  * floor is the writer's own commit time: no replica can show a version sooner than it takes to
  * write one.
+ *
+ * <p>The writer commits as tables that write {@code <N>-<uuid>.metadata.json} files do: through a
+ * catalog ({@link HeadSource#CATALOG}, a JDBC catalog on SQLite whose warehouse is the source
+ * bucket; the service's rule reads each head from that catalog), or with the pointer out of the
+ * replicator's sight ({@link HeadSource#FOLDER}: the head is found by listing, so every new file
+ * waits out the settle time before it is trusted).
  */
 public final class LagBenchmark {
+  /** Where the service learns the source table's current metadata file. */
+  public enum HeadSource {
+    CATALOG,
+    FOLDER
+  }
+
   private static final Schema SCHEMA =
       new Schema(
           Types.NestedField.required(1, "id", Types.LongType.get()),
           Types.NestedField.optional(2, "payload", Types.StringType.get()));
   private static final String REPLICA_METADATA = "warehouse/ns/lag/metadata/";
+  private static final String WAREHOUSE = "s3://source/warehouse";
 
   private final PrintWriter out;
 
@@ -53,35 +78,87 @@ public final class LagBenchmark {
     this.out = out;
   }
 
-  public void run(int commits, int intervalMs, int pollMs) throws Exception {
+  public void run(int commits, int intervalMs, int pollMs, HeadSource headSource) throws Exception {
     out.printf(
-        "lag: %d commits of one tiny Parquet file, %d ms between commits, replica polled every %d ms%n",
-        commits, intervalMs, pollMs);
+        "lag: %d commits of one tiny Parquet file, %d ms between commits, replica polled every %d ms,"
+            + " source head read from the %s%n",
+        commits, intervalMs, pollMs, headSource == HeadSource.CATALOG ? "catalog" : "folder");
     out.flush();
+    Path dir = Files.createTempDirectory("lag-benchmark");
     try (EmbeddedAws aws = EmbeddedAws.start();
         S3Client s3 = aws.s3().client();
         SqsClient sqs = aws.sqs().client();
-        S3Warehouse warehouse =
-            new S3Warehouse(
-                "s3://source/warehouse",
-                aws.s3().endpoint(),
-                "us-east-1",
-                EmbeddedS3.ACCESS_KEY,
-                EmbeddedS3.SECRET_KEY)) {
+        Writer writer = Writer.open(headSource, aws, dir)) {
+      Table table = writer.table();
+      // a first commit, waited for: the measured ones find the table discovered and backfilled
+      table.newFastAppend().appendFile(tinyFile(table, -1)).commit();
       List<String> args = new ArrayList<>(aws.springArguments());
       args.add("--server.port=0");
       args.add("--logging.level.root=WARN");
       args.add("--replicator.rules[0].name=bench");
-      args.add("--replicator.rules[0].source=s3://source/warehouse");
+      args.add("--replicator.rules[0]." + writer.ruleSource());
       args.add("--replicator.rules[0].targets[0].name=replica");
       args.add("--replicator.rules[0].targets[0].prefix=s3://replica/warehouse");
       ConfigurableApplicationContext service =
           new SpringApplication(ReplicatorApplication.class).run(args.toArray(String[]::new));
       try {
-        measure(aws, s3, sqs, warehouse, commits, intervalMs, pollMs);
+        measure(aws, s3, sqs, table, commits, intervalMs, pollMs);
       } finally {
         service.close();
       }
+    } finally {
+      try (Stream<Path> files = Files.walk(dir)) {
+        files.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+      }
+    }
+  }
+
+  /** The source table's writer, and how the service's rule finds the table's head. */
+  private record Writer(Table table, String ruleSource, AutoCloseable resource)
+      implements AutoCloseable {
+    static Writer open(HeadSource headSource, EmbeddedAws aws, Path dir) {
+      if (headSource == HeadSource.FOLDER) {
+        S3Warehouse warehouse =
+            new S3Warehouse(
+                WAREHOUSE,
+                aws.s3().endpoint(),
+                EmbeddedS3.REGION.id(),
+                EmbeddedS3.ACCESS_KEY,
+                EmbeddedS3.SECRET_KEY);
+        Table table =
+            warehouse.create(
+                "ns", "lag", SCHEMA, PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
+        return new Writer(table, "source=" + WAREHOUSE, warehouse);
+      }
+      String uri = "jdbc:sqlite:" + dir.resolve("catalog.db");
+      JdbcCatalog catalog = new JdbcCatalog();
+      Map<String, String> properties = new HashMap<>();
+      properties.put(CatalogProperties.FILE_IO_IMPL, "org.apache.iceberg.aws.s3.S3FileIO");
+      properties.put(S3FileIOProperties.ENDPOINT, aws.s3().endpoint().toString());
+      properties.put(S3FileIOProperties.PATH_STYLE_ACCESS, "true");
+      properties.put(S3FileIOProperties.ACCESS_KEY_ID, EmbeddedS3.ACCESS_KEY);
+      properties.put(S3FileIOProperties.SECRET_ACCESS_KEY, EmbeddedS3.SECRET_KEY);
+      properties.put(AwsClientProperties.CLIENT_REGION, EmbeddedS3.REGION.id());
+      properties.put(CatalogProperties.URI, uri);
+      properties.put(CatalogProperties.WAREHOUSE_LOCATION, WAREHOUSE);
+      catalog.initialize("bench", properties);
+      catalog.createNamespace(Namespace.of("ns"));
+      Table table =
+          catalog.createTable(
+              TableIdentifier.of("ns", "lag"),
+              SCHEMA,
+              PartitionSpec.unpartitioned(),
+              Map.of("format-version", "2"));
+      // the service's catalog client takes the source side's S3 settings, as a deployment's does
+      return new Writer(
+          table,
+          "source-catalog=name=bench,type=jdbc,uri=" + uri + ",warehouse=" + WAREHOUSE,
+          catalog);
+    }
+
+    @Override
+    public void close() throws Exception {
+      resource.close();
     }
   }
 
@@ -89,18 +166,11 @@ public final class LagBenchmark {
       EmbeddedAws aws,
       S3Client s3,
       SqsClient sqs,
-      S3Warehouse warehouse,
+      Table table,
       int commits,
       int intervalMs,
       int pollMs)
       throws Exception {
-    Table table =
-        warehouse.create(
-            "ns", "lag", SCHEMA, PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
-    publish(aws, sqs, S3Warehouse.metadataFile(table));
-    // a first commit, waited for: the measured ones find the table discovered and backfilled
-    table.newFastAppend().appendFile(tinyFile(table, -1)).commit();
-    publish(aws, sqs, S3Warehouse.metadataFile(table));
     String warmUp = fileName(S3Warehouse.metadataFile(table));
     long warmUpDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while (!warmUp.equals(replicaSourceFile(s3))) {
