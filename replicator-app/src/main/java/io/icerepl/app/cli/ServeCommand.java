@@ -4,11 +4,6 @@ import io.icerepl.app.service.ReplicatorApplication;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.function.Function;
-import org.springframework.boot.SpringApplication;
-import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.event.ContextClosedEvent;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -25,32 +20,10 @@ public final class ServeCommand implements Callable<Integer> {
 
   @CommandLine.Unmatched List<String> springArgs = new ArrayList<>();
 
+  // The command line reflects on every command's methods at start-up: none of them names a Spring
+  // type, so replicate, expire and the others load no Spring class.
   @Override
   public Integer call() throws Exception {
-    return serve(springArgs, context -> () -> {});
-  }
-
-  /**
-   * Runs the service with these Spring arguments until its context closes (e.g. on SIGTERM) and
-   * returns its exit code; {@code alongside} starts whatever runs next to the service once its
-   * context is up, and what it returns is closed when the service stops.
-   */
-  public static int serve(
-      List<String> args, Function<ConfigurableApplicationContext, AutoCloseable> alongside)
-      throws Exception {
-    CountDownLatch closed = new CountDownLatch(1);
-    SpringApplication application = new SpringApplication(ReplicatorApplication.class);
-    application.addListeners(
-        event -> {
-          if (event instanceof ContextClosedEvent) {
-            closed.countDown();
-          }
-        });
-    ConfigurableApplicationContext context = application.run(args.toArray(String[]::new));
-    try (AutoCloseable running = alongside.apply(context)) {
-      // main() exits the JVM when this returns: wait until the context closes
-      closed.await();
-    }
-    return SpringApplication.exit(context);
+    return ReplicatorApplication.serve(springArgs);
   }
 }

@@ -124,8 +124,14 @@ public final class CrashCampaign {
         // from its head, so from here on every source version must reach the replica
         source.commit();
         int port = freePort();
+        StartToReady startToReady = new StartToReady();
         Process service = startService(serviceArgs, port, log);
+        startToReady.started();
         int starts = 1;
+        while (!isReady(port) && service.isAlive()) {
+          sleep(100);
+        }
+        startToReady.readyIf(service.isAlive());
         long setupDeadline = System.nanoTime() + settings.convergeTimeout().toNanos();
         while (!holdsHead(reader, source.head())) {
           if (System.nanoTime() > setupDeadline) {
@@ -146,6 +152,7 @@ public final class CrashCampaign {
           if (k > 1) {
             port = freePort();
             service = startService(serviceArgs, port, log);
+            startToReady.started();
             starts++;
           }
           long startedAt = System.nanoTime();
@@ -158,6 +165,7 @@ public final class CrashCampaign {
             while (!isReady(port) && service.isAlive()) {
               sleep(100);
             }
+            startToReady.readyIf(service.isAlive());
             long min = settings.minDelay().toMillis();
             delay = min + (long) (random.nextDouble() * (settings.maxDelay().toMillis() - min));
           }
@@ -196,10 +204,14 @@ public final class CrashCampaign {
         port = freePort();
         long finalStart = System.nanoTime();
         service = startService(serviceArgs, port, log);
+        startToReady.started();
         starts++;
         boolean converged = false;
         long deadline = System.nanoTime() + settings.convergeTimeout().toNanos();
         while (System.nanoTime() < deadline) {
+          if (!startToReady.measured()) {
+            startToReady.readyIf(isReady(port));
+          }
           try {
             if (holdsHead(reader, head)) {
               converged = true;
@@ -258,6 +270,7 @@ public final class CrashCampaign {
                 + killedWhileStarting
                 + " while starting)");
         row("service starts (restarts)", starts + " (" + (starts - 1) + ")");
+        row("service start to ready (median / max)", startToReady.summary());
         row(
             "reader opens of the current replica metadata",
             readerLoop.opens()
@@ -318,6 +331,45 @@ public final class CrashCampaign {
         out.flush();
         return ok;
       }
+    }
+  }
+
+  /**
+   * Seconds from each service process's start until its health endpoint answers 200 (the API
+   * answers and the schedules and the event intake run), for the starts not killed before that.
+   */
+  private static final class StartToReady {
+    private final List<Double> seconds = new ArrayList<>();
+    private long startedAt;
+    private boolean measured;
+
+    void started() {
+      startedAt = System.nanoTime();
+      measured = false;
+    }
+
+    boolean measured() {
+      return measured;
+    }
+
+    void readyIf(boolean ready) {
+      if (ready && !measured) {
+        seconds.add((System.nanoTime() - startedAt) / 1e9);
+        measured = true;
+      }
+    }
+
+    String summary() {
+      if (seconds.isEmpty()) {
+        return "no start reached ready";
+      }
+      List<Double> sorted = seconds.stream().sorted().toList();
+      int n = sorted.size();
+      double median =
+          n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+      return String.format(
+          "%.1f s / %.1f s (%d starts measured, min %.1f s)",
+          median, sorted.get(n - 1), n, sorted.get(0));
     }
   }
 

@@ -7,7 +7,9 @@ import io.icerepl.lab.bench.IncrementalCostBenchmark;
 import io.icerepl.lab.bench.LagBenchmark;
 import io.icerepl.lab.bench.MemoryBenchmark;
 import io.icerepl.lab.bench.ReconcileBenchmark;
+import io.icerepl.lab.bench.StartupBenchmark;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -29,6 +31,7 @@ import picocli.CommandLine.Option;
       BenchmarkCommand.Lag.class,
       BenchmarkCommand.Memory.class,
       BenchmarkCommand.Reconcile.class,
+      BenchmarkCommand.Startup.class,
     })
 final class BenchmarkCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -240,6 +243,53 @@ final class BenchmarkCommand implements Callable<Integer> {
     public Integer call() throws Exception {
       new ReconcileBenchmark(spec.commandLine().getOut())
           .run(work.resolve("reconcile"), tables, passes, lanes);
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "startup",
+      mixinStandardHelpOptions = true,
+      description = {
+        "One-shot commands of the service jar as processes of their own: --help, a first replicate",
+        "of a small local table and a replicate of it up to date; the jar as it ships, extracted, and",
+        "extracted with the class-data-sharing archive mvn package records; java -version as the",
+        "floor. Medians and spread over the rounds."
+      })
+  static final class Startup implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(
+        names = "--jar",
+        paramLabel = "<file>",
+        description = "The service jar (default: ${DEFAULT-VALUE}).")
+    Path jar = Path.of("replicator-app", "target", "replicator-app.jar");
+
+    @Option(
+        names = "--cds",
+        paramLabel = "<folder>",
+        description =
+            "Where mvn package extracts it with its archives (default: ${DEFAULT-VALUE}).")
+    Path cds = Path.of("replicator-app", "target", "cds");
+
+    @Option(
+        names = "--rounds",
+        paramLabel = "<n>",
+        description = "Rounds of every command (default: ${DEFAULT-VALUE}).")
+    int rounds = 5;
+
+    @CommandLine.Mixin WorkDirOption work;
+
+    @Override
+    public Integer call() throws Exception {
+      if (!java.nio.file.Files.isRegularFile(jar)) {
+        throw new IllegalArgumentException(
+            "Cannot run the startup benchmark: no service jar at "
+                + jar.toAbsolutePath()
+                + " (build it with mvn package, or give it with --jar)");
+      }
+      new StartupBenchmark(spec.commandLine().getOut())
+          .run(work.resolve("startup"), jar, cds, rounds);
       return 0;
     }
   }

@@ -1,5 +1,6 @@
 package io.icerepl.lab.cli;
 
+import io.icerepl.app.service.ReplicatorApplication;
 import io.icerepl.lab.local.DemoWriter;
 import io.icerepl.lab.local.EmbeddedAws;
 import java.time.Duration;
@@ -41,13 +42,13 @@ final class ServeCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     if (!local) {
-      return io.icerepl.app.cli.ServeCommand.serve(springArgs, context -> () -> {});
+      return ReplicatorApplication.serve(springArgs);
     }
     try (EmbeddedAws aws = EmbeddedAws.start()) {
       List<String> args = new ArrayList<>(aws.springArguments());
       args.add("--spring.profiles.active=local");
       args.addAll(springArgs);
-      return io.icerepl.app.cli.ServeCommand.serve(
+      return ReplicatorApplication.serve(
           args,
           context -> {
             DemoWriter writer =

@@ -44,7 +44,11 @@ class CampaignsTest {
     boolean ok = campaign.run();
 
     assertThat(ok).as(out.toString()).isTrue();
-    assertThat(out.toString()).contains("crash campaign: OK").contains("kill   2");
+    assertThat(out.toString())
+        .contains("crash campaign: OK")
+        .contains("kill   2")
+        .containsPattern(
+            "\\| service start to ready \\(median / max\\) \\| \\d+\\.\\d s / \\d+\\.\\d s \\(\\d+ starts");
   }
 
   @Test
