@@ -136,6 +136,48 @@ class FailbackDrillTest {
   }
 
   @Test
+  void theOriginalsShortRetentionKeepsTheOrphanTagsAndTheirSnapshots() {
+    long orphanHead = source.table.currentSnapshot().snapshotId();
+    Map<String, Long> tags = tags(failback().out);
+    String tag = tags.keySet().iterator().next();
+    promoted.table.refresh();
+    promoted.append("e", 2);
+    assertThat(failback().exit).isZero();
+
+    Run expire =
+        cli(
+            "expire",
+            "--target",
+            source.location,
+            "--retention-period",
+            "1ms",
+            "--retain-last",
+            "1",
+            "--max-ref-age",
+            "1ms");
+
+    assertThat(expire.exit).as(expire.out + expire.err).isZero();
+    assertThat(expire.out).contains("expired_snapshots_count");
+    Table original = SourceTable.TABLES.load(source.location);
+    assertThat(original.snapshots()).hasSizeLessThan(countSnapshots(promotedLocation) + 2);
+    assertThat(original.refs().get(tag).isTag()).isTrue();
+    assertThat(original.refs().get(tag).snapshotId()).isEqualTo(orphanHead);
+    assertThat(SourceTable.rows(original, orphanHead)).isEqualTo(orphanRows.get(orphanHead));
+    Run verify = cli("verify", "--source", promotedLocation, "--target", source.location);
+    assertThat(verify.exit).as(verify.out + verify.err).isZero();
+
+    // and replication goes on keeping them
+    promoted.append("f", 1);
+    Run again = failback();
+    assertThat(again.exit).as(again.out + again.err).isZero();
+    original.refresh();
+    assertThat(original.refs().get(tag).snapshotId()).isEqualTo(orphanHead);
+    assertThat(SourceTable.rows(original, orphanHead)).isEqualTo(orphanRows.get(orphanHead));
+    assertThat(cli("verify", "--source", promotedLocation, "--target", source.location).exit)
+        .isZero();
+  }
+
+  @Test
   void aCrashBeforeTheFailbackVersionIsPublishedLeavesTheOriginalAsItWasAndARerunFinishes() {
     long orphanHead = source.table.currentSnapshot().snapshotId();
     FaultInjectingStore faulty =
@@ -307,6 +349,14 @@ class FailbackDrillTest {
                     .isEqualTo(ref.snapshotId()));
   }
 
+  private static int countSnapshots(String location) {
+    int count = 0;
+    for (Snapshot ignored : SourceTable.TABLES.load(location).snapshots()) {
+      count++;
+    }
+    return count;
+  }
+
   private static long currentSnapshotId(SourceTable table) {
     table.table.refresh();
     return table.table.currentSnapshot().snapshotId();
@@ -353,7 +403,9 @@ class FailbackDrillTest {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     List<String> all = new ArrayList<>(List.of(args));
-    all.addAll(List.of("--settle-time", "0ms"));
+    if (!"expire".equals(args[0])) {
+      all.addAll(List.of("--settle-time", "0ms"));
+    }
     int exit =
         ReplicatorCli.execute(
             new PrintWriter(out, true), new PrintWriter(err, true), all.toArray(String[]::new));
