@@ -318,6 +318,17 @@ class FailbackDrillTest {
     Table primary = SourceTable.TABLES.load(promotedLocation);
     assertThat(primary.currentSnapshot().snapshotId()).isEqualTo(written);
     assertThat(primary.properties()).doesNotContainKey("replicator.read-only");
+    List<String> writtenRows = SourceTable.rows(primary, written);
+
+    // failing back the other way keeps the late commit under a tag, and replication resumes
+    Run kept = cli("failback", "--primary", source.location, "--old-source", promotedLocation);
+    assertThat(kept.exit).as(kept.out + kept.err).isZero();
+    assertThat(tags(kept.out)).containsValue(written);
+    assertThat(cli("replicate", "--source", source.location, "--target", promotedLocation).exit)
+        .isZero();
+    primary.refresh();
+    assertThat(primary.properties()).containsEntry("replicator.read-only", "true");
+    assertThat(SourceTable.rows(primary, written)).isEqualTo(writtenRows);
   }
 
   private Run failback() {
