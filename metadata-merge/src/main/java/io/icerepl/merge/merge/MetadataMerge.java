@@ -38,6 +38,7 @@ import java.util.function.BiPredicate;
  */
 public final class MetadataMerge {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+  private static final String KEPT_REF_MAX_AGE_MS = "max-ref-age-ms";
 
   private MetadataMerge() {}
 
@@ -236,6 +237,9 @@ public final class MetadataMerge {
 
   /**
    * Kept refs become tags; a source ref of the same name elsewhere is a conflict, never a choice.
+   * Each tag's own {@code max-ref-age-ms} is the largest there is: it is the only thing keeping
+   * commits no other table holds, so no expiry (the replica's, or an engine's once the table is
+   * writable again) may drop it for its age, whatever the table-level ref age says.
    */
   private static void addKeptRefs(ObjectNode out, Map<String, Long> keptRefs, String sourceFile) {
     if (keptRefs.isEmpty()) {
@@ -257,7 +261,10 @@ public final class MetadataMerge {
                     + snapshotId);
           }
           if (existing == null) {
-            refs.putObject(name).put(SNAPSHOT_ID, snapshotId).put(REF_TYPE, "tag");
+            refs.putObject(name)
+                .put(SNAPSHOT_ID, snapshotId)
+                .put(REF_TYPE, "tag")
+                .put(KEPT_REF_MAX_AGE_MS, Long.MAX_VALUE);
           }
         });
   }

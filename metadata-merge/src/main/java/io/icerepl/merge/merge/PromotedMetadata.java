@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.model.TableMetadataParser;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * The metadata of a promotion commit: the replica's current version turned into a table writers may
@@ -35,14 +36,22 @@ public final class PromotedMetadata {
    * history, one more than the epoch it already carries otherwise.
    */
   public static long nextEpoch(TableMetadata replica) {
-    String value = replica.properties().get(ReplicaProperties.EPOCH);
+    return epoch(replica).orElse(0) + 1;
+  }
+
+  /**
+   * The promotion epoch {@code metadata} carries ({@code replicator.epoch}), empty when it carries
+   * none or one that is not a number.
+   */
+  public static OptionalLong epoch(TableMetadata metadata) {
+    String value = metadata.properties().get(ReplicaProperties.EPOCH);
     if (value == null) {
-      return 1;
+      return OptionalLong.empty();
     }
     try {
-      return Long.parseLong(value.trim()) + 1;
+      return OptionalLong.of(Long.parseLong(value.trim()));
     } catch (NumberFormatException e) {
-      return 1;
+      return OptionalLong.empty();
     }
   }
 

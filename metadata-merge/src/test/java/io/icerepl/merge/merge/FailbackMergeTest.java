@@ -120,6 +120,9 @@ class FailbackMergeTest {
                 "failback-orphan-20261130T180000Z-audit", 11L));
     assertThat(out.json().at("/refs/failback-orphan-20261130T180000Z/type").asText())
         .isEqualTo("tag");
+    // no expiry may drop them for their age
+    assertThat(out.json().at("/refs/failback-orphan-20261130T180000Z/max-ref-age-ms").asLong())
+        .isEqualTo(Long.MAX_VALUE);
     assertThat(out.currentSnapshotId()).contains(21L);
     // the orphans were never current on the failed-back table's main history
     assertThat(out.snapshotLog())

@@ -6,15 +6,15 @@ import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.model.TableMetadataParser;
 
 /** Builds small, valid table metadata JSON by hand for merge tests. */
-final class MetadataJson {
+public final class MetadataJson {
   static final String UUID = "9c12d441-03fe-4693-9a96-a0705ddf69c1";
-  final ObjectNode json;
+  public final ObjectNode json;
 
   private MetadataJson(ObjectNode json) {
     this.json = json;
   }
 
-  static MetadataJson table(int formatVersion, String location) {
+  public static MetadataJson table(int formatVersion, String location) {
     ObjectNode json = TableMetadataParser.mapper().createObjectNode();
     json.put("format-version", formatVersion);
     json.put("table-uuid", UUID);
@@ -59,7 +59,7 @@ final class MetadataJson {
   }
 
   /** Adds a snapshot, makes it current on main and logs it. */
-  MetadataJson commit(long id, Long parent, long timestampMs) {
+  public MetadataJson commit(long id, Long parent, long timestampMs) {
     addSnapshot(id, parent, timestampMs);
     json.put("current-snapshot-id", id);
     json.with("refs").putObject("main").put("snapshot-id", id).put("type", "branch");
@@ -109,7 +109,7 @@ final class MetadataJson {
     return this;
   }
 
-  MetadataJson property(String key, String value) {
+  public MetadataJson property(String key, String value) {
     json.with("properties").put(key, value);
     return this;
   }
@@ -126,11 +126,11 @@ final class MetadataJson {
     return json.get("location").asText();
   }
 
-  MetadataJson copy() {
+  public MetadataJson copy() {
     return new MetadataJson(json.deepCopy());
   }
 
-  TableMetadata build() {
+  public TableMetadata build() {
     return TableMetadataParser.fromJson(json.deepCopy(), "test.metadata.json");
   }
 }

@@ -11,7 +11,9 @@ import io.icerepl.copier.copy.CopyPlanner;
 import io.icerepl.copier.copy.CopyProgress;
 import io.icerepl.copier.copy.PlanExecutor;
 import io.icerepl.copier.publish.MetadataPublisher;
+import io.icerepl.copier.publish.ReplicaLayout;
 import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.merge.error.DivergedReplicaException;
 import io.icerepl.merge.error.MissingFileException;
 import io.icerepl.merge.error.PathOutsideMappingException;
 import io.icerepl.merge.error.ReplicationException;
@@ -199,7 +201,8 @@ public final class TableReplicator {
       Optional<TableHeads> before,
       ObjectStore.Lock lock)
       throws IOException {
-    checkNotPromoted(table, sourceLocation, targetLocation, before);
+    Optional<SwitchBack> switchBack =
+        checkNotPromoted(table, sourceLocation, targetLocation, before, lock);
     SourceHeadResolver.Head resolved =
         sourceMetadata
             .map(f -> SourceHeadResolver.Head.given(resolveGiven(sourceLocation, f)))
@@ -225,7 +228,9 @@ public final class TableReplicator {
                 () -> ReplicaFiles.readMetadata(source, headFile, options.maxMetadataBytes()));
     // read again under the lease: another run may have committed since
     Optional<ReplicaHead> replica =
-        replicaFiles.head(table, targetLocation, before.flatMap(TableHeads::replica));
+        switchBack.isPresent()
+            ? switchBack.map(SwitchBack::replica)
+            : replicaFiles.head(table, targetLocation, before.flatMap(TableHeads::replica));
     ReplicaState state = replicaFiles.state(targetLocation);
     if (replica.isPresent()) {
       MetadataMerge.checkSameTable(head, replica.get().metadata(), headFile, replica.get().file());
@@ -239,8 +244,12 @@ public final class TableReplicator {
         VersionSequence.toApply(
             head,
             headFile,
-            replica.flatMap(ReplicaHead::lastSourceFile),
-            replica.flatMap(ReplicaHead::lastSourceUpdatedMs),
+            switchBack.isPresent()
+                ? switchBack.map(SwitchBack::resumeAfter)
+                : replica.flatMap(ReplicaHead::lastSourceFile),
+            switchBack.isPresent()
+                ? switchBack.map(SwitchBack::resumeAfterUpdatedMs)
+                : replica.flatMap(ReplicaHead::lastSourceUpdatedMs),
             options.coalesce());
     if (versions.isEmpty()) {
       LOG.info("{}: replica {} is up to date with {}", table, targetLocation, headFile);
@@ -340,6 +349,9 @@ public final class TableReplicator {
           outcome.filesCopied(),
           outcome.filesRewritten());
     }
+    if (switchBack.isPresent() && counts.versions > 0) {
+      endPromotion(table, targetLocation, lock);
+    }
     Set<Long> held = new HashSet<>();
     replica.ifPresent(r -> r.metadata().snapshots().forEach(s -> held.add(s.snapshotId())));
     List<Long> lost = pendingLost.stream().filter(id -> !held.contains(id)).sorted().toList();
@@ -365,31 +377,133 @@ public final class TableReplicator {
   /**
    * A promoted replica is a primary: nothing is replicated into it, by any instance, whatever the
    * source does. The record is the replica's own, so it holds after restarts and with the source
-   * back. A source that cannot be read does not hide the promotion.
+   * back. A source that cannot be read does not hide the promotion. Only a switch-back ends it (see
+   * {@link Promotion#fence}): the source is the failed-back line, promoted again from the replica's
+   * current version.
+   *
+   * @return for a switch-back, the replica's current version and where in the source to resume
    */
-  private void checkNotPromoted(
-      String table, String sourceLocation, String targetLocation, Optional<TableHeads> before)
+  private Optional<SwitchBack> checkNotPromoted(
+      String table,
+      String sourceLocation,
+      String targetLocation,
+      Optional<TableHeads> before,
+      ObjectStore.Lock lock)
       throws IOException {
-    Promotion promotion = replicaFiles.state(targetLocation).promotion();
-    if (promotion == null) {
-      return;
+    ReplicaState state = replicaFiles.state(targetLocation);
+    Promotion promotion = state.promotion();
+    if (promotion == null || promotionEnded(table, targetLocation, state, lock)) {
+      return Optional.empty();
     }
     String sourceHead;
+    TableMetadata sourceMetadata;
     try {
       sourceHead =
           before
               .map(b -> b.source().file())
               .orElseGet(() -> headResolver.head(sourceLocation).file());
+      sourceMetadata =
+          before
+              .map(TableHeads::sourceMetadata)
+              .orElseGet(
+                  () -> ReplicaFiles.readMetadata(source, sourceHead, options.maxMetadataBytes()));
     } catch (RuntimeException e) {
       LOG.info(
           "{}: source head unreadable ({}) for promoted replica {}",
           table,
           e.getMessage(),
           targetLocation);
-      sourceHead = null;
+      throw PromotedReplicaException.of(table, targetLocation, promotion, null);
     }
-    throw PromotedReplicaException.of(table, targetLocation, promotion, sourceHead);
+    if (!promotion.isOutrankedBy(sourceMetadata)) {
+      throw PromotedReplicaException.of(table, targetLocation, promotion, sourceHead);
+    }
+    // a later promotion of a replica of this table: only then are its record and the replica's
+    // current version, which the table's writers wrote, needed
+    ReplicaHead replica =
+        replicaFiles
+            .promotedHead(table, targetLocation, promotion)
+            .orElseThrow(() -> new IllegalStateException(targetLocation + " holds no version"));
+    Promotion sourcePromotion =
+        new ReplicaFiles(source, options.maxMetadataBytes())
+            .state(sourceMetadata.location())
+            .promotion();
+    Promotion.Fence fence =
+        promotion.fence(
+            sourceHead, sourceMetadata, sourcePromotion, replica.file(), replica.metadata());
+    if (fence != Promotion.Fence.SWITCHED_BACK) {
+      throw PromotedReplicaException.diverged(
+          table,
+          targetLocation,
+          promotion,
+          sourceHead,
+          sourcePromotion,
+          replica.file(),
+          Promotion.writtenAfter(sourceMetadata, replica.metadata()));
+    }
+    LOG.info(
+        "{}: {} is the fail-back line promoted again (epoch {}, from {}): replication into {}, promoted at epoch {}, resumes",
+        table,
+        sourceHead,
+        sourcePromotion.epoch(),
+        replica.file(),
+        targetLocation,
+        promotion.epoch());
+    // the source's promotion commit follows the version that replicated the replica's head
+    return Optional.of(
+        new SwitchBack(
+            replica,
+            ReplicaLayout.metadataFileName(sourcePromotion.replicaVersion() - 1),
+            sourcePromotion.promotedAtMillis()));
   }
+
+  /**
+   * Whether a replica commit the replicator recorded after the promotion was published: a
+   * switch-back (or a fail-back into the promoted table) ended the promotion, and a crash before
+   * its record was dropped left it behind. A recorded commit not published yet ends nothing: the
+   * switch-back is decided again.
+   */
+  private boolean promotionEnded(
+      String table, String targetLocation, ReplicaState state, ObjectStore.Lock lock)
+      throws IOException {
+    ReplicaState.LastCommit last = state.lastCommit();
+    if (last == null || last.version() <= state.promotion().replicaVersion()) {
+      return false;
+    }
+    Optional<ReplicaHead> head;
+    try {
+      head = replicaFiles.head(table, targetLocation);
+    } catch (DivergedReplicaException e) {
+      return false; // written on since: the fence names what
+    }
+    if (head.isEmpty() || head.get().version() != last.version()) {
+      return false;
+    }
+    endPromotion(table, targetLocation, lock);
+    return true;
+  }
+
+  private void endPromotion(String table, String targetLocation, ObjectStore.Lock lock)
+      throws IOException {
+    ReplicaState state = replicaFiles.state(targetLocation);
+    lock.checkHeld("end the promotion of " + targetLocation);
+    replicaFiles.writeState(targetLocation, state.withPromotion(null));
+    LOG.info(
+        "{}: {} is a read-only replica again; its promotion at epoch {} ended",
+        table,
+        targetLocation,
+        state.promotion().epoch());
+  }
+
+  /**
+   * A switch-back found by {@link #checkNotPromoted}.
+   *
+   * @param replica the replica's current version, written by the table's writers
+   * @param resumeAfter the source version that holds it: every later one is applied
+   * @param resumeAfterUpdatedMs no earlier than that version's {@code last-updated-ms}, should the
+   *     source's log have been cut since
+   */
+  private record SwitchBack(ReplicaHead replica, String resumeAfter, long resumeAfterUpdatedMs) {}
 
   /**
    * Learns the prefixes of source versions this run does not apply: on a backfill every earlier

@@ -10,6 +10,8 @@ import io.icerepl.copier.store.LocalObjectStore;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -21,6 +23,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.HistoryEntry;
 import org.apache.iceberg.Snapshot;
@@ -33,6 +36,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Fail-back after a failover: the source is replicated, its replica promoted and written on, the
@@ -131,6 +136,48 @@ class FailbackDrillTest {
   }
 
   @Test
+  void theOriginalsShortRetentionKeepsTheOrphanTagsAndTheirSnapshots() {
+    long orphanHead = source.table.currentSnapshot().snapshotId();
+    Map<String, Long> tags = tags(failback().out);
+    String tag = tags.keySet().iterator().next();
+    promoted.table.refresh();
+    promoted.append("e", 2);
+    assertThat(failback().exit).isZero();
+
+    Run expire =
+        cli(
+            "expire",
+            "--target",
+            source.location,
+            "--retention-period",
+            "1ms",
+            "--retain-last",
+            "1",
+            "--max-ref-age",
+            "1ms");
+
+    assertThat(expire.exit).as(expire.out + expire.err).isZero();
+    assertThat(expire.out).contains("expired_snapshots_count");
+    Table original = SourceTable.TABLES.load(source.location);
+    assertThat(original.snapshots()).hasSizeLessThan(countSnapshots(promotedLocation) + 2);
+    assertThat(original.refs().get(tag).isTag()).isTrue();
+    assertThat(original.refs().get(tag).snapshotId()).isEqualTo(orphanHead);
+    assertThat(SourceTable.rows(original, orphanHead)).isEqualTo(orphanRows.get(orphanHead));
+    Run verify = cli("verify", "--source", promotedLocation, "--target", source.location);
+    assertThat(verify.exit).as(verify.out + verify.err).isZero();
+
+    // and replication goes on keeping them
+    promoted.append("f", 1);
+    Run again = failback();
+    assertThat(again.exit).as(again.out + again.err).isZero();
+    original.refresh();
+    assertThat(original.refs().get(tag).snapshotId()).isEqualTo(orphanHead);
+    assertThat(SourceTable.rows(original, orphanHead)).isEqualTo(orphanRows.get(orphanHead));
+    assertThat(cli("verify", "--source", promotedLocation, "--target", source.location).exit)
+        .isZero();
+  }
+
+  @Test
   void aCrashBeforeTheFailbackVersionIsPublishedLeavesTheOriginalAsItWasAndARerunFinishes() {
     long orphanHead = source.table.currentSnapshot().snapshotId();
     FaultInjectingStore faulty =
@@ -164,6 +211,126 @@ class FailbackDrillTest {
     assertThat(tags(rerun.out)).containsValue(orphanHead);
   }
 
+  @Test
+  void switchingBackMakesTheOriginalThePrimaryAndThePromotedTableItsReplicaAgain()
+      throws IOException {
+    long orphanHead = source.table.currentSnapshot().snapshotId();
+    Map<String, Long> tags = tags(failback().out);
+    String tag = tags.keySet().iterator().next();
+    promoted.table.refresh();
+    promoted.append("e", 2);
+    assertThat(failback().exit).isZero();
+
+    // writers stopped on the promoted table: the original is promoted from its replica of it
+    Run promote = cli("promote", "--target", source.location, "--source", promotedLocation);
+    assertThat(promote.exit).as(promote.out + promote.err).isZero();
+    assertThat(promote.out).contains("epoch              2");
+    SourceTable original = SourceTable.open(source.location, 2_000);
+    original.append("f", 2);
+    original.append("a", 1);
+    Table primary = SourceTable.TABLES.load(promotedLocation);
+    Map<Long, List<String>> promotedRows = new LinkedHashMap<>();
+    for (Snapshot snapshot : primary.snapshots()) {
+      promotedRows.put(snapshot.snapshotId(), SourceTable.rows(primary, snapshot.snapshotId()));
+    }
+
+    Run resumed = cli("replicate", "--source", source.location, "--target", promotedLocation);
+
+    assertThat(resumed.exit).as(resumed.out + resumed.err).isZero();
+    original.table.refresh();
+    primary.refresh();
+    assertThat(primary.properties())
+        .containsEntry("replicator.read-only", "true")
+        .containsEntry("replicator.epoch", "2");
+    assertHoldsThePromotedHistory(primary, original.table);
+    promotedRows.forEach(
+        (id, rows) ->
+            assertThat(SourceTable.rows(primary, id)).as("snapshot %s", id).isEqualTo(rows));
+    assertThat(primary.refs().get(tag).snapshotId()).isEqualTo(orphanHead);
+    assertThat(SourceTable.rows(primary, orphanHead)).isEqualTo(orphanRows.get(orphanHead));
+    assertThat(new ReplicaVerifier().fileProblems(source.location, promotedLocation)).isEmpty();
+    Run verify = cli("verify", "--source", source.location, "--target", promotedLocation);
+    assertThat(verify.exit).as(verify.out + verify.err).isZero();
+    Run verifyBack = cli("verify", "--source", promotedLocation, "--target", source.location);
+    assertThat(verifyBack.exit).as(verifyBack.out + verifyBack.err).isZero();
+
+    // from now on ordinary forward replication
+    original.append("g", 1);
+    assertThat(cli("replicate", "--source", source.location, "--target", promotedLocation).exit)
+        .isZero();
+    primary.refresh();
+    original.table.refresh();
+    assertHoldsThePromotedHistory(primary, original.table);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {".metadata.json", "version-hint.text"})
+  void aCrashWhileResumingIsFinishedByTheRerun(String crashAt) throws IOException {
+    assertThat(failback().exit).isZero();
+    assertThat(cli("promote", "--target", source.location, "--source", promotedLocation).exit)
+        .isZero();
+    SourceTable original = SourceTable.open(source.location, 2_000);
+    original.append("f", 2);
+    FaultInjectingStore faulty =
+        new FaultInjectingStore(p -> p.endsWith(crashAt) && p.contains("/promoted/"));
+
+    assertThatThrownBy(
+            () ->
+                new TableReplicator(
+                        new LocalObjectStore(), faulty, Clock.systemUTC(), executor, options())
+                    .replicate(source.location, promotedLocation, java.util.Optional.empty()))
+        .isInstanceOf(TableReplicationException.class)
+        .hasMessageContaining("injected crash");
+    Run rerun = cli("replicate", "--source", source.location, "--target", promotedLocation);
+
+    assertThat(rerun.exit).as(rerun.out + rerun.err).isZero();
+    assertThat(new String(Files.readAllBytes(stateFile(promotedLocation))))
+        .doesNotContain("promotion");
+    original.append("g", 1);
+    assertThat(cli("replicate", "--source", source.location, "--target", promotedLocation).exit)
+        .isZero();
+    Table primary = SourceTable.TABLES.load(promotedLocation);
+    original.table.refresh();
+    assertThat(primary.properties()).containsEntry("replicator.read-only", "true");
+    assertHoldsThePromotedHistory(primary, original.table);
+  }
+
+  @Test
+  void aWriteOnThePromotedTableAfterTheLastFailbackKeepsItFencedFromTheSwitchedBackOriginal()
+      throws IOException {
+    assertThat(failback().exit).isZero();
+    assertThat(cli("promote", "--target", source.location, "--source", promotedLocation).exit)
+        .isZero();
+    promoted.table.refresh();
+    promoted.append("late", 2);
+    long written = currentSnapshotId(promoted);
+    List<String> files = metadataFiles(promotedLocation);
+    byte[] state = Files.readAllBytes(stateFile(promotedLocation));
+
+    Run refused = cli("replicate", "--source", source.location, "--target", promotedLocation);
+
+    assertThat(refused.exit).isEqualTo(1);
+    assertThat(refused.err)
+        .contains("written on after the source last failed back from it")
+        .contains("its snapshots [" + written + "] are not in the source's head");
+    assertThat(metadataFiles(promotedLocation)).isEqualTo(files);
+    assertThat(Files.readAllBytes(stateFile(promotedLocation))).isEqualTo(state);
+    Table primary = SourceTable.TABLES.load(promotedLocation);
+    assertThat(primary.currentSnapshot().snapshotId()).isEqualTo(written);
+    assertThat(primary.properties()).doesNotContainKey("replicator.read-only");
+    List<String> writtenRows = SourceTable.rows(primary, written);
+
+    // failing back the other way keeps the late commit under a tag, and replication resumes
+    Run kept = cli("failback", "--primary", source.location, "--old-source", promotedLocation);
+    assertThat(kept.exit).as(kept.out + kept.err).isZero();
+    assertThat(tags(kept.out)).containsValue(written);
+    assertThat(cli("replicate", "--source", source.location, "--target", promotedLocation).exit)
+        .isZero();
+    primary.refresh();
+    assertThat(primary.properties()).containsEntry("replicator.read-only", "true");
+    assertThat(SourceTable.rows(primary, written)).isEqualTo(writtenRows);
+  }
+
   private Run failback() {
     return cli("failback", "--primary", promotedLocation, "--old-source", source.location);
   }
@@ -191,6 +358,29 @@ class FailbackDrillTest {
                 assertThat(original.refs().get(name).snapshotId())
                     .as("ref %s", name)
                     .isEqualTo(ref.snapshotId()));
+  }
+
+  private static int countSnapshots(String location) {
+    int count = 0;
+    for (Snapshot ignored : SourceTable.TABLES.load(location).snapshots()) {
+      count++;
+    }
+    return count;
+  }
+
+  private static long currentSnapshotId(SourceTable table) {
+    table.table.refresh();
+    return table.table.currentSnapshot().snapshotId();
+  }
+
+  private static List<String> metadataFiles(String location) throws IOException {
+    try (Stream<Path> files = Files.list(Path.of(URI.create(location)).resolve("metadata"))) {
+      return files.map(f -> f.getFileName().toString()).sorted().toList();
+    }
+  }
+
+  private static Path stateFile(String location) {
+    return Path.of(URI.create(location)).resolve("metadata/.replicator-state.json");
   }
 
   private static List<String> rowsAsOf(Table table, long timestampMs) {
@@ -224,7 +414,9 @@ class FailbackDrillTest {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     List<String> all = new ArrayList<>(List.of(args));
-    all.addAll(List.of("--settle-time", "0ms"));
+    if (!"expire".equals(args[0])) {
+      all.addAll(List.of("--settle-time", "0ms"));
+    }
     int exit =
         ReplicatorCli.execute(
             new PrintWriter(out, true), new PrintWriter(err, true), all.toArray(String[]::new));

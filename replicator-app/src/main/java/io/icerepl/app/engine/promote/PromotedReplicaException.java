@@ -4,10 +4,11 @@ import io.icerepl.merge.error.ReplicationException;
 import io.icerepl.merge.head.MetadataFileNames;
 import io.icerepl.merge.state.Promotion;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * A replication into a promoted replica was refused: the replica is a primary now. Not a failure to
- * retry: nothing changes until someone fails back.
+ * retry: nothing changes until someone fails back (and switches back).
  */
 public final class PromotedReplicaException extends ReplicationException {
   private final Promotion promotion;
@@ -23,19 +24,13 @@ public final class PromotedReplicaException extends ReplicationException {
    * @param table the table, for the message
    * @param targetLocation the promoted replica
    * @param promotion its promotion record
-   * @param sourceHeadFile the source's current metadata file, null when it could not be read
+   * @param sourceHeadFile the current metadata file of a source that does not {@linkplain
+   *     Promotion#isOutrankedBy outrank} the promotion, null when it could not be read
    */
   public static PromotedReplicaException of(
       String table, String targetLocation, Promotion promotion, String sourceHeadFile) {
     Promotion.Fence fence =
         sourceHeadFile == null ? Promotion.Fence.PROMOTED : promotion.fence(sourceHeadFile);
-    String promoted =
-        "promoted at "
-            + Instant.ofEpochMilli(promotion.promotedAtMillis())
-            + ", epoch "
-            + promotion.epoch()
-            + ", from source version "
-            + promotion.lastSourceMetadataFile();
     String message =
         fence == Promotion.Fence.PROMOTED
             ? "Cannot replicate table "
@@ -43,7 +38,7 @@ public final class PromotedReplicaException extends ReplicationException {
                 + " into "
                 + targetLocation
                 + ": the replica was "
-                + promoted
+                + promoted(promotion)
                 + "; it is a primary now and is not replicated into"
             : "Cannot replicate table "
                 + table
@@ -54,9 +49,63 @@ public final class PromotedReplicaException extends ReplicationException {
                 + " is past "
                 + promotion.lastSourceMetadataFile()
                 + ", the version the replica was "
-                + promoted
+                + promoted(promotion)
                 + "; those commits are not replicated over the promoted table";
     return new PromotedReplicaException(message, promotion, fence);
+  }
+
+  /**
+   * A source promoted again after a fail-back ({@link Promotion.Fence#DIVERGED_AFTER_PROMOTION})
+   * that does not hold what the replica holds now.
+   *
+   * @param sourceHeadFile the source's current metadata file
+   * @param sourcePromotion the source's own promotion record, null when it has none
+   * @param replicaFile the replica's current metadata file
+   * @param writtenAfter the replica's snapshots the source lacks ({@link Promotion#writtenAfter})
+   */
+  public static PromotedReplicaException diverged(
+      String table,
+      String targetLocation,
+      Promotion promotion,
+      String sourceHeadFile,
+      Promotion sourcePromotion,
+      String replicaFile,
+      List<Long> writtenAfter) {
+    String lacks =
+        writtenAfter.isEmpty()
+            ? "its current version "
+                + MetadataFileNames.fileName(replicaFile)
+                + " is not the one the source was promoted from ("
+                + (sourcePromotion == null
+                    ? "the source records no promotion"
+                    : sourcePromotion.lastSourceMetadataFile())
+                + ")"
+            : "its snapshots "
+                + writtenAfter
+                + " are not in the source's head "
+                + MetadataFileNames.fileName(sourceHeadFile);
+    String message =
+        "Cannot replicate table "
+            + table
+            + " into "
+            + targetLocation
+            + ": the replica was "
+            + promoted(promotion)
+            + ", and written on after the source last failed back from it: "
+            + lacks
+            + "; the replica is not replicated over (to keep its commits, fail back from the"
+            + " source: failback --primary <source> --old-source <replica>)";
+    return new PromotedReplicaException(
+        message, promotion, Promotion.Fence.DIVERGED_AFTER_PROMOTION);
+  }
+
+  private static String promoted(Promotion promotion) {
+    return "promoted at "
+        + Instant.ofEpochMilli(promotion.promotedAtMillis())
+        + ", epoch "
+        + promotion.epoch()
+        + ", from source version "
+        + promotion.lastSourceMetadataFile();
   }
 
   public Promotion promotion() {

@@ -11,6 +11,7 @@ import io.icerepl.merge.merge.ReplicaProperties;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.model.TableMetadataParser;
 import io.icerepl.merge.path.TableLayout;
+import io.icerepl.merge.state.Promotion;
 import io.icerepl.merge.state.ReplicaState;
 import io.icerepl.merge.state.ReplicaStateParser;
 import java.io.IOException;
@@ -55,6 +56,25 @@ public final class ReplicaFiles {
    */
   public Optional<ReplicaHead> head(String table, String location, Optional<ReplicaHead> known)
       throws IOException {
+    return head(table, location, known, OptionalLong.empty());
+  }
+
+  /**
+   * As {@link #head(String, String)} for a promoted replica: its versions from the promoted one on
+   * were written by the table's writers, not by the replicator, so they carry no commit token to
+   * check. Every other check stands.
+   */
+  public Optional<ReplicaHead> promotedHead(String table, String location, Promotion promotion)
+      throws IOException {
+    return head(table, location, Optional.empty(), OptionalLong.of(promotion.replicaVersion()));
+  }
+
+  /**
+   * @param writersFrom the first version writers other than the replicator may have written
+   */
+  private Optional<ReplicaHead> head(
+      String table, String location, Optional<ReplicaHead> known, OptionalLong writersFrom)
+      throws IOException {
     String folder = ReplicaLayout.metadataFolder(location);
     List<String> names = store.list(folder);
     if (names.stream().noneMatch(MetadataFileNames::isMetadataFile)) {
@@ -85,7 +105,9 @@ public final class ReplicaFiles {
               + file
               + ")");
     }
-    checkLastCommit(table, location, head, state(location).lastCommit());
+    if (writersFrom.isEmpty() || head.version() < writersFrom.getAsLong()) {
+      checkLastCommit(table, location, head, state(location).lastCommit());
+    }
     if (!hint.equals(Optional.of(Long.toString(head.version())))) {
       // an earlier run published this version and stopped before the hint: finish that commit
       publisher.writeVersionHint(location, head.version());

@@ -11,7 +11,6 @@ import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.engine.worker.TableStatus;
 import io.icerepl.merge.error.DivergedReplicaException;
 import io.icerepl.merge.error.ReplicationException;
-import io.icerepl.merge.state.Promotion;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -416,9 +415,12 @@ public final class StatusBoard implements TableStatus {
 
   static ReplicationState stateOf(Exception error) {
     if (error instanceof TableReplicationException t && t.promoted().isPresent()) {
-      return t.promoted().get().fence() == Promotion.Fence.PROMOTED
-          ? ReplicationState.PROMOTED
-          : ReplicationState.OLD_PRIMARY_WROTE;
+      return switch (t.promoted().get().fence()) {
+        case PROMOTED -> ReplicationState.PROMOTED;
+        // written on behind the source's back since the last fail-back: someone must act
+        case DIVERGED_AFTER_PROMOTION -> ReplicationState.DIVERGED;
+        default -> ReplicationState.OLD_PRIMARY_WROTE;
+      };
     }
     Throwable cause = error instanceof TableReplicationException t ? t.getCause() : error;
     if (cause instanceof ReplicationException r && r.retryable()) {
