@@ -206,7 +206,7 @@ class S3ObjectStoreTest {
   void aCopyOnTheSameEndpointRunsInsideS3() throws IOException {
     store.write(uri("src/a"), out -> out.write(bytes("payload")));
     clients.reset();
-    store.copyFrom(store, uri("src/a"), uri("dst/a"));
+    store.copyFrom(store, uri("src/a"), uri("dst/a"), -1);
     assertThat(clients.operations())
         .contains("CopyObject")
         .doesNotContain("GetObject", "PutObject");
@@ -218,12 +218,12 @@ class S3ObjectStoreTest {
     byte[] content = randomBytes(300_000);
     Files.write(dir.resolve("a.avro"), content);
     store.copyFrom(
-        new LocalObjectStore(), dir.resolve("a.avro").toUri().toString(), uri("m/a.avro"));
+        new LocalObjectStore(), dir.resolve("a.avro").toUri().toString(), uri("m/a.avro"), -1);
     assertThat(readBytes(uri("m/a.avro"))).isEqualTo(content);
     assertThatThrownBy(
             () ->
                 store.copyFrom(
-                    new LocalObjectStore(), dir.resolve("gone").toString(), uri("m/gone")))
+                    new LocalObjectStore(), dir.resolve("gone").toString(), uri("m/gone"), -1))
         .isInstanceOf(NoSuchFileException.class);
   }
 
@@ -231,7 +231,7 @@ class S3ObjectStoreTest {
   void aCopyToALocalStoreFromS3StreamsIdenticalBytes() throws IOException {
     byte[] content = randomBytes(100_000);
     store.write(uri("a"), out -> out.write(content));
-    new LocalObjectStore().copyFrom(store, uri("a"), dir.resolve("a").toString());
+    new LocalObjectStore().copyFrom(store, uri("a"), dir.resolve("a").toString(), -1);
     assertThat(Files.readAllBytes(dir.resolve("a"))).isEqualTo(content);
   }
 
@@ -255,7 +255,7 @@ class S3ObjectStoreTest {
             "CompleteMultipartUpload");
     assertThat(readBytes(uri("big/a"))).isEqualTo(content);
     clients.reset();
-    multipart.copyFrom(multipart, uri("big/a"), uri("big/b"));
+    multipart.copyFrom(multipart, uri("big/a"), uri("big/b"), -1);
     assertThat(clients.operations()).contains("UploadPartCopy").doesNotContain("GetObject");
     assertThat(readBytes(uri("big/b"))).isEqualTo(content);
   }
@@ -309,7 +309,7 @@ class S3ObjectStoreTest {
     try (S3ObjectStore source = S3ObjectStore.create(local, settings, S3Resilience.defaults());
         S3ObjectStore target = S3ObjectStore.create(local, settings, S3Resilience.defaults())) {
       source.write(uri("t/data/a"), out -> out.write(bytes("abc")));
-      target.copyFrom(source, uri("t/data/a"), "s3://" + other + "/t/data/a");
+      target.copyFrom(source, uri("t/data/a"), "s3://" + other + "/t/data/a", -1);
       assertThat(target.length("s3://" + other + "/t/data/a")).hasValue(3);
     }
   }
