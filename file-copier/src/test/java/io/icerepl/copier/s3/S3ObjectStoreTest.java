@@ -16,6 +16,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -211,6 +212,31 @@ class S3ObjectStoreTest {
         .contains("CopyObject")
         .doesNotContain("GetObject", "PutObject");
     assertThat(read(uri("dst/a"))).isEqualTo("payload");
+  }
+
+  @Test
+  void aCopyOfARecordedLengthIsOneCopyObjectAndAMissingSourceIsNamed() throws IOException {
+    store.write(uri("src/b"), out -> out.write(bytes("payload")));
+    clients.reset();
+    assertThat(store.copyFrom(store, uri("src/b"), uri("dst/b"), 7)).isEmpty();
+    assertThat(clients.operations()).containsExactly("CopyObject");
+    assertThat(read(uri("dst/b"))).isEqualTo("payload");
+    assertThatThrownBy(() -> store.copyFrom(store, uri("src/gone"), uri("dst/gone"), 7))
+        .isInstanceOf(NoSuchFileException.class)
+        .hasMessageContaining(uri("src/gone"))
+        .hasMessageContaining("missing at the source");
+  }
+
+  @Test
+  void listedLengthsAreOneListingOfTheFolder() throws IOException {
+    store.write(uri("t/data/a"), out -> out.write(bytes("abc")));
+    store.write(uri("t/data/b"), out -> out.write(bytes("abcde")));
+    store.write(uri("t/data/sub/c"), out -> out.write(bytes("x")));
+    clients.reset();
+    Map<String, Long> listed = new java.util.TreeMap<>();
+    store.listLengths(uri("t/data"), listed::put);
+    assertThat(listed).containsExactly(Map.entry("a", 3L), Map.entry("b", 5L));
+    assertThat(clients.operations()).containsExactly("ListObjectsV2");
   }
 
   @Test
