@@ -63,7 +63,7 @@ public final class CopyPlanner {
 
   /**
    * @param maxListedObjects objects a backfill holds from its folder listings per side, at 8 bytes
-   *     each (16 for files it copies); folders beyond are asked per file
+   *     each, the files it copies counted too; folders beyond are asked per file
    */
   CopyPlanner(ObjectStore source, ObjectStore target, int maxListedObjects) {
     this.source = source;

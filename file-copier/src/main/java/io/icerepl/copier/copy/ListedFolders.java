@@ -21,10 +21,10 @@ import org.slf4j.LoggerFactory;
  * <p>A listed folder is held compactly: one 8-byte fingerprint of (name, length) per object,
  * sorted, so a million listed objects take 8 MB. Folders are listed lazily, when a file in them is
  * first asked about, and dropped least recently used beyond {@code maxObjects}; a folder holding
- * more objects than that on its own is not held, and the caller asks per object there. The
- * fingerprint is the first 64 bits of a SHA-256: a false "present" would need a collision of a name
- * and a length with another object's, about one chance in 2<sup>64</sup> divided by the folder's
- * size.
+ * more objects than that on its own, or growing beyond it, is not held, and the caller asks per
+ * object there. The fingerprint is the first 64 bits of a SHA-256: a false "present" would need a
+ * collision of a name and a length with another object's, about one chance in 2<sup>64</sup>
+ * divided by the folder's size.
  *
  * <p>A listing shows the folder when it was taken: the caller asks only about files that no step of
  * its own plan writes, under the table's lease, so nothing it asks about changes meanwhile.
@@ -32,8 +32,11 @@ import org.slf4j.LoggerFactory;
 final class ListedFolders {
   private static final Logger LOG = LoggerFactory.getLogger(ListedFolders.class);
 
-  /** Objects held over all listed folders, at 8 bytes each. */
-  static final int DEFAULT_MAX_OBJECTS = 4_000_000;
+  /**
+   * Objects held over all listed folders, at 8 bytes each: 4 MB, so a backfill's heap stays flat in
+   * the table's files. A folder of more objects is asked per file.
+   */
+  static final int DEFAULT_MAX_OBJECTS = 500_000;
 
   private final ObjectStore store;
   private final int maxObjects;
@@ -67,11 +70,19 @@ final class ListedFolders {
    */
   void added(String path, long length) {
     int slash = path.lastIndexOf('/');
-    Fingerprints folder = slash < 0 ? null : folders.get(path.substring(0, slash));
-    if (folder != null && length >= 0) {
-      folder.add(fingerprint(path.substring(slash + 1), length));
-      held++;
+    String name = slash < 0 ? null : path.substring(0, slash);
+    Fingerprints folder = name == null ? null : folders.get(name);
+    if (folder == null || length < 0) {
+      return;
     }
+    if (held >= maxObjects) {
+      // beyond the bound the folder is asked per file, which sees this file too
+      folders.put(name, null);
+      held -= folder.size();
+      return;
+    }
+    folder.add(fingerprint(path.substring(slash + 1), length));
+    held++;
   }
 
   /** Folder listings made so far (each may take several pages). */
@@ -144,60 +155,49 @@ final class ListedFolders {
   }
 
   /**
-   * The listed objects as a sorted array searched by bisection (8 bytes each); objects added since,
-   * in an open-addressing hash set (16 bytes each at its load of a half at most).
+   * The listed objects as a sorted array searched by bisection; the objects added since as a second
+   * sorted array, with a short unsorted tail merged in when full. Eight bytes per object either
+   * way.
    */
   private static final class Fingerprints {
+    private static final int TAIL = 1024;
     private final long[] listed;
-    private long[] added = new long[16];
-    private int addedCount;
+    private long[] added = new long[0];
+    private final long[] tail = new long[TAIL];
+    private int tailSize;
 
     Fingerprints(long[] listed) {
       this.listed = listed;
     }
 
     boolean contains(long fingerprint) {
-      long key = fingerprint == 0 ? 1 : fingerprint;
-      for (int i = slot(key, added.length); added[i] != 0; i = (i + 1) & (added.length - 1)) {
-        if (added[i] == key) {
+      for (int i = 0; i < tailSize; i++) {
+        if (tail[i] == fingerprint) {
           return true;
         }
       }
-      return Arrays.binarySearch(listed, fingerprint) >= 0;
+      return Arrays.binarySearch(listed, fingerprint) >= 0
+          || Arrays.binarySearch(added, fingerprint) >= 0;
     }
 
     void add(long fingerprint) {
-      if ((addedCount + 1) * 2 > added.length) {
-        long[] old = added;
-        added = new long[old.length * 2];
-        addedCount = 0;
-        for (long key : old) {
-          if (key != 0) {
-            insert(key);
-          }
-        }
+      tail[tailSize++] = fingerprint;
+      if (tailSize < TAIL) {
+        return;
       }
-      insert(fingerprint == 0 ? 1 : fingerprint);
-    }
-
-    private void insert(long key) {
-      int i = slot(key, added.length);
-      while (added[i] != 0) {
-        if (added[i] == key) {
-          return;
-        }
-        i = (i + 1) & (added.length - 1);
+      Arrays.sort(tail);
+      long[] merged = new long[added.length + TAIL];
+      int a = 0;
+      int t = 0;
+      for (int m = 0; m < merged.length; m++) {
+        merged[m] = t == TAIL || (a < added.length && added[a] <= tail[t]) ? added[a++] : tail[t++];
       }
-      added[i] = key;
-      addedCount++;
-    }
-
-    private static int slot(long key, int capacity) {
-      return (int) (key ^ (key >>> 32)) & (capacity - 1);
+      added = merged;
+      tailSize = 0;
     }
 
     long size() {
-      return listed.length + addedCount;
+      return listed.length + added.length + tailSize;
     }
   }
 }
