@@ -43,14 +43,32 @@ import java.util.Set;
  * snapshot's replica manifest list is reused with its recorded length, and a file present with the
  * expected length is not copied again. A manifest shared by several snapshots is planned once. So
  * the work of one commit follows what it adds, not the table's history.
+ *
+ * <p>A backfill (a replica without metadata yet, or an interrupted first run) asks about every file
+ * of the table: there, whether a data or equality delete file is in place, and whether the source
+ * holds it with its recorded length, comes from one listing of each folder on either side ({@link
+ * ListedFolders}) instead of a HeadObject per file on each. Later commits add few files and ask the
+ * target per file, which costs less than listing a folder of the table's whole history; they do not
+ * ask the source before copying: the copier checks the copy's length against the recorded one.
  */
 public final class CopyPlanner {
   private final ObjectStore source;
   private final ObjectStore target;
 
+  private final int maxListedObjects;
+
   public CopyPlanner(ObjectStore source, ObjectStore target) {
+    this(source, target, ListedFolders.DEFAULT_MAX_OBJECTS);
+  }
+
+  /**
+   * @param maxListedObjects objects a backfill holds from its folder listings per side, at 8 bytes
+   *     each, the files it copies counted too; folders beyond are asked per file
+   */
+  CopyPlanner(ObjectStore source, ObjectStore target, int maxListedObjects) {
     this.source = source;
     this.target = target;
+    this.maxListedObjects = maxListedObjects;
   }
 
   /**
@@ -83,11 +101,19 @@ public final class CopyPlanner {
     private final Map<String, Long> replicaManifestLengths = new HashMap<>();
     private final Set<Long> parentsRead = new HashSet<>();
 
+    /** In a backfill, the target's and the source's folders as listed; else null. */
+    private final ListedFolders targetListing;
+
+    private final ListedFolders sourceListing;
+
     Expansion(String table, Optional<TableMetadata> replica, PathMapping mapping, CopySink sink) {
       this.table = table;
       this.replica = replica;
       this.mapping = mapping;
       this.sink = sink;
+      boolean backfill = replica.isEmpty();
+      this.targetListing = backfill ? new ListedFolders(target, maxListedObjects) : null;
+      this.sourceListing = backfill ? new ListedFolders(source, maxListedObjects) : null;
     }
 
     void expand(MergeResult merge) throws IOException {
@@ -212,8 +238,15 @@ public final class CopyPlanner {
           }
           continue;
         }
+        if (!kind.rewritten()) {
+          if (lacksCopy(file, namedBy)) {
+            files.put(file.target(), file);
+            copiedEntries.set(i);
+          }
+          continue;
+        }
         OptionalLong atTarget = target.length(file.target());
-        if (kind.rewritten() && atTarget.isPresent()) {
+        if (atTarget.isPresent()) {
           rewrittenElsewhere.put(file.source(), file);
         } else if (lacks(file, atTarget, namedBy)) {
           files.put(file.target(), file);
@@ -226,7 +259,42 @@ public final class CopyPlanner {
               new ArrayList<>(files.values()),
               copiedEntries,
               awaited,
-              rewrittenElsewhere));
+              rewrittenElsewhere,
+              sourceListing != null));
+    }
+
+    /**
+     * Whether the replica lacks a file copied byte for byte. In a backfill the folder listings
+     * answer, and the source is checked to hold the file with its recorded length; later commits
+     * ask the target, and leave the source to the copy.
+     */
+    private boolean lacksCopy(FileCopy file, String namedBy) throws IOException {
+      Optional<Boolean> listed =
+          targetListing == null
+              ? Optional.empty()
+              : targetListing.holds(file.target(), file.expectedSize());
+      if (listed.isEmpty()) {
+        OptionalLong atTarget = target.length(file.target());
+        if (atTarget.isPresent()
+            && (file.expectedSize() < 0 || atTarget.getAsLong() == file.expectedSize())) {
+          return false;
+        }
+      } else if (listed.get()) {
+        return false;
+      }
+      if (sourceListing != null
+          && !sourceListing.holds(file.source(), file.expectedSize()).orElse(false)) {
+        // not listed with its recorded length: ask, for the error naming what is wrong
+        OptionalLong atSource = source.length(file.source());
+        if (atSource.isEmpty()) {
+          throw missing(noun(file.kind()), file.source(), namedBy);
+        }
+        checkLength(file.kind(), file.source(), atSource.getAsLong(), file.expectedSize(), namedBy);
+      }
+      if (targetListing != null) {
+        targetListing.added(file.target(), file.expectedSize());
+      }
+      return true;
     }
 
     /**
@@ -255,19 +323,7 @@ public final class CopyPlanner {
     private void checkLength(
         FileKind kind, String path, long actual, long recorded, String namedBy) {
       if (recorded >= 0 && actual != recorded) {
-        throw new BadInputException(
-            "Cannot replicate table "
-                + table
-                + ": "
-                + noun(kind)
-                + " "
-                + path
-                + " is "
-                + actual
-                + " bytes but its "
-                + namedBy
-                + " records "
-                + recorded);
+        throw wrongLength(table, kind, path, actual, recorded, namedBy);
       }
     }
 
@@ -280,18 +336,39 @@ public final class CopyPlanner {
     }
 
     private MissingFileException missing(String noun, String path, String namedBy) {
-      return new MissingFileException(
-          "Cannot replicate table "
-              + table
-              + ": "
-              + noun
-              + " "
-              + path
-              + " named by "
-              + namedBy
-              + " is missing at the source",
-          path);
+      return CopyPlanner.missing(table, noun, path, namedBy);
     }
+  }
+
+  static MissingFileException missing(String table, String noun, String path, String namedBy) {
+    return new MissingFileException(
+        "Cannot replicate table "
+            + table
+            + ": "
+            + noun
+            + " "
+            + path
+            + " named by "
+            + namedBy
+            + " is missing at the source",
+        path);
+  }
+
+  static BadInputException wrongLength(
+      String table, FileKind kind, String path, long actual, long recorded, String namedBy) {
+    return new BadInputException(
+        "Cannot replicate table "
+            + table
+            + ": "
+            + noun(kind)
+            + " "
+            + path
+            + " is "
+            + actual
+            + " bytes but its "
+            + namedBy
+            + " records "
+            + recorded);
   }
 
   static String noun(FileKind kind) {

@@ -19,11 +19,13 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
+import java.nio.file.NoSuchFileException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -222,7 +224,7 @@ public final class PlanExecutor {
             put(
                 file,
                 () -> {
-                  putFile(file, rewritten);
+                  putFile(file, step, rewritten);
                   synchronized (done) {
                     done.set(entry);
                   }
@@ -293,7 +295,7 @@ public final class PlanExecutor {
             put(
                 file,
                 () -> {
-                  copy(file);
+                  copy(file, true, "table metadata");
                   written.add(file.target());
                 }));
       }
@@ -386,22 +388,42 @@ public final class PlanExecutor {
       }
     }
 
-    private void putFile(FileCopy file, Map<String, RewrittenFile> rewritten) throws IOException {
+    private void putFile(FileCopy file, ManifestCopy step, Map<String, RewrittenFile> rewritten)
+        throws IOException {
       switch (file.kind()) {
         case POSITION_DELETE, DELETION_VECTOR -> rewriteDelete(file, rewritten);
-        default -> copy(file);
+        default -> copy(file, step.sourceLengthsChecked(), "manifest " + step.manifest().source());
       }
     }
 
-    private void copy(FileCopy file) throws IOException {
-      target.copyFrom(source, file.source(), file.target());
-      long length = target.length(file.target()).orElse(-1);
+    /**
+     * One copy, trusting the recorded length. Its length is checked against the recorded one where
+     * the copy counted it, and where the planner did not find the source with that length (one
+     * request after the copy, instead of one before): a copy inside the store copies the source
+     * object as it is, so a source the planner checked needs nothing more.
+     */
+    private void copy(FileCopy file, boolean sourceChecked, String namedBy) throws IOException {
+      OptionalLong counted;
+      try {
+        counted = target.copyFrom(source, file.source(), file.target(), file.expectedSize());
+      } catch (NoSuchFileException e) {
+        throw CopyPlanner.missing(table, CopyPlanner.noun(file.kind()), file.source(), namedBy);
+      }
+      long length;
+      if (counted.isPresent()) {
+        length = counted.getAsLong();
+      } else if (sourceChecked && file.expectedSize() >= 0) {
+        length = file.expectedSize();
+      } else {
+        length = target.length(file.target()).orElse(-1);
+      }
       if (file.expectedSize() >= 0 && length != file.expectedSize()) {
-        throw new IOException(
-            "copied " + length + " bytes where " + file.expectedSize() + " were expected");
+        target.delete(file.target()); // no step records it, so the cleanup would not find it
+        throw CopyPlanner.wrongLength(
+            table, file.kind(), file.source(), length, file.expectedSize(), namedBy);
       }
       filesCopied.incrementAndGet();
-      bytesCopied.addAndGet(length);
+      bytesCopied.addAndGet(Math.max(0, length));
       LOG.debug("{}: copied {} -> {} ({} bytes)", table, file.source(), file.target(), length);
     }
 

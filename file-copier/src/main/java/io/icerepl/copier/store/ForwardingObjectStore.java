@@ -51,10 +51,11 @@ public abstract class ForwardingObjectStore implements ObjectStore {
 
   /** Copies from the store {@code source} forwards to, so a server-side copy stays possible. */
   @Override
-  public void copyFrom(ObjectStore source, String sourcePath, String targetPath)
+  public OptionalLong copyFrom(
+      ObjectStore source, String sourcePath, String targetPath, long recordedLength)
       throws IOException {
     ObjectStore unwrapped = source instanceof ForwardingObjectStore f ? f.delegate() : source;
-    delegate.copyFrom(unwrapped, sourcePath, targetPath);
+    return delegate.copyFrom(unwrapped, sourcePath, targetPath, recordedLength);
   }
 
   @Override
@@ -65,6 +66,11 @@ public abstract class ForwardingObjectStore implements ObjectStore {
   @Override
   public List<Entry> listEntries(String folder) throws IOException {
     return delegate.listEntries(folder);
+  }
+
+  @Override
+  public void listLengths(String folder, LengthConsumer each) throws IOException {
+    delegate.listLengths(folder, each);
   }
 
   @Override

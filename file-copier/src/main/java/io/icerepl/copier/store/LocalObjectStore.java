@@ -19,6 +19,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -120,27 +121,30 @@ public final class LocalObjectStore implements ObjectStore {
   }
 
   @Override
-  public void copyFrom(ObjectStore source, String sourcePath, String targetPath)
+  public OptionalLong copyFrom(
+      ObjectStore source, String sourcePath, String targetPath, long recordedLength)
       throws IOException {
     if (source instanceof LocalObjectStore) {
       Path target = toPath(targetPath);
       Path temp = tempBeside(target);
       try {
         Files.copy(toPath(sourcePath), temp, StandardCopyOption.REPLACE_EXISTING);
+        long length = Files.size(temp);
         Files.move(
             temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        return OptionalLong.of(length);
       } finally {
         Files.deleteIfExists(temp);
       }
-    } else {
-      write(
-          targetPath,
-          out -> {
-            try (InputStream in = source.open(sourcePath)) {
-              in.transferTo(out);
-            }
-          });
     }
+    return OptionalLong.of(
+        write(
+            targetPath,
+            out -> {
+              try (InputStream in = source.open(sourcePath)) {
+                in.transferTo(out);
+              }
+            }));
   }
 
   @Override
@@ -159,6 +163,28 @@ public final class LocalObjectStore implements ObjectStore {
     }
     names.sort(null);
     return names;
+  }
+
+  /** One directory read: each regular file with its size. */
+  @Override
+  public void listLengths(String folder, LengthConsumer each) throws IOException {
+    Path dir = toPath(folder);
+    if (!Files.isDirectory(dir)) {
+      return;
+    }
+    try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
+      for (Path entry : entries) {
+        BasicFileAttributes attributes;
+        try {
+          attributes = Files.readAttributes(entry, BasicFileAttributes.class);
+        } catch (NoSuchFileException e) {
+          continue; // removed since the listing: not there
+        }
+        if (attributes.isRegularFile()) {
+          each.accept(entry.getFileName().toString(), attributes.size());
+        }
+      }
+    }
   }
 
   @Override

@@ -48,8 +48,20 @@ public interface ObjectStore {
    */
   boolean createIfAbsent(String path, byte[] content) throws IOException;
 
-  /** Copies an object byte for byte from {@code source} (which may be this store), replacing. */
-  void copyFrom(ObjectStore source, String sourcePath, String targetPath) throws IOException;
+  /**
+   * Copies an object byte for byte from {@code source} (which may be this store), replacing. The
+   * length the table's metadata records is trusted instead of asked for: it picks a single request
+   * or a multipart copy, and no request checks the source first.
+   *
+   * @param recordedLength the source object's length as its parent records it, -1 if unknown
+   * @return the copy's length when the copy itself counted it (streamed, or copied locally); empty
+   *     after a copy inside the store, which copies the source object as it is without telling its
+   *     length
+   * @throws java.nio.file.NoSuchFileException when the source object is missing
+   */
+  OptionalLong copyFrom(
+      ObjectStore source, String sourcePath, String targetPath, long recordedLength)
+      throws IOException;
 
   /** Names (not paths) of the objects directly under a folder, empty when there is none. */
   List<String> list(String folder) throws IOException;
@@ -59,6 +71,21 @@ public interface ObjectStore {
    * is none. A new metadata file is only a candidate until it is old enough to trust.
    */
   List<Entry> listEntries(String folder) throws IOException;
+
+  /**
+   * Hands the name and length of every object directly under a folder to {@code each}, as one
+   * listing (S3: ListObjectsV2 pages) instead of a request per object; nothing when there is none.
+   * The default asks for each object's length, for stores that cannot list lengths.
+   */
+  default void listLengths(String folder, LengthConsumer each) throws IOException {
+    String parent = folder.endsWith("/") ? folder : folder + "/";
+    for (String name : list(folder)) {
+      OptionalLong length = length(parent + name);
+      if (length.isPresent()) {
+        each.accept(name, length.getAsLong());
+      }
+    }
+  }
 
   /** Names of the folders directly under a folder (S3: common prefixes), empty when none. */
   List<String> listFolders(String folder) throws IOException;
@@ -104,6 +131,12 @@ public interface ObjectStore {
 
     @Override
     void close() throws IOException;
+  }
+
+  /** Takes the objects of a listing, one at a time. */
+  @FunctionalInterface
+  interface LengthConsumer {
+    void accept(String name, long length);
   }
 
   /** Produces an object's bytes. */

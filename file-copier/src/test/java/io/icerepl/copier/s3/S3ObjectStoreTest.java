@@ -16,6 +16,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -206,7 +207,7 @@ class S3ObjectStoreTest {
   void aCopyOnTheSameEndpointRunsInsideS3() throws IOException {
     store.write(uri("src/a"), out -> out.write(bytes("payload")));
     clients.reset();
-    store.copyFrom(store, uri("src/a"), uri("dst/a"));
+    store.copyFrom(store, uri("src/a"), uri("dst/a"), -1);
     assertThat(clients.operations())
         .contains("CopyObject")
         .doesNotContain("GetObject", "PutObject");
@@ -214,16 +215,41 @@ class S3ObjectStoreTest {
   }
 
   @Test
+  void aCopyOfARecordedLengthIsOneCopyObjectAndAMissingSourceIsNamed() throws IOException {
+    store.write(uri("src/b"), out -> out.write(bytes("payload")));
+    clients.reset();
+    assertThat(store.copyFrom(store, uri("src/b"), uri("dst/b"), 7)).isEmpty();
+    assertThat(clients.operations()).containsExactly("CopyObject");
+    assertThat(read(uri("dst/b"))).isEqualTo("payload");
+    assertThatThrownBy(() -> store.copyFrom(store, uri("src/gone"), uri("dst/gone"), 7))
+        .isInstanceOf(NoSuchFileException.class)
+        .hasMessageContaining(uri("src/gone"))
+        .hasMessageContaining("missing at the source");
+  }
+
+  @Test
+  void listedLengthsAreOneListingOfTheFolder() throws IOException {
+    store.write(uri("t/data/a"), out -> out.write(bytes("abc")));
+    store.write(uri("t/data/b"), out -> out.write(bytes("abcde")));
+    store.write(uri("t/data/sub/c"), out -> out.write(bytes("x")));
+    clients.reset();
+    Map<String, Long> listed = new java.util.TreeMap<>();
+    store.listLengths(uri("t/data"), listed::put);
+    assertThat(listed).containsExactly(Map.entry("a", 3L), Map.entry("b", 5L));
+    assertThat(clients.operations()).containsExactly("ListObjectsV2");
+  }
+
+  @Test
   void aCopyFromALocalStoreStreamsIdenticalBytes() throws IOException {
     byte[] content = randomBytes(300_000);
     Files.write(dir.resolve("a.avro"), content);
     store.copyFrom(
-        new LocalObjectStore(), dir.resolve("a.avro").toUri().toString(), uri("m/a.avro"));
+        new LocalObjectStore(), dir.resolve("a.avro").toUri().toString(), uri("m/a.avro"), -1);
     assertThat(readBytes(uri("m/a.avro"))).isEqualTo(content);
     assertThatThrownBy(
             () ->
                 store.copyFrom(
-                    new LocalObjectStore(), dir.resolve("gone").toString(), uri("m/gone")))
+                    new LocalObjectStore(), dir.resolve("gone").toString(), uri("m/gone"), -1))
         .isInstanceOf(NoSuchFileException.class);
   }
 
@@ -231,7 +257,7 @@ class S3ObjectStoreTest {
   void aCopyToALocalStoreFromS3StreamsIdenticalBytes() throws IOException {
     byte[] content = randomBytes(100_000);
     store.write(uri("a"), out -> out.write(content));
-    new LocalObjectStore().copyFrom(store, uri("a"), dir.resolve("a").toString());
+    new LocalObjectStore().copyFrom(store, uri("a"), dir.resolve("a").toString(), -1);
     assertThat(Files.readAllBytes(dir.resolve("a"))).isEqualTo(content);
   }
 
@@ -255,7 +281,7 @@ class S3ObjectStoreTest {
             "CompleteMultipartUpload");
     assertThat(readBytes(uri("big/a"))).isEqualTo(content);
     clients.reset();
-    multipart.copyFrom(multipart, uri("big/a"), uri("big/b"));
+    multipart.copyFrom(multipart, uri("big/a"), uri("big/b"), -1);
     assertThat(clients.operations()).contains("UploadPartCopy").doesNotContain("GetObject");
     assertThat(readBytes(uri("big/b"))).isEqualTo(content);
   }
@@ -309,7 +335,7 @@ class S3ObjectStoreTest {
     try (S3ObjectStore source = S3ObjectStore.create(local, settings, S3Resilience.defaults());
         S3ObjectStore target = S3ObjectStore.create(local, settings, S3Resilience.defaults())) {
       source.write(uri("t/data/a"), out -> out.write(bytes("abc")));
-      target.copyFrom(source, uri("t/data/a"), "s3://" + other + "/t/data/a");
+      target.copyFrom(source, uri("t/data/a"), "s3://" + other + "/t/data/a", -1);
       assertThat(target.length("s3://" + other + "/t/data/a")).hasValue(3);
     }
   }

@@ -90,7 +90,7 @@ class LocalObjectStoreTest {
   @Test
   void copyFromPutsAnIdenticalFileAndOpeningAMissingFileSaysSo() throws IOException {
     Files.writeString(dir.resolve("src"), "payload");
-    store.copyFrom(store, uri("src"), uri("deep/er/dst"));
+    store.copyFrom(store, uri("src"), uri("deep/er/dst"), -1);
     assertThat(Files.readString(dir.resolve("deep/er/dst"))).isEqualTo("payload");
     assertThatThrownBy(() -> store.open(uri("nope"))).isInstanceOf(NoSuchFileException.class);
     assertThat(store.list(uri("deep/er"))).containsExactly("dst");

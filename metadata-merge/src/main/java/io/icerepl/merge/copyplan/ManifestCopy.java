@@ -19,13 +19,16 @@ import java.util.Objects;
  *     is putting in place
  * @param rewrittenElsewhere delete files the manifest names that an earlier commit or another step
  *     rewrites, by source path: their replica lengths are read from the replica
+ * @param sourceLengthsChecked whether the planner found each of {@code files} at the source with
+ *     its recorded length; if not, the copier checks each copy's length instead
  */
 public record ManifestCopy(
     FileCopy manifest,
     List<FileCopy> files,
     BitSet copiedEntries,
     List<String> awaited,
-    Map<String, FileCopy> rewrittenElsewhere)
+    Map<String, FileCopy> rewrittenElsewhere,
+    boolean sourceLengthsChecked)
     implements CopyStep {
 
   public ManifestCopy {

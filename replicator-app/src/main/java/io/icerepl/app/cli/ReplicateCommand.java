@@ -10,7 +10,6 @@ import io.icerepl.app.engine.catalog.CatalogRegistrars;
 import io.icerepl.app.engine.catalog.CatalogSpec;
 import io.icerepl.app.engine.catalog.ReplicaRegistrar;
 import io.icerepl.app.engine.catalog.TableCatalogs;
-import io.icerepl.copier.copy.CopyProgress;
 import io.icerepl.merge.path.PathMapping;
 import java.io.PrintWriter;
 import java.time.Clock;
@@ -132,16 +131,22 @@ public final class ReplicateCommand implements Callable<Integer> {
                     stores.target(targetLocation),
                     catalogs);
               });
-      ReplicationSummary summary =
-          new TableReplicator(
-                  stores.source(sourceLocation),
-                  stores.target(targetLocation),
-                  Clock.systemUTC(),
-                  executor,
-                  options,
-                  CopyProgress.Listener.NONE,
-                  new TableCatalogs(sourceHead.map(SourceHeadResolver.class::cast), registrar))
-              .replicate(sourceLocation, targetLocation, Optional.ofNullable(sourceMetadata));
+      ProgressBar.Drawing progress = ProgressBar.on(System.console(), spec.commandLine().getErr());
+      ReplicationSummary summary;
+      try {
+        summary =
+            new TableReplicator(
+                    stores.source(sourceLocation),
+                    stores.target(targetLocation),
+                    Clock.systemUTC(),
+                    executor,
+                    options,
+                    progress.listener(),
+                    new TableCatalogs(sourceHead.map(SourceHeadResolver.class::cast), registrar))
+                .replicate(sourceLocation, targetLocation, Optional.ofNullable(sourceMetadata));
+      } finally {
+        progress.clear();
+      }
       PrintWriter out = spec.commandLine().getOut();
       out.println(
           "source             "

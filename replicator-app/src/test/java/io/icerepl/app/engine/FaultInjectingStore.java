@@ -4,6 +4,7 @@ import io.icerepl.copier.store.ForwardingObjectStore;
 import io.icerepl.copier.store.LocalObjectStore;
 import io.icerepl.copier.store.ObjectStore;
 import java.io.IOException;
+import java.util.OptionalLong;
 import java.util.function.Predicate;
 
 /**
@@ -61,10 +62,11 @@ public final class FaultInjectingStore extends ForwardingObjectStore {
   }
 
   @Override
-  public void copyFrom(ObjectStore source, String sourcePath, String targetPath)
+  public OptionalLong copyFrom(
+      ObjectStore source, String sourcePath, String targetPath, long recordedLength)
       throws IOException {
     check(targetPath);
-    super.copyFrom(source, sourcePath, targetPath);
+    return super.copyFrom(source, sourcePath, targetPath, recordedLength);
   }
 
   @Override

@@ -19,6 +19,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.apache.iceberg.AppendFiles;
@@ -68,10 +69,12 @@ class StreamedPlanOrderTest {
     }
 
     @Override
-    public void copyFrom(ObjectStore source, String sourcePath, String targetPath)
+    public OptionalLong copyFrom(
+        ObjectStore source, String sourcePath, String targetPath, long recordedLength)
         throws IOException {
-      super.copyFrom(source, sourcePath, targetPath);
+      OptionalLong copied = super.copyFrom(source, sourcePath, targetPath, recordedLength);
       writes.add(targetPath);
+      return copied;
     }
   }
 

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -76,10 +77,12 @@ class StreamedBackfillCrashTest {
     }
 
     @Override
-    public void copyFrom(ObjectStore source, String sourcePath, String targetPath)
+    public OptionalLong copyFrom(
+        ObjectStore source, String sourcePath, String targetPath, long recordedLength)
         throws IOException {
-      super.copyFrom(source, sourcePath, targetPath);
+      OptionalLong copied = super.copyFrom(source, sourcePath, targetPath, recordedLength);
       count(targetPath);
+      return copied;
     }
 
     int total() {

@@ -107,12 +107,46 @@ final class BenchmarkCommand implements Callable<Integer> {
         description = "Raw/replicator alternations (default: ${DEFAULT-VALUE}).")
     int rounds = 2;
 
+    @Option(
+        names = "--scenario",
+        paramLabel = "<name>",
+        description = {
+          "large: --files data files of --total-mib in total; small-files: --small-files of",
+          "4 KiB each, where the cost per request dominates; all: both, one ratio line each",
+          "(default: ${DEFAULT-VALUE})."
+        })
+    String scenario = "large";
+
+    @Option(
+        names = "--small-files",
+        paramLabel = "<n>",
+        description = "Data files of the small-files scenario (default: ${DEFAULT-VALUE}).")
+    int smallFiles = 20_000;
+
     @CommandLine.Mixin WorkDirOption work;
 
     @Override
     public Integer call() throws Exception {
-      new BackfillThroughputBenchmark(spec.commandLine().getOut())
-          .run(work.resolve("backfill-throughput"), files, totalMiB, threads.threads(), rounds);
+      if (!List.of("large", "small-files", "all").contains(scenario)) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(),
+            "Cannot run scenario " + scenario + ": it is one of large, small-files, all");
+      }
+      BackfillThroughputBenchmark benchmark =
+          new BackfillThroughputBenchmark(spec.commandLine().getOut());
+      if (!scenario.equals("small-files")) {
+        benchmark.run(
+            work.resolve("backfill-throughput"), files, totalMiB, threads.threads(), rounds);
+      }
+      if (!scenario.equals("large")) {
+        int totalKiB = smallFiles * 4;
+        benchmark.run(
+            work.resolve("backfill-throughput-small-files"),
+            smallFiles,
+            Math.max(1, totalKiB / 1024),
+            threads.threads(),
+            rounds);
+      }
       return 0;
     }
   }

@@ -20,6 +20,7 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -201,10 +202,11 @@ class IdleTableCostTest {
     }
 
     @Override
-    public void copyFrom(ObjectStore source, String sourcePath, String targetPath)
+    public OptionalLong copyFrom(
+        ObjectStore source, String sourcePath, String targetPath, long recordedLength)
         throws IOException {
       count0("copyFrom");
-      super.copyFrom(source, sourcePath, targetPath);
+      return super.copyFrom(source, sourcePath, targetPath, recordedLength);
     }
 
     @Override

@@ -1,0 +1,108 @@
+package io.icerepl.app.cli;
+
+import io.icerepl.copier.copy.CopyProgress;
+import java.io.Console;
+import java.io.PrintWriter;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A copy's progress as one line redrawn in place with a carriage return, on a terminal only: files,
+ * bytes, rate and time left. Not on a terminal (a pipe, a file, a scheduler's log) nothing is drawn
+ * here, and the copier's own log line every few seconds tells the progress instead. One {@code \r}
+ * line needs no terminal library: nothing to probe at start-up and nothing added to the jar.
+ */
+final class ProgressBar implements CopyProgress.Listener {
+  private static final int BAR = 24;
+  private static final long REDRAW_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+  private final PrintWriter out;
+  private long lastDrawn = System.nanoTime() - REDRAW_NANOS;
+  private int drawnWidth;
+
+  private ProgressBar(PrintWriter out) {
+    this.out = out;
+  }
+
+  /**
+   * A bar drawn to {@code out} when the process runs on a terminal ({@code console} is not null),
+   * else nothing.
+   */
+  static Drawing on(Console console, PrintWriter out) {
+    return console == null ? Drawing.NONE : new Drawing(new ProgressBar(out));
+  }
+
+  @Override
+  public synchronized void onProgress(CopyProgress progress) {
+    long now = System.nanoTime();
+    if (now - lastDrawn < REDRAW_NANOS) {
+      return;
+    }
+    lastDrawn = now;
+    String line = line(progress);
+    out.print("\r" + line + " ".repeat(Math.max(0, drawnWidth - line.length())));
+    out.flush();
+    drawnWidth = line.length();
+  }
+
+  /** Clears the line, so what is printed next starts on a clean one. */
+  synchronized void clear() {
+    if (drawnWidth > 0) {
+      out.print("\r" + " ".repeat(drawnWidth) + "\r");
+      out.flush();
+      drawnWidth = 0;
+    }
+  }
+
+  /**
+   * The line for one snapshot of the progress: {@code [#####-----] 42% 840/2,000 files, 420.0
+   * MiB/1.0 GiB, 12.5 MiB/s, 2 min 10 s left}. Until the plan is complete its totals are the files
+   * planned so far and no time left is told.
+   */
+  static String line(CopyProgress progress) {
+    double done =
+        progress.bytesTotal() > 0
+            ? (double) progress.bytesDone() / progress.bytesTotal()
+            : progress.filesTotal() > 0
+                ? (double) progress.filesDone() / progress.filesTotal()
+                : progress.planComplete() ? 1 : 0;
+    done = Math.max(0, Math.min(1, done));
+    int filled = (int) Math.round(done * BAR);
+    String left =
+        progress.planComplete()
+            ? progress.eta().map(t -> HumanUnits.time(t) + " left").orElse("time left unknown")
+            : "still planning";
+    return String.format(
+        Locale.ROOT,
+        "[%s%s] %3d%% %,d/%,d files, %s/%s, %s/s, %s",
+        "#".repeat(filled),
+        "-".repeat(BAR - filled),
+        Math.round(done * 100),
+        progress.filesDone(),
+        progress.filesTotal(),
+        HumanUnits.bytes(progress.bytesDone()),
+        HumanUnits.bytes(progress.bytesTotal()),
+        HumanUnits.bytes((long) progress.bytesPerSecond()),
+        left);
+  }
+
+  /** The listener to give the copier, and the clearing of its line once the copy is done. */
+  static final class Drawing {
+    static final Drawing NONE = new Drawing(null);
+    private final ProgressBar bar;
+
+    private Drawing(ProgressBar bar) {
+      this.bar = bar;
+    }
+
+    CopyProgress.Listener listener() {
+      return bar == null ? CopyProgress.Listener.NONE : bar;
+    }
+
+    void clear() {
+      if (bar != null) {
+        bar.clear();
+      }
+    }
+  }
+}

@@ -1,0 +1,208 @@
+package io.icerepl.app.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.icerepl.copier.store.ForwardingObjectStore;
+import io.icerepl.copier.store.LocalObjectStore;
+import io.icerepl.copier.store.ObjectStore;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Queue;
+import java.util.Random;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.stream.Stream;
+import org.apache.iceberg.AppendFiles;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Table;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A backfill asks each side one listing per folder, not a length per file; later commits copy
+ * without asking the source. The data files are random bytes registered with Iceberg's own library:
+ * the copy path never reads them, so they need not be Parquet.
+ */
+class BackfillListingTest {
+  private static final int FILES = 1000;
+  private static ExecutorService executor;
+
+  @TempDir Path dir;
+
+  @BeforeAll
+  static void start() {
+    executor = Executors.newFixedThreadPool(4);
+  }
+
+  @AfterAll
+  static void stop() {
+    executor.shutdownNow();
+  }
+
+  /** Records the calls that ask about single objects and whole folders. */
+  private static final class CountingStore extends ForwardingObjectStore {
+    final Queue<String> lengths = new ConcurrentLinkedQueue<>();
+    final Queue<String> listings = new ConcurrentLinkedQueue<>();
+    final Queue<String> copies = new ConcurrentLinkedQueue<>();
+
+    CountingStore(ObjectStore delegate) {
+      super(delegate);
+    }
+
+    @Override
+    public OptionalLong length(String path) throws IOException {
+      lengths.add(path);
+      return super.length(path);
+    }
+
+    @Override
+    public void listLengths(String folder, LengthConsumer each) throws IOException {
+      listings.add(folder);
+      super.listLengths(folder, each);
+    }
+
+    @Override
+    public OptionalLong copyFrom(
+        ObjectStore source, String sourcePath, String targetPath, long recordedLength)
+        throws IOException {
+      copies.add(targetPath);
+      return super.copyFrom(source, sourcePath, targetPath, recordedLength);
+    }
+
+    long dataLengths() {
+      return lengths.stream().filter(p -> p.contains("/data/")).count();
+    }
+  }
+
+  private static void replicate(ObjectStore source, ObjectStore target, String from, String to) {
+    new TableReplicator(source, target, Clock.systemUTC(), executor, ReplicationOptions.defaults())
+        .replicate(from, to, Optional.empty());
+  }
+
+  /** {@code FILES} data files of random bytes in four appends: four manifests. */
+  private Table sourceTable() throws IOException {
+    Path location = dir.resolve("source");
+    Table table =
+        SourceTable.TABLES.create(
+            SourceTable.SCHEMA, PartitionSpec.unpartitioned(), location.toUri().toString());
+    Files.createDirectories(location.resolve("data"));
+    Random random = new Random(7);
+    List<DataFile> files = new ArrayList<>();
+    for (int i = 0; i < FILES; i++) {
+      byte[] bytes = new byte[100 + random.nextInt(400)];
+      random.nextBytes(bytes);
+      Path file = location.resolve("data").resolve(String.format("%04d.parquet", i));
+      Files.write(file, bytes);
+      files.add(
+          DataFiles.builder(table.spec())
+              .withPath(file.toUri().toString())
+              .withFormat(FileFormat.PARQUET)
+              .withFileSizeInBytes(bytes.length)
+              .withRecordCount(1)
+              .build());
+    }
+    for (int a = 0; a < 4; a++) {
+      AppendFiles append = table.newAppend();
+      files.subList(a * FILES / 4, (a + 1) * FILES / 4).forEach(append::appendFile);
+      append.commit();
+    }
+    return table;
+  }
+
+  @Test
+  void theRerunOfAnInterruptedBackfillListsEachSideOnceAndAsksNoDataFileItsLength()
+      throws IOException {
+    Table table = sourceTable();
+    String replica = dir.resolve("replica").toUri().toString();
+    // a process that dies at the first manifest it writes leaves the data files copied so far
+    FaultInjectingStore crashing = new FaultInjectingStore(p -> p.endsWith("-m0.avro"));
+    assertThatThrownBy(() -> replicate(new LocalObjectStore(), crashing, table.location(), replica))
+        .isInstanceOf(TableReplicationException.class)
+        .hasMessageContaining("injected crash");
+    Path replicaData = dir.resolve("replica/data");
+    List<Path> left;
+    try (Stream<Path> files = Files.list(replicaData)) {
+      left = files.filter(p -> p.toString().endsWith(".parquet")).sorted().toList();
+    }
+    assertThat(left).hasSizeGreaterThanOrEqualTo(FILES / 4);
+    // one file left with the wrong length, as a foreign writer could leave it
+    Path wrong = left.get(0);
+    Files.write(wrong, new byte[] {1, 2, 3});
+
+    CountingStore source = new CountingStore(new LocalObjectStore());
+    CountingStore target = new CountingStore(new LocalObjectStore());
+    replicate(source, target, table.location(), replica);
+
+    assertThat(target.dataLengths()).as("data file lengths asked of the target").isZero();
+    assertThat(source.dataLengths()).as("data file lengths asked of the source").isZero();
+    assertThat(target.listings).singleElement().asString().endsWith("/replica/data");
+    assertThat(source.listings).singleElement().asString().endsWith("/source/data");
+    assertThat(target.copies)
+        .hasSize(FILES - left.size() + 1)
+        .anyMatch(p -> p.endsWith("/replica/data/" + wrong.getFileName()));
+    assertThat(Files.size(wrong))
+        .isEqualTo(Files.size(dir.resolve("source/data").resolve(wrong.getFileName())));
+    assertThat(SourceTable.TABLES.load(replica).currentSnapshot().snapshotId())
+        .isEqualTo(table.currentSnapshot().snapshotId());
+  }
+
+  @Test
+  void aLaterCommitCopiesWithoutAskingTheSourceAndNamesAMissingFile() throws IOException {
+    Table table = sourceTable();
+    String replica = dir.resolve("replica").toUri().toString();
+    replicate(new LocalObjectStore(), new LocalObjectStore(), table.location(), replica);
+    Path added = dir.resolve("source/data/added.parquet");
+    Files.write(added, new byte[] {4, 5, 6, 7});
+    table
+        .newAppend()
+        .appendFile(
+            DataFiles.builder(table.spec())
+                .withPath(added.toUri().toString())
+                .withFormat(FileFormat.PARQUET)
+                .withFileSizeInBytes(4)
+                .withRecordCount(1)
+                .build())
+        .commit();
+
+    CountingStore source = new CountingStore(new LocalObjectStore());
+    replicate(source, new LocalObjectStore(), table.location(), replica);
+    assertThat(source.dataLengths()).as("data file lengths asked of the source").isZero();
+    assertThat(Files.size(dir.resolve("replica/data/added.parquet"))).isEqualTo(4);
+
+    Path gone = dir.resolve("source/data/gone.parquet");
+    Files.write(gone, new byte[] {1});
+    table
+        .newAppend()
+        .appendFile(
+            DataFiles.builder(table.spec())
+                .withPath(gone.toUri().toString())
+                .withFormat(FileFormat.PARQUET)
+                .withFileSizeInBytes(1)
+                .withRecordCount(1)
+                .build())
+        .commit();
+    Files.delete(gone);
+    assertThatThrownBy(
+            () ->
+                replicate(
+                    new LocalObjectStore(), new LocalObjectStore(), table.location(), replica))
+        .isInstanceOf(TableReplicationException.class)
+        .hasMessageContaining("Cannot replicate table " + table.location())
+        .hasMessageContaining("data file " + gone.toUri() + " named by manifest ")
+        .hasMessageContaining("is missing at the source");
+    assertThat(dir.resolve("replica/data/gone.parquet")).doesNotExist();
+  }
+}
