@@ -3,6 +3,7 @@ package io.icerepl.lab.cli;
 import io.icerepl.app.cli.ThreadsOption;
 import io.icerepl.app.cli.WorkDirOption;
 import io.icerepl.lab.bench.BackfillThroughputBenchmark;
+import io.icerepl.lab.bench.BigMetadataBenchmark;
 import io.icerepl.lab.bench.IncrementalCostBenchmark;
 import io.icerepl.lab.bench.LagBenchmark;
 import io.icerepl.lab.bench.MemoryBenchmark;
@@ -27,6 +28,7 @@ import picocli.CommandLine.Option;
       BenchmarkCommand.BackfillThroughput.class,
       BenchmarkCommand.Lag.class,
       BenchmarkCommand.Memory.class,
+      BenchmarkCommand.BigMetadata.class,
     })
 final class BenchmarkCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -180,6 +182,34 @@ final class BenchmarkCommand implements Callable<Integer> {
     public Integer call() throws Exception {
       new MemoryBenchmark(spec.commandLine().getOut())
           .run(work.resolve("memory"), files, manifests, threads.threads());
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "big-metadata",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Backfill of a table whose metadata file is huge (a long synthetic history written in",
+        "front of a real snapshot, streamed): peak heap and time against a plain Jackson readTree",
+        "of the same file. Under the heap it must fit: java -Xmx1792m -jar replicator-lab.jar",
+        "benchmark big-metadata"
+      })
+  static final class BigMetadata implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(
+        names = "--size",
+        paramLabel = "<MiB>",
+        description = "Size of the source metadata file (default: ${DEFAULT-VALUE}).")
+    long sizeMiB = 1024;
+
+    @CommandLine.Mixin WorkDirOption work;
+
+    @Override
+    public Integer call() throws Exception {
+      new BigMetadataBenchmark(spec.commandLine().getOut())
+          .run(work.resolve("big-metadata"), sizeMiB * 1024 * 1024);
       return 0;
     }
   }
