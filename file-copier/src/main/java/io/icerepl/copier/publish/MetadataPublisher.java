@@ -23,8 +23,23 @@ public final class MetadataPublisher {
    */
   public String publish(String table, String location, long version, byte[] metadataJson)
       throws IOException {
+    return publishWith(table, location, version, file -> target.createIfAbsent(file, metadataJson));
+  }
+
+  /**
+   * As above, streaming the metadata JSON from {@code metadataJson} where the store can: a metadata
+   * file is never held whole in memory to publish it.
+   */
+  public String publish(
+      String table, String location, long version, ObjectStore.Writer metadataJson)
+      throws IOException {
+    return publishWith(table, location, version, file -> target.createIfAbsent(file, metadataJson));
+  }
+
+  private String publishWith(String table, String location, long version, Creation creation)
+      throws IOException {
     String file = ReplicaLayout.metadataFile(location, version);
-    if (!target.createIfAbsent(file, metadataJson)) {
+    if (!creation.createIfAbsent(file)) {
       throw new DivergedReplicaException(
           "Cannot commit replica version "
               + version
@@ -36,6 +51,12 @@ public final class MetadataPublisher {
     }
     writeVersionHint(location, version);
     return file;
+  }
+
+  /** Creates the metadata file if absent; false when it existed. */
+  @FunctionalInterface
+  private interface Creation {
+    boolean createIfAbsent(String file) throws IOException;
   }
 
   public void writeVersionHint(String location, long version) throws IOException {

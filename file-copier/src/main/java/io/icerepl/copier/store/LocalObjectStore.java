@@ -120,6 +120,24 @@ public final class LocalObjectStore implements ObjectStore {
     }
   }
 
+  /** Streams the content to the temporary file, then links it into place as above. */
+  @Override
+  public boolean createIfAbsent(String path, Writer writer) throws IOException {
+    Path target = toPath(path);
+    Path temp = tempBeside(target);
+    try {
+      try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(temp), 256 * 1024)) {
+        writer.writeTo(out);
+      }
+      Files.createLink(target, temp);
+      return true;
+    } catch (FileAlreadyExistsException e) {
+      return false;
+    } finally {
+      Files.deleteIfExists(temp);
+    }
+  }
+
   @Override
   public OptionalLong copyFrom(
       ObjectStore source, String sourcePath, String targetPath, long recordedLength)

@@ -1,6 +1,7 @@
 package io.icerepl.copier.store;
 
 import io.icerepl.merge.io.SeekableInput;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -47,6 +48,17 @@ public interface ObjectStore {
    * @return false when an object already existed (another writer won); nothing was changed
    */
   boolean createIfAbsent(String path, byte[] content) throws IOException;
+
+  /**
+   * As {@link #createIfAbsent(String, byte[])}, from what {@code writer} produces. This default
+   * holds the content in memory; a store that can stage it elsewhere streams it, so a metadata file
+   * larger than the heap allows can be published.
+   */
+  default boolean createIfAbsent(String path, Writer writer) throws IOException {
+    ByteArrayOutputStream content = new ByteArrayOutputStream();
+    writer.writeTo(content);
+    return createIfAbsent(path, content.toByteArray());
+  }
 
   /**
    * Copies an object byte for byte from {@code source} (which may be this store), replacing. The

@@ -5,6 +5,7 @@ import static io.icerepl.merge.model.TableMetadataFields.*;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icerepl.merge.copyplan.FileCopy;
 import io.icerepl.merge.copyplan.FileKind;
@@ -14,7 +15,6 @@ import io.icerepl.merge.head.MetadataFileNames;
 import io.icerepl.merge.model.LegacyV1Fields;
 import io.icerepl.merge.model.Snapshot;
 import io.icerepl.merge.model.TableMetadata;
-import io.icerepl.merge.model.TableMetadataParser;
 import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.path.TableLayout;
 import java.util.ArrayList;
@@ -56,7 +56,8 @@ public final class MetadataMerge {
       checkSameTable(source, replica, sourceFile, request.replicaMetadataFile().orElseThrow());
     }
 
-    ObjectNode out = source.copyOfJson();
+    TableMetadata.Builder builder = source.toBuilder();
+    ObjectNode out = builder.fields();
     out.put(LOCATION, request.targetLocation());
 
     out.set(
@@ -87,7 +88,7 @@ public final class MetadataMerge {
     addKeptRefs(out, request.keptRefs(), sourceFile);
     Set<Long> protectedIds = protectedSnapshotIds(out);
     SnapshotUnion snapshots = unionSnapshots(request, replica, protectedIds);
-    out.set(SNAPSHOTS, snapshots.array());
+    builder.snapshots(snapshots.list());
     Set<Long> held = snapshots.ids();
 
     List<FileCopy> statisticsFiles = new ArrayList<>();
@@ -96,28 +97,27 @@ public final class MetadataMerge {
     out.set(
         PARTITION_STATISTICS,
         mergeStatistics(replica, source, PARTITION_STATISTICS, held, mapping, statisticsFiles));
-    if (source.json().get(STATISTICS) == null && ((ArrayNode) out.get(STATISTICS)).isEmpty()) {
+    if (source.field(STATISTICS) == null && ((ArrayNode) out.get(STATISTICS)).isEmpty()) {
       out.remove(STATISTICS);
     }
-    if (source.json().get(PARTITION_STATISTICS) == null
+    if (source.field(PARTITION_STATISTICS) == null
         && ((ArrayNode) out.get(PARTITION_STATISTICS)).isEmpty()) {
       out.remove(PARTITION_STATISTICS);
     }
 
-    out.set(
-        SNAPSHOT_LOG,
+    builder.snapshotLog(
         SnapshotLogMerge.merge(
             replica, source, held, keptOnly(replica, source, request.keptRefs())));
     keepHighest(out, replica);
     ReplicaCommits.setMetadataLog(
-        out, request.replica(), request.replicaMetadataFile(), request.previousVersionsMax());
+        builder, request.replica(), request.replicaMetadataFile(), request.previousVersionsMax());
     out.set(PROPERTIES, properties(source, mapping, sourceFile));
     checkRefs(out, held, sourceFile);
 
     ReplicaCommits.setLastUpdatedMs(
         out, request.replica(), request.commitTimeMs(), source.lastUpdatedMs());
 
-    TableMetadata metadata = TableMetadataParser.fromJson(out, "replica of " + sourceFile);
+    TableMetadata metadata = builder.build("replica of " + sourceFile);
     return new MergeResult(metadata, snapshots.added(), statisticsFiles);
   }
 
@@ -176,9 +176,9 @@ public final class MetadataMerge {
       String sourceFile) {
     Map<Long, JsonNode> byId = new LinkedHashMap<>();
     if (replica != null) {
-      replica.json().path(field).forEach(node -> byId.put(node.get(idField).asLong(), node));
+      path(replica, field).forEach(node -> byId.put(node.get(idField).asLong(), node));
     }
-    for (JsonNode node : source.json().path(field)) {
+    for (JsonNode node : path(source, field)) {
       long id = node.get(idField).asLong();
       JsonNode existing = byId.get(id);
       if (existing == null) {
@@ -303,7 +303,7 @@ public final class MetadataMerge {
     }
     for (String field :
         new String[] {LAST_SEQUENCE_NUMBER, LAST_COLUMN_ID, LAST_PARTITION_ID, NEXT_ROW_ID}) {
-      JsonNode replicaValue = replica.json().get(field);
+      JsonNode replicaValue = replica.field(field);
       JsonNode outValue = out.get(field);
       if (replicaValue != null
           && replicaValue.isNumber()
@@ -316,19 +316,19 @@ public final class MetadataMerge {
   }
 
   private record SnapshotUnion(
-      ArrayNode array, Set<Long> ids, List<MergeResult.AddedSnapshot> added) {}
+      List<Snapshot> list, Set<Long> ids, List<MergeResult.AddedSnapshot> added) {}
 
   private static SnapshotUnion unionSnapshots(
       MergeRequest request, TableMetadata replica, Set<Long> protectedIds) {
     PathMapping mapping = request.mapping();
-    Map<Long, JsonNode> byId = new LinkedHashMap<>();
+    Map<Long, Snapshot> byId = new LinkedHashMap<>();
     if (replica != null) {
-      replica.snapshots().forEach(s -> byId.put(s.snapshotId(), s.json()));
+      replica.snapshots().forEach(s -> byId.put(s.snapshotId(), s));
     }
     List<MergeResult.AddedSnapshot> added = new ArrayList<>();
     for (Snapshot snapshot : request.source().snapshots()) {
       long id = snapshot.snapshotId();
-      JsonNode existing = byId.get(id);
+      Snapshot existing = byId.get(id);
       if (existing != null) {
         checkSameSnapshot(existing, snapshot, mapping, request.sourceMetadataFile());
         continue;
@@ -336,7 +336,7 @@ public final class MetadataMerge {
       if (request.expiredSnapshotIds().contains(id) && !protectedIds.contains(id)) {
         continue; // expired by the replica's own retention: its files are gone
       }
-      byId.put(id, mapSnapshot(snapshot, mapping));
+      byId.put(id, snapshot.withManifestPaths(mapping::map));
       added.add(
           new MergeResult.AddedSnapshot(
               id,
@@ -344,63 +344,57 @@ public final class MetadataMerge {
               snapshot.manifestList().orElse(null),
               snapshot.manifests()));
     }
-    ArrayNode array = NODES.arrayNode();
-    byId.values().forEach(array::add);
-    return new SnapshotUnion(array, new HashSet<>(byId.keySet()), added);
-  }
-
-  private static ObjectNode mapSnapshot(Snapshot snapshot, PathMapping mapping) {
-    ObjectNode json = snapshot.json().deepCopy();
-    snapshot.manifestList().ifPresent(list -> json.put(MANIFEST_LIST, mapping.map(list)));
-    if (json.has(MANIFESTS)) {
-      ArrayNode manifests = NODES.arrayNode();
-      snapshot.manifests().forEach(m -> manifests.add(mapping.map(m)));
-      json.set(MANIFESTS, manifests);
-    }
-    return json;
+    return new SnapshotUnion(new ArrayList<>(byId.values()), new HashSet<>(byId.keySet()), added);
   }
 
   /**
    * Snapshots are immutable: one the replica holds must be the source's, compared on the fields
-   * that decide what it reads. Compared in place: history is long and most snapshots are old.
+   * that decide what it reads. Compared on the compact entries: history is long and most snapshots
+   * are old.
    */
   private static void checkSameSnapshot(
-      JsonNode replica, Snapshot source, PathMapping mapping, String sourceFile) {
-    JsonNode sourceJson = source.json();
+      Snapshot replica, Snapshot source, PathMapping mapping, String sourceFile) {
     // an absent sequence-number is 0, which Iceberg omits and other writers spell out
-    long replicaSequence = replica.path(SEQUENCE_NUMBER).asLong(0);
-    if (replicaSequence != source.sequenceNumber()) {
+    if (replica.sequenceNumber() != source.sequenceNumber()) {
       throw differentSnapshot(
           source.snapshotId(),
           sourceFile,
           SEQUENCE_NUMBER,
-          replicaSequence,
+          replica.sequenceNumber(),
           source.sequenceNumber());
     }
-    for (String field : new String[] {TIMESTAMP_MS, PARENT_SNAPSHOT_ID}) {
-      if (!Objects.equals(valueOf(replica, field), valueOf(sourceJson, field))) {
-        throw differentSnapshot(
-            source.snapshotId(), sourceFile, field, replica.get(field), sourceJson.get(field));
-      }
+    if (replica.timestampMs() != source.timestampMs()) {
+      throw differentSnapshot(
+          source.snapshotId(),
+          sourceFile,
+          TIMESTAMP_MS,
+          replica.timestampMs(),
+          source.timestampMs());
     }
-    JsonNode replicaList = replica.get(MANIFEST_LIST);
+    if (!replica.parentSnapshotId().equals(source.parentSnapshotId())) {
+      throw differentSnapshot(
+          source.snapshotId(),
+          sourceFile,
+          PARENT_SNAPSHOT_ID,
+          replica.parentSnapshotId().orElse(null),
+          source.parentSnapshotId().orElse(null));
+    }
+    String replicaList = replica.manifestList().orElse(null);
     String sourceList = source.manifestList().map(mapping::map).orElse(null);
-    String replicaListText =
-        replicaList == null || replicaList.isNull() ? null : replicaList.asText();
     // one file may be spelled file:/p by one writer and file:///p by another (a fail-back maps
     // the promoted table's paths onto the original's own)
     if (!Objects.equals(
-        replicaListText == null ? null : PathMapping.canonical(replicaListText),
+        replicaList == null ? null : PathMapping.canonical(replicaList),
         sourceList == null ? null : PathMapping.canonical(sourceList))) {
       throw differentSnapshot(
-          source.snapshotId(), sourceFile, MANIFEST_LIST, replicaListText, sourceList);
+          source.snapshotId(), sourceFile, MANIFEST_LIST, replicaList, sourceList);
     }
   }
 
-  /** A field's value, absent when missing or null: writers differ in which they write. */
-  private static JsonNode valueOf(JsonNode object, String field) {
-    JsonNode value = object.get(field);
-    return value == null || value.isNull() ? null : value;
+  /** A top-level field's JSON, missing when absent. */
+  private static JsonNode path(TableMetadata metadata, String field) {
+    JsonNode node = metadata.field(field);
+    return node == null ? MissingNode.getInstance() : node;
   }
 
   private static ConflictException differentSnapshot(
@@ -437,7 +431,7 @@ public final class MetadataMerge {
     Map<Long, JsonNode> replicaEntries = new LinkedHashMap<>();
     Map<Long, JsonNode> bySnapshot = new LinkedHashMap<>();
     if (replica != null) {
-      for (JsonNode node : replica.json().path(field)) {
+      for (JsonNode node : path(replica, field)) {
         long snapshotId = node.get(SNAPSHOT_ID).asLong();
         replicaEntries.put(snapshotId, node);
         if (!sourceHolds.contains(snapshotId)) {
@@ -445,7 +439,7 @@ public final class MetadataMerge {
         }
       }
     }
-    for (JsonNode node : source.json().path(field)) {
+    for (JsonNode node : path(source, field)) {
       long snapshotId = node.get(SNAPSHOT_ID).asLong();
       if (!held.contains(snapshotId)) {
         continue;

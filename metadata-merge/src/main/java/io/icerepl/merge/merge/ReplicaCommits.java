@@ -32,7 +32,10 @@ public final class ReplicaCommits {
       int previousVersionsMax) {
     List<JsonNode> entries = new ArrayList<>();
     if (previous.isPresent()) {
-      previous.get().json().path(METADATA_LOG).forEach(entries::add);
+      JsonNode log = previous.get().field(METADATA_LOG);
+      if (log != null) {
+        log.forEach(entries::add);
+      }
       ObjectNode entry = JsonNodeFactory.instance.objectNode();
       entry.put(TIMESTAMP_MS, previous.get().lastUpdatedMs());
       entry.put(METADATA_FILE, previousFile.orElseThrow());
@@ -42,6 +45,22 @@ public final class ReplicaCommits {
     ArrayNode array = JsonNodeFactory.instance.arrayNode();
     entries.subList(Math.max(0, entries.size() - max), entries.size()).forEach(array::add);
     out.set(METADATA_LOG, array);
+  }
+
+  /** As above, on a builder: the log's entries are held compactly. */
+  public static void setMetadataLog(
+      TableMetadata.Builder out,
+      Optional<TableMetadata> previous,
+      Optional<String> previousFile,
+      int previousVersionsMax) {
+    List<TableMetadata.LogEntry> entries = new ArrayList<>();
+    if (previous.isPresent()) {
+      entries.addAll(previous.get().metadataLog());
+      entries.add(
+          new TableMetadata.LogEntry(previous.get().lastUpdatedMs(), previousFile.orElseThrow()));
+    }
+    int max = Math.max(0, previousVersionsMax);
+    out.metadataLog(entries.subList(Math.max(0, entries.size() - max), entries.size()));
   }
 
   /**

@@ -1,11 +1,5 @@
 package io.icerepl.merge.merge;
 
-import static io.icerepl.merge.model.TableMetadataFields.SNAPSHOT_ID;
-import static io.icerepl.merge.model.TableMetadataFields.TIMESTAMP_MS;
-
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.model.TableMetadata.SnapshotLogEntry;
 import java.util.ArrayList;
@@ -24,7 +18,7 @@ import java.util.Set;
 final class SnapshotLogMerge {
   private SnapshotLogMerge() {}
 
-  static ArrayNode merge(
+  static List<SnapshotLogEntry> merge(
       TableMetadata replica, TableMetadata source, Set<Long> heldSnapshotIds, Set<Long> keptOnly) {
     List<SnapshotLogEntry> sourceLog = source.snapshotLog();
     Set<SnapshotLogEntry> inSource = new HashSet<>(sourceLog);
@@ -45,12 +39,6 @@ final class SnapshotLogMerge {
         firstKept = i + 1;
       }
     }
-    ArrayNode array = JsonNodeFactory.instance.arrayNode();
-    for (SnapshotLogEntry entry : entries.subList(firstKept, entries.size())) {
-      ObjectNode node = array.addObject();
-      node.put(TIMESTAMP_MS, entry.timestampMs());
-      node.put(SNAPSHOT_ID, entry.snapshotId());
-    }
-    return array;
+    return entries.subList(firstKept, entries.size());
   }
 }

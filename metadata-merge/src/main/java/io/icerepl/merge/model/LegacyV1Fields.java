@@ -21,7 +21,7 @@ public final class LegacyV1Fields {
 
   /** The metadata with the list fields derived when it has only the single ones; else itself. */
   public static TableMetadata withListFields(TableMetadata metadata) {
-    JsonNode json = metadata.json();
+    JsonNode json = metadata.fields();
     boolean complete =
         json.has(SCHEMAS)
             && json.has(PARTITION_SPECS)
@@ -30,7 +30,8 @@ public final class LegacyV1Fields {
     if (complete || metadata.formatVersion() != 1) {
       return metadata;
     }
-    ObjectNode out = metadata.copyOfJson();
+    TableMetadata.Builder builder = metadata.toBuilder();
+    ObjectNode out = builder.fields();
     if (!out.has(SCHEMAS)) {
       ObjectNode schema = out.get(SCHEMA).deepCopy();
       if (!schema.has(SCHEMA_ID)) {
@@ -67,6 +68,6 @@ public final class LegacyV1Fields {
       out.putArray(SORT_ORDERS).addObject().put(ORDER_ID, 0).putArray("fields");
       out.put(DEFAULT_SORT_ORDER_ID, 0);
     }
-    return new TableMetadata(out);
+    return builder.build("v1 metadata with its list fields derived");
   }
 }

@@ -2,55 +2,257 @@ package io.icerepl.merge.model;
 
 import static io.icerepl.merge.model.TableMetadataFields.*;
 
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 
-/** One entry of {@code snapshots}, a view over its JSON object. */
+/**
+ * One entry of {@code snapshots}, held compactly: the entry's JSON bytes as read (every field,
+ * known or not, kept verbatim) and the few fields the merge, retention and verify read. Long
+ * histories hold hundreds of thousands of snapshots, so no tree of their nodes is kept. Paths a
+ * replica maps ({@code manifest-list}, v1 {@code manifests}) are held beside the bytes and replaced
+ * when the entry is written.
+ */
 public final class Snapshot {
-  private final ObjectNode json;
+  private final byte[] raw;
+  private final long snapshotId;
+  private final Long parentSnapshotId;
+  private final long sequenceNumber;
+  private final long timestampMs;
+  private final String manifestList;
+  private final List<String> manifests;
+  private final boolean pathsMapped;
 
-  Snapshot(ObjectNode json) {
-    this.json = json;
+  private Snapshot(
+      byte[] raw,
+      long snapshotId,
+      Long parentSnapshotId,
+      long sequenceNumber,
+      long timestampMs,
+      String manifestList,
+      List<String> manifests,
+      boolean pathsMapped) {
+    this.raw = raw;
+    this.snapshotId = snapshotId;
+    this.parentSnapshotId = parentSnapshotId;
+    this.sequenceNumber = sequenceNumber;
+    this.timestampMs = timestampMs;
+    this.manifestList = manifestList;
+    this.manifests = manifests;
+    this.pathsMapped = pathsMapped;
   }
 
+  /**
+   * The entry's JSON, its mapped paths in place: a new tree on every call, for the rare reader of a
+   * field the compact entry does not hold.
+   */
   public ObjectNode json() {
+    ObjectNode json = parseRaw();
+    if (pathsMapped) {
+      if (manifestList != null) {
+        json.put(MANIFEST_LIST, manifestList);
+      }
+      if (json.has(MANIFESTS)) {
+        json.set(MANIFESTS, TableMetadataParser.mapper().valueToTree(manifests));
+      }
+    }
     return json;
   }
 
   public long snapshotId() {
-    return json.get(SNAPSHOT_ID).asLong();
+    return snapshotId;
   }
 
   public Optional<Long> parentSnapshotId() {
-    JsonNode node = json.get(PARENT_SNAPSHOT_ID);
-    return node == null || node.isNull() ? Optional.empty() : Optional.of(node.asLong());
+    return Optional.ofNullable(parentSnapshotId);
   }
 
   public long sequenceNumber() {
-    JsonNode node = json.get(SEQUENCE_NUMBER);
-    return node == null ? 0L : node.asLong();
+    return sequenceNumber;
   }
 
   public long timestampMs() {
-    return json.get(TIMESTAMP_MS).asLong();
+    return timestampMs;
   }
 
   /** The manifest list, absent for v1 snapshots that list {@code manifests} instead. */
   public Optional<String> manifestList() {
-    JsonNode node = json.get(MANIFEST_LIST);
-    return node == null || node.isNull() ? Optional.empty() : Optional.of(node.asText());
+    return Optional.ofNullable(manifestList);
   }
 
   /** The v1 {@code manifests} field, empty when the snapshot has a manifest list. */
   public List<String> manifests() {
-    List<String> result = new ArrayList<>();
-    JsonNode node = json.get(MANIFESTS);
-    if (node != null && node.isArray()) {
-      node.forEach(m -> result.add(m.asText()));
-    }
-    return result;
+    return manifests;
   }
+
+  /**
+   * This snapshot with its manifest list and v1 manifests mapped: the bytes are shared, the paths
+   * replaced when written.
+   */
+  public Snapshot withManifestPaths(UnaryOperator<String> map) {
+    return new Snapshot(
+        raw,
+        snapshotId,
+        parentSnapshotId,
+        sequenceNumber,
+        timestampMs,
+        manifestList == null ? null : map.apply(manifestList),
+        manifests.stream().map(map).toList(),
+        true);
+  }
+
+  /** The entry's JSON bytes as read, before any path was mapped. */
+  byte[] raw() {
+    return raw;
+  }
+
+  /** Writes the entry: its bytes as they are, or re-streamed with the mapped paths in place. */
+  void writeTo(JsonGenerator out) throws IOException {
+    if (!pathsMapped) {
+      out.writeRawValue(new RawJson(raw));
+      return;
+    }
+    try (JsonParser in = TableMetadataParser.mapper().createParser(raw)) {
+      in.nextToken();
+      out.writeStartObject();
+      while (in.nextToken() == JsonToken.FIELD_NAME) {
+        String name = in.currentName();
+        in.nextToken();
+        out.writeFieldName(name);
+        if (MANIFEST_LIST.equals(name) && manifestList != null) {
+          in.skipChildren();
+          out.writeString(manifestList);
+        } else if (MANIFESTS.equals(name) && in.currentToken() == JsonToken.START_ARRAY) {
+          in.skipChildren();
+          out.writeStartArray();
+          for (String manifest : manifests) {
+            out.writeString(manifest);
+          }
+          out.writeEndArray();
+        } else {
+          out.copyCurrentStructure(in);
+        }
+      }
+      out.writeEndObject();
+    }
+  }
+
+  private ObjectNode parseRaw() {
+    try {
+      return (ObjectNode) TableMetadataParser.mapper().readTree(raw);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read a snapshot held in memory", e);
+    }
+  }
+
+  /**
+   * Reads one {@code snapshots} element at the parser's current token into a compact entry, copying
+   * its bytes through {@code buffer}. The fields it keeps are read as tree values and interpreted
+   * as the spec's readers do.
+   *
+   * @return the entry, or the reason it is invalid (the problem is reported once every required
+   *     top-level field was checked, in the order a tree's validation would report it)
+   */
+  static Parsed read(JsonParser in, RawBuffer buffer) throws IOException {
+    if (in.currentToken() != JsonToken.START_OBJECT) {
+      in.skipChildren();
+      return new Parsed(null, "missing required field '" + SNAPSHOT_ID + "' in a snapshot");
+    }
+    ObjectNode keys = TableMetadataParser.mapper().createObjectNode();
+    JsonGenerator out = buffer.start();
+    out.writeStartObject();
+    while (in.nextToken() == JsonToken.FIELD_NAME) {
+      String name = in.currentName();
+      in.nextToken();
+      out.writeFieldName(name);
+      if (isKey(name)) {
+        JsonNode value = TableMetadataParser.mapper().readTree(in);
+        keys.set(name, value);
+        out.writeTree(value);
+      } else {
+        out.copyCurrentStructure(in);
+      }
+    }
+    out.writeEndObject();
+    byte[] raw = buffer.finish();
+    String problem = problem(keys);
+    return problem != null ? new Parsed(null, problem) : new Parsed(of(raw, keys), null);
+  }
+
+  /** A snapshot from its JSON tree. */
+  static Parsed fromTree(JsonNode node, RawBuffer buffer) throws IOException {
+    try (JsonParser in = TableMetadataParser.mapper().treeAsTokens(node)) {
+      in.nextToken();
+      return read(in, buffer);
+    }
+  }
+
+  private static boolean isKey(String name) {
+    return switch (name) {
+      case SNAPSHOT_ID,
+          PARENT_SNAPSHOT_ID,
+          SEQUENCE_NUMBER,
+          TIMESTAMP_MS,
+          MANIFEST_LIST,
+          MANIFESTS ->
+          true;
+      default -> false;
+    };
+  }
+
+  private static String problem(ObjectNode keys) {
+    JsonNode id = keys.get(SNAPSHOT_ID);
+    if (id == null || id.isNull()) {
+      return "missing required field '" + SNAPSHOT_ID + "' in a snapshot";
+    }
+    String where = " in snapshot " + id.asText();
+    JsonNode timestamp = keys.get(TIMESTAMP_MS);
+    if (timestamp == null || timestamp.isNull()) {
+      return "missing required field '" + TIMESTAMP_MS + "'" + where;
+    }
+    // Not required even in v2 and v3 (spec, Appendix E): a snapshot kept from before an upgrade
+    // from v1 has no sequence-number (0, which Iceberg omits), and may have no summary and
+    // embedded manifests instead of a manifest list.
+    JsonNode manifestList = keys.get(MANIFEST_LIST);
+    if ((manifestList != null && !manifestList.isNull()) || !keys.has(MANIFESTS)) {
+      if (manifestList == null || manifestList.isNull()) {
+        return "missing required field '" + MANIFEST_LIST + "'" + where;
+      }
+      if (!manifestList.isTextual()) {
+        return "field '" + MANIFEST_LIST + "'" + where + " must be a string";
+      }
+    }
+    return null;
+  }
+
+  private static Snapshot of(byte[] raw, ObjectNode keys) {
+    JsonNode parent = keys.get(PARENT_SNAPSHOT_ID);
+    JsonNode sequence = keys.get(SEQUENCE_NUMBER);
+    JsonNode list = keys.get(MANIFEST_LIST);
+    List<String> manifests = new ArrayList<>();
+    JsonNode manifestsNode = keys.get(MANIFESTS);
+    if (manifestsNode != null && manifestsNode.isArray()) {
+      manifestsNode.forEach(m -> manifests.add(m.asText()));
+    }
+    return new Snapshot(
+        raw,
+        keys.get(SNAPSHOT_ID).asLong(),
+        parent == null || parent.isNull() ? null : parent.asLong(),
+        sequence == null ? 0L : sequence.asLong(),
+        keys.get(TIMESTAMP_MS).asLong(),
+        list == null || list.isNull() ? null : list.asText(),
+        manifests.isEmpty() ? List.of() : List.copyOf(manifests),
+        false);
+  }
+
+  /** A snapshot read, or why it is invalid. */
+  record Parsed(Snapshot snapshot, String problem) {}
 }

@@ -2,18 +2,29 @@ package io.icerepl.merge.model;
 
 import static io.icerepl.merge.model.TableMetadataFields.*;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icerepl.merge.error.BadInputException;
+import io.icerepl.merge.model.TableMetadata.LogEntry;
+import io.icerepl.merge.model.TableMetadata.SnapshotLogEntry;
 import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
 import java.util.zip.GZIPInputStream;
 
 /**
@@ -23,9 +34,9 @@ import java.util.zip.GZIPInputStream;
  */
 public final class TableMetadataParser {
   /**
-   * Default size limit of one metadata file, decompressed: 256 MiB. The parsed tree takes several
-   * times its text in heap, so the limit stays well below the service's heap: a small gzip file
-   * that inflates past it fails its table instead of the JVM.
+   * Default size limit of one metadata file, decompressed: 256 MiB. Parsed metadata takes about its
+   * text in heap (snapshots are held as their bytes), so the limit stays well below the service's
+   * heap: a small gzip file that inflates past it fails its table instead of the JVM.
    */
   public static final long DEFAULT_MAX_METADATA_BYTES = 256L * 1024 * 1024;
 
@@ -36,6 +47,8 @@ public final class TableMetadataParser {
   public static final int MAX_STRING_LENGTH = 64 * 1024 * 1024;
 
   private static final ObjectMapper MAPPER = newMapper();
+  private static final java.util.Set<String> HISTORY_FIELDS =
+      java.util.Set.of(SNAPSHOTS, SNAPSHOT_LOG, METADATA_LOG);
   private static final int MIN_FORMAT_VERSION = 1;
   private static final int MAX_FORMAT_VERSION = 3;
 
@@ -56,11 +69,26 @@ public final class TableMetadataParser {
     return mapper;
   }
 
-  /** Parses metadata from a stream; gzip is detected from its magic bytes. */
+  /**
+   * Parses metadata from a stream; gzip is detected from its magic bytes. Streamed: the
+   * history-long fields are held compactly as they are read, never as a tree of the whole file.
+   */
   public static TableMetadata read(InputStream input, String fileName, long maxBytes) {
-    try (InputStream limited = new LimitedInputStream(decompress(input), maxBytes, fileName)) {
-      JsonNode node = MAPPER.readTree(limited);
-      return validate(node, fileName);
+    try (InputStream limited = new LimitedInputStream(decompress(input), maxBytes, fileName);
+        JsonParser parser = MAPPER.createParser(limited);
+        RawBuffer buffer = new RawBuffer()) {
+      if (parser.nextToken() != JsonToken.START_OBJECT) {
+        MAPPER.readTree(parser); // malformed JSON is reported as such
+        throw new BadInputException(
+            "Cannot read table metadata " + fileName + ": not a JSON object");
+      }
+      Contents contents = new Contents();
+      while (parser.nextToken() == JsonToken.FIELD_NAME) {
+        String name = parser.currentName();
+        parser.nextToken();
+        contents.read(name, parser, buffer);
+      }
+      return contents.validate(fileName);
     } catch (StreamConstraintsException e) {
       throw new BadInputException(
           "Cannot read table metadata "
@@ -81,16 +109,56 @@ public final class TableMetadataParser {
     return read(new java.io.ByteArrayInputStream(bytes), fileName, DEFAULT_MAX_METADATA_BYTES);
   }
 
-  /** Wraps JSON built by the merge, validating it as any read metadata. */
+  /** Wraps JSON built as a tree, validating it as any read metadata. */
   public static TableMetadata fromJson(ObjectNode json, String description) {
-    return validate(json, description);
+    return build(json, List.of(), List.of(), List.of(), description);
+  }
+
+  /** The builder's metadata: arrays set in the tree are held compactly, then all is validated. */
+  static TableMetadata build(
+      ObjectNode fields,
+      List<Snapshot> snapshots,
+      List<SnapshotLogEntry> snapshotLog,
+      List<LogEntry> metadataLog,
+      String description) {
+    Contents contents = new Contents();
+    try (RawBuffer buffer = new RawBuffer()) {
+      var it = fields.fields();
+      while (it.hasNext()) {
+        Map.Entry<String, JsonNode> field = it.next();
+        JsonNode value = field.getValue();
+        if (value == TableMetadata.COMPACT) {
+          contents.hold(field.getKey(), snapshots, snapshotLog, metadataLog);
+        } else if (value.isArray() && HISTORY_FIELDS.contains(field.getKey())) {
+          try (JsonParser parser = MAPPER.treeAsTokens(value)) {
+            parser.nextToken();
+            contents.read(field.getKey(), parser, buffer);
+          }
+        } else {
+          contents.fields.set(field.getKey(), value);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot build table metadata " + description, e);
+    }
+    return contents.validate(description);
   }
 
   public static byte[] toJson(TableMetadata metadata) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try {
-      return MAPPER.writeValueAsBytes(metadata.json());
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("Cannot write table metadata: " + e.getMessage(), e);
+      write(metadata, bytes);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot write table metadata: " + e.getMessage(), e);
+    }
+    return bytes.toByteArray();
+  }
+
+  /** Streams the metadata JSON to {@code out}, which stays open. */
+  public static void write(TableMetadata metadata, OutputStream out) throws IOException {
+    try (JsonGenerator generator = MAPPER.createGenerator(out)) {
+      generator.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+      metadata.writeTo(generator);
     }
   }
 
@@ -110,11 +178,9 @@ public final class TableMetadataParser {
     return buffered;
   }
 
-  private static TableMetadata validate(JsonNode node, String fileName) {
-    if (node == null || !node.isObject()) {
-      throw new BadInputException("Cannot read table metadata " + fileName + ": not a JSON object");
-    }
-    ObjectNode json = (ObjectNode) node;
+  private static TableMetadata validate(
+      TableMetadata metadata, String snapshotProblem, String fileName) {
+    ObjectNode json = metadata.fields();
     Validator v = new Validator(fileName, json);
     JsonNode version = v.required(json, FORMAT_VERSION, "");
     if (!version.canConvertToInt()
@@ -161,18 +227,11 @@ public final class TableMetadataParser {
     for (JsonNode order : iterable(json, SORT_ORDERS)) {
       v.required(order, ORDER_ID, " in a sort order");
     }
-    for (JsonNode snapshot : iterable(json, SNAPSHOTS)) {
-      JsonNode id = v.required(snapshot, SNAPSHOT_ID, " in a snapshot");
-      String where = " in snapshot " + id.asText();
-      v.required(snapshot, TIMESTAMP_MS, where);
-      // Not required even in v2 and v3 (spec, Appendix E): a snapshot kept from before an upgrade
-      // from v1 has no sequence-number (0, which Iceberg omits), and may have no summary and
-      // embedded manifests instead of a manifest list.
-      JsonNode manifestList = snapshot.get(MANIFEST_LIST);
-      if ((manifestList != null && !manifestList.isNull()) || !snapshot.has(MANIFESTS)) {
-        v.requiredText(snapshot, MANIFEST_LIST, where);
-      }
+    if (snapshotProblem != null) {
+      throw new BadInputException(
+          "Cannot read table metadata " + fileName + ": " + snapshotProblem);
     }
+    // entries held compactly have both fields by construction
     for (JsonNode entry : iterable(json, SNAPSHOT_LOG)) {
       v.required(entry, TIMESTAMP_MS, " in a snapshot-log entry");
       v.required(entry, SNAPSHOT_ID, " in a snapshot-log entry");
@@ -196,12 +255,112 @@ public final class TableMetadataParser {
         v.requiredText(entry, STATISTICS_PATH, " in a " + field + " entry");
       }
     }
-    return new TableMetadata(json);
+    return metadata;
   }
 
   private static Iterable<JsonNode> iterable(JsonNode json, String field) {
     JsonNode node = json.get(field);
-    return node != null && node.isArray() ? node : java.util.List.of();
+    return node != null && node.isArray() ? node : List.of();
+  }
+
+  /**
+   * The fields of one metadata object as they are read: the history-long arrays held compactly, the
+   * rest as trees. A snapshot's problem is kept until the top-level fields were checked, so the
+   * first error named is the one a whole-tree validation names.
+   */
+  private static final class Contents {
+    private final ObjectNode fields = MAPPER.createObjectNode();
+    private final List<Snapshot> snapshots = new ArrayList<>();
+    private final List<SnapshotLogEntry> snapshotLog = new ArrayList<>();
+    private final List<LogEntry> metadataLog = new ArrayList<>();
+    private String snapshotProblem;
+
+    /** Reads one field's value at the parser's current token. */
+    void read(String name, JsonParser parser, RawBuffer buffer) throws IOException {
+      boolean array = parser.currentToken() == JsonToken.START_ARRAY;
+      if (array && SNAPSHOTS.equals(name)) {
+        while (parser.nextToken() != JsonToken.END_ARRAY) {
+          Snapshot.Parsed parsed = Snapshot.read(parser, buffer);
+          if (parsed.snapshot() != null) {
+            snapshots.add(parsed.snapshot());
+          } else if (snapshotProblem == null) {
+            snapshotProblem = parsed.problem();
+          }
+        }
+        fields.set(name, TableMetadata.COMPACT);
+      } else if (array && SNAPSHOT_LOG.equals(name)) {
+        fields.set(name, readLog(parser, snapshotLog, Contents::snapshotLogEntry));
+      } else if (array && METADATA_LOG.equals(name)) {
+        fields.set(name, readLog(parser, metadataLog, Contents::metadataLogEntry));
+      } else {
+        fields.set(name, MAPPER.readTree(parser));
+      }
+    }
+
+    /** Takes a field a builder holds compactly as it is. */
+    void hold(
+        String name,
+        List<Snapshot> snapshots,
+        List<SnapshotLogEntry> snapshotLog,
+        List<LogEntry> metadataLog) {
+      switch (name) {
+        case SNAPSHOTS -> this.snapshots.addAll(snapshots);
+        case SNAPSHOT_LOG -> this.snapshotLog.addAll(snapshotLog);
+        default -> this.metadataLog.addAll(metadataLog);
+      }
+      fields.set(name, TableMetadata.COMPACT);
+    }
+
+    TableMetadata validate(String fileName) {
+      return TableMetadataParser.validate(
+          new TableMetadata(fields, snapshots, snapshotLog, metadataLog),
+          snapshotProblem,
+          fileName);
+    }
+
+    /**
+     * Reads a log array: compactly while every entry holds exactly the spec's two fields, else as
+     * the tree it is (an entry with more fields keeps them).
+     */
+    private static <T> JsonNode readLog(
+        JsonParser parser, List<T> compact, Function<JsonNode, T> entryOf) throws IOException {
+      ArrayNode tree = null;
+      while (parser.nextToken() != JsonToken.END_ARRAY) {
+        JsonNode node = MAPPER.readTree(parser);
+        T entry = tree == null ? entryOf.apply(node) : null;
+        if (entry != null) {
+          compact.add(entry);
+          continue;
+        }
+        if (tree == null) {
+          tree = MAPPER.createArrayNode();
+          for (T held : compact) {
+            tree.add(
+                held instanceof LogEntry log ? log.toJson() : ((SnapshotLogEntry) held).toJson());
+          }
+          compact.clear();
+        }
+        tree.add(node);
+      }
+      return tree == null ? TableMetadata.COMPACT : tree;
+    }
+
+    private static SnapshotLogEntry snapshotLogEntry(JsonNode node) {
+      return node.size() == 2 && isLong(node.get(TIMESTAMP_MS)) && isLong(node.get(SNAPSHOT_ID))
+          ? new SnapshotLogEntry(node.get(TIMESTAMP_MS).asLong(), node.get(SNAPSHOT_ID).asLong())
+          : null;
+    }
+
+    private static LogEntry metadataLogEntry(JsonNode node) {
+      JsonNode file = node.get(METADATA_FILE);
+      return node.size() == 2 && isLong(node.get(TIMESTAMP_MS)) && file != null && file.isTextual()
+          ? new LogEntry(node.get(TIMESTAMP_MS).asLong(), file.asText())
+          : null;
+    }
+
+    private static boolean isLong(JsonNode node) {
+      return node != null && node.isIntegralNumber() && node.canConvertToLong();
+    }
   }
 
   /** Checks required fields and names the first one missing. */

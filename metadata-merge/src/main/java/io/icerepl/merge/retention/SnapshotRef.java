@@ -53,7 +53,7 @@ record SnapshotRef(
    */
   static List<SnapshotRef> readAll(TableMetadata metadata) {
     List<SnapshotRef> refs = new ArrayList<>();
-    JsonNode node = metadata.json().get(REFS);
+    JsonNode node = metadata.field(REFS);
     if (node != null && node.isObject()) {
       Iterator<Map.Entry<String, JsonNode>> fields = node.fields();
       while (fields.hasNext()) {

@@ -49,7 +49,7 @@ final class StatisticsFiles {
   }
 
   private static List<JsonNode> entries(TableMetadata metadata, String field) {
-    JsonNode node = metadata.json().get(field);
+    JsonNode node = metadata.field(field);
     List<JsonNode> entries = new ArrayList<>();
     if (node == null || node.isNull()) {
       return entries;

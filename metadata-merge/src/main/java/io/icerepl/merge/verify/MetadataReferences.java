@@ -81,7 +81,7 @@ public final class MetadataReferences {
 
   private static List<Reference> statistics(TableMetadata metadata, String field, String noun) {
     List<Reference> files = new ArrayList<>();
-    JsonNode entries = metadata.json().get(field);
+    JsonNode entries = metadata.field(field);
     if (entries == null || entries.isNull()) {
       return files;
     }

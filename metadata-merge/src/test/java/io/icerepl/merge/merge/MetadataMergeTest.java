@@ -60,7 +60,10 @@ class MetadataMergeTest {
     assertThat(snapshot.get("manifest-list").asText()).isEqualTo(DST + "/metadata/snap-2.avro");
     for (String field :
         List.of("snapshot-id", "parent-snapshot-id", "timestamp-ms", "summary", "schema-id")) {
-      assertThat(snapshot.get(field)).as(field).isEqualTo(original.get(field));
+      // as written: a tree built in memory and one read back differ in int and long nodes
+      assertThat(String.valueOf(snapshot.get(field)))
+          .as(field)
+          .isEqualTo(String.valueOf(original.get(field)));
     }
     assertThat(result.addedSnapshots())
         .extracting(MergeResult.AddedSnapshot::snapshotId)

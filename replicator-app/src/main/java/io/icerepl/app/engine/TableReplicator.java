@@ -39,6 +39,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,6 +62,13 @@ public final class TableReplicator {
   private final SourceHeadResolver headResolver;
   private final Optional<ReplicaRegistrar> registrar;
   private final PendingDeletion pendingDeletion;
+
+  /**
+   * The replica version this replicator published last: a version file is written once and never
+   * replaced, so its next run (a CLI loop, a benchmark) need not parse it again while it is still
+   * the replica's head. One entry, whichever table it was.
+   */
+  private final AtomicReference<ReplicaHead> lastPublished = new AtomicReference<>();
 
   public TableReplicator(
       ObjectStore source,
@@ -121,7 +129,9 @@ public final class TableReplicator {
       SourceHeadResolver.Head resolved = headResolver.head(sourceLocation);
       TableMetadata head =
           ReplicaFiles.readMetadata(source, resolved.file(), options.maxMetadataBytes());
-      Optional<ReplicaHead> replica = replicaFiles.head(sourceLocation, targetLocation);
+      Optional<ReplicaHead> replica =
+          replicaFiles.head(
+              sourceLocation, targetLocation, Optional.ofNullable(lastPublished.get()));
       return new TableHeads(
           resolved, head, replica, replicaFiles.state(targetLocation).expiredSnapshotIds());
     } catch (IOException e) {
@@ -230,7 +240,12 @@ public final class TableReplicator {
     Optional<ReplicaHead> replica =
         switchBack.isPresent()
             ? switchBack.map(SwitchBack::replica)
-            : replicaFiles.head(table, targetLocation, before.flatMap(TableHeads::replica));
+            : replicaFiles.head(
+                table,
+                targetLocation,
+                before
+                    .flatMap(TableHeads::replica)
+                    .or(() -> Optional.ofNullable(lastPublished.get())));
     ReplicaState state = replicaFiles.state(targetLocation);
     if (replica.isPresent()) {
       MetadataMerge.checkSameTable(head, replica.get().metadata(), headFile, replica.get().file());
@@ -337,8 +352,10 @@ public final class TableReplicator {
       TableMetadata committed =
           replicaFiles.recordCommit(targetLocation, replica, version, merge.metadata());
       String published =
-          publisher.publish(table, targetLocation, version, TableMetadataParser.toJson(committed));
+          publisher.publish(
+              table, targetLocation, version, out -> TableMetadataParser.write(committed, out));
       replica = Optional.of(new ReplicaHead(version, published, committed));
+      lastPublished.set(replica.get());
       counts.add(merge, outcome, published);
       LOG.info(
           "{}: committed replica version {} from {} ({} new snapshots, {} files copied, {} rewritten)",

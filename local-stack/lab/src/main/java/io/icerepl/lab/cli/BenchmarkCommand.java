@@ -3,6 +3,7 @@ package io.icerepl.lab.cli;
 import io.icerepl.app.cli.ThreadsOption;
 import io.icerepl.app.cli.WorkDirOption;
 import io.icerepl.lab.bench.BackfillThroughputBenchmark;
+import io.icerepl.lab.bench.BigMetadataBenchmark;
 import io.icerepl.lab.bench.IncrementalCostBenchmark;
 import io.icerepl.lab.bench.LagBenchmark;
 import io.icerepl.lab.bench.MemoryBenchmark;
@@ -32,6 +33,7 @@ import picocli.CommandLine.Option;
       BenchmarkCommand.Memory.class,
       BenchmarkCommand.Reconcile.class,
       BenchmarkCommand.Startup.class,
+      BenchmarkCommand.BigMetadata.class,
     })
 final class BenchmarkCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -324,6 +326,34 @@ final class BenchmarkCommand implements Callable<Integer> {
       }
       new StartupBenchmark(spec.commandLine().getOut())
           .run(work.resolve("startup"), jar, cds, rounds);
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "big-metadata",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Backfill of a table whose metadata file is huge (a long synthetic history written in",
+        "front of a real snapshot, streamed): peak heap and time against a plain Jackson readTree",
+        "of the same file. Run it under the heap its target allows (1.5 x size + 256 MiB):",
+        "java -Xmx640m -jar replicator-lab.jar benchmark big-metadata --size 256"
+      })
+  static final class BigMetadata implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(
+        names = "--size",
+        paramLabel = "<MiB>",
+        description = "Size of the source metadata file (default: ${DEFAULT-VALUE}).")
+    long sizeMiB = 1024;
+
+    @CommandLine.Mixin WorkDirOption work;
+
+    @Override
+    public Integer call() throws Exception {
+      new BigMetadataBenchmark(spec.commandLine().getOut())
+          .run(work.resolve("big-metadata"), sizeMiB * 1024 * 1024);
       return 0;
     }
   }

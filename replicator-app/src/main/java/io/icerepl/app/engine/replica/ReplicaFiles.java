@@ -160,10 +160,12 @@ public final class ReplicaFiles {
     writeState(
         location,
         state(location).withLastCommit(new ReplicaState.LastCommit(version, token, previousToken)));
-    com.fasterxml.jackson.databind.node.ObjectNode json = metadata.copyOfJson();
-    json.with(io.icerepl.merge.model.TableMetadataFields.PROPERTIES)
+    TableMetadata.Builder builder = metadata.toBuilder();
+    builder
+        .fields()
+        .with(io.icerepl.merge.model.TableMetadataFields.PROPERTIES)
         .put(ReplicaProperties.COMMIT_TOKEN, token);
-    return TableMetadataParser.fromJson(json, "replica " + location);
+    return builder.build("replica " + location);
   }
 
   public ReplicaState state(String location) throws IOException {
