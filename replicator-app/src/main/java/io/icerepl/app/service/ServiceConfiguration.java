@@ -112,8 +112,7 @@ class ServiceConfiguration {
       ReplicationCoordinator coordinator,
       StatusBoard board,
       TableRunner runner) {
-    return new Reconciler(
-        rules, discovery, coordinator, board, runner::restore, runner::unchangedSince);
+    return new Reconciler(rules, discovery, coordinator, board, runner::restore);
   }
 
   @Bean
