@@ -11,6 +11,7 @@ import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.engine.worker.TableStatus;
 import io.icerepl.merge.error.DivergedReplicaException;
 import io.icerepl.merge.error.ReplicationException;
+import io.icerepl.merge.state.Promotion;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
