@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
@@ -188,34 +189,65 @@ class CatalogServiceTest {
   }
 
   @Test
-  void promotionAndFailbackAreRefusedWhileTheCatalogEntriesCannotFollow() {
+  void aReplicaRegisteredInTheTargetCatalogIsPromotedThroughItsEntryAndWritersCommitThere() {
     Table returns =
         source.createTable(
             TableIdentifier.of("sales", "returns"), SCHEMA, PartitionSpec.unpartitioned());
     append(returns, 2);
     awaitRegistered("returns", returns);
+    returns.refresh();
+    long replicated = returns.currentSnapshot().snapshotId();
     String status = "/api/replications/dr/sales/returns";
 
     HttpJson.Response promote = service.http.post(status + "/promote?mode=now");
 
-    assertThat(promote.status()).as(promote.body()).isEqualTo(409);
-    assertThat(promote.json().path("error").asText())
-        .startsWith("Cannot promote table s3://replica/wh/sales/returns")
-        .endsWith(
-            ": it is registered in its target's catalog as dr:sales.returns, an entry the service"
-                + " cannot make writable; nothing was promoted");
+    assertThat(promote.status()).as(promote.body()).isEqualTo(200);
+    assertThat(promote.json().path("status").asText()).isEqualTo("promoted");
+    assertThat(service.http.get(status).json().path("state").asText()).isEqualTo("PROMOTED");
+    try (JdbcCatalog target = targetCatalog()) {
+      Table promoted = target.loadTable(TableIdentifier.of("sales", "returns"));
+      assertThat(promoted.properties())
+          .doesNotContainKey("replicator.read-only")
+          .containsKey("replicator.epoch");
+      assertThat(promoted.currentSnapshot().snapshotId()).isEqualTo(replicated);
+      // a writer commits through the entry, as to any table of the catalog
+      append(promoted, 1);
+      promoted.refresh();
+      assertThat(rows(promoted, promoted.currentSnapshot().snapshotId())).hasSize(3);
+      assertThat(
+              target
+                  .loadTable(TableIdentifier.of("sales", "returns"))
+                  .currentSnapshot()
+                  .snapshotId())
+          .isEqualTo(promoted.currentSnapshot().snapshotId())
+          .isNotEqualTo(replicated);
+    }
+  }
+
+  @Test
+  void failbackIntoATableOfARestCatalogIsRefusedNamingWhy() {
+    Table refunds =
+        source.createTable(
+            TableIdentifier.of("sales", "refunds"), SCHEMA, PartitionSpec.unpartitioned());
+    append(refunds, 2);
+    awaitRegistered("refunds", refunds);
+    String status = "/api/replications/dr/sales/refunds";
+    assertThat(service.http.post(status + "/promote?mode=now").status()).isEqualTo(200);
+    refunds.refresh();
+    String sourceHead =
+        ((HasTableOperations) refunds).operations().current().metadataFileLocation();
+
     HttpJson.Response failback = service.http.post(status + "/failback");
+
     assertThat(failback.status()).as(failback.body()).isEqualTo(409);
     assertThat(failback.json().path("error").asText())
         .contains(
-            ": its source is a table of catalog:prod, whose entry a fail-back cannot move;"
-                + " nothing was written");
-    assertThat(service.http.get(status).json().path("state").asText()).isEqualTo("IN_SYNC");
-    try (JdbcCatalog target = targetCatalog()) {
-      assertThat(target.loadTable(TableIdentifier.of("sales", "returns")).properties())
-          .containsEntry("replicator.read-only", "true")
-          .doesNotContainKey("replicator.epoch");
-    }
+            ": its source is a table of catalog:prod, a REST catalog whose entry a fail-back"
+                + " cannot move")
+        .endsWith("; nothing was written");
+    refunds.refresh();
+    assertThat(((HasTableOperations) refunds).operations().current().metadataFileLocation())
+        .isEqualTo(sourceHead);
   }
 
   private static void append(Table table, int rows) {

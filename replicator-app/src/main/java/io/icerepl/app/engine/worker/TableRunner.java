@@ -99,23 +99,38 @@ public final class TableRunner implements AutoCloseable {
    */
   private record Source(String location, TableCatalogs catalogs) {}
 
+  /** The replica's entry in its target's catalog, for a target that registers its replicas. */
+  private record ReplicaEntry(
+      CatalogSpec spec, TableIdentifier identifier, ReplicaRegistrar registrar) {}
+
+  private Optional<ReplicaEntry> replicaEntry(TableKey key) {
+    return rules
+        .rule(key.rule())
+        .target(key.target())
+        .flatMap(
+            target ->
+                target
+                    .catalog()
+                    .map(
+                        spec -> {
+                          TableIdentifier identifier =
+                              TableIdentifier.parse(
+                                  TableRules.replicaIdentifier(target, key.levels()));
+                          return new ReplicaEntry(
+                              spec,
+                              identifier,
+                              CatalogRegistrars.forCatalog(
+                                  spec,
+                                  catalogs.get(spec),
+                                  identifier,
+                                  stores.targetStore(key.targetLocation()),
+                                  catalogs));
+                        }));
+  }
+
   private Source source(TableKey key) {
     TableRule rule = rules.rule(key.rule());
-    Optional<ReplicaRegistrar> registrar =
-        rule.target(key.target())
-            .flatMap(
-                target ->
-                    target
-                        .catalog()
-                        .map(
-                            spec ->
-                                CatalogRegistrars.forCatalog(
-                                    spec,
-                                    catalogs.get(spec),
-                                    TableIdentifier.parse(
-                                        TableRules.replicaIdentifier(target, key.levels())),
-                                    stores.targetStore(key.targetLocation()),
-                                    catalogs)));
+    Optional<ReplicaRegistrar> registrar = replicaEntry(key).map(ReplicaEntry::registrar);
     if (rule.catalog().isEmpty()) {
       return new Source(key.sourceLocation(), new TableCatalogs(Optional.empty(), registrar));
     }
@@ -273,17 +288,23 @@ public final class TableRunner implements AutoCloseable {
   public PromotionResult promote(
       TableKey key, PromotionMode mode, boolean force, Consumer<String> problems) {
     String table = key.targetLocation();
-    key.replicaTable()
-        .ifPresent(
-            entry -> {
-              throw new TablePromotionException(
-                  table,
-                  "it is registered in its target's catalog as "
-                      + entry
-                      + ", an entry the service cannot make writable; nothing was promoted");
-            });
+    Optional<ReplicaEntry> entry = replicaEntry(key);
+    if (entry.isPresent() && "rest".equals(entry.get().spec().type())) {
+      // refused before anything is published: the entry could not follow the promoted version
+      throw new TablePromotionException(
+          table,
+          "it is registered in "
+              + entry.get().spec().describe()
+              + " as "
+              + entry.get().identifier()
+              + ", and a REST catalog's commit cannot carry the promoted version's"
+              + " last-sequence-number; promote it with the promote command and register the"
+              + " promoted file; nothing was promoted");
+    }
     ObjectStore replicaStore = stores.targetStore(key.targetLocation());
-    TablePromoter promoter = new TablePromoter(replicaStore, clock, options.maxMetadataBytes());
+    TablePromoter promoter =
+        new TablePromoter(
+            replicaStore, clock, options.maxMetadataBytes(), entry.map(ReplicaEntry::registrar));
     PromotionResult result;
     if (mode == PromotionMode.SAFE) {
       Source source = source(key);
@@ -329,13 +350,15 @@ public final class TableRunner implements AutoCloseable {
   public FailbackSummary failback(TableKey key, String originalLocation, String tagPrefix) {
     String primary = key.targetLocation();
     TableRule rule = rules.rule(key.rule());
-    if (rule.catalog().isPresent()) {
+    Optional<CatalogSpec> originalCatalog = rule.catalog().map(RuleCatalog::spec);
+    if (originalCatalog.isPresent() && "rest".equals(originalCatalog.get().type())) {
       throw refusedFailback(
           primary,
           originalLocation,
           "its source is a table of "
               + rule.catalog().get().label()
-              + ", whose entry a fail-back cannot move");
+              + ", a REST catalog whose entry a fail-back cannot move (the failback command with"
+              + " --old-source-catalog moves a JDBC or Glue entry)");
     }
     if (overlap(originalLocation, primary)) {
       throw refusedFailback(primary, originalLocation, "it overlaps the promoted table");
@@ -363,10 +386,36 @@ public final class TableRunner implements AutoCloseable {
                         .map(map -> new PathMapping.Prefix(map.target(), map.source()))
                         .toList(),
                     allowed),
-                tagPrefix)
+                tagPrefix,
+                failbackCatalogs(key, originalLocation, originalCatalog))
             .failback(primary, originalLocation);
     board.failedBack(key, FailbackReport.of(clock.instant(), summary));
     return summary;
+  }
+
+  /**
+   * Writers commit to a promoted replica registered in a catalog through its entry, leaving the
+   * folder's version hint behind: its head is the entry's file. The original's entry in the rule's
+   * source catalog follows each version fail-back publishes, read-only.
+   */
+  private TableCatalogs failbackCatalogs(
+      TableKey key, String originalLocation, Optional<CatalogSpec> originalCatalog) {
+    Optional<SourceHeadResolver> primaryHead =
+        replicaEntry(key)
+            .map(
+                entry ->
+                    new CatalogHeadResolver(
+                        catalogs.get(entry.spec()), entry.spec(), entry.identifier()));
+    Optional<ReplicaRegistrar> originalEntry =
+        originalCatalog.map(
+            spec ->
+                CatalogRegistrars.forCatalog(
+                    spec,
+                    catalogs.get(spec),
+                    TableIdentifier.of(key.levels().toArray(String[]::new)),
+                    stores.sourceStore(originalLocation),
+                    catalogs));
+    return new TableCatalogs(primaryHead, originalEntry);
   }
 
   /** Whether one location is the other or lies under it. */
