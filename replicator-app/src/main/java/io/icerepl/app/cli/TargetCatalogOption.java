@@ -17,8 +17,9 @@ public final class TargetCatalogOption {
         required = true,
         paramLabel = "<props>",
         description =
-            "Catalog to register the replica in, after every run: its Iceberg catalog properties"
-                + " and name=<catalog name>, as --source-catalog.")
+            "Catalog the replica is registered in (replicate moves its entry after every run,"
+                + " promote makes it writable): its Iceberg catalog properties and"
+                + " name=<catalog name>, as --source-catalog.")
     String catalog;
 
     @Option(

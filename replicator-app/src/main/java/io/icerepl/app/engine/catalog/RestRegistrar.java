@@ -2,6 +2,7 @@ package io.icerepl.app.engine.catalog;
 
 import io.icerepl.copier.publish.ReplicaLayout;
 import io.icerepl.merge.error.UnsupportedFeatureException;
+import io.icerepl.merge.merge.ReplicaProperties;
 import java.util.List;
 import java.util.Optional;
 import org.apache.iceberg.HasTableOperations;
@@ -29,21 +30,64 @@ final class RestRegistrar extends EntryRegistrar {
   }
 
   /**
-   * Refused: the protocol's commit has no change that sets {@code last-sequence-number}, so the
-   * catalog's file would lose the gap promotion opens between the promoted table's sequence numbers
-   * and those the old source may have used, and fail-back could not keep both lines of history.
+   * The protocol's commit has no change that sets {@code last-sequence-number}, so a commit would
+   * lose the gap promotion opens between the promoted table's sequence numbers and those the old
+   * source may have used, and fail-back could not keep both lines of history. The entry is dropped
+   * instead, without purging a file, and the promoted version registered as it is: readers of the
+   * catalog miss the table for that moment, and a crash in between leaves no entry, which the rerun
+   * of the promotion registers.
    */
   @Override
   Optional<Registration> promoteAttempt(String replicaLocation, String promotedFile) {
-    throw new UnsupportedFeatureException(
-        "Cannot promote the entry "
-            + identifier
-            + " in "
-            + spec.describe()
-            + " to "
-            + promotedFile
-            + ": a REST catalog's commit cannot carry the promoted version's last-sequence-number;"
-            + " drop the entry without purging its files and register_table the promoted file");
+    TableMetadata entry;
+    try {
+      entry = ((HasTableOperations) catalog.loadTable(identifier)).operations().current();
+    } catch (NoSuchTableException e) {
+      return registerNew(promotedFile);
+    }
+    String entryFile = entry.metadataFileLocation();
+    TableMetadata promoted = versions.readPublished(promotedFile);
+    String epoch = promoted.properties().get(ReplicaProperties.EPOCH);
+    if (ReplicaVersions.same(entryFile, promotedFile)
+        || (ReplicaVersions.same(replicaLocation, entry.location())
+            && epoch != null
+            && epoch.equals(entry.properties().get(ReplicaProperties.EPOCH))
+            && !entry.properties().containsKey(ReplicaProperties.READ_ONLY))) {
+      // already the promoted version, or a commit writers made on it since
+      return Optional.of(Registration.UNCHANGED);
+    }
+    if (!ReplicaVersions.isReplica(replicaLocation, entry)) {
+      throw diverged(
+          promotedFile, entryFile, "which the replicator did not write for this replica");
+    }
+    ReplicaVersions.Version current =
+        new ReplicaVersions.Version(
+            ReplicaVersions.number(replicaLocation, promotedFile).orElseThrow(),
+            promotedFile,
+            promoted);
+    ReplicaVersions.Version held =
+        versions
+            .withToken(replicaLocation, current, ReplicaVersions.token(entry))
+            .orElseThrow(
+                () ->
+                    diverged(
+                        promotedFile,
+                        entryFile,
+                        "whose commit token is that of no replica version the promoted version's"
+                            + " metadata-log names"));
+    List<String> changed = TableContent.of(held.metadata()).differences(TableContent.of(entry));
+    if (!changed.isEmpty()) {
+      throw diverged(
+          promotedFile,
+          entryFile,
+          "changed through the catalog after the replicator registered "
+              + held.file()
+              + " (its "
+              + String.join(", ", changed)
+              + " differ)");
+    }
+    catalog.dropTable(identifier, false);
+    return registerNew(promotedFile).map(registered -> Registration.ADVANCED);
   }
 
   @Override

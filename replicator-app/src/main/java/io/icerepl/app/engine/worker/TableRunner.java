@@ -289,18 +289,6 @@ public final class TableRunner implements AutoCloseable {
       TableKey key, PromotionMode mode, boolean force, Consumer<String> problems) {
     String table = key.targetLocation();
     Optional<ReplicaEntry> entry = replicaEntry(key);
-    if (entry.isPresent() && "rest".equals(entry.get().spec().type())) {
-      // refused before anything is published: the entry could not follow the promoted version
-      throw new TablePromotionException(
-          table,
-          "it is registered in "
-              + entry.get().spec().describe()
-              + " as "
-              + entry.get().identifier()
-              + ", and a REST catalog's commit cannot carry the promoted version's"
-              + " last-sequence-number; promote it with the promote command and register the"
-              + " promoted file; nothing was promoted");
-    }
     ObjectStore replicaStore = stores.targetStore(key.targetLocation());
     TablePromoter promoter =
         new TablePromoter(
