@@ -33,4 +33,14 @@ public final class WorkDirOption {
   public Path resolve(String name) throws IOException {
     return dir != null ? Files.createDirectories(dir) : Files.createTempDirectory(name);
   }
+
+  /**
+   * A folder of its own for one of several parts of a command: {@code name} under the given folder,
+   * or a new temporary one, so the parts never share files.
+   */
+  public Path resolvePart(String name) throws IOException {
+    return dir != null
+        ? Files.createDirectories(dir.resolve(name))
+        : Files.createTempDirectory(name);
+  }
 }

@@ -136,12 +136,12 @@ final class BenchmarkCommand implements Callable<Integer> {
           new BackfillThroughputBenchmark(spec.commandLine().getOut());
       if (!scenario.equals("small-files")) {
         benchmark.run(
-            work.resolve("backfill-throughput"), files, totalMiB, threads.threads(), rounds);
+            work.resolvePart("backfill-throughput"), files, totalMiB, threads.threads(), rounds);
       }
       if (!scenario.equals("large")) {
         int totalKiB = smallFiles * 4;
         benchmark.run(
-            work.resolve("backfill-throughput-small-files"),
+            work.resolvePart("backfill-throughput-small-files"),
             smallFiles,
             Math.max(1, totalKiB / 1024),
             threads.threads(),
