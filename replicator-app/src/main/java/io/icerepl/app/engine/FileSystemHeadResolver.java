@@ -52,7 +52,10 @@ public final class FileSystemHeadResolver implements SourceHeadResolver {
                               + folder
                               + ": it holds no metadata file"));
       return new Head(
-          TableLayout.join(folder, name), resolution.settlesAtMs(), resolution.settlingSinceMs());
+          TableLayout.join(folder, name),
+          resolution.settlesAtMs(),
+          resolution.settlingSinceMs(),
+          Optional.of(MetadataListing.of(entries)));
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot list " + folder + ": " + e.getMessage(), e);
     }

@@ -1,5 +1,6 @@
 package io.icerepl.app.engine;
 
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -14,8 +15,18 @@ public interface SourceHeadResolver {
    * @param file the current metadata file's path
    * @param settlesAtMs when a newer file passed over as too young is old enough to trust, if any
    * @param settlingSinceMs when the oldest file passed over was written, if any
+   * @param listing the metadata folder's listing the head was resolved from; empty when the head
+   *     was not found by listing (a catalog's pointer, a file named by the caller)
    */
-  record Head(String file, OptionalLong settlesAtMs, OptionalLong settlingSinceMs) {
+  record Head(
+      String file,
+      OptionalLong settlesAtMs,
+      OptionalLong settlingSinceMs,
+      Optional<MetadataListing> listing) {
+    public Head(String file, OptionalLong settlesAtMs, OptionalLong settlingSinceMs) {
+      this(file, settlesAtMs, settlingSinceMs, Optional.empty());
+    }
+
     /** A file named by the caller rather than resolved: nothing is settling. */
     public static Head given(String file) {
       return new Head(file, OptionalLong.empty(), OptionalLong.empty());

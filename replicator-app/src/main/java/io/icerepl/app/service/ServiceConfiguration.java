@@ -112,7 +112,8 @@ class ServiceConfiguration {
       ReplicationCoordinator coordinator,
       StatusBoard board,
       TableRunner runner) {
-    return new Reconciler(rules, discovery, coordinator, board, runner::restore);
+    return new Reconciler(
+        rules, discovery, coordinator, board, runner::restore, runner::unchangedSince);
   }
 
   @Bean

@@ -8,10 +8,10 @@ import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** The system clock moved forward on demand, so a test sees lag grow without waiting for it. */
-final class ShiftableClock extends Clock {
+public final class ShiftableClock extends Clock {
   private final AtomicLong offsetMs = new AtomicLong();
 
-  void advance(Duration by) {
+  public void advance(Duration by) {
     offsetMs.addAndGet(by.toMillis());
   }
 

@@ -1,11 +1,14 @@
 package io.icerepl.app.engine.worker;
 
+import io.icerepl.app.engine.MetadataListing;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiPredicate;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -13,8 +16,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The periodic pass that makes events optional: triggers every table of every rule for every
- * target. The engine does nothing for a replica in sync, so lost events are caught up and
- * duplicated or reordered ones are harmless.
+ * target, but for a table whose metadata folder lists as it did when its last run left the replica
+ * holding its head. The engine does nothing for a replica in sync, so lost events are caught up and
+ * duplicated or reordered ones are harmless; and a pass over unchanged tables costs one listing
+ * each, no read.
  */
 public final class Reconciler {
   private static final Logger LOG = LoggerFactory.getLogger(Reconciler.class);
@@ -24,6 +29,7 @@ public final class Reconciler {
   private final ReplicationCoordinator coordinator;
   private final TableStatus board;
   private final Consumer<TableKey> restore;
+  private final BiPredicate<TableKey, MetadataListing> unchanged;
 
   /** Keys whose scheduled verification is queued or running, so a slow one is not queued twice. */
   private final Set<TableKey> verifying = ConcurrentHashMap.newKeySet();
@@ -34,29 +40,37 @@ public final class Reconciler {
   /**
    * @param board told whether each rule's source could be listed
    * @param restore reads where a replica not known yet stands, before it is first triggered
+   * @param unchanged whether a key's replica held the head its source resolved from a metadata
+   *     folder listed alike, with nothing settling, at the key's last run (or restore)
    */
   public Reconciler(
       TableRules rules,
       TableDiscovery discovery,
       ReplicationCoordinator coordinator,
       TableStatus board,
-      Consumer<TableKey> restore) {
+      Consumer<TableKey> restore,
+      BiPredicate<TableKey, MetadataListing> unchanged) {
     this.rules = rules;
     this.discovery = discovery;
     this.coordinator = coordinator;
     this.board = board;
     this.restore = restore;
+    this.unchanged = unchanged;
   }
 
   /**
-   * Triggers every table of every rule, after restoring the status of tables not known yet (the
-   * first pass after a start); a rule whose source cannot be listed does not stop the others.
+   * Triggers every table of every rule whose metadata folder changed since its replica last held
+   * the head (a catalog's table always: its head is the catalog's), after restoring the status of
+   * tables not known yet (the first pass after a start); a rule whose source cannot be listed does
+   * not stop the others.
    */
   public void reconcile() {
     for (TableRule rule : rules.rules()) {
-      for (TableKey key : keys(rule)) {
-        restore.accept(key);
-        coordinator.trigger(key);
+      for (Found found : found(rule)) {
+        restore.accept(found.key());
+        if (found.listing().filter(l -> unchanged.test(found.key(), l)).isEmpty()) {
+          coordinator.trigger(found.key());
+        }
       }
     }
   }
@@ -111,10 +125,19 @@ public final class Reconciler {
   }
 
   private List<TableKey> keys(TableRule rule) {
-    List<TableKey> keys = new ArrayList<>();
+    return found(rule).stream().map(Found::key).toList();
+  }
+
+  /** A key of a table found, with the listing of its metadata folder that found it. */
+  private record Found(TableKey key, Optional<MetadataListing> listing) {}
+
+  private List<Found> found(TableRule rule) {
+    List<Found> found = new ArrayList<>();
     try {
-      for (String table : discovery.tables(rule)) {
-        keys.addAll(rules.keys(rule, table));
+      for (TableDiscovery.DiscoveredTable table : discovery.discover(rule)) {
+        for (TableKey key : rules.keys(rule, table.path())) {
+          found.add(new Found(key, table.listing()));
+        }
       }
     } catch (RuntimeException e) {
       board.discoveryFailed(rule.name(), rule.source(), e);
@@ -122,12 +145,13 @@ public final class Reconciler {
     }
     board.discovered(rule.name());
     if (rule.catalog().isPresent()) {
-      Set<TableKey> now = new HashSet<>(keys);
+      Set<TableKey> now = new HashSet<>();
+      found.forEach(f -> now.add(f.key()));
       Set<TableKey> before = listed.put(rule.name(), now);
       if (before != null) {
         before.stream().filter(key -> !now.contains(key)).forEach(board::sourceDropped);
       }
     }
-    return keys;
+    return found;
   }
 }

@@ -1,5 +1,6 @@
 package io.icerepl.app.engine.worker;
 
+import io.icerepl.app.engine.MetadataListing;
 import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.catalog.CatalogException;
 import io.icerepl.copier.store.ObjectStore;
@@ -8,7 +9,9 @@ import io.icerepl.merge.path.TableLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
@@ -31,21 +34,40 @@ public final class TableDiscovery {
   }
 
   /**
+   * A table found under a rule's source.
+   *
+   * @param path relative to the rule's source (e.g. {@code ns/orders})
+   * @param listing what listing its metadata folder showed; empty for a catalog's table, whose head
+   *     is its catalog's
+   */
+  public record DiscoveredTable(String path, Optional<MetadataListing> listing) {}
+
+  /**
    * Relative paths (e.g. {@code ns/orders}) of the tables under the rule's source prefix, sorted.
    */
   public List<String> tables(TableRule rule) {
+    return discover(rule).stream().map(DiscoveredTable::path).toList();
+  }
+
+  /**
+   * The tables under the rule's source, sorted by path, each with the listing of its metadata
+   * folder that found it: one listing per table tells whether its head may have changed.
+   */
+  public List<DiscoveredTable> discover(TableRule rule) {
     if (rule.catalog().isPresent()) {
-      return catalogTables(rule.catalog().get());
+      return catalogTables(rule.catalog().get()).stream()
+          .map(path -> new DiscoveredTable(path, Optional.empty()))
+          .toList();
     }
     ObjectStore store = stores.sourceStore(rule.source());
-    List<String> found = new ArrayList<>();
+    List<DiscoveredTable> found = new ArrayList<>();
     try {
       walk(store, rule.source(), "", 1, found);
     } catch (IOException e) {
       throw new UncheckedIOException(
           "Cannot list tables under " + rule.source() + ": " + e.getMessage(), e);
     }
-    found.sort(null);
+    found.sort(Comparator.comparing(DiscoveredTable::path));
     return found;
   }
 
@@ -131,15 +153,18 @@ public final class TableDiscovery {
   }
 
   private static void walk(
-      ObjectStore store, String prefix, String relative, int depth, List<String> found)
+      ObjectStore store, String prefix, String relative, int depth, List<DiscoveredTable> found)
       throws IOException {
     String folder = relative.isEmpty() ? prefix : TableLayout.join(prefix, relative);
     for (String child : store.listFolders(folder)) {
       String name = child.endsWith("/") ? child.substring(0, child.length() - 1) : child;
       String path = relative.isEmpty() ? name : relative + "/" + name;
-      String location = TableLayout.join(prefix, path);
-      if (isTable(store, location)) {
-        found.add(path);
+      List<ObjectStore.Entry> metadata =
+          store.listEntries(TableLayout.metadataFolder(TableLayout.join(prefix, path)));
+      if (metadata.stream()
+          .map(ObjectStore.Entry::name)
+          .anyMatch(MetadataFileNames::isMetadataFile)) {
+        found.add(new DiscoveredTable(path, Optional.of(MetadataListing.of(metadata))));
       } else if (depth < MAX_DEPTH) {
         walk(store, prefix, path, depth + 1, found);
       }

@@ -1,6 +1,7 @@
 package io.icerepl.app.engine.worker;
 
 import io.icerepl.app.engine.FileSystemHeadResolver;
+import io.icerepl.app.engine.MetadataListing;
 import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.ReplicationResult;
 import io.icerepl.app.engine.SourceHeadResolver;
@@ -40,9 +41,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.function.Consumer;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -64,6 +67,12 @@ public final class TableRunner implements AutoCloseable {
   private final TableStatus board;
   private final CatalogClients catalogs;
   private final CatalogTableLocations catalogLocations;
+
+  /**
+   * For each key whose last run (or restore) found its replica holding the source head with nothing
+   * settling: the source metadata folder's listing that head was resolved from.
+   */
+  private final Map<TableKey, MetadataListing> inSyncListings = new ConcurrentHashMap<>();
 
   /**
    * @param fileExecutor copies files; shared by all runs, a separate pool from the lanes' so a run
@@ -164,6 +173,7 @@ public final class TableRunner implements AutoCloseable {
     try {
       result = replicator.replicateIfChanged(source.location(), key.targetLocation());
     } catch (RuntimeException e) {
+      inSyncListings.remove(key);
       // a failed run may still be behind by a known amount (a held lease, a bad file): the lag
       // shows it
       try {
@@ -177,7 +187,26 @@ public final class TableRunner implements AutoCloseable {
       throw e;
     }
     board.succeeded(key, result.summary(), observation(source.location(), result.heads()));
+    rememberListing(key, result.heads());
     return result.summary().settlesIn();
+  }
+
+  /**
+   * Whether the key's last run (or restore) found its replica holding the head its source resolved
+   * from a metadata folder listed as {@code listing}, with nothing settling: then a folder listed
+   * alike has the same head, and the key has nothing to do.
+   */
+  public boolean unchangedSince(TableKey key, MetadataListing listing) {
+    return listing.equals(inSyncListings.get(key));
+  }
+
+  private void rememberListing(TableKey key, TableHeads heads) {
+    Optional<MetadataListing> listing = heads.source().listing();
+    if (heads.inSync() && listing.isPresent()) {
+      inSyncListings.put(key, listing.get());
+    } else {
+      inSyncListings.remove(key);
+    }
   }
 
   /**
@@ -213,9 +242,9 @@ public final class TableRunner implements AutoCloseable {
               options,
               CopyProgress.Listener.NONE,
               source.catalogs());
-      board.restored(
-          key,
-          observation(source.location(), replicator.read(source.location(), key.targetLocation())));
+      TableHeads heads = replicator.read(source.location(), key.targetLocation());
+      board.restored(key, observation(source.location(), heads));
+      rememberListing(key, heads);
     } catch (RuntimeException e) {
       // the table's run reports the same error with its state
       LOG.info(
