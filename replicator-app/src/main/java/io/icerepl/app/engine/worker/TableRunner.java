@@ -29,6 +29,7 @@ import io.icerepl.app.engine.verify.VerifyReport;
 import io.icerepl.app.engine.verify.VerifyResult;
 import io.icerepl.app.engine.verify.VerifySource;
 import io.icerepl.copier.copy.CopyProgress;
+import io.icerepl.copier.publish.ReplicaLayout;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.head.MetadataFileNames;
@@ -36,6 +37,7 @@ import io.icerepl.merge.model.Snapshot;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.path.TableLayout;
+import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -70,9 +72,12 @@ public final class TableRunner implements AutoCloseable {
 
   /**
    * For each key whose last run (or restore) found its replica holding the source head with nothing
-   * settling: the source metadata folder's listing that head was resolved from.
+   * settling: the source metadata folder's listing that head was resolved from, and the replica's
+   * metadata folder's listing right after.
    */
-  private final Map<TableKey, MetadataListing> inSyncListings = new ConcurrentHashMap<>();
+  private final Map<TableKey, InSync> inSyncListings = new ConcurrentHashMap<>();
+
+  private record InSync(MetadataListing source, MetadataListing replica) {}
 
   /**
    * @param fileExecutor copies files; shared by all runs, a separate pool from the lanes' so a run
@@ -193,19 +198,40 @@ public final class TableRunner implements AutoCloseable {
 
   /**
    * Whether the key's last run (or restore) found its replica holding the head its source resolved
-   * from a metadata folder listed as {@code listing}, with nothing settling: then a folder listed
-   * alike has the same head, and the key has nothing to do.
+   * from a metadata folder listed as {@code listing}, with nothing settling, and the replica's
+   * metadata folder still lists as it did then: a source folder listed alike has the same head, and
+   * a replica nobody wrote to since needs no run. A commit made into the replica behind the
+   * replicator's back changes its listing, so the run that reports it as diverged still comes. One
+   * listing of the replica's folder; any error answers "changed", and the run says what it is.
    */
   public boolean unchangedSince(TableKey key, MetadataListing listing) {
-    return listing.equals(inSyncListings.get(key));
+    InSync last = inSyncListings.get(key);
+    if (last == null || !listing.equals(last.source())) {
+      return false;
+    }
+    return replicaListing(key).filter(last.replica()::equals).isPresent();
   }
 
   private void rememberListing(TableKey key, TableHeads heads) {
     Optional<MetadataListing> listing = heads.source().listing();
-    if (heads.inSync() && listing.isPresent()) {
-      inSyncListings.put(key, listing.get());
+    Optional<MetadataListing> replica =
+        heads.inSync() && listing.isPresent() ? replicaListing(key) : Optional.empty();
+    if (replica.isPresent()) {
+      inSyncListings.put(key, new InSync(listing.get(), replica.get()));
     } else {
       inSyncListings.remove(key);
+    }
+  }
+
+  private Optional<MetadataListing> replicaListing(TableKey key) {
+    try {
+      return Optional.of(
+          MetadataListing.of(
+              stores
+                  .targetStore(key.targetLocation())
+                  .listEntries(ReplicaLayout.metadataFolder(key.targetLocation()))));
+    } catch (IOException | RuntimeException e) {
+      return Optional.empty();
     }
   }
 

@@ -8,6 +8,7 @@ import io.icerepl.app.engine.SourceTable;
 import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.retention.RetentionOptions;
 import io.icerepl.app.service.ShiftableClock;
+import io.icerepl.app.service.status.ReplicationState;
 import io.icerepl.app.service.status.StatusBoard;
 import io.icerepl.copier.store.LocalObjectStore;
 import io.icerepl.copier.store.ObjectStore;
@@ -127,8 +128,11 @@ class ReconciliationPassCostTest {
     assertThat(source.count(Kind.LIST)).isEqualTo(6);
     assertThat(source.reads()).isEmpty();
     assertThat(source.count(Kind.HEAD)).isZero();
+    // each replica's metadata/ listed once, to see that nobody wrote into it
     for (Kind kind : Kind.values()) {
-      assertThat(target.count(kind)).as("replica %s requests", kind).isZero();
+      assertThat(target.count(kind))
+          .as("replica %s requests", kind)
+          .isEqualTo(kind == Kind.LIST ? 3 : 0);
     }
 
     b.append("y", 2);
@@ -168,6 +172,22 @@ class ReconciliationPassCostTest {
 
     assertThat(replicatedFile("t")).isEqualTo(newest);
     assertReplicaReadsLikeTheSource(t);
+  }
+
+  @Test
+  void aReplicaWrittenBehindTheReplicatorsBackIsRunAndShownDivergedThoughItsSourceListsAlike() {
+    table("t");
+    pass();
+    TableKey key = rules.keys(rule, "ns/t").get(0);
+    assertThat(board.get(key).orElseThrow().state()).isEqualTo(ReplicationState.IN_SYNC);
+    Table replica = SourceTable.TABLES.load(replicaLocation("t"));
+    replica.updateProperties().set("owner", "someone else").commit();
+    source.reset();
+
+    pass();
+
+    assertThat(source.reads()).isNotEmpty();
+    assertThat(board.get(key).orElseThrow().state()).isEqualTo(ReplicationState.DIVERGED);
   }
 
   private SourceTable table(String name) {
