@@ -7,6 +7,7 @@ import io.icerepl.lab.bench.BigMetadataBenchmark;
 import io.icerepl.lab.bench.IncrementalCostBenchmark;
 import io.icerepl.lab.bench.LagBenchmark;
 import io.icerepl.lab.bench.MemoryBenchmark;
+import io.icerepl.lab.bench.ReconcileBenchmark;
 import io.icerepl.lab.bench.StartupBenchmark;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -30,6 +31,7 @@ import picocli.CommandLine.Option;
       BenchmarkCommand.BackfillThroughput.class,
       BenchmarkCommand.Lag.class,
       BenchmarkCommand.Memory.class,
+      BenchmarkCommand.Reconcile.class,
       BenchmarkCommand.Startup.class,
       BenchmarkCommand.BigMetadata.class,
     })
@@ -237,6 +239,46 @@ final class BenchmarkCommand implements Callable<Integer> {
     public Integer call() throws Exception {
       new MemoryBenchmark(spec.commandLine().getOut())
           .run(work.resolve("memory"), files, manifests, threads.threads());
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "reconcile",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Reconciliation passes over many unchanged replicated tables under one rule (local files):",
+        "requests by kind (LIST, GET, HEAD, PUT, lease) and time per pass, against the pass that",
+        "triggers every table."
+      })
+  static final class Reconcile implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(
+        names = "--tables",
+        paramLabel = "<n>",
+        description = "Tables under the rule (default: ${DEFAULT-VALUE}).")
+    int tables = 10_000;
+
+    @Option(
+        names = "--passes",
+        paramLabel = "<n>",
+        description = "Unchanged and baseline passes, alternating (default: ${DEFAULT-VALUE}).")
+    int passes = 3;
+
+    @Option(
+        names = "--lanes",
+        paramLabel = "<n>",
+        description =
+            "Tables replicated at once, as concurrency.tables (default: ${DEFAULT-VALUE}).")
+    int lanes = 4;
+
+    @CommandLine.Mixin WorkDirOption work;
+
+    @Override
+    public Integer call() throws Exception {
+      new ReconcileBenchmark(spec.commandLine().getOut())
+          .run(work.resolve("reconcile"), tables, passes, lanes);
       return 0;
     }
   }
