@@ -96,10 +96,23 @@ public final class RequestCountingStore extends ForwardingObjectStore {
   }
 
   @Override
-  public void copyFrom(ObjectStore source, String sourcePath, String targetPath)
+  public boolean createIfAbsent(String path, Writer writer) throws IOException {
+    count(Kind.PUT, path);
+    return super.createIfAbsent(path, writer);
+  }
+
+  @Override
+  public OptionalLong copyFrom(
+      ObjectStore source, String sourcePath, String targetPath, long recordedLength)
       throws IOException {
     count(Kind.PUT, targetPath);
-    super.copyFrom(source, sourcePath, targetPath);
+    return super.copyFrom(source, sourcePath, targetPath, recordedLength);
+  }
+
+  @Override
+  public void listLengths(String folder, LengthConsumer each) throws IOException {
+    count(Kind.LIST, folder);
+    super.listLengths(folder, each);
   }
 
   @Override
