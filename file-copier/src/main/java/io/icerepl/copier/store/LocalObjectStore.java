@@ -99,6 +99,10 @@ public final class LocalObjectStore implements ObjectStore {
       }
       long length = Files.size(temp);
       Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      // a Hadoop writer (HadoopTables' version hint) leaves .<name>.crc beside its files, and
+      // Hadoop's local file system checks it on every read: replaced content makes it a stale
+      // checksum that fails the read, so it goes with the content it described
+      Files.deleteIfExists(target.resolveSibling("." + target.getFileName() + ".crc"));
       return length;
     } finally {
       Files.deleteIfExists(temp);

@@ -35,6 +35,20 @@ class LocalObjectStoreTest {
   }
 
   @Test
+  void aReplacedFileTakesTheChecksumAHadoopWriterLeftBesideItAlong() throws IOException {
+    Path folder = Files.createDirectories(dir.resolve("metadata"));
+    Files.writeString(folder.resolve("version-hint.text"), "1");
+    Files.write(folder.resolve(".version-hint.text.crc"), new byte[] {'c', 'r', 'c', 0});
+    Files.write(folder.resolve(".v1.metadata.json.crc"), new byte[] {'c', 'r', 'c', 0});
+
+    store.write(uri("metadata/version-hint.text"), out -> out.write(bytes("2")));
+
+    assertThat(Files.readString(folder.resolve("version-hint.text"))).isEqualTo("2");
+    assertThat(folder.resolve(".version-hint.text.crc")).doesNotExist();
+    assertThat(folder.resolve(".v1.metadata.json.crc")).exists();
+  }
+
+  @Test
   void createIfAbsentNeverReplacesAnExistingFile() throws IOException {
     assertThat(store.createIfAbsent(uri("metadata/v1.metadata.json"), bytes("first"))).isTrue();
     assertThat(store.createIfAbsent(uri("metadata/v1.metadata.json"), bytes("second"))).isFalse();
