@@ -172,13 +172,15 @@ final class CampaignCommand implements Runnable {
       mixinStandardHelpOptions = true,
       showDefaultValues = true,
       description = {
-        "Runs the disaster-recovery drill repeatedly on local files: a writer commits to a source table,",
-        "the service jar's replicate replicates it, the source commits 0-3 more times and is declared lost;",
-        "promote --mode now and later failback run as separate processes, each SIGKILLed 0-2 times at random",
-        "moments (within the duration measured on the first drill) and rerun until exit 0, with 1-3 commits",
-        "on the promoted table in between. The Iceberg library then reads both tables: every commit of either",
-        "writer must read in the original (the unreplicated ones under the printed orphan tags), and verify",
-        "must pass. Prints drills, kills, commits lost, RTO and RPO; exit 1 if a drill failed."
+        "Runs the disaster-recovery drill repeatedly on local files. A writer commits to a",
+        "source table, the service jar's replicate replicates it, the source commits 0-3",
+        "more times and is declared lost. promote --mode now, then failback run as separate",
+        "processes, each SIGKILLed 0-2 times at random moments (within its duration on the",
+        "first drill) and rerun until it exits 0; 1-3 commits land on the promoted table in",
+        "between. The Iceberg library then reads both tables: every commit of either writer",
+        "must read in the original (the unreplicated ones under the printed orphan tags),",
+        "and verify must pass. Prints drills, kills, commits lost, RTO and RPO; exit 1 if a",
+        "drill failed or lost a commit."
       })
   static final class Failover implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
