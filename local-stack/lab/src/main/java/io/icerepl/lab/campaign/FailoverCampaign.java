@@ -110,14 +110,13 @@ public final class FailoverCampaign {
         source.commit();
       }
       long lastReplicatedCommit = System.nanoTime();
-      Attempts replicate =
-          runToSuccess(
-              dir,
-              "replicate",
-              List.of("replicate", "--source", original, "--target", promoted),
-              0,
-              null,
-              promoted);
+      runToSuccess(
+          dir,
+          "replicate",
+          List.of("replicate", "--source", original, "--target", promoted),
+          0,
+          null,
+          promoted);
       // the source goes on committing; then it is lost before any of that is replicated
       for (int i = 0; i < rpoCommits; i++) {
         source.commitRows();
