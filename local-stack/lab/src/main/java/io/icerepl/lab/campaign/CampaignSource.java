@@ -11,30 +11,37 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionKey;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.hadoop.HadoopTables;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Types;
 
 /**
- * The source table of a campaign, written with the Iceberg library (S3FileIO) as an engine would:
- * appends, position deletes, one schema change, tags, a branch and source-side expiries (files
- * kept, so every version stays replicable). After each commit it records the rows of the new
- * snapshot, read back from the source, and hands the new metadata file to a publisher (the S3
- * event).
+ * The source table of a campaign, written with the Iceberg library as an engine would (S3FileIO on
+ * the embedded S3, or HadoopTables on local files): appends, position deletes, one schema change,
+ * tags, a branch and source-side expiries (files kept, so every version stays replicable). After
+ * each commit it records the rows of the new snapshot, read back from the source, and hands the new
+ * metadata file to a publisher (the S3 event).
  */
 final class CampaignSource implements AutoCloseable {
   static final String NAMESPACE = "ns";
   static final String TABLE = "events";
   private static final List<String> CATEGORIES = List.of("books", "games", "music", "films");
 
-  private final S3Warehouse warehouse;
+  private final Supplier<Table> creator;
+  private final AutoCloseable resources;
   private final Consumer<String> publisher;
   private final Random random;
   private final Map<Long, List<String>> rows = new LinkedHashMap<>();
@@ -53,17 +60,69 @@ final class CampaignSource implements AutoCloseable {
       String secretKey,
       Consumer<String> publisher,
       long seed) {
-    this.warehouse =
+    S3Warehouse warehouse =
         new S3Warehouse("s3://" + bucket + "/warehouse", endpoint, region, accessKey, secretKey);
+    this.creator = () -> warehouse.createSample(NAMESPACE, TABLE);
+    this.resources = warehouse;
     this.publisher = publisher;
     this.random = new Random(seed);
+  }
+
+  private CampaignSource(Supplier<Table> creator, Table table, long firstId, long seed) {
+    this.creator = creator;
+    this.resources = () -> {};
+    this.publisher = file -> {};
+    this.random = new Random(seed);
+    this.table = table;
+    this.nextId = firstId;
+    if (table != null) {
+      step = 1;
+      columnAdded = table.schema().findField("note") != null;
+    }
+  }
+
+  /**
+   * A source on local files written through {@link HadoopTables} (version hint, {@code v<N>}
+   * files), created at {@code location} by the first commit, with no events to publish.
+   */
+  static CampaignSource hadoopTable(String location, long seed) {
+    return new CampaignSource(() -> createSample(location), null, 1, seed);
+  }
+
+  /**
+   * A writer on an existing Hadoop table (e.g. a promoted replica), writing ids from {@code
+   * firstId} on so its rows never match the other writer's.
+   */
+  static CampaignSource existingHadoopTable(String location, long firstId, long seed) {
+    return new CampaignSource(
+        () -> {
+          throw new IllegalStateException("Cannot create " + location + ": it exists");
+        },
+        new HadoopTables(new Configuration()).load(location),
+        firstId,
+        seed);
+  }
+
+  /** The sample table {@link S3Warehouse#createSample} creates, on local files. */
+  private static Table createSample(String location) {
+    Schema schema =
+        new Schema(
+            Types.NestedField.required(1, "id", Types.LongType.get()),
+            Types.NestedField.required(2, "category", Types.StringType.get()),
+            Types.NestedField.optional(3, "amount", Types.DoubleType.get()));
+    return new HadoopTables(new Configuration())
+        .create(
+            schema,
+            PartitionSpec.builderFor(schema).identity("category").build(),
+            Map.of(TableProperties.FORMAT_VERSION, "2"),
+            location);
   }
 
   /** One commit; the first creates the table. */
   synchronized void commit() {
     String what;
     if (table == null) {
-      table = warehouse.createSample(NAMESPACE, TABLE);
+      table = creator.get();
       what = "create";
     } else {
       int phase = (int) (step % 10);
@@ -100,6 +159,22 @@ final class CampaignSource implements AutoCloseable {
       }
     }
     step++;
+    recordCommit(what);
+  }
+
+  /**
+   * One commit that writes rows: an append, or a position delete every other call. Each makes a
+   * snapshot, where {@link #commit()}'s cycle also moves refs and changes the schema.
+   */
+  synchronized void commitRows() {
+    if (table == null) {
+      throw new IllegalStateException("Cannot write rows: the table is not created yet");
+    }
+    step++;
+    recordCommit(step % 2 == 0 ? deleteOneRow() : append());
+  }
+
+  private void recordCommit(String what) {
     operations.merge(what, 1, Integer::sum);
     Snapshot current = table.currentSnapshot();
     if (current != null && !rows.containsKey(current.snapshotId())) {
@@ -198,7 +273,7 @@ final class CampaignSource implements AutoCloseable {
   }
 
   @Override
-  public void close() {
-    warehouse.close();
+  public void close() throws Exception {
+    resources.close();
   }
 }

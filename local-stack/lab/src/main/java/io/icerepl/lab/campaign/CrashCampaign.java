@@ -363,13 +363,12 @@ public final class CrashCampaign {
       if (seconds.isEmpty()) {
         return "no start reached ready";
       }
-      List<Double> sorted = seconds.stream().sorted().toList();
-      int n = sorted.size();
-      double median =
-          n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
       return String.format(
           "%.1f s / %.1f s (%d starts measured, min %.1f s)",
-          median, sorted.get(n - 1), n, sorted.get(0));
+          Spread.median(seconds),
+          Spread.max(seconds),
+          seconds.size(),
+          seconds.stream().mapToDouble(Double::doubleValue).min().orElseThrow());
     }
   }
 
@@ -399,18 +398,11 @@ public final class CrashCampaign {
   }
 
   private Process startService(List<String> serviceArgs, int port, Path log) throws IOException {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(settings.jvmOptions());
-    command.add("-jar");
-    command.add(settings.jar().toString());
-    command.add("serve");
-    command.add("--server.port=" + port);
-    command.addAll(serviceArgs);
-    return new ProcessBuilder(command)
-        .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-        .start();
+    List<String> arguments = new ArrayList<>();
+    arguments.add("serve");
+    arguments.add("--server.port=" + port);
+    arguments.addAll(serviceArgs);
+    return new ServiceJar(settings.jar(), settings.jvmOptions()).start(log, arguments);
   }
 
   private static boolean isReady(int port) {

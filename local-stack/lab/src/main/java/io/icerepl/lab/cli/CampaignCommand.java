@@ -3,6 +3,7 @@ package io.icerepl.lab.cli;
 import io.icerepl.app.cli.SeedOption;
 import io.icerepl.app.cli.WorkDirOption;
 import io.icerepl.lab.campaign.CrashCampaign;
+import io.icerepl.lab.campaign.FailoverCampaign;
 import io.icerepl.lab.campaign.FaultCampaign;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -15,15 +16,24 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code campaign crash|faults}: proves the service loses nothing under crashes and S3/SQS faults.
+ * {@code campaign crash|faults|failover}: proves the service loses nothing under crashes, S3/SQS
+ * faults and killed failovers.
  */
 @Command(
     name = "campaign",
     mixinStandardHelpOptions = true,
     description =
         "Fault campaigns on the embedded S3 and SQS, printing their figures and an OK/FAILED verdict.",
-    subcommands = {CampaignCommand.Crash.class, CampaignCommand.Faults.class})
+    subcommands = {
+      CampaignCommand.Crash.class,
+      CampaignCommand.Faults.class,
+      CampaignCommand.Failover.class
+    })
 final class CampaignCommand implements Runnable {
+  /** JVM options of the service processes a campaign starts: small heap, quick start. */
+  private static final List<String> SERVICE_JVM_OPTIONS =
+      List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
@@ -90,8 +100,7 @@ final class CampaignCommand implements Runnable {
     @Option(
         names = "--service-jvm-option",
         description = "JVM options of the service process (default: ${DEFAULT-VALUE}).")
-    List<String> jvmOptions =
-        new ArrayList<>(List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+    List<String> jvmOptions = new ArrayList<>(SERVICE_JVM_OPTIONS);
 
     @Override
     public Integer call() throws Exception {
@@ -155,6 +164,55 @@ final class CampaignCommand implements Runnable {
     public Integer call() throws Exception {
       PrintWriter out = spec.commandLine().getOut();
       return new FaultCampaign(rates, commits, seed.seed(), convergeTimeout, out).run() ? 0 : 1;
+    }
+  }
+
+  @Command(
+      name = "failover",
+      mixinStandardHelpOptions = true,
+      showDefaultValues = true,
+      description = {
+        "Runs the disaster-recovery drill repeatedly on local files. A writer commits to a",
+        "source table, the service jar's replicate replicates it, the source commits 0-3",
+        "more times and is declared lost. promote --mode now, then failback run as separate",
+        "processes, each SIGKILLed 0-2 times at random moments (within its duration on the",
+        "first drill) and rerun until it exits 0; 1-3 commits land on the promoted table in",
+        "between. The Iceberg library then reads both tables: every commit of either writer",
+        "must read in the original (the unreplicated ones under the printed orphan tags),",
+        "and verify must pass. Prints drills, kills, commits lost, RTO and RPO; exit 1 if a",
+        "drill failed or lost a commit."
+      })
+  static final class Failover implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--drills", paramLabel = "<n>", description = "Drills to run.")
+    int drills = 5;
+
+    @CommandLine.Mixin SeedOption seed;
+
+    @Option(
+        names = "--jar",
+        paramLabel = "<service jar>",
+        description = "The service jar whose commands the drills run.")
+    Path jar = Path.of("replicator-app", "target", "replicator-app.jar");
+
+    @CommandLine.Mixin WorkDirOption work;
+
+    @Override
+    public Integer call() throws Exception {
+      if (!java.nio.file.Files.isRegularFile(jar)) {
+        throw new IllegalArgumentException(
+            "Cannot run the failover campaign: no service jar at "
+                + jar.toAbsolutePath()
+                + " (build it with mvn package, or give it with --jar)");
+      }
+      PrintWriter out = spec.commandLine().getOut();
+      FailoverCampaign campaign =
+          new FailoverCampaign(
+              new FailoverCampaign.Settings(
+                  drills, seed.seed(), jar, work.dir().orElse(null), SERVICE_JVM_OPTIONS),
+              out);
+      return campaign.run() ? 0 : 1;
     }
   }
 }

@@ -20,7 +20,10 @@ class LabCliTest {
         .contains("--local", "--demo-interval");
     assertThat(run("benchmark", "--help"))
         .contains("incremental-cost", "backfill-throughput", "lag", "memory");
-    assertThat(run("campaign", "--help")).contains("crash", "faults");
+    assertThat(run("campaign", "--help")).contains("crash", "faults", "failover");
+    assertThat(run("campaign", "failover", "--help"))
+        .contains("--drills=<n>", "Default: 5", "--seed=<n>", "--work-dir=<folder>")
+        .contains("replicator-app/target/replicator-app.jar");
     assertThat(run("campaign", "crash", "--help"))
         .contains("replicator-app/target/replicator-app.jar");
   }

@@ -28,6 +28,11 @@ class LabSharedOptionsTest {
     assertThat(this.<CampaignCommand.Crash>parse("campaign", "crash", "--work-dir", "w").work.dir())
         .contains(Path.of("w"));
     assertThat(this.<CampaignCommand.Crash>parse("campaign", "crash").work.dir()).isEmpty();
+    assertThat(
+            this.<CampaignCommand.Failover>parse("campaign", "failover", "--work-dir", "w")
+                .work
+                .dir())
+        .contains(Path.of("w"));
   }
 
   @Test
@@ -41,6 +46,9 @@ class LabSharedOptionsTest {
     assertThat(this.<CampaignCommand.Faults>parse("campaign", "faults", "--seed", "7").seed.seed())
         .isEqualTo(7);
     assertThat(this.<CampaignCommand.Crash>parse("campaign", "crash").seed.seed()).isEqualTo(1);
+    assertThat(
+            this.<CampaignCommand.Failover>parse("campaign", "failover", "--seed", "7").seed.seed())
+        .isEqualTo(7);
   }
 
   @Test
