@@ -24,7 +24,7 @@ import software.amazon.awssdk.services.s3control.model.S3MetadataDirective;
  * The S3 Control calls of S3 Batch Operations copy jobs of one account: create one, find one by its
  * description, and read where one stands.
  */
-public final class BatchJobs {
+public final class BatchJobs implements AutoCloseable {
   private final S3ControlClient client;
   private final String accountId;
 
@@ -152,6 +152,12 @@ public final class BatchJobs {
         progress == null ? 0 : orZero(progress.numberOfTasksFailed()),
         progress == null ? 0 : orZero(progress.totalNumberOfTasks()),
         reasons);
+  }
+
+  /** Closes the client. */
+  @Override
+  public void close() {
+    client.close();
   }
 
   /**

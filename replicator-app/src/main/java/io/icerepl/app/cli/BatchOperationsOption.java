@@ -1,21 +1,19 @@
 package io.icerepl.app.cli;
 
-import io.icerepl.app.engine.batch.BatchJobListener;
+import io.icerepl.app.engine.batch.BatchOperations;
 import io.icerepl.app.engine.batch.BatchOperationsOptions;
-import io.icerepl.app.engine.batch.BatchPreCopy;
 import io.icerepl.copier.batch.BatchJobs;
 import io.icerepl.merge.retention.Durations;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Optional;
 import picocli.CommandLine.Option;
-import software.amazon.awssdk.services.s3control.S3ControlClient;
 
 /**
  * Whether a backfill hands its byte-for-byte copies to S3 Batch Operations first, and when: the
- * role turns it on. The client it opens is closed with this.
+ * role turns it on.
  */
-public final class BatchOperationsOption implements AutoCloseable {
+public final class BatchOperationsOption {
   @Option(
       names = "--batch-operations-role",
       paramLabel = "<arn>",
@@ -33,22 +31,30 @@ public final class BatchOperationsOption implements AutoCloseable {
   @Option(
       names = "--batch-operations-min-files",
       paramLabel = "<n>",
-      description = "Files still missing on the target from which a job is created.")
-  long minFiles = BatchOperationsOptions.DEFAULT_MIN_FILES;
+      description =
+          "Files still missing on the target from which a job is created. Default:"
+              + " replicator.batch-operations.min-files of --config, else "
+              + BatchOperationsOptions.DEFAULT_MIN_FILES
+              + ".")
+  Long minFiles;
 
   @Option(
       names = "--batch-operations-min-bytes",
       paramLabel = "<bytes>",
       description =
-          "Bytes still missing on the target from which a job is created (either minimum"
-              + " suffices).")
-  long minBytes = BatchOperationsOptions.DEFAULT_MIN_BYTES;
+          "Bytes still missing on the target from which a job is created; either minimum suffices."
+              + " Default: replicator.batch-operations.min-bytes of --config, else "
+              + BatchOperationsOptions.DEFAULT_MIN_BYTES
+              + " (1 TiB).")
+  Long minBytes;
 
   @Option(
       names = "--batch-operations-poll-interval",
       paramLabel = "<duration>",
-      description = "How often a running job is asked where it stands (units ms, s, m, h).")
-  String pollInterval = "30s";
+      description =
+          "How often a running job is asked where it stands (units ms, s, m, h). Default:"
+              + " replicator.batch-operations.poll-interval of --config, else 30s.")
+  String pollInterval;
 
   @Option(
       names = "--batch-operations-endpoint",
@@ -58,39 +64,31 @@ public final class BatchOperationsOption implements AutoCloseable {
           "S3 Control endpoint instead of AWS's, asked without the account id host prefix.")
   URI endpoint;
 
-  private S3ControlClient client;
-
-  public BatchOperationsOptions options() {
+  /**
+   * These options over {@code configured}: each option given replaces its setting, and a role given
+   * turns the phase on.
+   */
+  public BatchOperationsOptions options(BatchOperationsOptions configured) {
     return new BatchOperationsOptions(
-        Optional.ofNullable(role),
-        Optional.ofNullable(account),
-        minFiles,
-        minBytes,
-        Duration.ofMillis(Durations.parseMillis(pollInterval)),
-        BatchOperationsOptions.DEFAULT_PRIORITY);
+        Optional.ofNullable(role).or(configured::roleArn),
+        Optional.ofNullable(account).or(configured::accountId),
+        minFiles != null ? minFiles : configured.minFiles(),
+        minBytes != null ? minBytes : configured.minBytes(),
+        pollInterval != null
+            ? Duration.ofMillis(Durations.parseMillis(pollInterval))
+            : configured.pollInterval(),
+        configured.priority());
   }
 
   /**
-   * The pre-copy phase, when the role is given.
+   * The pre-copy of the command's backfills; the caller closes it.
    *
-   * @param region the target bucket's region, where the job runs
+   * @param region the target bucket's region, where the jobs run
+   * @param configured the settings of a configuration file, or {@link BatchOperationsOptions#OFF}
    */
-  public Optional<BatchPreCopy> preCopy(String region, BatchJobListener listener) {
-    BatchOperationsOptions options = options();
-    if (!options.enabled()) {
-      return Optional.empty();
-    }
-    if (client == null) {
-      client = BatchJobs.client(region, Optional.ofNullable(endpoint));
-    }
-    return Optional.of(
-        new BatchPreCopy(options, new BatchJobs(client, options.account()), listener));
-  }
-
-  @Override
-  public void close() {
-    if (client != null) {
-      client.close();
-    }
+  public BatchOperations open(String region, BatchOperationsOptions configured) {
+    Optional<URI> at = Optional.ofNullable(endpoint);
+    return new BatchOperations(
+        options(configured), account -> new BatchJobs(BatchJobs.client(region, at), account));
   }
 }

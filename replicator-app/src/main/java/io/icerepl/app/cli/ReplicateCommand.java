@@ -5,6 +5,8 @@ import io.icerepl.app.engine.ReplicationSummary;
 import io.icerepl.app.engine.SourceHeadResolver;
 import io.icerepl.app.engine.TableReplicator;
 import io.icerepl.app.engine.batch.BatchJobListener;
+import io.icerepl.app.engine.batch.BatchOperations;
+import io.icerepl.app.engine.batch.BatchOperationsOptions;
 import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.catalog.CatalogHeadResolver;
 import io.icerepl.app.engine.catalog.CatalogRegistrars;
@@ -113,7 +115,8 @@ public final class ReplicateCommand implements Callable<Integer> {
     ExecutorService executor = Executors.newFixedThreadPool(threads.threads());
     try (StoreOptions opened = stores;
         CatalogClients catalogs = new CatalogClients();
-        BatchOperationsOption batch = batchOperations) {
+        BatchOperations batch =
+            batchOperations.open(stores.targetRegion(), BatchOperationsOptions.OFF)) {
       Optional<CatalogHeadResolver> sourceHead =
           sourceTable.map(
               t -> {
@@ -148,7 +151,7 @@ public final class ReplicateCommand implements Callable<Integer> {
                     options,
                     progress.listener(),
                     new TableCatalogs(sourceHead.map(SourceHeadResolver.class::cast), registrar),
-                    batch.preCopy(stores.targetRegion(), batchLines(progress)))
+                    batch.preCopy(batchLines(progress)))
                 .replicate(sourceLocation, targetLocation, Optional.ofNullable(sourceMetadata));
       } finally {
         progress.clear();

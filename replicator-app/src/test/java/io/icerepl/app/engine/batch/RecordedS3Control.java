@@ -59,13 +59,16 @@ final class RecordedS3Control implements AutoCloseable {
     server.start();
   }
 
+  URI endpoint() {
+    return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
+  }
+
   /** The real SDK client, reaching this server. */
   S3ControlClient client() {
     return S3ControlClient.builder()
-        .endpointOverride(URI.create("http://127.0.0.1:" + server.getAddress().getPort()))
+        .endpointOverride(endpoint())
         // the endpoint rules put the account id before even an overridden host name
-        .endpointProvider(
-            BatchJobs.endpointAt(URI.create("http://127.0.0.1:" + server.getAddress().getPort())))
+        .endpointProvider(BatchJobs.endpointAt(endpoint()))
         .region(Region.US_EAST_1)
         .credentialsProvider(
             StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local-secret")))
