@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -46,6 +47,10 @@ public record CompletionReport(
   public static CompletionReport read(ObjectStore store, String reportPath, String jobId)
       throws IOException {
     String manifest = reportPath + "/job-" + jobId + "/manifest.json";
+    if (store.length(manifest).isEmpty()) {
+      // asked first: reading a missing key may answer 403 where listing is scoped
+      throw new NoSuchFileException(manifest);
+    }
     JsonNode results;
     try (InputStream in = store.open(manifest)) {
       results = JSON.readTree(in).path("Results");

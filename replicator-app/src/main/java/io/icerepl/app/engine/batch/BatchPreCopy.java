@@ -269,6 +269,11 @@ public final class BatchPreCopy {
   }
 
   private static Optional<String> readMarker(ObjectStore target, String marker) throws IOException {
+    // asked first: under a role that may not list the bucket unscoped, reading a missing key
+    // answers 403, not 404
+    if (target.length(marker).isEmpty()) {
+      return Optional.empty();
+    }
     try (InputStream in = target.open(marker)) {
       String id = new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
       return id.isEmpty() ? Optional.empty() : Optional.of(id);
