@@ -165,6 +165,38 @@ class BatchPreCopyTest {
   }
 
   @Test
+  void filesTheTargetHoldsWithTheirLengthAreNotInTheManifest() throws Exception {
+    List<String> dataFiles = dataFiles();
+    String inPlace = dataFiles.get(0);
+    String truncated = dataFiles.get(1);
+    target.copyFrom(source, inPlace, replicaPath(inPlace), -1);
+    target.write(replicaPath(truncated), out -> out.write(new byte[] {1, 2, 3}));
+
+    replicator(options(1), this::hear).replicate(table.location(), TARGET, Optional.empty());
+
+    String token = BatchPreCopy.token(table.location(), TARGET, S3Warehouse.metadataFile(table));
+    String manifest = read(ReplicaLayout.batchJobFolder(TARGET, token) + "/manifest.csv");
+    assertThat(manifest.split("\n")).hasSize(dataFiles.size() - 1);
+    assertThat(manifest)
+        .doesNotContain(JobManifestCsv.encode(inPlace.substring("s3://source/".length())))
+        .contains(JobManifestCsv.encode(truncated.substring("s3://source/".length())));
+    assertReplicaReadsAsSource();
+  }
+
+  @Test
+  void aRoleThatIsNotAnIamRoleArnIsRefused() {
+    assertThatThrownBy(() -> BatchOperationsOptions.withRole("arn:aws:s3:::bucket"))
+        .hasMessage(
+            "Cannot use arn:aws:s3:::bucket as the S3 Batch Operations role: not an IAM role ARN");
+    assertThat(BatchOperationsOptions.withRole(RecordedS3Control.ROLE).account())
+        .isEqualTo(RecordedS3Control.ACCOUNT);
+  }
+
+  private String replicaPath(String sourcePath) {
+    return TARGET + sourcePath.substring(table.location().length());
+  }
+
+  @Test
   void rerunAfterACrashFollowsTheSameJob() throws Exception {
     assertThatThrownBy(
             () ->
