@@ -160,27 +160,13 @@ public final class BatchJobs implements AutoCloseable {
     client.close();
   }
 
-  /**
-   * The account of a role ARN ({@code arn:aws:iam::123456789012:role/name}).
-   *
-   * @throws IllegalArgumentException when {@code roleArn} is not an IAM role ARN
-   */
-  public static String accountOf(String roleArn) {
-    String[] parts = roleArn.split(":", 6);
-    if (parts.length != 6
-        || !parts[0].equals("arn")
-        || !parts[2].equals("iam")
-        || !parts[4].matches("\\d{12}")
-        || !parts[5].startsWith("role/")) {
-      throw new IllegalArgumentException(
-          "Cannot use " + roleArn + " as the S3 Batch Operations role: not an IAM role ARN");
+  /** The partition of an ARN ({@code aws}, {@code aws-cn}, {@code aws-us-gov}). */
+  private static String partitionOf(String arn) {
+    String[] parts = arn.split(":", 3);
+    if (parts.length < 3 || !parts[0].equals("arn") || parts[1].isEmpty()) {
+      throw new IllegalArgumentException("Cannot use " + arn + " as an ARN: no partition");
     }
-    return parts[4];
-  }
-
-  private static String partitionOf(String roleArn) {
-    accountOf(roleArn);
-    return roleArn.split(":", 3)[1];
+    return parts[1];
   }
 
   private static String bucketArn(String partition, String bucket) {

@@ -1,6 +1,5 @@
 package io.icerepl.app.engine.batch;
 
-import io.icerepl.copier.batch.BatchJobs;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -43,7 +42,7 @@ public record BatchOperationsOptions(
   public BatchOperationsOptions {
     Objects.requireNonNull(roleArn, "roleArn");
     Objects.requireNonNull(accountId, "accountId");
-    roleArn.ifPresent(BatchJobs::accountOf);
+    roleArn.ifPresent(BatchOperationsOptions::accountOf);
     if (minFiles < 1 || minBytes < 1) {
       throw new IllegalArgumentException(
           "Cannot use S3 Batch Operations: the minimum files and bytes must be positive, got "
@@ -75,7 +74,26 @@ public record BatchOperationsOptions(
 
   /** The account jobs are created in: the one given, else the role's. */
   public String account() {
-    return accountId.orElseGet(() -> BatchJobs.accountOf(roleArn.orElseThrow()));
+    return accountId.orElseGet(() -> accountOf(roleArn.orElseThrow()));
+  }
+
+  /**
+   * The account of a role ARN ({@code arn:aws:iam::123456789012:role/name}). Here, not beside the
+   * S3 Control client, so that options read without the phase load no AWS class.
+   *
+   * @throws IllegalArgumentException when {@code roleArn} is not an IAM role ARN
+   */
+  static String accountOf(String roleArn) {
+    String[] parts = roleArn.split(":", 6);
+    if (parts.length != 6
+        || !parts[0].equals("arn")
+        || !parts[2].equals("iam")
+        || !parts[4].matches("\\d{12}")
+        || !parts[5].startsWith("role/")) {
+      throw new IllegalArgumentException(
+          "Cannot use " + roleArn + " as the S3 Batch Operations role: not an IAM role ARN");
+    }
+    return parts[4];
   }
 
   /** Whether a copy of this many files and bytes is worth a job. */

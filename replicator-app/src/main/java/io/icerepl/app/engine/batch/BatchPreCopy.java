@@ -133,10 +133,9 @@ public final class BatchPreCopy {
               + (done.failureReasons().isEmpty()
                   ? "no reason given"
                   : String.join("; ", done.failureReasons()))
-              + "); its folder "
-              + folder
-              + " names it, and a rerun follows it: remove the folder, or backfill without S3"
-              + " Batch Operations, to copy in this process");
+              + "); a rerun follows the same job, whose client token the table, the replica and"
+              + " the source metadata file fix: backfill without S3 Batch Operations to copy in"
+              + " this process");
     }
     report(table, target, folder, done);
     return Optional.of(done);
