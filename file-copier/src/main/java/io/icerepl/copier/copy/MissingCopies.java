@@ -40,8 +40,10 @@ public final class MissingCopies {
 
   /**
    * Hands each byte-for-byte file the merge's snapshots reach through live entries, and that the
-   * target lacks with its recorded length, to {@code each}, once. Unreadable metadata is left to
-   * the ordinary pass, which names it: a manifest or list missing at the source is skipped here.
+   * target lacks with its recorded length, to {@code each}: once where its folder could be listed
+   * (a file of a folder asked per file may come twice, and is then copied twice). Unreadable
+   * metadata is left to the ordinary pass, which names it: a manifest or list missing at the source
+   * is skipped here.
    *
    * @throws UncheckedIOException when the source or the target cannot be read
    */
