@@ -27,7 +27,23 @@ class ReplicatorTemplateTest {
           "s3:PutObjectAcl");
 
   private final Template template = Template.load(Template.REPLICATOR);
-  private final List<Statement> taskRole = template.statementsOfRole("TaskRole");
+
+  /**
+   * The task role's statements, but those that create and follow S3 Batch Operations jobs: IAM
+   * gives CreateJob and ListJobs no resource, so they are checked apart ({@code
+   * taskRoleCreatesOnlyCopyJobsAndPassesOnlyTheJobRole}).
+   */
+  private final List<Statement> taskRole =
+      template.statementsOfRole("TaskRole").stream()
+          .filter(s -> !s.policy().equals("BatchOperationsJobsPolicy"))
+          .toList();
+
+  private final List<Statement> batchJobs =
+      template.statementsOfRole("TaskRole").stream()
+          .filter(s -> s.policy().equals("BatchOperationsJobsPolicy"))
+          .toList();
+
+  private final List<Statement> batchRole = template.statementsOfRole("BatchOperationsRole");
 
   @Test
   void replicaBucketIsTheTargetBucketParameter() {
@@ -85,8 +101,125 @@ class ReplicatorTemplateTest {
         .containsExactlyInAnyOrder(
             "${ReplicaBucket.Arn}/${TargetPrefix}*", "${ReplicaBucket.Arn}/${LockPrefix}*");
     JsonNode exceptRole = deny.condition().path("ArnNotEquals").path("aws:PrincipalArn");
-    assertThat(Template.renderAll(exceptRole))
+    assertThat(Template.renderAll(exceptRole).stream().filter(r -> !r.contains("Fn::If")).toList())
         .containsExactlyInAnyOrder("${TaskRole.Arn}", BREAK_GLASS_ROLE);
+    // and the S3 Batch Operations role, only where the template creates it
+    JsonNode batch = exceptRole.get(2).path("Fn::If");
+    assertThat(exceptRole).hasSize(3);
+    assertThat(batch.get(0).asText()).isEqualTo("HasBatchOperations");
+    assertThat(Template.render(batch.get(1))).isEqualTo("${BatchOperationsRole.Arn}");
+    assertThat(Template.render(batch.get(2))).isEqualTo("${AWS::NoValue}");
+  }
+
+  @Test
+  void batchOperationsAreOffByDefaultAndEverythingOfThemHangsOnTheirCondition() {
+    assertThat(template.section("Parameters").get("EnableBatchOperations").path("Default").asText())
+        .isEqualTo("false");
+    for (String id :
+        List.of("BatchOperationsRole", "BatchOperationsCopyPolicy", "BatchOperationsJobsPolicy")) {
+      assertThat(template.resource(id).path("Condition").asText())
+          .as(id)
+          .isEqualTo("HasBatchOperations");
+    }
+    assertThat(template.resource("BatchOperationsSourceKeyPolicy").path("Condition").asText())
+        .isEqualTo("HasBatchOperationsAndSourceKmsKey");
+    JsonNode trust =
+        template
+            .properties("BatchOperationsRole")
+            .path("AssumeRolePolicyDocument")
+            .path("Statement");
+    assertThat(trust).hasSize(1);
+    assertThat(trust.get(0).path("Principal").path("Service").asText())
+        .isEqualTo("batchoperations.s3.amazonaws.com");
+    assertThat(
+            Template.render(
+                trust.get(0).path("Condition").path("StringEquals").path("aws:SourceAccount")))
+        .isEqualTo("${AWS::AccountId}");
+  }
+
+  @Test
+  void batchOperationsRoleCopiesFromTheSourcePrefixIntoTheReplicaPrefixOnly() {
+    assertThat(batchRole).isNotEmpty().allSatisfy(s -> assertThat(s.allows()).isTrue());
+    assertThat(PolicyChecks.wildcardActions(batchRole)).isEmpty();
+    assertThat(PolicyChecks.wildcardResources(batchRole)).isEmpty();
+    assertThat(PolicyChecks.actionsOutsideServices(batchRole, Set.of("s3", "kms"))).isEmpty();
+    assertThat(
+            batchRole.stream()
+                .filter(s -> s.resources().stream().anyMatch(r -> r.startsWith(SOURCE_BUCKET)))
+                .flatMap(s -> s.resources().stream()))
+        .containsOnly(SOURCE_OBJECTS + "*");
+    assertThat(
+            batchRole.stream()
+                .filter(s -> s.resources().stream().anyMatch(r -> r.startsWith(SOURCE_BUCKET)))
+                .flatMap(s -> s.actions().stream()))
+        .containsExactlyInAnyOrder("s3:GetObject", "s3:GetObjectVersion", "s3:GetObjectTagging");
+    String hidden = REPLICA_OBJECTS + "*/metadata/.replicator-batch/*/";
+    assertThat(actionsOn(batchRole, REPLICA_OBJECTS + "*"))
+        .containsExactlyInAnyOrder("s3:PutObject", "s3:PutObjectTagging");
+    assertThat(actionsOn(batchRole, hidden + "manifest.csv"))
+        .containsExactlyInAnyOrder("s3:GetObject", "s3:GetObjectVersion");
+    assertThat(actionsOn(batchRole, hidden + "report/job-*")).containsExactly("s3:PutObject");
+    assertThat(batchRole.stream().flatMap(s -> s.actions().stream()))
+        .noneMatch(a -> a.startsWith("s3:Delete") || a.equals("s3:ListBucket"));
+    assertThat(
+            PolicyChecks.grantsOutside(
+                batchRole, "kms", Set.of("${ReplicaKey.Arn}", "${SourceKmsKeyArn}")))
+        .isEmpty();
+  }
+
+  @Test
+  void taskRoleCreatesOnlyCopyJobsAndPassesOnlyTheJobRole() {
+    assertThat(batchJobs.stream().flatMap(s -> s.actions().stream()))
+        .containsExactlyInAnyOrder("s3:CreateJob", "s3:ListJobs", "s3:DescribeJob", "iam:PassRole");
+    for (Statement s : batchJobs) {
+      assertThat(s.actions()).as(s.toString()).hasSize(1);
+      switch (s.actions().get(0)) {
+        case "s3:CreateJob" -> {
+          assertThat(s.resources()).containsExactly("*");
+          assertThat(s.condition().path("StringEquals").path("s3:RequestJobOperation").asText())
+              .isEqualTo("S3PutObjectCopy");
+        }
+        case "s3:ListJobs" -> assertThat(s.resources()).containsExactly("*");
+        case "s3:DescribeJob" ->
+            assertThat(s.resources())
+                .containsExactly("arn:${AWS::Partition}:s3:${AWS::Region}:${AWS::AccountId}:job/*");
+        default -> {
+          assertThat(s.resources()).containsExactly("${BatchOperationsRole.Arn}");
+          assertThat(s.condition().path("StringEquals").path("iam:PassedToService").asText())
+              .isEqualTo("batchoperations.s3.amazonaws.com");
+        }
+      }
+    }
+  }
+
+  @Test
+  void theContainerIsToldTheBatchOperationsRoleOnlyWhenTheTemplateCreatesIt() {
+    List<String> told = new java.util.ArrayList<>();
+    for (JsonNode e :
+        template
+            .properties("TaskDefinition")
+            .path("ContainerDefinitions")
+            .get(0)
+            .path("Environment")) {
+      if (e.path("Fn::If").path(0).asText().equals("HasBatchOperations")) {
+        told.add(
+            e.path("Fn::If").get(1).path("Name").asText()
+                + "="
+                + Template.render(e.path("Fn::If").get(1).path("Value")));
+        assertThat(Template.render(e.path("Fn::If").get(2))).isEqualTo("${AWS::NoValue}");
+      }
+    }
+    assertThat(told)
+        .containsExactlyInAnyOrder(
+            "REPLICATOR_BATCHOPERATIONS_ENABLED=true",
+            "REPLICATOR_BATCHOPERATIONS_ROLEARN=${BatchOperationsRole.Arn}");
+  }
+
+  private static List<String> actionsOn(List<Statement> statements, String resource) {
+    return statements.stream()
+        .filter(s -> s.resources().contains(resource))
+        .flatMap(s -> s.actions().stream())
+        .toList();
   }
 
   @Test

@@ -50,6 +50,19 @@ public final class ReplicaLayout {
     return TableLayout.join(metadataFolder(location), STATE_FILE);
   }
 
+  /** Folder of S3 Batch Operations copy jobs of a replica, hidden beside its metadata. */
+  public static final String BATCH_FOLDER = ".replicator-batch";
+
+  /**
+   * The folder of one S3 Batch Operations job of a replica: its CSV manifest, the marker naming the
+   * job, and its completion report.
+   *
+   * @param token the job's client request token
+   */
+  public static String batchJobFolder(String location, String token) {
+    return TableLayout.join(TableLayout.join(metadataFolder(location), BATCH_FOLDER), token);
+  }
+
   /**
    * Key of a table's lease object in the table's bucket: outside the table, so its readers and its
    * retention never see it, and of fixed length whatever the location.

@@ -1,9 +1,9 @@
 package io.icerepl.copier.s3;
 
 /** A bucket and key parsed from {@code s3://}, {@code s3a://} or {@code s3n://} (one store). */
-record S3Location(String bucket, String key) {
+public record S3Location(String bucket, String key) {
 
-  static S3Location parse(String path) {
+  public static S3Location parse(String path) {
     int schemeEnd = path.indexOf("://");
     String scheme = schemeEnd < 0 ? "" : path.substring(0, schemeEnd);
     if (!scheme.equals("s3") && !scheme.equals("s3a") && !scheme.equals("s3n")) {

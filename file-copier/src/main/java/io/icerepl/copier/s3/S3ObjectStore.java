@@ -535,6 +535,27 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     return locks.lock(location);
   }
 
+  /**
+   * The object's ETag as S3 reports it (quotes removed), empty when it does not exist: S3 Batch
+   * Operations names its manifest by it.
+   */
+  public Optional<String> eTag(String path) throws IOException {
+    S3Location at = S3Location.parse(path);
+    try {
+      String etag =
+          calls
+              .run(
+                  "get the ETag of",
+                  path,
+                  at,
+                  () -> client.headObject(b -> b.bucket(at.bucket()).key(at.key())))
+              .eTag();
+      return Optional.ofNullable(etag).map(e -> e.replace("\"", ""));
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    }
+  }
+
   /** The lease object that {@link #lock} writes for {@code location}. */
   public String leasePath(String location) {
     return locks.leaseOf(location).toString();

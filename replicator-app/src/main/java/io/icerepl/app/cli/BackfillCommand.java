@@ -2,6 +2,7 @@ package io.icerepl.app.cli;
 
 import io.icerepl.app.engine.backfill.Backfill;
 import io.icerepl.app.engine.backfill.TableOutcome;
+import io.icerepl.app.engine.batch.BatchOperations;
 import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.worker.SchemeStores;
 import io.icerepl.app.service.config.ConfigurationFile;
@@ -53,6 +54,8 @@ public final class BackfillCommand implements Callable<Integer> {
 
   @CommandLine.Mixin ThreadsOption threads;
 
+  @CommandLine.Mixin BatchOperationsOption batchOperations;
+
   @Override
   public Integer call() throws InterruptedException {
     if (tablesInParallel < 1) {
@@ -68,7 +71,11 @@ public final class BackfillCommand implements Callable<Integer> {
                 new S3Resilience(S3Stores.resilience(settings.s3())),
                 Clock.systemUTC(),
                 List.of());
-        CatalogClients catalogs = new CatalogClients()) {
+        CatalogClients catalogs = new CatalogClients();
+        BatchOperations batch =
+            batchOperations.open(
+                settings.s3().target().region(),
+                EngineSettings.batchOperations(settings.replicator()))) {
       Backfill backfill =
           new Backfill(
               EngineSettings.tableRules(settings.replicator(), Optional.of(settings.s3())),
@@ -77,7 +84,8 @@ public final class BackfillCommand implements Callable<Integer> {
               files,
               EngineSettings.replication(settings.replicator()),
               catalogs,
-              tablesInParallel);
+              tablesInParallel,
+              batch);
       List<TableOutcome> outcomes = backfill.run(new BackfillLines(out));
       BackfillLines.summary(out, outcomes);
       return outcomes.stream().anyMatch(TableOutcome::failed) ? 1 : 0;

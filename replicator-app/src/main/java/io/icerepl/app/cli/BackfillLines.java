@@ -4,10 +4,13 @@ import io.icerepl.app.engine.ReplicationSummary;
 import io.icerepl.app.engine.backfill.BackfillListener;
 import io.icerepl.app.engine.backfill.TableOutcome;
 import io.icerepl.app.engine.worker.TableKey;
+import io.icerepl.copier.batch.JobProgress;
 import io.icerepl.copier.copy.CopyProgress;
 import java.io.PrintWriter;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /** A backfill's progress as one line per finished table, and its summary as a table. */
 final class BackfillLines implements BackfillListener {
@@ -16,6 +19,7 @@ final class BackfillLines implements BackfillListener {
   private int done;
   private long files;
   private long bytes;
+  private final Map<TableKey, JobProgress> lastJobs = new HashMap<>();
 
   BackfillLines(PrintWriter out) {
     this.out = out;
@@ -30,6 +34,24 @@ final class BackfillLines implements BackfillListener {
 
   @Override
   public void copying(TableKey key, CopyProgress progress) {}
+
+  /** A line each time a table's S3 Batch Operations job changes. */
+  @Override
+  public synchronized void batchJob(TableKey key, JobProgress job) {
+    if (job.equals(lastJobs.put(key, job))) {
+      return;
+    }
+    out.printf(
+        Locale.ROOT,
+        "batch job %s: %s %s, %d of %d tasks succeeded, %d failed%n",
+        key.table() + " -> " + key.target(),
+        job.jobId(),
+        job.status(),
+        job.succeeded(),
+        job.total(),
+        job.failed());
+    out.flush();
+  }
 
   @Override
   public synchronized void finished(TableOutcome outcome) {

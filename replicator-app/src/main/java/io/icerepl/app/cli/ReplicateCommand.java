@@ -4,12 +4,16 @@ import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.ReplicationSummary;
 import io.icerepl.app.engine.SourceHeadResolver;
 import io.icerepl.app.engine.TableReplicator;
+import io.icerepl.app.engine.batch.BatchJobListener;
+import io.icerepl.app.engine.batch.BatchOperations;
+import io.icerepl.app.engine.batch.BatchOperationsOptions;
 import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.catalog.CatalogHeadResolver;
 import io.icerepl.app.engine.catalog.CatalogRegistrars;
 import io.icerepl.app.engine.catalog.CatalogSpec;
 import io.icerepl.app.engine.catalog.ReplicaRegistrar;
 import io.icerepl.app.engine.catalog.TableCatalogs;
+import io.icerepl.copier.batch.JobProgress;
 import io.icerepl.merge.path.PathMapping;
 import java.io.PrintWriter;
 import java.time.Clock;
@@ -78,6 +82,8 @@ public final class ReplicateCommand implements Callable<Integer> {
 
   @CommandLine.Mixin ThreadsOption threads;
 
+  @CommandLine.Mixin BatchOperationsOption batchOperations;
+
   @Override
   public Integer call() {
     List<PathMapping.Prefix> prefixes = new ArrayList<>();
@@ -108,7 +114,9 @@ public final class ReplicateCommand implements Callable<Integer> {
         targetCatalog.catalogTable(sourceTable.map(CatalogTable::identifier));
     ExecutorService executor = Executors.newFixedThreadPool(threads.threads());
     try (StoreOptions opened = stores;
-        CatalogClients catalogs = new CatalogClients()) {
+        CatalogClients catalogs = new CatalogClients();
+        BatchOperations batch =
+            batchOperations.open(stores.targetRegion(), BatchOperationsOptions.OFF)) {
       Optional<CatalogHeadResolver> sourceHead =
           sourceTable.map(
               t -> {
@@ -142,7 +150,8 @@ public final class ReplicateCommand implements Callable<Integer> {
                     executor,
                     options,
                     progress.listener(),
-                    new TableCatalogs(sourceHead.map(SourceHeadResolver.class::cast), registrar))
+                    new TableCatalogs(sourceHead.map(SourceHeadResolver.class::cast), registrar),
+                    batch.preCopy(batchLines(progress)))
                 .replicate(sourceLocation, targetLocation, Optional.ofNullable(sourceMetadata));
       } finally {
         progress.clear();
@@ -156,6 +165,35 @@ public final class ReplicateCommand implements Callable<Integer> {
     } finally {
       executor.shutdownNow();
     }
+  }
+
+  /**
+   * Where an S3 Batch Operations job stands, on the error stream beside the progress bar: one line
+   * each time it changes.
+   */
+  private BatchJobListener batchLines(ProgressBar.Drawing progress) {
+    PrintWriter err = spec.commandLine().getErr();
+    JobProgress[] last = {null};
+    return (table, job) -> {
+      if (job.equals(last[0])) {
+        return;
+      }
+      last[0] = job;
+      progress.clear();
+      err.println(
+          "batch job          "
+              + job.jobId()
+              + " "
+              + job.status()
+              + ": "
+              + job.succeeded()
+              + " of "
+              + job.total()
+              + " tasks succeeded, "
+              + job.failed()
+              + " failed");
+      err.flush();
+    };
   }
 
   /** Prints a run's figures, one per line. */

@@ -125,6 +125,11 @@ final class StoreOptions implements AutoCloseable {
     return defaults;
   }
 
+  /** The target side's S3 region. */
+  String targetRegion() {
+    return side(targetEndpoint, targetRegion).region();
+  }
+
   private S3Endpoint side(URI sideEndpoint, String sideRegion) {
     return new S3Endpoint(
         Optional.ofNullable(sideEndpoint != null ? sideEndpoint : endpoint),

@@ -1,5 +1,6 @@
 package io.icerepl.app.engine;
 
+import io.icerepl.app.engine.batch.BatchPreCopy;
 import io.icerepl.app.engine.catalog.ReplicaRegistrar;
 import io.icerepl.app.engine.catalog.TableCatalogs;
 import io.icerepl.app.engine.promote.PromotedReplicaException;
@@ -62,6 +63,7 @@ public final class TableReplicator {
   private final SourceHeadResolver headResolver;
   private final Optional<ReplicaRegistrar> registrar;
   private final PendingDeletion pendingDeletion;
+  private final Optional<BatchPreCopy> batchPreCopy;
 
   /**
    * The replica version this replicator published last: a version file is written once and never
@@ -102,6 +104,22 @@ public final class TableReplicator {
       ReplicationOptions options,
       CopyProgress.Listener progress,
       TableCatalogs catalogs) {
+    this(source, target, clock, executor, options, progress, catalogs, Optional.empty());
+  }
+
+  /**
+   * As above, handing the byte-for-byte copies of a backfill to S3 Batch Operations first where
+   * {@code batchPreCopy} finds it worth a job.
+   */
+  public TableReplicator(
+      ObjectStore source,
+      ObjectStore target,
+      Clock clock,
+      ExecutorService executor,
+      ReplicationOptions options,
+      CopyProgress.Listener progress,
+      TableCatalogs catalogs,
+      Optional<BatchPreCopy> batchPreCopy) {
     this.source = source;
     this.target = target;
     this.clock = clock;
@@ -117,6 +135,7 @@ public final class TableReplicator {
     this.registrar = catalogs.registrar();
     this.pendingDeletion =
         new PendingDeletion(target, replicaFiles, RetentionSettings.defaults().batchSize());
+    this.batchPreCopy = batchPreCopy;
   }
 
   /**
@@ -325,6 +344,9 @@ public final class TableReplicator {
       MergeResult merge = MetadataMerge.merge(request.build());
       rememberPrefixes(targetLocation, prefixes, lock);
       Optional<TableMetadata> replicaMetadata = replica.map(ReplicaHead::metadata);
+      if (replica.isEmpty() && batchPreCopy.isPresent()) {
+        batchPreCopy.get().run(table, source, target, targetLocation, file, merge, mapping, lock);
+      }
       PlanExecutor.Outcome outcome;
       try {
         outcome =

@@ -1,5 +1,6 @@
 package io.icerepl.app.service;
 
+import io.icerepl.app.engine.batch.BatchOperations;
 import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.worker.CatalogTableLocations;
 import io.icerepl.app.engine.worker.Reconciler;
@@ -15,6 +16,7 @@ import io.icerepl.app.service.events.EventIntake;
 import io.icerepl.app.service.events.EventParser;
 import io.icerepl.app.service.s3.S3Properties;
 import io.icerepl.app.service.status.StatusBoard;
+import io.icerepl.copier.batch.BatchJobs;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.Optional;
@@ -63,6 +65,20 @@ class ServiceConfiguration {
     return new TableDiscovery(stores.getIfAvailable(SchemeStores::local), catalogs);
   }
 
+  /**
+   * The S3 Batch Operations pre-copy of backfills; its S3 Control client, in the target side's
+   * region where the jobs run, is opened on the first job.
+   */
+  @Bean(destroyMethod = "close")
+  BatchOperations batchOperations(
+      ReplicatorProperties properties, ObjectProvider<S3Properties> s3) {
+    String region =
+        Optional.ofNullable(s3.getIfAvailable()).map(p -> p.target().region()).orElse("us-east-1");
+    return new BatchOperations(
+        EngineSettings.batchOperations(properties),
+        account -> new BatchJobs(BatchJobs.client(region, Optional.empty()), account));
+  }
+
   /** Closed after the coordinator, which depends on it, has let running work finish. */
   @Bean(destroyMethod = "close")
   TableRunner tableRunner(
@@ -72,7 +88,8 @@ class ServiceConfiguration {
       TableRules rules,
       StatusBoard board,
       CatalogClients catalogs,
-      CatalogTableLocations catalogLocations) {
+      CatalogTableLocations catalogLocations,
+      BatchOperations batchOperations) {
     ExecutorService fileExecutor =
         Executors.newFixedThreadPool(
             properties.concurrency().tables() * properties.concurrency().filesPerTable(),
@@ -85,7 +102,8 @@ class ServiceConfiguration {
         rules,
         board,
         catalogs,
-        catalogLocations);
+        catalogLocations,
+        batchOperations);
   }
 
   @Bean(destroyMethod = "close")

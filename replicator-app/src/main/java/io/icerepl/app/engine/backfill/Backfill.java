@@ -2,6 +2,7 @@ package io.icerepl.app.engine.backfill;
 
 import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.ReplicationSummary;
+import io.icerepl.app.engine.batch.BatchOperations;
 import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.failback.FailbackReport;
 import io.icerepl.app.engine.promote.PromotionResult;
@@ -15,6 +16,7 @@ import io.icerepl.app.engine.worker.TableRule;
 import io.icerepl.app.engine.worker.TableRules;
 import io.icerepl.app.engine.worker.TableRunner;
 import io.icerepl.app.engine.worker.TableStatus;
+import io.icerepl.copier.batch.JobProgress;
 import io.icerepl.copier.copy.CopyProgress;
 import java.time.Clock;
 import java.time.Duration;
@@ -63,6 +65,30 @@ public final class Backfill {
       ReplicationOptions options,
       CatalogClients catalogs,
       int tablesInParallel) {
+    this(
+        rules,
+        stores,
+        clock,
+        fileExecutor,
+        options,
+        catalogs,
+        tablesInParallel,
+        BatchOperations.OFF);
+  }
+
+  /**
+   * As above, handing the byte-for-byte copies of each table to S3 Batch Operations first where
+   * {@code batchOperations} finds it worth a job.
+   */
+  public Backfill(
+      TableRules rules,
+      StoreFactory stores,
+      Clock clock,
+      ExecutorService fileExecutor,
+      ReplicationOptions options,
+      CatalogClients catalogs,
+      int tablesInParallel,
+      BatchOperations batchOperations) {
     if (tablesInParallel < 1) {
       throw new IllegalArgumentException(
           "Cannot backfill: tables in parallel must be at least 1, got " + tablesInParallel);
@@ -80,7 +106,8 @@ public final class Backfill {
             rules,
             new Outcomes(),
             catalogs,
-            new CatalogTableLocations());
+            new CatalogTableLocations(),
+            batchOperations);
   }
 
   /**
@@ -227,6 +254,11 @@ public final class Backfill {
 
     @Override
     public void failedBack(TableKey key, FailbackReport report) {}
+
+    @Override
+    public void batchJob(TableKey key, JobProgress job) {
+      listener.batchJob(key, job);
+    }
   }
 
   private static final class TableThreads implements ThreadFactory {

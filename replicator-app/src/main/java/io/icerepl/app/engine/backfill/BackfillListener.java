@@ -1,6 +1,7 @@
 package io.icerepl.app.engine.backfill;
 
 import io.icerepl.app.engine.worker.TableKey;
+import io.icerepl.copier.batch.JobProgress;
 import io.icerepl.copier.copy.CopyProgress;
 
 /** Follows a backfill; called from its tables' threads, so implementations must be thread-safe. */
@@ -24,4 +25,7 @@ public interface BackfillListener {
   void copying(TableKey key, CopyProgress progress);
 
   void finished(TableOutcome outcome);
+
+  /** Where the S3 Batch Operations job of one table's backfill stands, each time it is asked. */
+  default void batchJob(TableKey key, JobProgress job) {}
 }

@@ -8,6 +8,7 @@ import io.icerepl.app.engine.SourceHeadResolver;
 import io.icerepl.app.engine.TableHeads;
 import io.icerepl.app.engine.TableReplicationException;
 import io.icerepl.app.engine.TableReplicator;
+import io.icerepl.app.engine.batch.BatchOperations;
 import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.catalog.CatalogHeadResolver;
 import io.icerepl.app.engine.catalog.CatalogRegistrars;
@@ -69,6 +70,7 @@ public final class TableRunner implements AutoCloseable {
   private final TableStatus board;
   private final CatalogClients catalogs;
   private final CatalogTableLocations catalogLocations;
+  private final BatchOperations batchOperations;
 
   /**
    * For each key whose last run (or restore) found its replica holding the source head with nothing
@@ -96,6 +98,32 @@ public final class TableRunner implements AutoCloseable {
       TableStatus board,
       CatalogClients catalogs,
       CatalogTableLocations catalogLocations) {
+    this(
+        stores,
+        clock,
+        fileExecutor,
+        options,
+        rules,
+        board,
+        catalogs,
+        catalogLocations,
+        BatchOperations.OFF);
+  }
+
+  /**
+   * As above, handing the byte-for-byte copies of each backfill to S3 Batch Operations first where
+   * {@code batchOperations} finds it worth a job; the board hears where the job stands.
+   */
+  public TableRunner(
+      StoreFactory stores,
+      Clock clock,
+      ExecutorService fileExecutor,
+      ReplicationOptions options,
+      TableRules rules,
+      TableStatus board,
+      CatalogClients catalogs,
+      CatalogTableLocations catalogLocations,
+      BatchOperations batchOperations) {
     this.stores = stores;
     this.clock = clock;
     this.fileExecutor = fileExecutor;
@@ -104,6 +132,7 @@ public final class TableRunner implements AutoCloseable {
     this.board = board;
     this.catalogs = catalogs;
     this.catalogLocations = catalogLocations;
+    this.batchOperations = batchOperations;
   }
 
   /**
@@ -173,7 +202,8 @@ public final class TableRunner implements AutoCloseable {
             fileExecutor,
             optionsOf(key, source.location()),
             progress -> board.progress(key, progress),
-            source.catalogs());
+            source.catalogs(),
+            batchOperations.preCopy((table, job) -> board.batchJob(key, job)));
     ReplicationResult result;
     try {
       result = replicator.replicateIfChanged(source.location(), key.targetLocation());

@@ -4,6 +4,7 @@ import io.icerepl.app.engine.ReplicationSummary;
 import io.icerepl.app.engine.failback.FailbackReport;
 import io.icerepl.app.engine.promote.PromotionResult;
 import io.icerepl.app.engine.verify.VerifyReport;
+import io.icerepl.copier.batch.JobProgress;
 import io.icerepl.copier.copy.CopyProgress;
 
 /** Told where each table stands as runs and discovery go; the service's status board listens. */
@@ -44,4 +45,7 @@ public interface TableStatus {
 
   /** The key's promoted replica was failed back into its original location. */
   void failedBack(TableKey key, FailbackReport report);
+
+  /** Where the S3 Batch Operations job of the key's backfill stands, each time it is asked. */
+  default void batchJob(TableKey key, JobProgress job) {}
 }

@@ -1,6 +1,7 @@
 package io.icerepl.app.service.config;
 
 import io.icerepl.app.engine.ReplicationOptions;
+import io.icerepl.app.engine.batch.BatchOperationsOptions;
 import io.icerepl.app.engine.catalog.CatalogSpec;
 import io.icerepl.app.engine.retention.RetentionOptions;
 import io.icerepl.app.engine.worker.RuleCatalog;
@@ -24,6 +25,21 @@ public final class EngineSettings {
   /**
    * How each table's run goes; files put in place at once per table is the per-table concurrency.
    */
+  /** The S3 Batch Operations pre-copy settings; off unless enabled. */
+  public static BatchOperationsOptions batchOperations(ReplicatorProperties properties) {
+    ReplicatorProperties.BatchOperations batch = properties.batchOperations();
+    if (!batch.enabled()) {
+      return BatchOperationsOptions.OFF;
+    }
+    return new BatchOperationsOptions(
+        Optional.of(batch.roleArn()),
+        Optional.ofNullable(batch.accountId()).filter(a -> !a.isBlank()),
+        batch.minFiles(),
+        batch.minBytes().toBytes(),
+        batch.pollInterval(),
+        batch.priority());
+  }
+
   public static ReplicationOptions replication(ReplicatorProperties properties) {
     return new ReplicationOptions(
         List.of(),

@@ -34,6 +34,7 @@ import org.springframework.validation.annotation.Validated;
  * @param maxMetadataBytes the largest metadata file read, decompressed (default 256MB, binary
  *     units)
  * @param limits bounds on what events can make the service hold
+ * @param batchOperations when a backfill hands its byte-for-byte copies to S3 Batch Operations
  */
 @Validated
 @ConfigurationProperties("replicator")
@@ -46,7 +47,8 @@ public record ReplicatorProperties(
     @Valid @DefaultValue Sqs sqs,
     @DefaultValue("false") boolean coalesceVersions,
     @NotNull @DefaultValue("256MB") DataSize maxMetadataBytes,
-    @Valid @DefaultValue Limits limits) {
+    @Valid @DefaultValue Limits limits,
+    @Valid @DefaultValue BatchOperations batchOperations) {
 
   public ReplicatorProperties {
     rules = List.copyOf(rules);
@@ -287,4 +289,35 @@ public record ReplicatorProperties(
       @DefaultValue("iceberg-replicator-events") String queue,
       String deadLetterQueue,
       @NotNull @DefaultValue("PT1M") Duration deadLetterPollInterval) {}
+
+  /**
+   * The S3 Batch Operations pre-copy of huge backfills: an S3 Batch Operations job copies a
+   * backfill's data and delete files when source and target are on S3, the target only adds a key
+   * prefix, and what is missing reaches a minimum; the service's own pass then copies the rest.
+   *
+   * @param enabled create jobs (default false)
+   * @param roleArn the role S3 Batch Operations assumes (required when enabled)
+   * @param accountId the account jobs are created in (default: the role's)
+   * @param minFiles files missing on the target from which a job is created (default 100000)
+   * @param minBytes bytes missing on the target from which a job is created, either minimum
+   *     sufficing (default 1TB, binary units)
+   * @param pollInterval how often a running job is asked where it stands (default PT30S)
+   * @param priority the jobs' priority (default 10)
+   */
+  public record BatchOperations(
+      @DefaultValue("false") boolean enabled,
+      String roleArn,
+      String accountId,
+      @Min(1) @DefaultValue("100000") long minFiles,
+      @NotNull @DefaultValue("1TB") DataSize minBytes,
+      @NotNull @DefaultValue("PT30S") Duration pollInterval,
+      @Min(0) @DefaultValue("10") int priority) {
+    public BatchOperations {
+      if (enabled && (roleArn == null || roleArn.isBlank())) {
+        throw new IllegalArgumentException(
+            "replicator.batch-operations.role-arn is required when"
+                + " replicator.batch-operations.enabled is true");
+      }
+    }
+  }
 }

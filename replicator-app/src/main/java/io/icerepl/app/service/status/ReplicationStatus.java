@@ -35,6 +35,8 @@ import java.time.Instant;
  * @param lastFailback the last fail-back of the promoted replica since the service started: where
  *     it went and the tags that keep the old source's orphan commits (null before; the tags are
  *     kept for good in the original's replica state)
+ * @param batchJob the S3 Batch Operations job of the replica's backfill since the service started
+ *     (null when none)
  */
 public record ReplicationStatus(
     String rule,
@@ -56,4 +58,18 @@ public record ReplicationStatus(
     long commitsTotal,
     long bytesCopiedTotal,
     VerifyReport lastVerify,
-    FailbackReport lastFailback) {}
+    FailbackReport lastFailback,
+    BatchJob batchJob) {
+
+  /**
+   * The S3 Batch Operations job of the replica's backfill, as last asked.
+   *
+   * @param id the job's id
+   * @param status its status ({@code New}, {@code Preparing}, {@code Active}, {@code Complete},
+   *     {@code Failed}, {@code Cancelled}, ...)
+   * @param succeeded tasks succeeded so far
+   * @param failed tasks failed so far (the replicator's own pass copies their files)
+   * @param total the job's tasks
+   */
+  public record BatchJob(String id, String status, long succeeded, long failed, long total) {}
+}

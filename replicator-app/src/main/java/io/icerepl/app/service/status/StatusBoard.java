@@ -9,6 +9,7 @@ import io.icerepl.app.engine.verify.VerifyReport;
 import io.icerepl.app.engine.worker.Observation;
 import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.engine.worker.TableStatus;
+import io.icerepl.copier.batch.JobProgress;
 import io.icerepl.merge.error.DivergedReplicaException;
 import io.icerepl.merge.error.ReplicationException;
 import io.icerepl.merge.state.Promotion;
@@ -390,6 +391,17 @@ public final class StatusBoard implements TableStatus {
     }
   }
 
+  /** Where the S3 Batch Operations job of the key's backfill stands. */
+  @Override
+  public void batchJob(TableKey key, JobProgress job) {
+    Entry e = entry(key);
+    synchronized (e) {
+      e.batchJob =
+          new ReplicationStatus.BatchJob(
+              job.jobId(), job.status(), job.succeeded(), job.failed(), job.total());
+    }
+  }
+
   public List<ReplicationStatus> all() {
     long now = clock.millis();
     return entries.entrySet().stream()
@@ -498,6 +510,7 @@ public final class StatusBoard implements TableStatus {
     long bytesPending;
     VerifyReport lastVerify;
     FailbackReport lastFailback;
+    ReplicationStatus.BatchJob batchJob;
 
     Entry(Counter commits, Counter bytes, Counter failures, long watchedSinceMs) {
       this.commits = commits;
@@ -549,7 +562,8 @@ public final class StatusBoard implements TableStatus {
           (long) commits.count(),
           (long) bytes.count(),
           lastVerify,
-          lastFailback);
+          lastFailback,
+          batchJob);
     }
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icerepl.app.engine.ReplicationOptions;
+import io.icerepl.app.engine.batch.BatchOperationsOptions;
 import io.icerepl.app.engine.catalog.CatalogSpec;
 import io.icerepl.app.engine.worker.RuleTarget;
 import io.icerepl.app.engine.worker.TableRule;
@@ -51,6 +52,37 @@ class EngineSettingsTest {
     assertThat(rule.retention().expire().retainLast()).contains(3);
     assertThat(rule.retention().maxRefAgeMs()).isEmpty();
     assertThat(rule.retention().replicaOwnsFiles()).isFalse();
+  }
+
+  @Test
+  void batchOperationsMapOntoTheEngineOptionsAndStayOffUnlessEnabled() {
+    ReplicatorProperties on =
+        bind(
+            Map.of(
+                "replicator.batch-operations.enabled", "true",
+                "replicator.batch-operations.role-arn", "arn:aws:iam::111122223333:role/batch",
+                "replicator.batch-operations.min-files", "5000",
+                "replicator.batch-operations.min-bytes", "2GB",
+                "replicator.batch-operations.poll-interval", "PT5S",
+                "replicator.batch-operations.priority", "42"));
+
+    assertThat(EngineSettings.batchOperations(on))
+        .isEqualTo(
+            new BatchOperationsOptions(
+                Optional.of("arn:aws:iam::111122223333:role/batch"),
+                Optional.empty(),
+                5000,
+                2L << 30,
+                Duration.ofSeconds(5),
+                42));
+    assertThat(EngineSettings.batchOperations(on).account()).isEqualTo("111122223333");
+    assertThat(
+            EngineSettings.batchOperations(
+                bind(
+                    Map.of(
+                        "replicator.batch-operations.role-arn",
+                        "arn:aws:iam::111122223333:role/batch"))))
+        .isEqualTo(BatchOperationsOptions.OFF);
   }
 
   @Test
