@@ -49,11 +49,6 @@ public abstract class ForwardingObjectStore implements ObjectStore {
     return delegate.createIfAbsent(path, content);
   }
 
-  @Override
-  public boolean createIfAbsent(String path, Writer writer) throws IOException {
-    return delegate.createIfAbsent(path, writer);
-  }
-
   /** Copies from the store {@code source} forwards to, so a server-side copy stays possible. */
   @Override
   public OptionalLong copyFrom(

@@ -96,12 +96,6 @@ public final class RequestCountingStore extends ForwardingObjectStore {
   }
 
   @Override
-  public boolean createIfAbsent(String path, Writer writer) throws IOException {
-    count(Kind.PUT, path);
-    return super.createIfAbsent(path, writer);
-  }
-
-  @Override
   public OptionalLong copyFrom(
       ObjectStore source, String sourcePath, String targetPath, long recordedLength)
       throws IOException {

@@ -1,6 +1,5 @@
 package io.icerepl.merge.failback;
 
-import io.icerepl.merge.error.ConflictException;
 import io.icerepl.merge.model.Snapshot;
 import io.icerepl.merge.model.TableMetadata;
 import java.time.Instant;
@@ -49,7 +48,6 @@ public record Orphans(List<Long> snapshotIds, List<OrphanTag> tags) {
    *     replica): not orphans, the old source only kept them longer
    * @param tagPrefix the tags' name prefix
    * @param failbackTimeMs the fail-back's time, which names the tags (passed in: no clock here)
-   * @throws ConflictException when a tag's name is already a ref of either table
    */
   public static Orphans find(
       TableMetadata promoted,
@@ -73,22 +71,24 @@ public record Orphans(List<Long> snapshotIds, List<OrphanTag> tags) {
       if (!orphanSet.contains(ref.getValue())) {
         continue;
       }
-      String name = MAIN.equals(ref.getKey()) ? stamp : stamp + "-" + ref.getKey();
-      if (promoted.refs().containsKey(name) || original.refs().containsKey(name)) {
-        throw new ConflictException(
-            "Cannot keep orphan snapshot "
-                + ref.getValue()
-                + " of ref '"
-                + ref.getKey()
-                + "' of table "
-                + original.location()
-                + ": a ref named '"
-                + name
-                + "' already exists; choose another tag prefix");
+      String base = MAIN.equals(ref.getKey()) ? stamp : stamp + "-" + ref.getKey();
+      // two fail-backs within one second (back and forth) would name their tags alike: a name in
+      // use takes the next free number, and the names chosen are recorded before anything is
+      // copied, so a rerun keeps them
+      String name = base;
+      for (int n = 2; taken(name, promoted, original, tags); n++) {
+        name = base + "-" + n;
       }
       tags.add(new OrphanTag(name, ref.getKey(), ref.getValue()));
     }
     return new Orphans(orphanIds, tags);
+  }
+
+  private static boolean taken(
+      String name, TableMetadata promoted, TableMetadata original, List<OrphanTag> chosen) {
+    return promoted.refs().containsKey(name)
+        || original.refs().containsKey(name)
+        || chosen.stream().anyMatch(t -> t.tag().equals(name));
   }
 
   /** The tags as refs: name → snapshot id. */

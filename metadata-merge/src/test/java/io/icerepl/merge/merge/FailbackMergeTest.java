@@ -81,7 +81,7 @@ class FailbackMergeTest {
   }
 
   @Test
-  void aTagNameAlreadyInUseIsRefused() {
+  void aTagNameAlreadyInUseTakesTheNextFreeNumber() {
     MetadataJson promoted = promoted(2);
     promoted
         .json
@@ -89,12 +89,19 @@ class FailbackMergeTest {
         .putObject("failback-orphan-20261130T180000Z")
         .put("snapshot-id", 21)
         .put("type", "tag");
+    promoted
+        .json
+        .with("refs")
+        .putObject("failback-orphan-20261130T180000Z-2")
+        .put("snapshot-id", 21)
+        .put("type", "tag");
 
-    assertThatThrownBy(() -> orphans(promoted.build(), original(2).build()))
-        .isInstanceOf(ConflictException.class)
-        .hasMessage(
-            "Cannot keep orphan snapshot 10 of ref 'main' of table s3://source/db/t: a ref named"
-                + " 'failback-orphan-20261130T180000Z' already exists; choose another tag prefix");
+    Orphans orphans = orphans(promoted.build(), original(2).build());
+
+    assertThat(orphans.tags())
+        .containsExactly(
+            new Orphans.OrphanTag("failback-orphan-20261130T180000Z-3", "main", 10),
+            new Orphans.OrphanTag("failback-orphan-20261130T180000Z-audit", "audit", 11));
   }
 
   @ParameterizedTest
