@@ -56,36 +56,13 @@ final class RestRegistrar extends EntryRegistrar {
       // already the promoted version, or a commit writers made on it since
       return Optional.of(Registration.UNCHANGED);
     }
-    if (!ReplicaVersions.isReplica(replicaLocation, entry)) {
-      throw diverged(
-          promotedFile, entryFile, "which the replicator did not write for this replica");
-    }
-    ReplicaVersions.Version current =
+    held(
+        replicaLocation,
         new ReplicaVersions.Version(
             ReplicaVersions.number(replicaLocation, promotedFile).orElseThrow(),
             promotedFile,
-            promoted);
-    ReplicaVersions.Version held =
-        versions
-            .withToken(replicaLocation, current, ReplicaVersions.token(entry))
-            .orElseThrow(
-                () ->
-                    diverged(
-                        promotedFile,
-                        entryFile,
-                        "whose commit token is that of no replica version the promoted version's"
-                            + " metadata-log names"));
-    List<String> changed = TableContent.of(held.metadata()).differences(TableContent.of(entry));
-    if (!changed.isEmpty()) {
-      throw diverged(
-          promotedFile,
-          entryFile,
-          "changed through the catalog after the replicator registered "
-              + held.file()
-              + " (its "
-              + String.join(", ", changed)
-              + " differ)");
-    }
+            promoted),
+        entry);
     catalog.dropTable(identifier, false);
     return registerNew(promotedFile).map(registered -> Registration.ADVANCED);
   }
@@ -99,37 +76,12 @@ final class RestRegistrar extends EntryRegistrar {
       return registerNew(metadataFile);
     }
     TableMetadata entry = operations.current();
-    String entryFile = entry.metadataFileLocation();
-    if (!ReplicaVersions.isReplica(replicaLocation, entry)) {
-      throw diverged(
-          metadataFile, entryFile, "which the replicator did not write for this replica");
-    }
     ReplicaVersions.Version current =
         new ReplicaVersions.Version(
             ReplicaVersions.number(replicaLocation, metadataFile).orElseThrow(),
             metadataFile,
             versions.readPublished(metadataFile));
-    ReplicaVersions.Version held =
-        versions
-            .withToken(replicaLocation, current, ReplicaVersions.token(entry))
-            .orElseThrow(
-                () ->
-                    diverged(
-                        metadataFile,
-                        entryFile,
-                        "whose commit token is that of no replica version the replica's"
-                            + " metadata-log names"));
-    List<String> changed = TableContent.of(held.metadata()).differences(TableContent.of(entry));
-    if (!changed.isEmpty()) {
-      throw diverged(
-          metadataFile,
-          entryFile,
-          "changed through the catalog after the replicator registered "
-              + held.file()
-              + " (its "
-              + String.join(", ", changed)
-              + " differ)");
-    }
+    ReplicaVersions.Version held = held(replicaLocation, current, entry);
     if (held.number() >= current.number()) {
       return Optional.of(Registration.UNCHANGED);
     }
@@ -155,5 +107,43 @@ final class RestRegistrar extends EntryRegistrar {
       }
     }
     return Optional.of(Registration.ADVANCED);
+  }
+
+  /**
+   * The replica version the entry holds, matched by its commit token among those {@code current}'s
+   * metadata-log names.
+   *
+   * @throws io.icerepl.merge.error.DivergedReplicaException when the entry is no replica version,
+   *     or was changed through the catalog since the replicator registered it
+   */
+  private ReplicaVersions.Version held(
+      String replicaLocation, ReplicaVersions.Version current, TableMetadata entry) {
+    String entryFile = entry.metadataFileLocation();
+    if (!ReplicaVersions.isReplica(replicaLocation, entry)) {
+      throw diverged(
+          current.file(), entryFile, "which the replicator did not write for this replica");
+    }
+    ReplicaVersions.Version held =
+        versions
+            .withToken(replicaLocation, current, ReplicaVersions.token(entry))
+            .orElseThrow(
+                () ->
+                    diverged(
+                        current.file(),
+                        entryFile,
+                        "whose commit token is that of no replica version the replica's"
+                            + " metadata-log names"));
+    List<String> changed = TableContent.of(held.metadata()).differences(TableContent.of(entry));
+    if (!changed.isEmpty()) {
+      throw diverged(
+          current.file(),
+          entryFile,
+          "changed through the catalog after the replicator registered "
+              + held.file()
+              + " (its "
+              + String.join(", ", changed)
+              + " differ)");
+    }
+    return held;
   }
 }
