@@ -350,16 +350,19 @@ public final class PlanExecutor {
       long last = lastLogNanos.get();
       if (now - last > LOG_INTERVAL_NANOS && lastLogNanos.compareAndSet(last, now)) {
         LOG.info(
-            "{}: copied {}/{} files, {}/{} bytes{}, {} MiB/s, {}",
+            "{}: copied {}/{} files, {}/{}{}, {}/s, {}",
             table,
             progress.filesDone(),
             progress.filesTotal(),
-            progress.bytesDone(),
-            progress.bytesTotal(),
+            HumanUnits.bytes(progress.bytesDone()),
+            HumanUnits.bytes(progress.bytesTotal()),
             progress.planComplete() ? "" : " planned so far",
-            String.format("%.1f", progress.bytesPerSecond() / (1024 * 1024)),
+            HumanUnits.bytes((long) progress.bytesPerSecond()),
             progress.planComplete()
-                ? progress.eta().map(d -> "about " + d + " left").orElse("time left unknown")
+                ? progress
+                    .eta()
+                    .map(d -> "about " + HumanUnits.time(d) + " left")
+                    .orElse("time left unknown")
                 : "still planning");
       }
     }

@@ -26,8 +26,11 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.ChecksumMode;
 import software.amazon.awssdk.services.s3.model.ChecksumType;
 import software.amazon.awssdk.services.s3.model.CommonPrefix;
+import software.amazon.awssdk.services.s3.model.DeleteObjectsResponse;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
+import software.amazon.awssdk.services.s3.model.ObjectIdentifier;
+import software.amazon.awssdk.services.s3.model.S3Error;
 import software.amazon.awssdk.services.s3.model.S3Object;
 import software.amazon.awssdk.transfer.s3.S3TransferManager;
 
@@ -41,6 +44,9 @@ import software.amazon.awssdk.transfer.s3.S3TransferManager;
 public final class S3ObjectStore implements ObjectStore, AutoCloseable {
   /** S3 accepts at most this many parts per upload. */
   private static final int MAX_PARTS = 10_000;
+
+  /** The most keys one DeleteObjects request may name. */
+  private static final int MAX_KEYS_PER_DELETE = 1_000;
 
   private final S3Client client;
   private final S3AsyncClient asyncClient;
@@ -527,6 +533,56 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
           "delete", path, at, () -> client.deleteObject(b -> b.bucket(at.bucket()).key(at.key())));
     } catch (NoSuchFileException e) {
       // Already gone is what a delete wants.
+    }
+  }
+
+  /**
+   * One DeleteObjects request per run of at most 1,000 keys of one bucket, instead of a
+   * DeleteObject per key: an expiry of a large history deletes tens of thousands of files. A key S3
+   * could not delete fails the call, naming it and S3's code; the keys of later requests are not
+   * touched.
+   */
+  @Override
+  public void deleteAll(List<String> paths) throws IOException {
+    int start = 0;
+    while (start < paths.size()) {
+      String bucket = S3Location.parse(paths.get(start)).bucket();
+      List<ObjectIdentifier> keys = new ArrayList<>();
+      int end = start;
+      while (end < paths.size() && keys.size() < MAX_KEYS_PER_DELETE) {
+        S3Location at = S3Location.parse(paths.get(end));
+        if (!at.bucket().equals(bucket)) {
+          break;
+        }
+        keys.add(ObjectIdentifier.builder().key(at.key()).build());
+        end++;
+      }
+      String first = paths.get(start);
+      DeleteObjectsResponse response =
+          calls.run(
+              "delete " + keys.size() + " objects from",
+              first,
+              S3Location.parse(first),
+              () ->
+                  client.deleteObjects(
+                      b -> b.bucket(bucket).delete(d -> d.objects(keys).quiet(true))));
+      if (response.hasErrors() && !response.errors().isEmpty()) {
+        S3Error error = response.errors().get(0);
+        throw new IOException(
+            "Cannot delete s3://"
+                + bucket
+                + "/"
+                + error.key()
+                + ": S3 answered "
+                + error.code()
+                + (error.message() == null ? "" : " (" + error.message() + ")")
+                + (response.errors().size() > 1
+                    ? "; "
+                        + (response.errors().size() - 1)
+                        + " more key(s) of the same request failed"
+                    : ""));
+      }
+      start = end;
     }
   }
 

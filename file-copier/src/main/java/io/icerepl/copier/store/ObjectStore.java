@@ -106,6 +106,19 @@ public interface ObjectStore {
   void delete(String path) throws IOException;
 
   /**
+   * Deletes objects, in the list's order as far as the caller can tell: when this returns, every
+   * one is gone; when it throws, the ones before the failing one may be gone, the rest are not
+   * touched past the failing request. Objects already gone are not an error. This default deletes
+   * one at a time, through {@link #delete}, so a wrapper that watches deletes sees each; a store
+   * with a batch request overrides it.
+   */
+  default void deleteAll(List<String> paths) throws IOException {
+    for (String path : paths) {
+      delete(path);
+    }
+  }
+
+  /**
    * Takes the exclusive lock of one table location, so that replication and retention of a table
    * never run at the same time.
    *

@@ -132,6 +132,36 @@ class S3ObjectStoreTest {
   }
 
   @Test
+  void deleteAllIsOneRequestPerThousandKeysAndToleratesKeysAlreadyGone() throws IOException {
+    List<String> paths = new java.util.ArrayList<>();
+    for (int i = 0; i < 2_001; i++) {
+      String path = uri("t/data/f-" + i);
+      store.createIfAbsent(path, bytes("x"));
+      paths.add(path);
+    }
+    paths.add(uri("t/data/never-written"));
+    store.createIfAbsent(uri("t/data/kept"), bytes("k"));
+    clients.reset();
+    store.deleteAll(paths);
+    assertThat(clients.operations())
+        .containsExactly("DeleteObjects", "DeleteObjects", "DeleteObjects");
+    assertThat(store.list(uri("t/data"))).containsExactly("kept");
+  }
+
+  @Test
+  void deleteAllOfTwoBucketsAsksEachItsOwn() throws IOException {
+    String other = bucket + "-other";
+    s3.createBucket(other);
+    store.createIfAbsent(uri("a"), bytes("a"));
+    store.createIfAbsent("s3://" + other + "/b", bytes("b"));
+    clients.reset();
+    store.deleteAll(List.of(uri("a"), "s3://" + other + "/b"));
+    assertThat(clients.operations()).containsExactly("DeleteObjects", "DeleteObjects");
+    assertThat(store.length(uri("a"))).isEmpty();
+    assertThat(store.length("s3://" + other + "/b")).isEmpty();
+  }
+
+  @Test
   void seekableReadsAtPositionsAndFailsPastTheEnd() throws IOException {
     store.write(uri("f"), out -> out.write(bytes("0123456789")));
     try (SeekableInput in = store.openSeekable(uri("f"))) {

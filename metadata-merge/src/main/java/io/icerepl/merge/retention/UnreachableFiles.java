@@ -42,12 +42,22 @@ public record UnreachableFiles(
 
   /** Everything, in a safe deletion order: contents first, then what names them. */
   public List<String> all() {
-    List<String> all = new java.util.ArrayList<>(dataFiles);
-    all.addAll(positionDeleteFiles);
-    all.addAll(equalityDeleteFiles);
-    all.addAll(statisticsFiles);
-    all.addAll(manifests);
-    all.addAll(manifestLists);
+    List<String> all = new java.util.ArrayList<>();
+    inDeletionOrder().forEach(all::addAll);
     return all;
+  }
+
+  /**
+   * The files in three stages to delete one after the other: contents (data, delete and statistics
+   * files), then manifests, then manifest lists. Within a stage the order does not matter; across
+   * stages it does: a deletion interrupted halfway is finished by reading the expired manifests
+   * again, so a manifest goes only once every file it names is gone.
+   */
+  public List<List<String>> inDeletionOrder() {
+    List<String> contents = new java.util.ArrayList<>(dataFiles);
+    contents.addAll(positionDeleteFiles);
+    contents.addAll(equalityDeleteFiles);
+    contents.addAll(statisticsFiles);
+    return List.of(contents, manifests, manifestLists);
   }
 }

@@ -6,6 +6,7 @@ import io.icerepl.app.engine.backfill.TableOutcome;
 import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.copier.batch.JobProgress;
 import io.icerepl.copier.copy.CopyProgress;
+import io.icerepl.copier.copy.HumanUnits;
 import java.io.PrintWriter;
 import java.util.HashMap;
 import java.util.List;

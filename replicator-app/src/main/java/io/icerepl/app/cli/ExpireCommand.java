@@ -103,14 +103,21 @@ final class ExpireCommand implements Callable<Integer> {
                 dryRun),
             Optional.ofNullable(maxRefAge).map(Durations::parseMillis),
             replicaOwnsFiles);
+    ProgressBar.Drawing progress = ProgressBar.on(System.console(), spec.commandLine().getErr());
     try (StoreOptions opened = stores) {
-      RetentionResult result =
-          RetentionRunner.expire(
-              stores.target(target.target()),
-              Clock.systemUTC(),
-              target.target(),
-              options,
-              metadataLimit.maxMetadataBytes());
+      RetentionResult result;
+      try {
+        result =
+            RetentionRunner.expire(
+                stores.target(target.target()),
+                Clock.systemUTC(),
+                target.target(),
+                options,
+                metadataLimit.maxMetadataBytes(),
+                progress.deletions());
+      } finally {
+        progress.clear();
+      }
       print(spec.commandLine().getOut(), result);
       return 0;
     }

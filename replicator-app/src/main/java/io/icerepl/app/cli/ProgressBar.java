@@ -1,16 +1,20 @@
 package io.icerepl.app.cli;
 
+import io.icerepl.app.engine.retention.DeletionProgress;
 import io.icerepl.copier.copy.CopyProgress;
+import io.icerepl.copier.copy.HumanUnits;
 import java.io.Console;
 import java.io.PrintWriter;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
- * A copy's progress as one line redrawn in place with a carriage return, on a terminal only: files,
- * bytes, rate and time left. Not on a terminal (a pipe, a file, a scheduler's log) nothing is drawn
- * here, and the copier's own log line every few seconds tells the progress instead. One {@code \r}
- * line needs no terminal library: nothing to probe at start-up and nothing added to the jar.
+ * A copy's or an expiry's progress as one line redrawn in place with a carriage return, on a
+ * terminal only: files, bytes, rate and time left. Not on a terminal (a pipe, a file, a scheduler's
+ * log) nothing is drawn here, and the copier's own log line every few seconds tells the progress
+ * instead. One {@code \r} line needs no terminal library: nothing to probe at start-up and nothing
+ * added to the jar.
  */
 final class ProgressBar implements CopyProgress.Listener {
   private static final int BAR = 24;
@@ -29,17 +33,31 @@ final class ProgressBar implements CopyProgress.Listener {
    * else nothing.
    */
   static Drawing on(Console console, PrintWriter out) {
-    return console == null ? Drawing.NONE : new Drawing(new ProgressBar(out));
+    return console == null ? Drawing.NONE : drawnTo(out);
+  }
+
+  /** A bar drawn to {@code out}, terminal or not. */
+  static Drawing drawnTo(PrintWriter out) {
+    return new Drawing(new ProgressBar(out));
   }
 
   @Override
-  public synchronized void onProgress(CopyProgress progress) {
+  public void onProgress(CopyProgress progress) {
+    draw(() -> line(progress), false);
+  }
+
+  /** Draws a deletion's progress; its last step is always drawn. */
+  void onDeletion(DeletionProgress progress) {
+    draw(() -> line(progress), progress.filesDone() >= progress.filesTotal());
+  }
+
+  private synchronized void draw(Supplier<String> text, boolean last) {
     long now = System.nanoTime();
-    if (now - lastDrawn < REDRAW_NANOS) {
+    if (!last && now - lastDrawn < REDRAW_NANOS) {
       return;
     }
     lastDrawn = now;
-    String line = line(progress);
+    String line = text.get();
     out.print("\r" + line + " ".repeat(Math.max(0, drawnWidth - line.length())));
     out.flush();
     drawnWidth = line.length();
@@ -86,6 +104,27 @@ final class ProgressBar implements CopyProgress.Listener {
         left);
   }
 
+  /**
+   * The line for one step of an expiry's deletion: {@code [#####-----] 42% 4,200/10,000 files
+   * deleted, 850 files/s, 6.8 s left}.
+   */
+  static String line(DeletionProgress progress) {
+    double done =
+        progress.filesTotal() > 0 ? (double) progress.filesDone() / progress.filesTotal() : 1;
+    done = Math.max(0, Math.min(1, done));
+    int filled = (int) Math.round(done * BAR);
+    return String.format(
+        Locale.ROOT,
+        "[%s%s] %3d%% %,d/%,d files deleted, %,d files/s, %s",
+        "#".repeat(filled),
+        "-".repeat(BAR - filled),
+        Math.round(done * 100),
+        progress.filesDone(),
+        progress.filesTotal(),
+        Math.round(progress.filesPerSecond()),
+        progress.eta().map(t -> HumanUnits.time(t) + " left").orElse("time left unknown"));
+  }
+
   /** The listener to give the copier, and the clearing of its line once the copy is done. */
   static final class Drawing {
     static final Drawing NONE = new Drawing(null);
@@ -97,6 +136,10 @@ final class ProgressBar implements CopyProgress.Listener {
 
     CopyProgress.Listener listener() {
       return bar == null ? CopyProgress.Listener.NONE : bar;
+    }
+
+    DeletionProgress.Listener deletions() {
+      return bar == null ? DeletionProgress.Listener.NONE : bar::onDeletion;
     }
 
     void clear() {

@@ -2,6 +2,7 @@ package io.icerepl.app.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.icerepl.app.engine.retention.DeletionProgress;
 import io.icerepl.copier.copy.CopyProgress;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -40,6 +41,28 @@ class ProgressBarTest {
         .doesNotContain("null");
     CopyProgress empty = new CopyProgress("t", 0, 0, 0, 0, Duration.ZERO, true);
     assertThat(ProgressBar.line(empty)).startsWith("[########################] 100% 0/0 files");
+  }
+
+  @Test
+  void anExpiryShowsFilesDeletedRateAndTimeLeft() {
+    // 4,200 of 10,000 in 5 s: 840 files/s, 5,800 left take 6.9 s
+    DeletionProgress progress = new DeletionProgress("t", 4200, 10000, Duration.ofSeconds(5));
+    assertThat(ProgressBar.line(progress))
+        .isEqualTo(
+            "[##########--------------]  42% 4,200/10,000 files deleted, 840 files/s, 6.9 s left");
+    DeletionProgress nothing = new DeletionProgress("t", 0, 0, Duration.ZERO);
+    assertThat(ProgressBar.line(nothing))
+        .isEqualTo("[########################] 100% 0/0 files deleted, 0 files/s, 0.0 s left");
+  }
+
+  @Test
+  void theLastStepOfADeletionIsDrawnHoweverSoonItComes() {
+    StringWriter out = new StringWriter();
+    ProgressBar.Drawing shown = ProgressBar.drawnTo(new PrintWriter(out));
+    shown.deletions().onProgress(new DeletionProgress("t", 1, 3, Duration.ofMillis(1)));
+    shown.deletions().onProgress(new DeletionProgress("t", 2, 3, Duration.ofMillis(2)));
+    shown.deletions().onProgress(new DeletionProgress("t", 3, 3, Duration.ofMillis(3)));
+    assertThat(out.toString()).contains("1/3 files deleted").doesNotContain("2/3").contains("3/3");
   }
 
   @Test

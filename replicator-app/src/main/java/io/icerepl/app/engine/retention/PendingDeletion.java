@@ -70,10 +70,7 @@ public final class PendingDeletion {
         "{}: finishing an earlier expiry: deleting {} orphaned file(s)",
         location,
         orphans.all().size());
-    for (String path : orphans.all()) {
-      target.delete(path);
-      LOG.debug("{}: deleted {}", location, path);
-    }
+    new FileDeletion(target, DeletionProgress.Listener.NONE).delete(location, orphans);
     ReplicaState finished =
         state.withRetention(state.expiredSnapshotIds(), state.droppedRefs(), List.of());
     replicaFiles.writeState(location, finished);

@@ -48,9 +48,22 @@ public final class RetentionRunner {
   private final ReplicaFiles replicaFiles;
   private final MetadataPublisher publisher;
   private final PendingDeletion pendingDeletion;
+  private final FileDeletion deletion;
 
   public RetentionRunner(ObjectStore target, Clock clock, RetentionSettings settings) {
+    this(target, clock, settings, DeletionProgress.Listener.NONE);
+  }
+
+  /**
+   * @param progress told how far the deletion of the expired snapshots' files is
+   */
+  public RetentionRunner(
+      ObjectStore target,
+      Clock clock,
+      RetentionSettings settings,
+      DeletionProgress.Listener progress) {
     this.target = target;
+    this.deletion = new FileDeletion(target, progress);
     this.clock = clock;
     this.settings = settings;
     this.replicaFiles = new ReplicaFiles(target, settings.maxMetadataBytes());
@@ -58,14 +71,19 @@ public final class RetentionRunner {
     this.pendingDeletion = new PendingDeletion(target, replicaFiles, settings.batchSize());
   }
 
-  /** Expires the replica at {@code location} by {@code options}. */
+  /**
+   * Expires the replica at {@code location} by {@code options}.
+   *
+   * @param progress told how far the deletion of the expired snapshots' files is
+   */
   public static RetentionResult expire(
       ObjectStore target,
       Clock clock,
       String location,
       RetentionOptions options,
-      long maxMetadataBytes) {
-    return new RetentionRunner(target, clock, options.settings(maxMetadataBytes))
+      long maxMetadataBytes,
+      DeletionProgress.Listener progress) {
+    return new RetentionRunner(target, clock, options.settings(maxMetadataBytes), progress)
         .expire(location, Optional.empty(), options.adjustment(), options.expire());
   }
 
@@ -218,10 +236,7 @@ public final class RetentionRunner {
   }
 
   private void delete(String location, UnreachableFiles files) throws IOException {
-    for (String path : files.all()) {
-      target.delete(path);
-      LOG.debug("{}: deleted {}", location, path);
-    }
+    deletion.delete(location, files);
   }
 
   /** gc.enabled=false: files may be shared with other tables, unless the replica owns its files. */

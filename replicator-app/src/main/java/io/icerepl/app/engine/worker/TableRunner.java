@@ -23,6 +23,7 @@ import io.icerepl.app.engine.promote.PromotionResult;
 import io.icerepl.app.engine.promote.TablePromoter;
 import io.icerepl.app.engine.promote.TablePromotionException;
 import io.icerepl.app.engine.replica.ReplicaHead;
+import io.icerepl.app.engine.retention.DeletionProgress;
 import io.icerepl.app.engine.retention.RetentionResult;
 import io.icerepl.app.engine.retention.RetentionRunner;
 import io.icerepl.app.engine.verify.TableVerifier;
@@ -317,7 +318,8 @@ public final class TableRunner implements AutoCloseable {
         clock,
         key.targetLocation(),
         rules.rule(key.rule()).retention(),
-        options.maxMetadataBytes());
+        options.maxMetadataBytes(),
+        DeletionProgress.Listener.NONE);
   }
 
   /**

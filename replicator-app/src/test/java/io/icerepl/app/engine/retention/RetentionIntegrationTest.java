@@ -195,6 +195,52 @@ class RetentionIntegrationTest {
   }
 
   @Test
+  void theDeletionTellsItsProgressAndDeletesContentsBeforeWhatNamesThem() throws Exception {
+    List<String> deletedInOrder = new java.util.ArrayList<>();
+    ObjectStore watching =
+        new io.icerepl.copier.store.ForwardingObjectStore(new LocalObjectStore()) {
+          @Override
+          public void delete(String path) throws IOException {
+            deletedInOrder.add(path);
+            super.delete(path);
+          }
+        };
+    List<DeletionProgress> steps = new java.util.ArrayList<>();
+    Clock clock = Clock.offset(Clock.systemUTC(), Duration.ofMillis(100 * DAY));
+    RetentionResult result =
+        new RetentionRunner(
+                watching, clock, new RetentionSettings(false, 1000, Long.MAX_VALUE), steps::add)
+            .expire(replica, Optional.empty(), UnaryOperator.identity(), keep(90 * DAY, 1, false));
+
+    int deleted = result.deleted().all().size();
+    assertThat(deleted).isGreaterThan(2);
+    assertThat(steps).isNotEmpty();
+    DeletionProgress last = steps.get(steps.size() - 1);
+    assertThat(last.filesDone()).isEqualTo(deleted);
+    assertThat(last.filesTotal()).isEqualTo(deleted);
+    assertThat(steps).extracting(DeletionProgress::filesDone).isSorted();
+    assertThat(deletedInOrder).containsExactlyInAnyOrderElementsOf(result.deleted().all());
+    // contents, then manifests, then manifest lists
+    int lastContent = -1;
+    int firstManifest = Integer.MAX_VALUE;
+    int lastManifest = -1;
+    int firstList = Integer.MAX_VALUE;
+    for (int i = 0; i < deletedInOrder.size(); i++) {
+      String path = deletedInOrder.get(i);
+      if (result.deleted().manifestLists().contains(path)) {
+        firstList = Math.min(firstList, i);
+      } else if (result.deleted().manifests().contains(path)) {
+        firstManifest = Math.min(firstManifest, i);
+        lastManifest = i;
+      } else {
+        lastContent = i;
+      }
+    }
+    assertThat(lastContent).isLessThan(firstManifest);
+    assertThat(lastManifest).isLessThan(firstList);
+  }
+
+  @Test
   void aShorterRetentionIsNotUndoneByReplicationUntilTheSourceRollsBack() throws Exception {
     RetentionResult result = expire(new LocalObjectStore(), 0, keep(0, 1, false), false);
     assertThat(result.expiredSnapshotIds()).containsExactlyInAnyOrder(s1, s2, s3);

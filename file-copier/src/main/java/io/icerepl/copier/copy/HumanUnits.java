@@ -1,15 +1,15 @@
-package io.icerepl.app.cli;
+package io.icerepl.copier.copy;
 
 import java.time.Duration;
 import java.util.Locale;
 
 /** Sizes and times as people read them: {@code 3.2 MiB}, {@code 1 min 05 s}. */
-final class HumanUnits {
+public final class HumanUnits {
   private static final String[] UNITS = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
 
   private HumanUnits() {}
 
-  static String bytes(long bytes) {
+  public static String bytes(long bytes) {
     double value = bytes;
     int unit = 0;
     while (value >= 1024 && unit < UNITS.length - 1) {
@@ -19,7 +19,7 @@ final class HumanUnits {
     return unit == 0 ? bytes + " B" : String.format(Locale.ROOT, "%.1f %s", value, UNITS[unit]);
   }
 
-  static String time(Duration time) {
+  public static String time(Duration time) {
     long seconds = time.toSeconds();
     if (seconds < 60) {
       return String.format(Locale.ROOT, "%.1f s", time.toMillis() / 1000.0);
