@@ -171,6 +171,14 @@ final class BenchmarkCommand implements Callable<Integer> {
     int commits = 200;
 
     @Option(
+        names = "--warm-up-commits",
+        paramLabel = "<n>",
+        description =
+            "Commits made and replicated first, not measured: the service's JVM warms up (default:"
+                + " ${DEFAULT-VALUE}).")
+    int warmUpCommits = 20;
+
+    @Option(
         names = "--interval-ms",
         paramLabel = "<ms>",
         description =
@@ -203,7 +211,8 @@ final class BenchmarkCommand implements Callable<Integer> {
                 throw new CommandLine.ParameterException(
                     spec.commandLine(), "--head must be catalog or folder, not " + head);
           };
-      new LagBenchmark(spec.commandLine().getOut()).run(commits, intervalMs, pollMs, source);
+      new LagBenchmark(spec.commandLine().getOut())
+          .run(commits, warmUpCommits, intervalMs, pollMs, source);
       return 0;
     }
   }

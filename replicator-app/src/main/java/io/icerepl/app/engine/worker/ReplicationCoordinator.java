@@ -36,7 +36,8 @@ public final class ReplicationCoordinator implements AutoCloseable {
   public interface ReplicationAction {
     /**
      * @return when to run the key again although nothing triggers it (a source metadata file was
-     *     too young to trust), empty when there is no need
+     *     too young to trust, a catalog did not name an announced version yet), empty when there is
+     *     no need; the key holds one such follow-up at a time, the one its last run asked for
      */
     Optional<Duration> replicate(TableKey key) throws Exception;
   }
@@ -226,6 +227,9 @@ public final class ReplicationCoordinator implements AutoCloseable {
         if (lane.retry != null) {
           lane.retry.cancel(false);
         }
+        if (lane.followUp != null) {
+          lane.followUp.cancel(false);
+        }
         lane.expiries.forEach(
             f ->
                 f.completeExceptionally(
@@ -306,6 +310,12 @@ public final class ReplicationCoordinator implements AutoCloseable {
       }
       if (expiry == null && task == null) {
         lane.replicationPending = false;
+        // this run decides anew whether to run again: one follow-up per key at a time, so a flood
+        // of events cannot multiply the runs it schedules
+        if (lane.followUp != null) {
+          lane.followUp.cancel(false);
+          lane.followUp = null;
+        }
       }
     }
     Duration retryIn = null;
@@ -340,9 +350,12 @@ public final class ReplicationCoordinator implements AutoCloseable {
     try {
       Optional<Duration> followUp = replication.replicate(key);
       synchronized (this) {
-        lanes.get(key).failures = 0;
+        Lane lane = lanes.get(key);
+        lane.failures = 0;
         if (followUp.isPresent() && !closed) {
-          scheduler.schedule(() -> trigger(key), followUp.get().toMillis(), TimeUnit.MILLISECONDS);
+          lane.followUp =
+              scheduler.schedule(
+                  () -> trigger(key), followUp.get().toMillis(), TimeUnit.MILLISECONDS);
         }
       }
       return null;
@@ -421,6 +434,7 @@ public final class ReplicationCoordinator implements AutoCloseable {
     boolean backingOff;
     int failures;
     ScheduledFuture<?> retry;
+    ScheduledFuture<?> followUp;
 
     Lane(TableKey key) {
       this.key = key;

@@ -190,7 +190,8 @@ public final class TableRunner implements AutoCloseable {
   }
 
   /**
-   * @return when to run again for a source metadata file still too young to trust, if any
+   * @return when to run again, if any: for a source metadata file still too young to trust, or for
+   *     a version an event announced that the table's catalog does not name yet
    */
   public Optional<Duration> replicate(TableKey key) {
     board.seen(key);
@@ -224,7 +225,12 @@ public final class TableRunner implements AutoCloseable {
     }
     board.succeeded(key, result.summary(), observation(source.location(), result.heads()));
     rememberListing(key, result.heads());
-    return result.summary().settlesIn();
+    Optional<Duration> settles = result.summary().settlesIn();
+    Optional<Duration> recheck = catalogLocations.recheckIn(key, result.heads().source().file());
+    if (settles.isPresent() && recheck.isPresent()) {
+      return settles.get().compareTo(recheck.get()) < 0 ? settles : recheck;
+    }
+    return settles.or(() -> recheck);
   }
 
   /**

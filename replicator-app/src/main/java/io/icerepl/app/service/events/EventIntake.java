@@ -6,10 +6,12 @@ import io.icerepl.app.engine.worker.TableDiscovery;
 import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.engine.worker.TableRule;
 import io.icerepl.app.engine.worker.TableRules;
+import io.icerepl.merge.head.MetadataFileNames;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,9 +53,9 @@ public final class EventIntake {
    *     again)
    */
   public List<TableKey> accept(String message) {
-    List<String> locations;
+    List<EventParser.CreatedFile> files;
     try {
-      locations = parser.tableLocations(message);
+      files = parser.createdFiles(message);
     } catch (RefusedEventException e) {
       Counter.builder("replicator.events.refused")
           .description("Event messages refused (too many records, an unprintable key)")
@@ -63,11 +65,20 @@ public final class EventIntake {
       throw e;
     }
     List<TableKey> triggered = new ArrayList<>();
-    for (String location : locations) {
+    for (String location :
+        files.stream().map(EventParser.CreatedFile::tableLocation).distinct().toList()) {
       List<TableKey> keys = rules.keysOf(location);
       List<TableKey> catalogKeys = keys.isEmpty() ? catalogLocations.keysOf(location) : List.of();
       if (!catalogKeys.isEmpty()) {
-        // a catalog table's head is its catalog's: the run asks it, whatever file the event names
+        // a catalog table's head is its catalog's: the run asks it, whatever file the event names,
+        // and asks again while the catalog does not name the version the event announces yet
+        files.stream()
+            .filter(file -> file.tableLocation().equals(location))
+            .map(file -> MetadataFileNames.version(file.name()))
+            .filter(OptionalLong::isPresent)
+            .mapToLong(OptionalLong::getAsLong)
+            .max()
+            .ifPresent(version -> catalogLocations.announced(catalogKeys, version));
         triggered.addAll(catalogKeys);
         continue;
       }

@@ -43,6 +43,25 @@ public final class EventParser {
    * @throws RefusedEventException when it has too many records or names an unprintable key
    */
   public List<String> tableLocations(String message) {
+    return createdFiles(message).stream().map(CreatedFile::tableLocation).distinct().toList();
+  }
+
+  /**
+   * A metadata file or version hint an event says was created.
+   *
+   * @param tableLocation the table it belongs to ({@code s3://bucket/prefix})
+   * @param name its file name in the table's metadata folder
+   */
+  public record CreatedFile(String tableLocation, String name) {}
+
+  /**
+   * @return the metadata files and version hints the message names, in message order, without
+   *     repeats
+   * @throws IllegalArgumentException when the message is not JSON, or a record lacks its bucket or
+   *     key
+   * @throws RefusedEventException when it has too many records or names an unprintable key
+   */
+  public List<CreatedFile> createdFiles(String message) {
     JsonNode root;
     try {
       root = JSON.readTree(message);
@@ -53,14 +72,14 @@ public final class EventParser {
     if (root == null || !root.isObject()) {
       throw new IllegalArgumentException("Cannot parse event message: expected a JSON object");
     }
-    Set<String> locations = new LinkedHashSet<>();
-    collect(root, locations);
-    return List.copyOf(locations);
+    Set<CreatedFile> files = new LinkedHashSet<>();
+    collect(root, files);
+    return List.copyOf(files);
   }
 
-  private void collect(JsonNode root, Set<String> locations) {
+  private void collect(JsonNode root, Set<CreatedFile> files) {
     if ("Notification".equals(root.path("Type").asText()) && root.path("Message").isTextual()) {
-      locations.addAll(tableLocations(root.path("Message").asText()));
+      files.addAll(createdFiles(root.path("Message").asText()));
     } else if (root.path("Records").isArray()) {
       int records = root.path("Records").size();
       if (records > maxRecords) {
@@ -84,7 +103,7 @@ public final class EventParser {
         String key =
             printable(
                 decode(required(s3.path("object").path("key"), "Records[].s3.object.key")), "key");
-        tableLocation(bucket, key).ifPresent(locations::add);
+        createdFile(bucket, key).ifPresent(files::add);
       }
     } else if ("Object Created".equals(root.path("detail-type").asText())) {
       JsonNode detail = root.path("detail");
@@ -92,13 +111,13 @@ public final class EventParser {
           printable(required(detail.path("bucket").path("name"), "detail.bucket.name"), "bucket");
       String key =
           printable(required(detail.path("object").path("key"), "detail.object.key"), "key");
-      tableLocation(bucket, key).ifPresent(locations::add);
+      createdFile(bucket, key).ifPresent(files::add);
     }
     // anything else, S3's {"Event":"s3:TestEvent"} included, names no table
   }
 
-  /** The table a created object belongs to, when the object is a metadata file or version hint. */
-  static Optional<String> tableLocation(String bucket, String key) {
+  /** A created object and its table, when the object is a metadata file or version hint. */
+  private static Optional<CreatedFile> createdFile(String bucket, String key) {
     int slash = key.lastIndexOf('/');
     String name = key.substring(slash + 1);
     String folder = key.substring(0, slash + 1);
@@ -113,7 +132,9 @@ public final class EventParser {
     String table = folder.substring(0, folder.length() - METADATA_FOLDER.length());
     String location = "s3://" + bucket + (table.isEmpty() ? "" : "/" + table);
     return Optional.of(
-        location.endsWith("/") ? location.substring(0, location.length() - 1) : location);
+        new CreatedFile(
+            location.endsWith("/") ? location.substring(0, location.length() - 1) : location,
+            name));
   }
 
   /** S3 notifications URL-encode keys (a space as '+'). */

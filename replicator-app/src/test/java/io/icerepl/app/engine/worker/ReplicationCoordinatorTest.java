@@ -13,6 +13,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -196,6 +198,35 @@ class ReplicationCoordinatorTest {
     assertThat(twoRuns.await(10, TimeUnit.SECONDS)).as("a second run without a trigger").isTrue();
     awaitIdle();
     assertThat(runs.get()).isEqualTo(2);
+  }
+
+  @Test
+  void aKeyHoldsOneFollowUpAtATimeHoweverManyRunsAskedForOne() throws Exception {
+    AtomicInteger runs = new AtomicInteger();
+    ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1);
+    coordinator =
+        new ReplicationCoordinator(
+            k -> {
+              runs.incrementAndGet();
+              return Optional.of(Duration.ofHours(1));
+            },
+            k -> null,
+            (k, e, d) -> {},
+            (k, max) -> {},
+            10,
+            Executors.newFixedThreadPool(1),
+            scheduler,
+            1,
+            Duration.ofSeconds(10),
+            Duration.ofSeconds(10));
+    for (int i = 1; i <= 3; i++) {
+      coordinator.trigger(T1);
+      awaitIdle();
+    }
+    assertThat(runs.get()).isEqualTo(3);
+    assertThat(scheduler.getQueue().stream().filter(task -> !((Future<?>) task).isCancelled()))
+        .as("follow-ups waiting")
+        .hasSize(1);
   }
 
   @Test

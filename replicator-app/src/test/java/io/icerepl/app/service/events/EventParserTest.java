@@ -21,6 +21,24 @@ class EventParserTest {
   }
 
   @Test
+  void eachCreatedMetadataFileIsNamedWithItsTable() {
+    String message =
+        """
+        {"Records":[\
+        {"eventName":"ObjectCreated:Put","s3":{"bucket":{"name":"b"},\
+        "object":{"key":"wh/t/metadata/00004-ab.metadata.json"}}},\
+        {"eventName":"ObjectCreated:Put","s3":{"bucket":{"name":"b"},\
+        "object":{"key":"wh/t/data/f.parquet"}}},\
+        {"eventName":"ObjectCreated:Put","s3":{"bucket":{"name":"b"},\
+        "object":{"key":"wh/t/metadata/00005-cd.metadata.json"}}}]}""";
+    assertThat(parser.createdFiles(message))
+        .containsExactly(
+            new EventParser.CreatedFile("s3://b/wh/t", "00004-ab.metadata.json"),
+            new EventParser.CreatedFile("s3://b/wh/t", "00005-cd.metadata.json"));
+    assertThat(parser.tableLocations(message)).containsExactly("s3://b/wh/t");
+  }
+
+  @Test
   void aPlusInAnEncodedKeyIsASpace() {
     String message =
         """
