@@ -18,9 +18,10 @@ import java.util.function.UnaryOperator;
 /**
  * One entry of {@code snapshots}, held compactly: the entry's JSON bytes as read (every field,
  * known or not, kept verbatim) and the few fields the merge, retention and verify read. Long
- * histories hold hundreds of thousands of snapshots, so no tree of their nodes is kept. Paths a
- * replica maps ({@code manifest-list}, v1 {@code manifests}) are held beside the bytes and replaced
- * when the entry is written.
+ * histories hold hundreds of thousands of snapshots, so no tree of their nodes is kept, nor a
+ * string of the manifest list: a replica's entry keeps the mapping and applies it when the path is
+ * read or the entry written. v1 {@code manifests} (rare, and from before manifest lists) are held
+ * as mapped strings.
  */
 public final class Snapshot {
   private final byte[] raw;
