@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
@@ -331,6 +332,48 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
 
   @Override
   public boolean createIfAbsent(String path, byte[] content) throws IOException {
+    return create(
+        path, () -> RequestBody.fromBytes(content), () -> Arrays.equals(content, readAll(path)));
+  }
+
+  /**
+   * As {@link #createIfAbsent(String, byte[])}, from a temporary file once the content outgrows the
+   * memory buffer: the metadata file of a long history is not held whole in heap to publish it. One
+   * conditional PUT either way (up to 5 GiB, far above any metadata file's limit).
+   */
+  @Override
+  public boolean createIfAbsent(String path, Writer writer) throws IOException {
+    WriteBuffer buffer = new WriteBuffer(settings.memoryBufferBytes());
+    try {
+      try (buffer) {
+        writer.writeTo(buffer);
+      }
+      byte[] content = buffer.bytes();
+      if (content != null) {
+        return createIfAbsent(path, content);
+      }
+      return create(
+          path,
+          () -> RequestBody.fromFile(buffer.file()),
+          () -> {
+            try (InputStream stored = open(path);
+                InputStream written = buffer.openInput()) {
+              return sameBytes(stored, written);
+            }
+          });
+    } finally {
+      buffer.discard();
+    }
+  }
+
+  /** Reads the object as it is; a retried create compares it with what it sent. */
+  @FunctionalInterface
+  private interface StoredCheck {
+    boolean holdsWhatWasSent() throws IOException;
+  }
+
+  private boolean create(String path, Supplier<RequestBody> body, StoredCheck sameAsSent)
+      throws IOException {
     S3Location at = S3Location.parse(path);
     AtomicInteger attempts = new AtomicInteger();
     try {
@@ -341,8 +384,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
           () -> {
             attempts.incrementAndGet();
             return client.putObject(
-                b -> b.bucket(at.bucket()).key(at.key()).ifNoneMatch("*"),
-                RequestBody.fromBytes(content));
+                b -> b.bucket(at.bucket()).key(at.key()).ifNoneMatch("*"), body.get());
           });
       return true;
     } catch (IOException e) {
@@ -351,7 +393,24 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
       }
       // A retry after a lost answer finds the object its own first attempt created. Equal bytes
       // mean that, or a writer that wrote the same thing: either way the object is as intended.
-      return attempts.get() > 1 && Arrays.equals(content, readAll(path));
+      return attempts.get() > 1 && sameAsSent.holdsWhatWasSent();
+    }
+  }
+
+  private static boolean sameBytes(InputStream a, InputStream b) throws IOException {
+    byte[] left = new byte[64 * 1024];
+    byte[] right = new byte[left.length];
+    while (true) {
+      int n = a.readNBytes(left, 0, left.length);
+      if (b.readNBytes(right, 0, n) != n || (n < left.length && b.read() != -1)) {
+        return false;
+      }
+      if (!Arrays.equals(left, 0, n, right, 0, n)) {
+        return false;
+      }
+      if (n < left.length) {
+        return true;
+      }
     }
   }
 

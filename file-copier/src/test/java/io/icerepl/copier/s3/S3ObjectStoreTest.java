@@ -10,6 +10,7 @@ import io.icerepl.merge.io.SeekableInput;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -76,6 +77,41 @@ class S3ObjectStoreTest {
     assertThat(store.createIfAbsent(uri("metadata/v1.metadata.json"), bytes("first"))).isTrue();
     assertThat(store.createIfAbsent(uri("metadata/v1.metadata.json"), bytes("second"))).isFalse();
     assertThat(read(uri("metadata/v1.metadata.json"))).isEqualTo("first");
+  }
+
+  @Test
+  void aCreationLargerThanTheMemoryBufferIsSentFromATemporaryFileNotHeldInHeap()
+      throws IOException {
+    S3ObjectStore spilling =
+        storeWith(S3StoreSettings.defaults("test-owner").withMemoryBufferBytes(MIB));
+    byte[] chunk = randomBytes(MIB);
+    int chunks = 16;
+    var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    long thread = Thread.currentThread().getId();
+
+    long before = threads.getThreadAllocatedBytes(thread);
+    boolean created =
+        spilling.createIfAbsent(
+            uri("metadata/v1.metadata.json"),
+            out -> {
+              for (int i = 0; i < chunks; i++) {
+                out.write(chunk);
+              }
+            });
+    long allocated = threads.getThreadAllocatedBytes(thread) - before;
+
+    assertThat(created).isTrue();
+    // a metadata file of a long history is as large as the heap allows: no whole copy of it is
+    // made (buffered in memory it costs a growing buffer, its copy and the request's copy, over 4
+    // times its size; streamed from the file, the client's reads, about its size in small chunks)
+    assertThat(allocated).isLessThan(chunks * MIB * 3 / 2);
+    byte[] stored = readBytes(uri("metadata/v1.metadata.json"));
+    assertThat(stored).hasSize(chunks * MIB);
+    for (int i = 0; i < chunks; i++) {
+      assertThat(Arrays.copyOfRange(stored, i * MIB, (i + 1) * MIB)).isEqualTo(chunk);
+    }
+    assertThat(spilling.createIfAbsent(uri("metadata/v1.metadata.json"), out -> out.write(chunk)))
+        .isFalse();
   }
 
   @Test

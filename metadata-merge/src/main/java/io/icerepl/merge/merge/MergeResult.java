@@ -1,6 +1,7 @@
 package io.icerepl.merge.merge;
 
 import io.icerepl.merge.copyplan.FileCopy;
+import io.icerepl.merge.model.Snapshot;
 import io.icerepl.merge.model.TableMetadata;
 import java.util.List;
 
@@ -23,20 +24,29 @@ public record MergeResult(
   }
 
   /**
-   * A snapshot new to the replica.
+   * A snapshot new to the replica: its source entry, read through (a backfill adds every snapshot
+   * of the history, so nothing is copied out of the entries).
    *
-   * @param snapshotId its id
-   * @param parentSnapshotId its parent, or null
-   * @param sourceManifestList the source manifest list, or null for a v1 snapshot with manifests
-   * @param sourceManifests the v1 manifests field, empty when there is a manifest list
+   * @param source the source's snapshot entry, its paths not mapped
    */
-  public record AddedSnapshot(
-      long snapshotId,
-      Long parentSnapshotId,
-      String sourceManifestList,
-      List<String> sourceManifests) {
-    public AddedSnapshot {
-      sourceManifests = List.copyOf(sourceManifests);
+  public record AddedSnapshot(Snapshot source) {
+    public long snapshotId() {
+      return source.snapshotId();
+    }
+
+    /** Its parent, or null. */
+    public Long parentSnapshotId() {
+      return source.parentSnapshotId().orElse(null);
+    }
+
+    /** The source manifest list, or null for a v1 snapshot with manifests. */
+    public String sourceManifestList() {
+      return source.manifestList().orElse(null);
+    }
+
+    /** The v1 manifests field, empty when there is a manifest list. */
+    public List<String> sourceManifests() {
+      return source.manifests();
     }
   }
 }

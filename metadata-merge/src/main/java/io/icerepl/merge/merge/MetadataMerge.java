@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.BiPredicate;
+import java.util.function.UnaryOperator;
 
 /**
  * The merge of one source metadata version into the replica: a pure function from (source, replica,
@@ -89,14 +90,17 @@ public final class MetadataMerge {
     Set<Long> protectedIds = protectedSnapshotIds(out);
     SnapshotUnion snapshots = unionSnapshots(request, replica, protectedIds);
     builder.snapshots(snapshots.list());
-    Set<Long> held = snapshots.ids();
+    SnapshotIdIndex held = snapshots.ids();
 
     List<FileCopy> statisticsFiles = new ArrayList<>();
+    SnapshotIdIndex sourceHolds = replica == null ? null : SnapshotIdIndex.of(source.snapshots());
     out.set(
-        STATISTICS, mergeStatistics(replica, source, STATISTICS, held, mapping, statisticsFiles));
+        STATISTICS,
+        mergeStatistics(replica, source, STATISTICS, held, sourceHolds, mapping, statisticsFiles));
     out.set(
         PARTITION_STATISTICS,
-        mergeStatistics(replica, source, PARTITION_STATISTICS, held, mapping, statisticsFiles));
+        mergeStatistics(
+            replica, source, PARTITION_STATISTICS, held, sourceHolds, mapping, statisticsFiles));
     if (source.field(STATISTICS) == null && ((ArrayNode) out.get(STATISTICS)).isEmpty()) {
       out.remove(STATISTICS);
     }
@@ -279,15 +283,13 @@ public final class MetadataMerge {
     if (replica == null || keptRefs.isEmpty()) {
       return keptOnly;
     }
-    Set<Long> inSource = new HashSet<>();
-    source.snapshots().forEach(s -> inSource.add(s.snapshotId()));
-    Map<Long, Long> parents = new LinkedHashMap<>();
-    replica
-        .snapshots()
-        .forEach(s -> parents.put(s.snapshotId(), s.parentSnapshotId().orElse(null)));
+    SnapshotIdIndex inSource = SnapshotIdIndex.of(source.snapshots());
+    List<Snapshot> replicaSnapshots = replica.snapshots();
+    SnapshotIdIndex parents = SnapshotIdIndex.of(replicaSnapshots);
     for (Long id : keptRefs.values()) {
       while (id != null && !inSource.contains(id) && keptOnly.add(id)) {
-        id = parents.get(id);
+        int position = parents.position(id);
+        id = position < 0 ? null : replicaSnapshots.get(position).parentSnapshotId().orElse(null);
       }
     }
     return keptOnly;
@@ -316,35 +318,44 @@ public final class MetadataMerge {
   }
 
   private record SnapshotUnion(
-      List<Snapshot> list, Set<Long> ids, List<MergeResult.AddedSnapshot> added) {}
+      List<Snapshot> list, SnapshotIdIndex ids, List<MergeResult.AddedSnapshot> added) {}
 
+  /**
+   * The replica's snapshots in their order, then the source's new ones in theirs, indexed by id.
+   * One list and one primitive index, since a backfill of a long history adds every snapshot.
+   */
   private static SnapshotUnion unionSnapshots(
       MergeRequest request, TableMetadata replica, Set<Long> protectedIds) {
     PathMapping mapping = request.mapping();
-    Map<Long, Snapshot> byId = new LinkedHashMap<>();
-    if (replica != null) {
-      replica.snapshots().forEach(s -> byId.put(s.snapshotId(), s));
+    UnaryOperator<String> map = mapping::map;
+    List<Snapshot> sourceSnapshots = request.source().snapshots();
+    List<Snapshot> replicaSnapshots = replica == null ? List.of() : replica.snapshots();
+    List<Snapshot> list = new ArrayList<>(replicaSnapshots.size() + sourceSnapshots.size());
+    SnapshotIdIndex byId = new SnapshotIdIndex(replicaSnapshots.size() + sourceSnapshots.size());
+    for (Snapshot snapshot : replicaSnapshots) {
+      int held = byId.putIfAbsent(snapshot.snapshotId(), list.size());
+      if (held < 0) {
+        list.add(snapshot);
+      } else {
+        list.set(held, snapshot); // a repeated id keeps its first place and its last entry
+      }
     }
     List<MergeResult.AddedSnapshot> added = new ArrayList<>();
-    for (Snapshot snapshot : request.source().snapshots()) {
+    for (Snapshot snapshot : sourceSnapshots) {
       long id = snapshot.snapshotId();
-      Snapshot existing = byId.get(id);
-      if (existing != null) {
-        checkSameSnapshot(existing, snapshot, mapping, request.sourceMetadataFile());
+      int held = byId.position(id);
+      if (held >= 0) {
+        checkSameSnapshot(list.get(held), snapshot, mapping, request.sourceMetadataFile());
         continue;
       }
       if (request.expiredSnapshotIds().contains(id) && !protectedIds.contains(id)) {
         continue; // expired by the replica's own retention: its files are gone
       }
-      byId.put(id, snapshot.withManifestPaths(mapping::map));
-      added.add(
-          new MergeResult.AddedSnapshot(
-              id,
-              snapshot.parentSnapshotId().orElse(null),
-              snapshot.manifestList().orElse(null),
-              snapshot.manifests()));
+      byId.putIfAbsent(id, list.size());
+      list.add(snapshot.withManifestPaths(map));
+      added.add(new MergeResult.AddedSnapshot(snapshot));
     }
-    return new SnapshotUnion(new ArrayList<>(byId.values()), new HashSet<>(byId.keySet()), added);
+    return new SnapshotUnion(list, byId, added);
   }
 
   /**
@@ -423,11 +434,10 @@ public final class MetadataMerge {
       TableMetadata replica,
       TableMetadata source,
       String field,
-      Set<Long> held,
+      SnapshotIdIndex held,
+      SnapshotIdIndex sourceHolds,
       PathMapping mapping,
       List<FileCopy> files) {
-    Set<Long> sourceHolds = new HashSet<>();
-    source.snapshots().forEach(s -> sourceHolds.add(s.snapshotId()));
     Map<Long, JsonNode> replicaEntries = new LinkedHashMap<>();
     Map<Long, JsonNode> bySnapshot = new LinkedHashMap<>();
     if (replica != null) {
@@ -482,7 +492,7 @@ public final class MetadataMerge {
     return properties;
   }
 
-  private static void checkRefs(ObjectNode out, Set<Long> held, String sourceFile) {
+  private static void checkRefs(ObjectNode out, SnapshotIdIndex held, String sourceFile) {
     JsonNode current = out.get(CURRENT_SNAPSHOT_ID);
     if (current != null
         && !current.isNull()

@@ -23,6 +23,12 @@ final class RawBuffer implements AutoCloseable {
     return generator;
   }
 
+  /** The length of the entry written so far: where its next value starts, after a separator. */
+  int position() throws IOException {
+    generator.flush();
+    return bytes.size();
+  }
+
   byte[] finish() throws IOException {
     generator.flush();
     byte[] entry = bytes.toByteArray();

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -17,19 +18,32 @@ import java.util.function.UnaryOperator;
 /**
  * One entry of {@code snapshots}, held compactly: the entry's JSON bytes as read (every field,
  * known or not, kept verbatim) and the few fields the merge, retention and verify read. Long
- * histories hold hundreds of thousands of snapshots, so no tree of their nodes is kept. Paths a
- * replica maps ({@code manifest-list}, v1 {@code manifests}) are held beside the bytes and replaced
- * when the entry is written.
+ * histories hold hundreds of thousands of snapshots, so no tree of their nodes is kept, nor a
+ * string of the manifest list: a replica's entry keeps the mapping and applies it when the path is
+ * read or the entry written. v1 {@code manifests} (rare, and from before manifest lists) are held
+ * as mapped strings.
  */
 public final class Snapshot {
   private final byte[] raw;
   private final long snapshotId;
-  private final Long parentSnapshotId;
+  private final long parentSnapshotId;
+  private final boolean hasParent;
   private final long sequenceNumber;
   private final long timestampMs;
-  private final String manifestList;
+
+  /**
+   * Where the {@code manifest-list} value lies in {@link #raw}, from just before its opening quote
+   * to after its closing one; {@code listStart} is -1 when the entry has none. Held as offsets, not
+   * as a string: the path is about a sixth of an entry and is read rarely.
+   */
+  private final int listStart;
+
+  private final int listEnd;
+
   private final List<String> manifests;
-  private final boolean pathsMapped;
+
+  /** How the manifest list is mapped when read or written; null while the entry is as read. */
+  private final UnaryOperator<String> pathMap;
 
   private Snapshot(
       byte[] raw,
@@ -37,17 +51,20 @@ public final class Snapshot {
       Long parentSnapshotId,
       long sequenceNumber,
       long timestampMs,
-      String manifestList,
+      int listStart,
+      int listEnd,
       List<String> manifests,
-      boolean pathsMapped) {
+      UnaryOperator<String> pathMap) {
     this.raw = raw;
     this.snapshotId = snapshotId;
-    this.parentSnapshotId = parentSnapshotId;
+    this.hasParent = parentSnapshotId != null;
+    this.parentSnapshotId = hasParent ? parentSnapshotId : 0L;
     this.sequenceNumber = sequenceNumber;
     this.timestampMs = timestampMs;
-    this.manifestList = manifestList;
+    this.listStart = listStart;
+    this.listEnd = listEnd;
     this.manifests = manifests;
-    this.pathsMapped = pathsMapped;
+    this.pathMap = pathMap;
   }
 
   /**
@@ -56,9 +73,9 @@ public final class Snapshot {
    */
   public ObjectNode json() {
     ObjectNode json = parseRaw();
-    if (pathsMapped) {
-      if (manifestList != null) {
-        json.put(MANIFEST_LIST, manifestList);
+    if (pathMap != null) {
+      if (listStart >= 0) {
+        json.put(MANIFEST_LIST, manifestList().orElseThrow());
       }
       if (json.has(MANIFESTS)) {
         json.set(MANIFESTS, TableMetadataParser.mapper().valueToTree(manifests));
@@ -72,7 +89,7 @@ public final class Snapshot {
   }
 
   public Optional<Long> parentSnapshotId() {
-    return Optional.ofNullable(parentSnapshotId);
+    return hasParent ? Optional.of(parentSnapshotId) : Optional.empty();
   }
 
   public long sequenceNumber() {
@@ -85,7 +102,32 @@ public final class Snapshot {
 
   /** The manifest list, absent for v1 snapshots that list {@code manifests} instead. */
   public Optional<String> manifestList() {
-    return Optional.ofNullable(manifestList);
+    if (listStart < 0) {
+      return Optional.empty();
+    }
+    String read = readManifestList();
+    return Optional.of(pathMap == null ? read : pathMap.apply(read));
+  }
+
+  /** The manifest list as the entry's bytes spell it, before any mapping. */
+  private String readManifestList() {
+    int quote = listStart;
+    while (raw[quote] != '"') {
+      quote++; // the separator the generator writes before a value
+    }
+    boolean escaped = false;
+    for (int i = quote + 1; i < listEnd - 1 && !escaped; i++) {
+      escaped = raw[i] == '\\';
+    }
+    if (!escaped) {
+      return new String(raw, quote + 1, listEnd - quote - 2, StandardCharsets.UTF_8);
+    }
+    try (JsonParser in = TableMetadataParser.mapper().createParser(raw, quote, listEnd - quote)) {
+      in.nextToken();
+      return in.getText();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read a snapshot held in memory", e);
+    }
   }
 
   /** The v1 {@code manifests} field, empty when the snapshot has a manifest list. */
@@ -94,19 +136,26 @@ public final class Snapshot {
   }
 
   /**
-   * This snapshot with its manifest list and v1 manifests mapped: the bytes are shared, the paths
-   * replaced when written.
+   * This snapshot with its manifest list and v1 manifests mapped: the bytes are shared, the
+   * manifest list mapped each time it is read or written (a history of a million snapshots would
+   * otherwise hold a million mapped paths). {@code map} must give the same path on every call.
    */
   public Snapshot withManifestPaths(UnaryOperator<String> map) {
+    UnaryOperator<String> first = pathMap;
+    UnaryOperator<String> composed = first == null ? map : path -> map.apply(first.apply(path));
+    if (listStart >= 0) {
+      composed.apply(readManifestList()); // a path the map refuses fails here, not when written
+    }
     return new Snapshot(
         raw,
         snapshotId,
-        parentSnapshotId,
+        hasParent ? parentSnapshotId : null,
         sequenceNumber,
         timestampMs,
-        manifestList == null ? null : map.apply(manifestList),
-        manifests.stream().map(map).toList(),
-        true);
+        listStart,
+        listEnd,
+        manifests.isEmpty() ? List.of() : manifests.stream().map(map).toList(),
+        composed);
   }
 
   /** The entry's JSON bytes as read, before any path was mapped. */
@@ -116,7 +165,7 @@ public final class Snapshot {
 
   /** Writes the entry: its bytes as they are, or re-streamed with the mapped paths in place. */
   void writeTo(JsonGenerator out) throws IOException {
-    if (!pathsMapped) {
+    if (pathMap == null) {
       out.writeRawValue(new RawJson(raw));
       return;
     }
@@ -127,9 +176,9 @@ public final class Snapshot {
         String name = in.currentName();
         in.nextToken();
         out.writeFieldName(name);
-        if (MANIFEST_LIST.equals(name) && manifestList != null) {
+        if (MANIFEST_LIST.equals(name) && listStart >= 0) {
           in.skipChildren();
-          out.writeString(manifestList);
+          out.writeString(manifestList().orElseThrow());
         } else if (MANIFESTS.equals(name) && in.currentToken() == JsonToken.START_ARRAY) {
           in.skipChildren();
           out.writeStartArray();
@@ -169,6 +218,8 @@ public final class Snapshot {
     ObjectNode keys = TableMetadataParser.mapper().createObjectNode();
     JsonGenerator out = buffer.start();
     out.writeStartObject();
+    int listStart = -1;
+    int listEnd = -1;
     while (in.nextToken() == JsonToken.FIELD_NAME) {
       String name = in.currentName();
       in.nextToken();
@@ -176,7 +227,14 @@ public final class Snapshot {
       if (isKey(name)) {
         JsonNode value = TableMetadataParser.mapper().readTree(in);
         keys.set(name, value);
+        boolean list = MANIFEST_LIST.equals(name) && value.isTextual();
+        if (list) {
+          listStart = buffer.position();
+        }
         out.writeTree(value);
+        if (list) {
+          listEnd = buffer.position();
+        }
       } else {
         out.copyCurrentStructure(in);
       }
@@ -184,7 +242,9 @@ public final class Snapshot {
     out.writeEndObject();
     byte[] raw = buffer.finish();
     String problem = problem(keys);
-    return problem != null ? new Parsed(null, problem) : new Parsed(of(raw, keys), null);
+    return problem != null
+        ? new Parsed(null, problem)
+        : new Parsed(of(raw, keys, listStart, listEnd), null);
   }
 
   /** A snapshot from its JSON tree. */
@@ -233,10 +293,9 @@ public final class Snapshot {
     return null;
   }
 
-  private static Snapshot of(byte[] raw, ObjectNode keys) {
+  private static Snapshot of(byte[] raw, ObjectNode keys, int listStart, int listEnd) {
     JsonNode parent = keys.get(PARENT_SNAPSHOT_ID);
     JsonNode sequence = keys.get(SEQUENCE_NUMBER);
-    JsonNode list = keys.get(MANIFEST_LIST);
     List<String> manifests = new ArrayList<>();
     JsonNode manifestsNode = keys.get(MANIFESTS);
     if (manifestsNode != null && manifestsNode.isArray()) {
@@ -248,9 +307,10 @@ public final class Snapshot {
         parent == null || parent.isNull() ? null : parent.asLong(),
         sequence == null ? 0L : sequence.asLong(),
         keys.get(TIMESTAMP_MS).asLong(),
-        list == null || list.isNull() ? null : list.asText(),
+        listStart,
+        listEnd,
         manifests.isEmpty() ? List.of() : List.copyOf(manifests),
-        false);
+        null);
   }
 
   /** A snapshot read, or why it is invalid. */

@@ -270,9 +270,9 @@ public final class TableMetadataParser {
    */
   private static final class Contents {
     private final ObjectNode fields = MAPPER.createObjectNode();
-    private final List<Snapshot> snapshots = new ArrayList<>();
-    private final List<SnapshotLogEntry> snapshotLog = new ArrayList<>();
-    private final List<LogEntry> metadataLog = new ArrayList<>();
+    private List<Snapshot> snapshots = new ArrayList<>();
+    private List<SnapshotLogEntry> snapshotLog = new ArrayList<>();
+    private List<LogEntry> metadataLog = new ArrayList<>();
     private String snapshotProblem;
 
     /** Reads one field's value at the parser's current token. */
@@ -297,16 +297,19 @@ public final class TableMetadataParser {
       }
     }
 
-    /** Takes a field a builder holds compactly as it is. */
+    /**
+     * Takes a field a builder holds compactly as it is: an unchanged list (immutable already) is
+     * shared, not copied, as a history-long list is not worth a copy per commit.
+     */
     void hold(
         String name,
         List<Snapshot> snapshots,
         List<SnapshotLogEntry> snapshotLog,
         List<LogEntry> metadataLog) {
       switch (name) {
-        case SNAPSHOTS -> this.snapshots.addAll(snapshots);
-        case SNAPSHOT_LOG -> this.snapshotLog.addAll(snapshotLog);
-        default -> this.metadataLog.addAll(metadataLog);
+        case SNAPSHOTS -> this.snapshots = snapshots;
+        case SNAPSHOT_LOG -> this.snapshotLog = snapshotLog;
+        default -> this.metadataLog = metadataLog;
       }
       fields.set(name, TableMetadata.COMPACT);
     }

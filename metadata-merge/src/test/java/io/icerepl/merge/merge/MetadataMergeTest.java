@@ -42,6 +42,31 @@ class MetadataMergeTest {
     return MetadataMerge.merge(request.build());
   }
 
+  @Test
+  void aBackfillSharesTheSourceEntriesAndSnapshotLogInsteadOfCopyingThem() {
+    TableMetadata source =
+        MetadataJson.table(2, SRC)
+            .commit(1, null, 100)
+            .commit(2, 1L, 200)
+            .commit(3, 2L, 300)
+            .build();
+    MergeResult result =
+        MetadataMerge.merge(
+            MergeRequest.builder()
+                .source(source, SRC + "/metadata/v9.metadata.json")
+                .targetLocation(DST)
+                .mapping(TableLayout.mapping(source, DST, List.of()))
+                .commitTimeMs(5_000)
+                .build());
+
+    // a long history's log and entries are held once, by the source and the replica alike
+    assertThat(result.metadata().snapshotLog()).isSameAs(source.snapshotLog()).hasSize(3);
+    assertThat(result.addedSnapshots())
+        .extracting(MergeResult.AddedSnapshot::source)
+        .containsExactlyElementsOf(source.snapshots());
+    assertThat(result.addedSnapshots().get(2).parentSnapshotId()).isEqualTo(2L);
+  }
+
   @ParameterizedTest
   @ValueSource(ints = {1, 2, 3})
   void backfillKeepsSnapshotsAsTheyAreExceptPaths(int formatVersion) {

@@ -148,4 +148,29 @@ class CompactMetadataTest {
     assertThat(mappedList.json()).isEqualTo(expectedList);
     assertThat(PLAIN.readTree(listed.raw())).isEqualTo(original.get(0));
   }
+
+  @Test
+  void aManifestListIsHeldAsTheEntrysBytesAndDecodedOnEachRead() {
+    String json =
+        """
+        {"format-version":1,"location":"s3://b/t","last-updated-ms":1,"last-column-id":1,
+         "schema":{"type":"struct","fields":[]},"partition-spec":[],
+         "snapshots":[
+           {"snapshot-id":5,"timestamp-ms":1,"manifest-list":"s3://b/t/metadata/snap-\\u00e9 \\"q\\".avro"},
+           {"snapshot-id":6,"timestamp-ms":2,"manifest-list":"s3://b/t/metadata/snap-é.avro"}]}
+        """;
+    TableMetadata metadata =
+        TableMetadataParser.read(json.getBytes(StandardCharsets.UTF_8), "v2.metadata.json");
+    Snapshot escaped = metadata.snapshots().get(0);
+    Snapshot plain = metadata.snapshots().get(1);
+    Snapshot mapped = plain.withManifestPaths(p -> p.replace("s3://b/t", "s3://r/t"));
+
+    assertThat(escaped.manifestList()).contains("s3://b/t/metadata/snap-é \"q\".avro");
+    assertThat(plain.manifestList()).contains("s3://b/t/metadata/snap-é.avro");
+    assertThat(mapped.manifestList()).contains("s3://r/t/metadata/snap-é.avro");
+    // a history of a million snapshots holds no path beside the entries' bytes: each read decodes
+    assertThat(plain.manifestList().orElseThrow()).isNotSameAs(plain.manifestList().orElseThrow());
+    assertThat(mapped.manifestList().orElseThrow())
+        .isNotSameAs(mapped.manifestList().orElseThrow());
+  }
 }
