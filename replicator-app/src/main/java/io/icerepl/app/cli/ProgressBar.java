@@ -5,7 +5,9 @@ import io.icerepl.copier.copy.CopyProgress;
 import io.icerepl.copier.copy.HumanUnits;
 import java.io.Console;
 import java.io.PrintWriter;
+import java.time.Duration;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -84,18 +86,11 @@ final class ProgressBar implements CopyProgress.Listener {
             : progress.filesTotal() > 0
                 ? (double) progress.filesDone() / progress.filesTotal()
                 : progress.planComplete() ? 1 : 0;
-    done = Math.max(0, Math.min(1, done));
-    int filled = (int) Math.round(done * BAR);
-    String left =
-        progress.planComplete()
-            ? progress.eta().map(t -> HumanUnits.time(t) + " left").orElse("time left unknown")
-            : "still planning";
+    String left = progress.planComplete() ? timeLeft(progress.eta()) : "still planning";
     return String.format(
         Locale.ROOT,
-        "[%s%s] %3d%% %,d/%,d files, %s/%s, %s/s, %s",
-        "#".repeat(filled),
-        "-".repeat(BAR - filled),
-        Math.round(done * 100),
+        "%s %,d/%,d files, %s/%s, %s/s, %s",
+        bar(done),
         progress.filesDone(),
         progress.filesTotal(),
         HumanUnits.bytes(progress.bytesDone()),
@@ -111,18 +106,30 @@ final class ProgressBar implements CopyProgress.Listener {
   static String line(DeletionProgress progress) {
     double done =
         progress.filesTotal() > 0 ? (double) progress.filesDone() / progress.filesTotal() : 1;
-    done = Math.max(0, Math.min(1, done));
-    int filled = (int) Math.round(done * BAR);
     return String.format(
         Locale.ROOT,
-        "[%s%s] %3d%% %,d/%,d files deleted, %,d files/s, %s",
-        "#".repeat(filled),
-        "-".repeat(BAR - filled),
-        Math.round(done * 100),
+        "%s %,d/%,d files deleted, %,d files/s, %s",
+        bar(done),
         progress.filesDone(),
         progress.filesTotal(),
         Math.round(progress.filesPerSecond()),
-        progress.eta().map(t -> HumanUnits.time(t) + " left").orElse("time left unknown"));
+        timeLeft(progress.eta()));
+  }
+
+  /** {@code [##########--------------] 42%} for a fraction done, clamped to 0–1. */
+  private static String bar(double done) {
+    double clamped = Math.max(0, Math.min(1, done));
+    int filled = (int) Math.round(clamped * BAR);
+    return String.format(
+        Locale.ROOT,
+        "[%s%s] %3d%%",
+        "#".repeat(filled),
+        "-".repeat(BAR - filled),
+        Math.round(clamped * 100));
+  }
+
+  private static String timeLeft(Optional<Duration> eta) {
+    return eta.map(t -> HumanUnits.time(t) + " left").orElse("time left unknown");
   }
 
   /** The listener to give the copier, and the clearing of its line once the copy is done. */
