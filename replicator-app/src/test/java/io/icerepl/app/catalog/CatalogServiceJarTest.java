@@ -94,6 +94,82 @@ class CatalogServiceJarTest {
     }
   }
 
+  /**
+   * A PyIceberg user names the catalog by its PyIceberg properties ({@code type=sql}, a SQLAlchemy
+   * URL; its rows are keyed by the catalog's name, here PyIceberg's {@code default}), and the jar
+   * carries the PostgreSQL driver a shared SQL catalog usually needs.
+   */
+  @Test
+  void readsAPyIcebergSqlCatalogAndCarriesThePostgresDriver() throws Exception {
+    String database = dir.resolve("pyiceberg_catalog.db").toAbsolutePath().toString();
+    String warehouse = dir.resolve("warehouse").toUri().toString();
+    try (JdbcCatalog pyiceberg = new JdbcCatalog()) {
+      pyiceberg.initialize(
+          "default", Map.of("uri", "jdbc:sqlite:" + database, "warehouse", warehouse));
+      pyiceberg.createNamespace(org.apache.iceberg.catalog.Namespace.of("db"));
+      Table table = pyiceberg.createTable(TableIdentifier.of("db", "events"), SCHEMA);
+      append(table, 0, 4);
+      append(table, 10, 2);
+      Path replica = dir.resolve("replica/db/events");
+
+      Run sqlite =
+          run(
+              "replicate",
+              "--source-catalog",
+              "name=default,type=sql,uri=sqlite:///" + database + ",warehouse=" + warehouse,
+              "--source-table",
+              "db.events",
+              "--target",
+              replica.toString());
+
+      assertThat(sqlite.exit()).as(sqlite.output()).isZero();
+      Table read = new org.apache.iceberg.hadoop.HadoopTables().load(replica.toString());
+      table.refresh();
+      assertThat(read.currentSnapshot().snapshotId())
+          .isEqualTo(table.currentSnapshot().snapshotId());
+      for (Snapshot snapshot : table.snapshots()) {
+        assertThat(rows(read, snapshot.snapshotId()))
+            .as("snapshot %s", snapshot.snapshotId())
+            .isEqualTo(rows(table, snapshot.snapshotId()))
+            .isNotEmpty();
+      }
+    }
+
+    // Nothing listens on port 1: the driver is there if what fails is the connection.
+    Run postgres =
+        run(
+            "replicate",
+            "--source-catalog",
+            "name=default,type=sql,uri=postgresql+psycopg2://ice:s3cr3t@127.0.0.1:1/iceberg,warehouse="
+                + warehouse,
+            "--source-table",
+            "db.events",
+            "--target",
+            dir.resolve("pg-replica").toString());
+
+    assertThat(postgres.exit()).as(postgres.output()).isNotZero();
+    assertThat(postgres.output())
+        .as("the PostgreSQL driver took the URL")
+        .doesNotContainIgnoringCase("no suitable driver")
+        .containsIgnoringCase("connection")
+        .doesNotContain("s3cr3t");
+  }
+
+  private record Run(int exit, String output) {}
+
+  private Run run(String... arguments) throws Exception {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-jar");
+    command.add(JAR.toString());
+    command.addAll(List.of(arguments));
+    Path log = Files.createTempFile(dir, "run", ".log");
+    Process process =
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    assertThat(process.waitFor(2, TimeUnit.MINUTES)).as("%s finished", command).isTrue();
+    return new Run(process.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
+  }
+
   private static void append(Table table, long firstId, int count) {
     List<Record> records = new ArrayList<>();
     for (int i = 0; i < count; i++) {

@@ -42,13 +42,53 @@ class CatalogSpecTest {
       value = {
         "name=prod,type                 | Cannot parse catalog property 'type': expected key=value",
         "type=rest,=http://h            | Cannot parse catalog property '=http://h': expected key=value",
-        "name=prod,type=hive            | Catalog prod has type=hive; supported: rest, glue, jdbc",
-        "name=prod,uri=http://h         | Catalog prod needs type=rest, type=glue or type=jdbc",
+        "name=prod,type=hive            | Catalog prod has type=hive; supported: rest, glue, jdbc, sql",
+        "name=prod,uri=http://h         | Catalog prod needs type=rest, type=glue, type=jdbc or type=sql",
+        "name=py,type=sql               | Catalog py has type=sql but no uri",
+        "name=py,type=sql,uri=mysql+pymysql://u:pw@db/cat | Catalog py has type=sql with database URL mysql+pymysql://****@db/cat; understood: sqlite",
       })
   void whatIsNotACatalogIsRefusedNamingThePair(String text, String message) {
     assertThatThrownBy(() -> CatalogSpec.parse(text))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith(message);
+  }
+
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "sqlite:////tmp/wh/pyiceberg_catalog.db      | jdbc:sqlite:/tmp/wh/pyiceberg_catalog.db",
+        "sqlite:///catalog.db                        | jdbc:sqlite:catalog.db",
+        "sqlite://                                   | jdbc:sqlite::memory:",
+        "sqlite:///:memory:                          | jdbc:sqlite::memory:",
+        "postgresql://db.internal:5432/iceberg       | jdbc:postgresql://db.internal:5432/iceberg",
+        "postgresql+psycopg2://db/iceberg?sslmode=require | jdbc:postgresql://db/iceberg?sslmode=require",
+        "jdbc:sqlite:/already/jdbc.db                | jdbc:sqlite:/already/jdbc.db",
+      })
+  void aPyIcebergSqlCatalogIsReadAsTheJdbcCatalogItIs(String sqlAlchemy, String jdbc) {
+    CatalogSpec spec = CatalogSpec.parse("name=default,type=sql,uri=" + sqlAlchemy);
+
+    assertThat(spec.type()).isEqualTo("jdbc");
+    assertThat(spec.properties()).containsEntry("uri", jdbc).doesNotContainKey("jdbc.user");
+    assertThat(spec.name()).as("the rows' catalog_name").isEqualTo("default");
+  }
+
+  @Test
+  void aSqlAlchemyUserAndPasswordGoToTheDriverDecodedUnlessGiven() {
+    CatalogSpec spec =
+        CatalogSpec.parse(
+            "name=default,type=SQL,uri=postgresql+psycopg://ice:p%40ss%3Aw0rd@db:6432/cat");
+
+    assertThat(spec.properties())
+        .containsEntry("uri", "jdbc:postgresql://db:6432/cat")
+        .containsEntry("jdbc.user", "ice")
+        .containsEntry("jdbc.password", "p@ss:w0rd");
+    assertThat(spec.describe()).doesNotContain("p@ss", "p%40ss");
+    assertThat(
+            CatalogSpec.parse("type=sql,uri=postgresql://ice:old@db/cat,jdbc.password=new")
+                .properties())
+        .containsEntry("jdbc.password", "new")
+        .containsEntry("jdbc.user", "ice");
   }
 
   @Test

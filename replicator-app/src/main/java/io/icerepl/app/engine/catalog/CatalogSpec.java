@@ -9,7 +9,8 @@ import java.util.stream.Collectors;
 /**
  * An Iceberg catalog as a user names it: Iceberg's own catalog properties ({@code type}, {@code
  * uri}, {@code warehouse}, {@code credential}, {@code token}, {@code rest.sigv4-enabled}, {@code
- * glue.id}, …) plus a name. JDBC catalogs key their rows by the name.
+ * glue.id}, …) plus a name. JDBC catalogs key their rows by the name. PyIceberg's SQL catalog
+ * ({@code type=sql} with a SQLAlchemy {@code uri}) is read as the JDBC catalog it is.
  *
  * @param name the catalog's name; {@value #DEFAULT_NAME} unless given
  * @param properties Iceberg catalog properties, without the name
@@ -32,15 +33,17 @@ public record CatalogSpec(String name, Map<String, String> properties) {
     if (name == null || name.isBlank()) {
       throw new IllegalArgumentException("A catalog needs a name");
     }
-    properties = Map.copyOf(properties);
+    properties = Map.copyOf(SqlCatalogUri.asJdbc(name, properties));
     String type = properties.get("type");
     if (type == null && !properties.containsKey("catalog-impl")) {
       throw new IllegalArgumentException(
-          "Catalog " + name + " needs type=rest, type=glue or type=jdbc (or catalog-impl=<class>)");
+          "Catalog "
+              + name
+              + " needs type=rest, type=glue, type=jdbc or type=sql (or catalog-impl=<class>)");
     }
     if (type != null && !TYPES.contains(type.toLowerCase(Locale.ROOT))) {
       throw new IllegalArgumentException(
-          "Catalog " + name + " has type=" + type + "; supported: rest, glue, jdbc");
+          "Catalog " + name + " has type=" + type + "; supported: rest, glue, jdbc, sql");
     }
   }
 
