@@ -49,6 +49,10 @@ public final class TableMetadataParser {
   private static final ObjectMapper MAPPER = newMapper();
   private static final java.util.Set<String> HISTORY_FIELDS =
       java.util.Set.of(SNAPSHOTS, SNAPSHOT_LOG, METADATA_LOG);
+
+  /** The field that marks a view's metadata (the view spec), which a table's never has. */
+  private static final String VIEW_UUID = "view-uuid";
+
   private static final int MIN_FORMAT_VERSION = 1;
   private static final int MAX_FORMAT_VERSION = 3;
 
@@ -181,6 +185,15 @@ public final class TableMetadataParser {
   private static TableMetadata validate(
       TableMetadata metadata, String snapshotProblem, String fileName) {
     ObjectNode json = metadata.fields();
+    if (json.has(VIEW_UUID) && !json.has(TABLE_UUID)) {
+      // A catalog keeps a view's metadata as a table's, in its own metadata/ folder: name it so.
+      throw new BadInputException(
+          "Cannot read table metadata "
+              + fileName
+              + ": it is an Iceberg view's metadata (view-uuid "
+              + json.get(VIEW_UUID).asText()
+              + "), not a table's; views are not replicated");
+    }
     Validator v = new Validator(fileName, json);
     JsonNode version = v.required(json, FORMAT_VERSION, "");
     if (!version.canConvertToInt()

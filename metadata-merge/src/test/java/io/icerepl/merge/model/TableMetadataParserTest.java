@@ -60,6 +60,25 @@ class TableMetadataParserTest {
   }
 
   @Test
+  void aViewsMetadataIsNamedAsAViewNotAsABrokenTable() {
+    String view =
+        "{\"view-uuid\":\"fa6506c3-7681-40c8-86dc-e36561f83385\",\"format-version\":1,"
+            + "\"location\":\"s3://b/db/v\",\"current-version-id\":1,\"properties\":{},"
+            + "\"versions\":[{\"version-id\":1,\"timestamp-ms\":1573518431292,\"schema-id\":1,"
+            + "\"default-namespace\":[\"default\"],\"summary\":{\"engine-name\":\"Spark\"},"
+            + "\"representations\":[{\"type\":\"sql\",\"sql\":\"SELECT 1\",\"dialect\":\"spark\"}]}],"
+            + "\"schemas\":[{\"schema-id\":1,\"type\":\"struct\",\"fields\":[]}],"
+            + "\"version-log\":[{\"timestamp-ms\":1573518431292,\"version-id\":1}]}";
+
+    assertThatThrownBy(() -> read(view))
+        .isInstanceOf(BadInputException.class)
+        .hasMessage(
+            "Cannot read table metadata v3.metadata.json: it is an Iceberg view's metadata"
+                + " (view-uuid fa6506c3-7681-40c8-86dc-e36561f83385), not a table's; views are not"
+                + " replicated");
+  }
+
+  @Test
   void unknownFormatVersionIsRefused() {
     assertThatThrownBy(() -> read(V2.replace("\"format-version\":2", "\"format-version\":4")))
         .isInstanceOf(BadInputException.class)
