@@ -47,8 +47,9 @@ import org.slf4j.LoggerFactory;
  * every file a snapshot or statistics entry names exists with its recorded length (and, for files
  * copied byte for byte, the source's checksum where both stores keep a comparable one); no path
  * leads out of the replica, not even inside a position delete file or a deletion vector, whose
- * referenced data files must exist too; and, with a source, every snapshot and ref the source holds
- * is on the replica unless the replica's own retention removed it.
+ * referenced data files must exist too; every deletion vector a snapshot holds names a data file
+ * live in that snapshot; and, with a source, every snapshot and ref the source holds is on the
+ * replica unless the replica's own retention removed it.
  *
  * <p>Manifests are decoded one at a time and streamed, and the file checks wait in a queue of a few
  * per thread, so memory follows the largest manifest list, not the table. Only live entries (ADDED,
