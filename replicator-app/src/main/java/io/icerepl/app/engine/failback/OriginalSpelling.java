@@ -31,9 +31,9 @@ final class OriginalSpelling {
   }
 
   /**
-   * The prefix the original's data files are named under, spelled as its current snapshot's first
-   * manifest names them (Hadoop and S3A may spell the files otherwise than the location); {@code
-   * location} when that snapshot names no file under it.
+   * The prefix the original's files are named under, spelled as the first manifest of its current
+   * snapshot that names a live file spells them (Hadoop and S3A may spell the files otherwise than
+   * the location); {@code location} when that manifest names no file under it.
    */
   static String filesPrefix(ObjectStore store, TableMetadata original, String location)
       throws IOException {
@@ -56,6 +56,10 @@ final class OriginalSpelling {
         if (prefix.isPresent()) {
           return prefix.get();
         }
+      }
+      if (!files.isEmpty()) {
+        // one writer's manifest tells its spelling; the rest are not read for files elsewhere
+        return location;
       }
     }
     return location;
