@@ -7,7 +7,13 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 
-/** An {@link ObjectStore} that hands every call to another; subclasses override what they watch. */
+/**
+ * An {@link ObjectStore} that hands every call to another, the interface's default methods too, so
+ * a store's own way of doing them (S3's upload of a large create from a temporary file, its batch
+ * delete) is kept behind a wrapper. Subclasses override what they watch; one that watches a call
+ * with two forms ({@code createIfAbsent} from bytes or from a writer, {@code delete} and {@code
+ * deleteAll}) overrides both, since each form goes to the delegate directly.
+ */
 public abstract class ForwardingObjectStore implements ObjectStore {
   private final ObjectStore delegate;
 
@@ -49,6 +55,11 @@ public abstract class ForwardingObjectStore implements ObjectStore {
     return delegate.createIfAbsent(path, content);
   }
 
+  @Override
+  public boolean createIfAbsent(String path, Writer writer) throws IOException {
+    return delegate.createIfAbsent(path, writer);
+  }
+
   /** Copies from the store {@code source} forwards to, so a server-side copy stays possible. */
   @Override
   public OptionalLong copyFrom(
@@ -86,5 +97,10 @@ public abstract class ForwardingObjectStore implements ObjectStore {
   @Override
   public void delete(String path) throws IOException {
     delegate.delete(path);
+  }
+
+  @Override
+  public void deleteAll(List<String> paths) throws IOException {
+    delegate.deleteAll(paths);
   }
 }

@@ -96,6 +96,12 @@ public final class RequestCountingStore extends ForwardingObjectStore {
   }
 
   @Override
+  public boolean createIfAbsent(String path, Writer writer) throws IOException {
+    count(Kind.PUT, path);
+    return super.createIfAbsent(path, writer);
+  }
+
+  @Override
   public OptionalLong copyFrom(
       ObjectStore source, String sourcePath, String targetPath, long recordedLength)
       throws IOException {
@@ -137,5 +143,12 @@ public final class RequestCountingStore extends ForwardingObjectStore {
   public void delete(String path) throws IOException {
     count(Kind.DELETE, path);
     super.delete(path);
+  }
+
+  /** One DELETE per object, whether the store deletes them one by one or in batches. */
+  @Override
+  public void deleteAll(List<String> paths) throws IOException {
+    paths.forEach(path -> count(Kind.DELETE, path));
+    super.deleteAll(paths);
   }
 }

@@ -11,9 +11,9 @@ import java.util.Objects;
  * Maps source paths to replica paths by prefix. The longest matching source prefix wins, so a
  * {@code write.data.path} nested in the table location can map elsewhere than the location.
  *
- * <p>Local paths are compared in one canonical form: {@code file:/p}, {@code file:///p} and {@code
- * /p} name the same file. A mapped path takes the target prefix as it was written, followed by the
- * remainder of the source path.
+ * <p>Paths are compared in one canonical form: {@code file:/p}, {@code file:///p} and {@code /p}
+ * name the same file, and so do {@code s3://b/k}, {@code s3a://b/k} and {@code s3n://b/k}. A mapped
+ * path takes the target prefix as it was written, followed by the remainder of the source path.
  */
 public final class PathMapping {
 
@@ -93,8 +93,15 @@ public final class PathMapping {
             + prefixes.stream().map(Prefix::source).toList());
   }
 
-  /** Canonical form for comparing: local paths as {@code /p}, other schemes unchanged. */
+  /**
+   * Canonical form for comparing: local paths as {@code /p}, the S3 schemes as {@code s3://} (Spark
+   * through S3A writes {@code s3a://} where other engines write {@code s3://} for the same object),
+   * other schemes unchanged.
+   */
   public static String canonical(String path) {
+    if (path.startsWith("s3a://") || path.startsWith("s3n://")) {
+      return "s3" + path.substring("s3a".length());
+    }
     if (path.startsWith("file:///")) {
       return path.substring("file://".length());
     }

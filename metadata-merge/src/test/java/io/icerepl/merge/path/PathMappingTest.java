@@ -43,4 +43,26 @@ class PathMappingTest {
   void thePrefixItselfMapsToTheTarget() {
     assertThat(PathMapping.of("s3://b/t/", "s3://r/t/").map("s3://b/t")).isEqualTo("s3://r/t");
   }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"s3://b/t", "s3a://b/t", "s3n://b/t", "s3a://b/t/"})
+  void theS3SchemesNameTheSameObjectAndTheTargetKeepsItsSpelling(String prefix) {
+    PathMapping mapping = PathMapping.of(prefix, "s3a://r/t");
+    assertThat(mapping.map("s3://b/t/data/a.parquet")).isEqualTo("s3a://r/t/data/a.parquet");
+    assertThat(mapping.map("s3a://b/t/data/b.parquet")).isEqualTo("s3a://r/t/data/b.parquet");
+    assertThat(mapping.map("s3n://b/t/data/c.parquet")).isEqualTo("s3a://r/t/data/c.parquet");
+    assertThat(mapping.map("s3a://b/t")).isEqualTo("s3a://r/t");
+    assertThat(mapping.covers("s3n://b/t/metadata/v1.metadata.json")).isTrue();
+    // a scheme alias is not a sibling: another bucket or key stays outside
+    assertThat(mapping.covers("s3a://b/t2/data/a.parquet")).isFalse();
+    assertThat(mapping.covers("s3a://c/t/data/a.parquet")).isFalse();
+    assertThat(mapping.covers("gs://b/t/data/a.parquet")).isFalse();
+  }
+
+  @Test
+  void anS3PrefixIsAddedOnceWhicheverSchemeNamesIt() {
+    PathMapping mapping = PathMapping.of("s3://b/t", "s3://r/t").with("s3a://b/t/", "s3://r/x");
+    assertThat(mapping.prefixes()).hasSize(1);
+    assertThat(mapping.map("s3a://b/t/data/a.parquet")).isEqualTo("s3://r/t/data/a.parquet");
+  }
 }

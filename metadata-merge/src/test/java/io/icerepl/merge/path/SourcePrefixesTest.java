@@ -50,6 +50,8 @@ class SourcePrefixesTest {
         .isNotEqualTo(SourcePrefixes.folderName("s3://a-b/c"));
     assertThat(SourcePrefixes.folderName("file:/x/y"))
         .isEqualTo(SourcePrefixes.folderName("/x/y/"));
+    assertThat(SourcePrefixes.folderName("s3a://b/ext/t"))
+        .isEqualTo(SourcePrefixes.folderName("s3://b/ext/t/"));
   }
 
   @Test
@@ -63,6 +65,22 @@ class SourcePrefixesTest {
     assertThat(prefixes.learned()).isEqualTo(remembered);
     assertThat(prefixes.mapping().map("s3://src/wh/t/custom/a.parquet"))
         .isEqualTo(REPLICA + "/custom/a.parquet");
+  }
+
+  @Test
+  void aPrefixSpelledWithAnotherS3SchemeIsTheSamePrefixAndAllowedUnderItsRoot() {
+    SourcePrefixes prefixes =
+        SourcePrefixes.of(REPLICA, List.of(), List.of("s3://src/wh"), List.of())
+            .learn(version("s3a://src/wh/t", Map.of()), "v1.metadata.json")
+            .learn(
+                version("s3://src/wh/t", Map.of("write.data.path", "s3n://src/wh/t/data")),
+                "v2.metadata.json");
+    assertThat(prefixes.learned())
+        .containsExactly(new PathMapping.Prefix("s3a://src/wh/t", REPLICA));
+    assertThat(prefixes.mapping().map("s3://src/wh/t/data/a.parquet"))
+        .isEqualTo(REPLICA + "/data/a.parquet");
+    assertThat(prefixes.mapping().map("s3a://src/wh/t/data/b.parquet"))
+        .isEqualTo(REPLICA + "/data/b.parquet");
   }
 
   @Test

@@ -26,6 +26,7 @@ import io.icerepl.merge.merge.VersionSequence;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.model.TableMetadataParser;
 import io.icerepl.merge.path.PathMapping;
+import io.icerepl.merge.path.PathSpelling;
 import io.icerepl.merge.path.SourcePrefixes;
 import io.icerepl.merge.path.TableLayout;
 import io.icerepl.merge.state.Promotion;
@@ -296,9 +297,14 @@ public final class TableReplicator {
           versions);
     }
 
+    // an existing replica (an original failed back into) keeps its own spelling of its location
+    String spelled =
+        replica
+            .map(r -> PathSpelling.as(targetLocation, r.metadata().location()))
+            .orElse(targetLocation);
     SourcePrefixes prefixes =
         SourcePrefixes.of(
-            targetLocation,
+            spelled,
             options.extraPrefixes(),
             options.allowedSourcePrefixes(),
             state.sourcePrefixes());
@@ -333,7 +339,7 @@ public final class TableReplicator {
       MergeRequest.Builder request =
           MergeRequest.builder()
               .source(metadata, file)
-              .targetLocation(targetLocation)
+              .targetLocation(spelled)
               .mapping(mapping)
               .commitTimeMs(clock.millis())
               .expiredSnapshotIds(state.expiredSnapshotIds())

@@ -4,6 +4,7 @@ import io.icerepl.copier.store.ForwardingObjectStore;
 import io.icerepl.copier.store.LocalObjectStore;
 import io.icerepl.copier.store.ObjectStore;
 import java.io.IOException;
+import java.util.List;
 import java.util.OptionalLong;
 import java.util.function.Predicate;
 
@@ -62,6 +63,12 @@ public final class FaultInjectingStore extends ForwardingObjectStore {
   }
 
   @Override
+  public boolean createIfAbsent(String path, Writer writer) throws IOException {
+    check(path);
+    return super.createIfAbsent(path, writer);
+  }
+
+  @Override
   public OptionalLong copyFrom(
       ObjectStore source, String sourcePath, String targetPath, long recordedLength)
       throws IOException {
@@ -79,5 +86,13 @@ public final class FaultInjectingStore extends ForwardingObjectStore {
       throw new IOException("crashed: not deleting " + path);
     }
     super.delete(path);
+  }
+
+  /** One at a time, so a crash falls between two deletes as a process's would. */
+  @Override
+  public void deleteAll(List<String> paths) throws IOException {
+    for (String path : paths) {
+      delete(path);
+    }
   }
 }

@@ -6,9 +6,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.icerepl.app.engine.S3CommandFixture.Run;
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.localstack.S3Warehouse;
+import io.icerepl.localstack.TableWrites;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.aws.s3.S3FileIO;
+import org.apache.iceberg.data.GenericFileWriterFactory;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.deletes.PositionDelete;
+import org.apache.iceberg.deletes.PositionDeleteWriter;
+import org.apache.iceberg.encryption.EncryptedFiles;
+import org.apache.iceberg.io.CloseableIterable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -73,5 +90,87 @@ class S3CommandLineTest {
       assertThat(expired.out())
           .contains("expired_snapshots_count 2", "deleted_manifest_lists_count 2", "dry_run false");
     }
+  }
+
+  @Test
+  void aTableNamingItsFilesBothS3AndS3aReplicatesWhole() throws Exception {
+    try (EmbeddedS3 s3 = EmbeddedS3.start();
+        S3Warehouse warehouse = S3CommandFixture.warehouse(s3, "s3://source/warehouse")) {
+      s3.createBucket("source");
+      s3.createBucket("replica");
+      Table table = S3CommandFixture.threeAppends(warehouse);
+      // another engine (Spark through S3A) names the objects it writes s3a://
+      GenericRecord record = GenericRecord.create(table.schema());
+      DataFile written =
+          TableWrites.writeData(
+              table,
+              null,
+              List.<Record>of(record.copy(Map.of("id", 10L)), record.copy(Map.of("id", 11L))));
+      DataFile spelledS3a =
+          DataFiles.builder(table.spec())
+              .copy(written)
+              .withPath(written.location().replaceFirst("^s3://", "s3a://"))
+              .build();
+      table.newAppend().appendFile(spelledS3a).commit();
+      table.newRowDelta().addDeletes(deletePosition(table, spelledS3a, 0)).commit();
+      assertThat(SourceTable.rows(table, table.currentSnapshot().snapshotId()))
+          .hasSize(4)
+          .doesNotContain("Record(10)");
+
+      Run replicated =
+          run(
+              "replicate",
+              "--source",
+              table.location(),
+              "--target",
+              "s3://replica/warehouse/ns/t",
+              "--endpoint",
+              s3.endpoint().toString(),
+              "--path-style",
+              "--settle-time",
+              "0s");
+      assertThat(replicated.exit()).as(replicated.out() + replicated.err()).isZero();
+
+      try (S3FileIO io = S3CommandFixture.fileIO(s3)) {
+        String hint;
+        try (var in =
+            io.newInputFile("s3://replica/warehouse/ns/t/metadata/version-hint.text").newStream()) {
+          hint = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
+        }
+        Table replica =
+            S3CommandFixture.load(
+                io, "s3://replica/warehouse/ns/t/metadata/v" + hint + ".metadata.json");
+        assertThat(replica.currentSnapshot().snapshotId())
+            .isEqualTo(table.currentSnapshot().snapshotId());
+        for (Snapshot snapshot : table.snapshots()) {
+          assertThat(SourceTable.rows(replica, snapshot.snapshotId()))
+              .isEqualTo(SourceTable.rows(table, snapshot.snapshotId()));
+        }
+        try (CloseableIterable<FileScanTask> tasks = replica.newScan().planFiles()) {
+          for (FileScanTask task : tasks) {
+            assertThat(task.file().location()).startsWith("s3://replica/warehouse/ns/t/");
+            task.deletes()
+                .forEach(d -> assertThat(d.location()).startsWith("s3://replica/warehouse/ns/t/"));
+          }
+        }
+      }
+    }
+  }
+
+  /** A position delete file of an unpartitioned table, naming its data file as it is spelled. */
+  private static DeleteFile deletePosition(Table table, DataFile file, long position)
+      throws IOException {
+    GenericFileWriterFactory writers =
+        new GenericFileWriterFactory.Builder(table).deleteFileFormat(FileFormat.PARQUET).build();
+    String path = table.locationProvider().newDataLocation(UUID.randomUUID() + "-deletes.parquet");
+    PositionDeleteWriter<Record> writer =
+        writers.newPositionDeleteWriter(
+            EncryptedFiles.plainAsEncryptedOutput(table.io().newOutputFile(path)),
+            table.spec(),
+            null);
+    try (writer) {
+      writer.write(PositionDelete.<Record>create().set(file.location(), position));
+    }
+    return writer.toDeleteFile();
   }
 }

@@ -69,6 +69,13 @@ class StreamedPlanOrderTest {
     }
 
     @Override
+    public boolean createIfAbsent(String path, Writer writer) throws IOException {
+      boolean created = super.createIfAbsent(path, writer);
+      writes.add(path);
+      return created;
+    }
+
+    @Override
     public OptionalLong copyFrom(
         ObjectStore source, String sourcePath, String targetPath, long recordedLength)
         throws IOException {

@@ -77,6 +77,15 @@ class StreamedBackfillCrashTest {
     }
 
     @Override
+    public boolean createIfAbsent(String path, Writer writer) throws IOException {
+      boolean created = super.createIfAbsent(path, writer);
+      if (created) {
+        count(path);
+      }
+      return created;
+    }
+
+    @Override
     public OptionalLong copyFrom(
         ObjectStore source, String sourcePath, String targetPath, long recordedLength)
         throws IOException {

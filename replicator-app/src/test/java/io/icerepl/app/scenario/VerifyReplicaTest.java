@@ -333,6 +333,69 @@ class VerifyReplicaTest {
   }
 
   @Test
+  void aDeletionVectorNamingADataFileNotLiveInItsSnapshotIsReported() throws IOException {
+    ScenarioTable v3 =
+        ScenarioTable.create(
+            "verify-dv-live",
+            dir.resolve("dv-live-source").toString(),
+            Scenario.SCHEMA,
+            PartitionSpec.unpartitioned(),
+            null,
+            Map.of(TableProperties.FORMAT_VERSION, "3"));
+    DataFile kept = v3.append(v3.row(1, "a", "x"), v3.row(2, "b", "x")).get(0);
+    DataFile removed = v3.append(v3.row(3, "c", "y"), v3.row(4, "d", "y")).get(0);
+    v3.commitDeletes(v3.writeDeletionVectors(Map.of(kept, new long[] {0})));
+    String clean = Replication.targetFor(v3, dir.resolve("dv-live"));
+    Replication.replicate(v3.location(), clean);
+    assertThat(verify("--target", clean).exit).isZero();
+
+    // a writer that skips Iceberg's validation: the vector names a file no longer in the table,
+    // which the replica still holds for the snapshots before its removal
+    v3.table().newDelete().deleteFile(removed).commit();
+    v3.commitDeletes(v3.writeDeletionVectors(Map.of(removed, new long[] {1})));
+    long dangling = v3.table().currentSnapshot().snapshotId();
+    Replication.replicate(v3.location(), clean);
+    Table table = new ReplicaVerifier().load(clean);
+    String replicaRemoved = null;
+    String vector = null;
+    for (ManifestFile manifest : table.currentSnapshot().deleteManifests(table.io())) {
+      try (CloseableIterable<DeleteFile> deletes =
+          org.apache.iceberg.ManifestFiles.readDeleteManifest(
+              manifest, table.io(), table.specs())) {
+        for (DeleteFile delete : deletes) {
+          if (delete.referencedDataFile().endsWith(fileName(removed.location()))) {
+            replicaRemoved = delete.referencedDataFile();
+            vector = delete.location();
+          }
+        }
+      }
+    }
+    assertThat(replicaRemoved).isNotNull();
+    assertThat(Files.exists(Paths.get(ReplicaVerifier.localPath(replicaRemoved)))).isTrue();
+
+    Verified verified = verify("--target", clean);
+
+    assertThat(verified.exit).isEqualTo(1);
+    assertThat(verified.problems())
+        .containsExactly(
+            "deletion vector file "
+                + vector
+                + " (snapshot "
+                + dangling
+                + "): its referenced data file "
+                + replicaRemoved
+                + " is not a live data file of snapshot "
+                + dangling
+                + " (manifest list "
+                + table.currentSnapshot().manifestListLocation()
+                + ")");
+  }
+
+  private static String fileName(String path) {
+    return path.substring(path.lastIndexOf('/') + 1);
+  }
+
+  @Test
   void aMissingTargetIsAUsageError() {
     assertThat(verify("--source", source.location()).exit).isEqualTo(2);
   }

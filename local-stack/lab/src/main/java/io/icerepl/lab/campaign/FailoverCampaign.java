@@ -273,13 +273,12 @@ public final class FailoverCampaign {
   }
 
   /**
-   * A table location spelled as Hadoop spells the paths of the files HadoopTables writes ({@code
-   * file:/…}, not {@code file:///…}): fail-back maps the promoted table's paths into the original
-   * by its location string, and a position delete names its data file by path, so the spellings
-   * must meet.
+   * A table location as a {@code file:///…} URI, which HadoopTables spells {@code file:/…} in the
+   * paths of the files it writes: fail-back must write the promoted table's deletes against the
+   * original's files in the original's spelling, not in the one given on its command line.
    */
   static String location(Path folder) {
-    return "file:" + folder.toAbsolutePath();
+    return folder.toAbsolutePath().toUri().toString();
   }
 
   /** The orphan tags a fail-back printed, name to snapshot id. */

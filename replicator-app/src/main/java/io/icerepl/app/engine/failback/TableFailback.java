@@ -161,15 +161,16 @@ public final class TableFailback {
       TableMetadata joined =
           FailbackLines.join(promoted, promotedFile, head.metadata(), head.file(), orphans);
 
+      // the original's manifests stay in place: what is written into it is spelled as they are
+      String location = OriginalSpelling.location(head.metadata(), originalLocation);
+      String filesAt = OriginalSpelling.filesPrefix(original, head.metadata(), location);
+
       // the tags first: a rerun after a crash keeps the names it may already have printed
       ReplicaState state = originalFiles.state(originalLocation);
       Map<String, Long> tags = state.keptRefs().isEmpty() ? orphans.refs() : state.keptRefs();
       SourcePrefixes prefixes =
           SourcePrefixes.of(
-                  originalLocation,
-                  options.extraPrefixes(),
-                  options.allowedSourcePrefixes(),
-                  List.of())
+                  filesAt, options.extraPrefixes(), options.allowedSourcePrefixes(), List.of())
               .learn(promoted, promotedFile)
               .learnFolderOf(promotedFile);
       lock.checkHeld("record the orphan tags");
@@ -182,7 +183,7 @@ public final class TableFailback {
               MergeRequest.builder()
                   .source(promoted, promotedFile)
                   .replica(joined, head.file())
-                  .targetLocation(originalLocation)
+                  .targetLocation(location)
                   .mapping(mapping)
                   .commitTimeMs(clock.millis())
                   .keptRefs(tags)

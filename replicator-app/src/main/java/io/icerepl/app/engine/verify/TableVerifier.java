@@ -26,6 +26,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -46,8 +47,9 @@ import org.slf4j.LoggerFactory;
  * every file a snapshot or statistics entry names exists with its recorded length (and, for files
  * copied byte for byte, the source's checksum where both stores keep a comparable one); no path
  * leads out of the replica, not even inside a position delete file or a deletion vector, whose
- * referenced data files must exist too; and, with a source, every snapshot and ref the source holds
- * is on the replica unless the replica's own retention removed it.
+ * referenced data files must exist too; every deletion vector a snapshot holds names a data file
+ * live in that snapshot; and, with a source, every snapshot and ref the source holds is on the
+ * replica unless the replica's own retention removed it.
  *
  * <p>Manifests are decoded one at a time and streamed, and the file checks wait in a queue of a few
  * per thread, so memory follows the largest manifest list, not the table. Only live entries (ADDED,
@@ -108,6 +110,13 @@ public final class TableVerifier {
     private final Set<String> manifestsRead = new HashSet<>();
     private final Set<String> manifestLengthsChecked = new HashSet<>();
     private final Set<String> deletionVectorsRead = ConcurrentHashMap.newKeySet();
+
+    /** Per delete manifest read: each live deletion vector's referenced data file, to its file. */
+    private final Map<String, Map<String, String>> vectorsByManifest = new HashMap<>();
+
+    /** Per data manifest searched for referenced data files: what was looked for, what is live. */
+    private final Map<String, LiveSearch> liveSearches = new HashMap<>();
+
     private ReplicaPrefixes prefixes;
     private Optional<PathMapping> toSource = Optional.empty();
 
@@ -239,6 +248,74 @@ public final class TableVerifier {
           readManifest(manifest);
         }
       }
+      checkVectorsNameLiveDataFiles(list, entries);
+    }
+
+    /**
+     * Every deletion vector a snapshot holds must name, as its {@code referenced_data_file}, a data
+     * file live in that same snapshot: readers apply a vector to the data file whose path is that
+     * string, so a vector naming any other (a removed file, another spelling of a path) deletes
+     * nothing, and the rows it deleted read again. The data manifests are searched only for the
+     * files the snapshot's vectors name, and a search is reused by the next snapshot that shares
+     * the manifest.
+     */
+    private void checkVectorsNameLiveDataFiles(Reference list, List<ManifestListEntry> entries) {
+      Map<String, String> vectors = new HashMap<>();
+      for (ManifestListEntry entry : entries) {
+        if (entry.content() != 0) {
+          vectors.putAll(vectorsByManifest.getOrDefault(entry.manifestPath(), Map.of()));
+        }
+      }
+      if (vectors.isEmpty()) {
+        return;
+      }
+      Set<String> notLive = new HashSet<>(vectors.keySet());
+      for (ManifestListEntry entry : entries) {
+        if (entry.content() != 0 || notLive.isEmpty()) {
+          continue;
+        }
+        LiveSearch search = liveSearches.get(entry.manifestPath());
+        if (search == null || !search.lookedFor().containsAll(notLive)) {
+          Optional<LiveSearch> done = searchLive(entry.manifestPath(), Set.copyOf(notLive));
+          if (done.isEmpty()) {
+            return; // a data manifest that cannot be read is reported already
+          }
+          search = done.get();
+          liveSearches.put(entry.manifestPath(), search);
+        }
+        notLive.removeAll(search.live());
+      }
+      checked.addAndGet(vectors.size());
+      for (String dataFile : notLive.stream().sorted().toList()) {
+        problem(
+            Reference.of("deletion vector file", vectors.get(dataFile), list.namedBy())
+                .problem(
+                    "its referenced data file "
+                        + dataFile
+                        + " is not a live data file of "
+                        + list.namedBy()
+                        + " (manifest list "
+                        + list.path()
+                        + ")"));
+      }
+    }
+
+    /** Which of {@code lookFor} the data manifest names in live entries; empty if unreadable. */
+    private Optional<LiveSearch> searchLive(String manifest, Set<String> lookFor) {
+      Set<String> live = new HashSet<>();
+      try (InputStream in = target.open(manifest)) {
+        ManifestRewriter.forEachEntry(
+            in,
+            fileName(manifest),
+            entry -> {
+              if (entry.live() && entry.content() == 0 && lookFor.contains(entry.filePath())) {
+                live.add(entry.filePath());
+              }
+            });
+      } catch (IOException | RuntimeException e) {
+        return Optional.empty();
+      }
+      return Optional.of(new LiveSearch(lookFor, live));
     }
 
     /**
@@ -268,9 +345,25 @@ public final class TableVerifier {
       }
       String namedBy = "manifest " + path;
       try (InputStream in = target.open(path)) {
-        ManifestRewriter.forEachEntry(in, fileName(path), entry -> checkEntry(entry, namedBy));
+        ManifestRewriter.forEachEntry(
+            in,
+            fileName(path),
+            entry -> {
+              checkEntry(entry, namedBy);
+              rememberVector(path, entry);
+            });
       } catch (IOException | RuntimeException e) {
         problem(manifest.problem("cannot be read: " + e.getMessage()));
+      }
+    }
+
+    private void rememberVector(String manifest, ManifestEntry entry) {
+      if (entry.live()
+          && entry.referencedDataFile() != null
+          && DeleteFileKinds.of(entry.content(), entry.fileFormat()) == FileKind.DELETION_VECTOR) {
+        vectorsByManifest
+            .computeIfAbsent(manifest, m -> new HashMap<>())
+            .put(entry.referencedDataFile(), entry.filePath());
       }
     }
 
@@ -481,6 +574,12 @@ public final class TableVerifier {
       }
     }
   }
+
+  /**
+   * @param lookedFor the data files a data manifest was searched for
+   * @param live those of them it names in live entries
+   */
+  private record LiveSearch(Set<String> lookedFor, Set<String> live) {}
 
   private static String noun(FileKind kind) {
     return switch (kind) {

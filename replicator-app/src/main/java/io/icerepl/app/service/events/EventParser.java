@@ -12,13 +12,14 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Reads the table locations an SQS message names. Understands S3 event notifications ({@code
- * Records[].s3}, keys URL-encoded), EventBridge "Object Created" events ({@code detail.bucket} /
- * {@code detail.object}), and either wrapped in an SNS notification. Only a new metadata file
- * ({@code …/metadata/*.metadata.json}, compressed variants included) or a version hint names a
- * table: the location is the part before {@code /metadata/}. Everything else (data files, other
- * event types, S3's test event) names nothing. Events are only triggers, so a key that is not a
- * committed version (e.g. a losing writer's file) costs one no-op run.
+ * Reads the metadata files an SQS message says were created, each with its table's location.
+ * Understands S3 event notifications ({@code Records[].s3}, keys URL-encoded), EventBridge "Object
+ * Created" events ({@code detail.bucket} / {@code detail.object}), and either wrapped in an SNS
+ * notification. Only a new metadata file ({@code …/metadata/*.metadata.json}, compressed variants
+ * included) or a version hint names a table: the location is the part before {@code /metadata/}.
+ * Everything else (data files, other event types, S3's test event) names nothing. Events are only
+ * triggers, so a key that is not a committed version (e.g. a losing writer's file) costs one no-op
+ * run.
  *
  * <p>A message with more records than {@code maxRecords}, or naming a bucket or key with a control
  * or other invisible character, is refused ({@link RefusedEventException}).
@@ -34,16 +35,6 @@ public final class EventParser {
    */
   public EventParser(int maxRecords) {
     this.maxRecords = maxRecords;
-  }
-
-  /**
-   * @return the distinct table locations ({@code s3://bucket/prefix}), in message order
-   * @throws IllegalArgumentException when the message is not JSON, or a record lacks its bucket or
-   *     key
-   * @throws RefusedEventException when it has too many records or names an unprintable key
-   */
-  public List<String> tableLocations(String message) {
-    return createdFiles(message).stream().map(CreatedFile::tableLocation).distinct().toList();
   }
 
   /**

@@ -204,6 +204,12 @@ class RetentionIntegrationTest {
             deletedInOrder.add(path);
             super.delete(path);
           }
+
+          @Override
+          public void deleteAll(List<String> paths) throws IOException {
+            deletedInOrder.addAll(paths);
+            super.deleteAll(paths);
+          }
         };
     List<DeletionProgress> steps = new java.util.ArrayList<>();
     Clock clock = Clock.offset(Clock.systemUTC(), Duration.ofMillis(100 * DAY));

@@ -202,6 +202,12 @@ class IdleTableCostTest {
     }
 
     @Override
+    public boolean createIfAbsent(String path, Writer writer) throws IOException {
+      count0("createIfAbsent");
+      return super.createIfAbsent(path, writer);
+    }
+
+    @Override
     public OptionalLong copyFrom(
         ObjectStore source, String sourcePath, String targetPath, long recordedLength)
         throws IOException {
@@ -213,6 +219,12 @@ class IdleTableCostTest {
     public void delete(String path) throws IOException {
       count0("delete");
       super.delete(path);
+    }
+
+    @Override
+    public void deleteAll(List<String> paths) throws IOException {
+      paths.forEach(p -> count0("delete"));
+      super.deleteAll(paths);
     }
   }
 }

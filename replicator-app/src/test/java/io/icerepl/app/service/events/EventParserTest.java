@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.icerepl.app.service.events.EventParser.CreatedFile;
 import io.icerepl.localstack.S3EventMessages;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -17,7 +18,9 @@ class EventParserTest {
         S3EventMessages.objectCreated(
             "src", "wh/sales db/order+items/metadata/00003-ab.metadata.json", 10);
     assertThat(message).contains("sales+db/order%2Bitems");
-    assertThat(parser.tableLocations(message)).containsExactly("s3://src/wh/sales db/order+items");
+    assertThat(parser.createdFiles(message))
+        .containsExactly(
+            new CreatedFile("s3://src/wh/sales db/order+items", "00003-ab.metadata.json"));
   }
 
   @Test
@@ -33,9 +36,8 @@ class EventParserTest {
         "object":{"key":"wh/t/metadata/00005-cd.metadata.json"}}}]}""";
     assertThat(parser.createdFiles(message))
         .containsExactly(
-            new EventParser.CreatedFile("s3://b/wh/t", "00004-ab.metadata.json"),
-            new EventParser.CreatedFile("s3://b/wh/t", "00005-cd.metadata.json"));
-    assertThat(parser.tableLocations(message)).containsExactly("s3://b/wh/t");
+            new CreatedFile("s3://b/wh/t", "00004-ab.metadata.json"),
+            new CreatedFile("s3://b/wh/t", "00005-cd.metadata.json"));
   }
 
   @Test
@@ -44,7 +46,8 @@ class EventParserTest {
         """
         {"Records":[{"eventName":"ObjectCreated:Put","s3":{"bucket":{"name":"b"},\
         "object":{"key":"wh/my+table/metadata/v2.metadata.json"}}}]}""";
-    assertThat(parser.tableLocations(message)).containsExactly("s3://b/wh/my table");
+    assertThat(parser.createdFiles(message))
+        .containsExactly(new CreatedFile("s3://b/wh/my table", "v2.metadata.json"));
   }
 
   @Test
@@ -52,36 +55,37 @@ class EventParserTest {
     String message =
         S3EventMessages.eventBridgeObjectCreated(
             "src", "wh/ns/t1/metadata/v5.gz.metadata.json", 10);
-    assertThat(parser.tableLocations(message)).containsExactly("s3://src/wh/ns/t1");
+    assertThat(parser.createdFiles(message))
+        .containsExactly(new CreatedFile("s3://src/wh/ns/t1", "v5.gz.metadata.json"));
   }
 
   @Test
   void compressedMetadataAndTheVersionHintNameTheirTable() {
     assertThat(
-            parser.tableLocations(
+            parser.createdFiles(
                 S3EventMessages.objectCreated("b", "ns/t/metadata/v1.metadata.json.gz", 1)))
-        .containsExactly("s3://b/ns/t");
+        .containsExactly(new CreatedFile("s3://b/ns/t", "v1.metadata.json.gz"));
     assertThat(
-            parser.tableLocations(
+            parser.createdFiles(
                 S3EventMessages.objectCreated("b", "ns/t/metadata/version-hint.text", 1)))
-        .containsExactly("s3://b/ns/t");
+        .containsExactly(new CreatedFile("s3://b/ns/t", "version-hint.text"));
   }
 
   @Test
   void dataFilesAndOtherMetadataFilesNameNothing() {
     assertThat(
-            parser.tableLocations(S3EventMessages.objectCreated("b", "ns/t/data/x=1/f.parquet", 1)))
+            parser.createdFiles(S3EventMessages.objectCreated("b", "ns/t/data/x=1/f.parquet", 1)))
         .isEmpty();
     assertThat(
-            parser.tableLocations(
+            parser.createdFiles(
                 S3EventMessages.objectCreated("b", "ns/t/metadata/snap-1-1-a.avro", 1)))
         .isEmpty();
     assertThat(
-            parser.tableLocations(
+            parser.createdFiles(
                 S3EventMessages.objectCreated("b", "ns/t/metadata/.v1.metadata.json.crc", 1)))
         .isEmpty();
     assertThat(
-            parser.tableLocations(
+            parser.createdFiles(
                 S3EventMessages.objectCreated("b", "ns/t/meta/v1.metadata.json", 1)))
         .isEmpty();
   }
@@ -92,7 +96,7 @@ class EventParserTest {
         """
         {"Records":[{"eventName":"ObjectRemoved:Delete","s3":{"bucket":{"name":"b"},\
         "object":{"key":"ns/t/metadata/v2.metadata.json"}}}]}""";
-    assertThat(parser.tableLocations(message)).isEmpty();
+    assertThat(parser.createdFiles(message)).isEmpty();
   }
 
   @Test
@@ -101,19 +105,20 @@ class EventParserTest {
         """
         {"Service":"Amazon S3","Event":"s3:TestEvent","Time":"2026-01-01T00:00:00.000Z","Bucket":"b",\
         "RequestId":"r","HostId":"h"}""";
-    assertThat(parser.tableLocations(message)).isEmpty();
+    assertThat(parser.createdFiles(message)).isEmpty();
   }
 
   @Test
   void anEventWrappedInAnSnsNotificationIsUnwrapped() {
     String inner = S3EventMessages.objectCreated("b", "ns/t/metadata/v9.metadata.json", 1);
     String message = "{\"Type\":\"Notification\",\"Message\":" + quote(inner) + "}";
-    assertThat(parser.tableLocations(message)).containsExactly("s3://b/ns/t");
+    assertThat(parser.createdFiles(message))
+        .containsExactly(new CreatedFile("s3://b/ns/t", "v9.metadata.json"));
   }
 
   @Test
   void malformedJsonIsRefused() {
-    assertThatThrownBy(() -> parser.tableLocations("{\"Records\": ["))
+    assertThatThrownBy(() -> parser.createdFiles("{\"Records\": ["))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("Cannot parse event message: not JSON");
   }
@@ -121,7 +126,7 @@ class EventParserTest {
   @Test
   void aRecordWithoutItsKeyIsRefused() {
     assertThatThrownBy(
-            () -> parser.tableLocations("{\"Records\":[{\"s3\":{\"bucket\":{\"name\":\"b\"}}}]}"))
+            () -> parser.createdFiles("{\"Records\":[{\"s3\":{\"bucket\":{\"name\":\"b\"}}}]}"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("Cannot parse event message: Records[].s3.object.key is missing");
   }
@@ -132,12 +137,11 @@ class EventParserTest {
         """
         {"eventName":"ObjectCreated:Put","s3":{"bucket":{"name":"b"},"object":{"key":"ns/t/metadata/v1.metadata.json"}}}""";
     assertThat(
-            parser.tableLocations(
-                "{\"Records\":[" + String.join(",", record, record, record) + "]}"))
-        .containsExactly("s3://b/ns/t");
+            parser.createdFiles("{\"Records\":[" + String.join(",", record, record, record) + "]}"))
+        .containsExactly(new CreatedFile("s3://b/ns/t", "v1.metadata.json"));
     assertThatThrownBy(
             () ->
-                parser.tableLocations(
+                parser.createdFiles(
                     "{\"Records\":[" + String.join(",", record, record, record, record) + "]}"))
         .isInstanceOfSatisfying(
             RefusedEventException.class,
@@ -149,7 +153,7 @@ class EventParserTest {
   void keysWithControlOrInvisibleCharactersAreRefusedAndShownEscaped() throws Exception {
     assertThatThrownBy(
             () ->
-                parser.tableLocations(
+                parser.createdFiles(
                     S3EventMessages.objectCreated(
                         "b", "ns/t\n12:00:00 INFO forged/metadata/v1.metadata.json", 1)))
         .isInstanceOfSatisfying(
@@ -165,7 +169,7 @@ class EventParserTest {
           "ns/t\u2028/metadata/v1.metadata.json",
           "ns/t\u001b[31m/metadata/v1.metadata.json"
         }) {
-      assertThatThrownBy(() -> parser.tableLocations(S3EventMessages.objectCreated("b", key, 1)))
+      assertThatThrownBy(() -> parser.createdFiles(S3EventMessages.objectCreated("b", key, 1)))
           .as(PrintableText.escape(key))
           .isInstanceOf(RefusedEventException.class)
           .message()
@@ -178,7 +182,7 @@ class EventParserTest {
                       "Object Created",
                       "detail",
                       Map.of("bucket", Map.of("name", "b"), "object", Map.of("key", key))));
-      assertThatThrownBy(() -> parser.tableLocations(eventBridge))
+      assertThatThrownBy(() -> parser.createdFiles(eventBridge))
           .as(PrintableText.escape(key))
           .isInstanceOf(RefusedEventException.class);
     }
@@ -193,7 +197,7 @@ class EventParserTest {
               + "\"object\":{\"key\":\""
               + key
               + "\"}}}]}";
-      assertThatThrownBy(() -> parser.tableLocations(message))
+      assertThatThrownBy(() -> parser.createdFiles(message))
           .as(key)
           .isInstanceOf(RefusedEventException.class);
     }
