@@ -67,11 +67,12 @@ public final class TableReplicator {
   private final Optional<BatchPreCopy> batchPreCopy;
 
   /**
-   * The replica version this replicator published last: a version file is written once and never
-   * replaced, so its next run (a CLI loop, a benchmark) need not parse it again while it is still
-   * the replica's head. One entry, whichever table it was.
+   * The replica version this replicator (or the caller's earlier replicators of the same replica)
+   * published last: a version file is written once and never replaced, so the next run need not
+   * read and parse it again while it is still the replica's head. One entry, whichever table it
+   * was.
    */
-  private final AtomicReference<ReplicaHead> lastPublished = new AtomicReference<>();
+  private final AtomicReference<ReplicaHead> lastPublished;
 
   public TableReplicator(
       ObjectStore source,
@@ -121,6 +122,32 @@ public final class TableReplicator {
       CopyProgress.Listener progress,
       TableCatalogs catalogs,
       Optional<BatchPreCopy> batchPreCopy) {
+    this(
+        source,
+        target,
+        clock,
+        executor,
+        options,
+        progress,
+        catalogs,
+        batchPreCopy,
+        new AtomicReference<>());
+  }
+
+  /**
+   * As above, keeping the replica version published last in {@code lastPublished}, which the caller
+   * hands to the next replicator of the same replica: a service builds one per run.
+   */
+  public TableReplicator(
+      ObjectStore source,
+      ObjectStore target,
+      Clock clock,
+      ExecutorService executor,
+      ReplicationOptions options,
+      CopyProgress.Listener progress,
+      TableCatalogs catalogs,
+      Optional<BatchPreCopy> batchPreCopy,
+      AtomicReference<ReplicaHead> lastPublished) {
     this.source = source;
     this.target = target;
     this.clock = clock;
@@ -137,6 +164,7 @@ public final class TableReplicator {
     this.pendingDeletion =
         new PendingDeletion(target, replicaFiles, RetentionSettings.defaults().batchSize());
     this.batchPreCopy = batchPreCopy;
+    this.lastPublished = lastPublished;
   }
 
   /**
@@ -145,15 +173,28 @@ public final class TableReplicator {
    * @throws UncheckedIOException or a {@link ReplicationException} when either side cannot be read
    */
   public TableHeads read(String sourceLocation, String targetLocation) {
+    return check(sourceLocation, targetLocation).heads();
+  }
+
+  /**
+   * What a check without the lease read: the heads, and the replica's state as read with them.
+   *
+   * @param state its last recorded commit tells a run that takes the lease whether any commit was
+   *     recorded since
+   */
+  private record Checked(TableHeads heads, ReplicaState state) {}
+
+  private Checked check(String sourceLocation, String targetLocation) {
     try {
       SourceHeadResolver.Head resolved = headResolver.head(sourceLocation);
       TableMetadata head =
           ReplicaFiles.readMetadata(source, resolved.file(), options.maxMetadataBytes());
-      Optional<ReplicaHead> replica =
-          replicaFiles.head(
+      ReplicaFiles.Replica replica =
+          replicaFiles.read(
               sourceLocation, targetLocation, Optional.ofNullable(lastPublished.get()));
-      return new TableHeads(
-          resolved, head, replica, replicaFiles.state(targetLocation).expiredSnapshotIds());
+      return new Checked(
+          new TableHeads(resolved, head, replica.head(), replica.state().expiredSnapshotIds()),
+          replica.state());
     } catch (IOException e) {
       throw new UncheckedIOException(
           "Cannot read the heads of "
@@ -174,17 +215,23 @@ public final class TableReplicator {
    * @throws TableReplicationException with the specific error; the replica is left as it was
    */
   public ReplicationResult replicateIfChanged(String sourceLocation, String targetLocation) {
-    Optional<TableHeads> before;
+    Optional<Checked> checked;
     try {
-      before = Optional.of(read(sourceLocation, targetLocation));
+      checked = Optional.of(check(sourceLocation, targetLocation));
     } catch (RuntimeException e) {
-      before = Optional.empty();
+      checked = Optional.empty();
     }
+    Optional<TableHeads> before = checked.map(Checked::heads);
     if (before.isPresent() && before.get().inSync()) {
       register(sourceLocation, targetLocation, before.get());
       return new ReplicationResult(ReplicationSummary.none(), before.get());
     }
-    return replicate(sourceLocation, targetLocation, Optional.empty(), before);
+    return replicate(
+        sourceLocation,
+        targetLocation,
+        Optional.empty(),
+        before,
+        checked.map(Checked::state).map(ReplicaState::lastCommit));
   }
 
   /**
@@ -196,21 +243,25 @@ public final class TableReplicator {
    */
   public ReplicationSummary replicate(
       String sourceLocation, String targetLocation, Optional<String> sourceMetadata) {
-    return replicate(sourceLocation, targetLocation, sourceMetadata, Optional.empty()).summary();
+    return replicate(
+            sourceLocation, targetLocation, sourceMetadata, Optional.empty(), Optional.empty())
+        .summary();
   }
 
   /**
    * @param before the heads read before the lease was taken: the source head is replicated up to it
+   * @param checkedCommit the last commit the replica's state recorded when {@code before} was read
    */
   private ReplicationResult replicate(
       String sourceLocation,
       String targetLocation,
       Optional<String> sourceMetadata,
-      Optional<TableHeads> before) {
+      Optional<TableHeads> before,
+      Optional<ReplicaState.LastCommit> checkedCommit) {
     String table = sourceLocation;
     try (ObjectStore.Lock lock = target.lock(targetLocation)) {
       ReplicationResult result =
-          run(table, sourceLocation, targetLocation, sourceMetadata, before, lock);
+          run(table, sourceLocation, targetLocation, sourceMetadata, before, checkedCommit, lock);
       register(table, targetLocation, result.heads());
       return result;
     } catch (PathOutsideMappingException e) {
@@ -229,10 +280,29 @@ public final class TableReplicator {
       String targetLocation,
       Optional<String> sourceMetadata,
       Optional<TableHeads> before,
+      Optional<ReplicaState.LastCommit> checkedCommit,
       ObjectStore.Lock lock)
       throws IOException {
+    // the state is read once, under the lease, and kept as this run writes it: only a run holding
+    // the lease writes it
+    ReplicaState state = replicaFiles.state(targetLocation);
+    // every commit of a replicator, retention's too, is recorded in the state before it is
+    // published, under the lease: when the check found the recorded commit published and the
+    // record is still the same, nothing was committed since, and the replica's head is the one the
+    // check read and verified
+    Optional<ReplicaHead> checkedHead = before.flatMap(TableHeads::replica);
+    boolean noCommitSince =
+        state.promotion() == null
+            && state.lastCommit() != null
+            && checkedCommit.equals(Optional.of(state.lastCommit()))
+            && checkedHead
+                .map(ReplicaHead::version)
+                .equals(Optional.of(state.lastCommit().version()));
     Optional<SwitchBack> switchBack =
-        checkNotPromoted(table, sourceLocation, targetLocation, before, lock);
+        checkNotPromoted(table, sourceLocation, targetLocation, before, state, lock);
+    if (state.promotion() != null) {
+      state = replicaFiles.state(targetLocation); // a promotion the check ended is gone from it
+    }
     SourceHeadResolver.Head resolved =
         sourceMetadata
             .map(f -> SourceHeadResolver.Head.given(resolveGiven(sourceLocation, f)))
@@ -256,17 +326,19 @@ public final class TableReplicator {
             .map(TableHeads::sourceMetadata)
             .orElseGet(
                 () -> ReplicaFiles.readMetadata(source, headFile, options.maxMetadataBytes()));
-    // read again under the lease: another run may have committed since
+    // read again under the lease when another run may have committed since the check
     Optional<ReplicaHead> replica =
         switchBack.isPresent()
             ? switchBack.map(SwitchBack::replica)
-            : replicaFiles.head(
-                table,
-                targetLocation,
-                before
-                    .flatMap(TableHeads::replica)
-                    .or(() -> Optional.ofNullable(lastPublished.get())));
-    ReplicaState state = replicaFiles.state(targetLocation);
+            : noCommitSince
+                ? checkedHead
+                : replicaFiles.head(
+                    table,
+                    targetLocation,
+                    before
+                        .flatMap(TableHeads::replica)
+                        .or(() -> Optional.ofNullable(lastPublished.get())),
+                    state);
     if (replica.isPresent()) {
       MetadataMerge.checkSameTable(head, replica.get().metadata(), headFile, replica.get().file());
       // files an interrupted expiry left half deleted must not be taken as in place
@@ -348,7 +420,7 @@ public final class TableReplicator {
               .previousVersionsMax(ReplicaCommits.previousVersionsMax(metadata));
       replica.ifPresent(r -> request.replica(r.metadata(), r.file()));
       MergeResult merge = MetadataMerge.merge(request.build());
-      rememberPrefixes(targetLocation, prefixes, lock);
+      state = rememberPrefixes(targetLocation, state, prefixes, lock);
       Optional<TableMetadata> replicaMetadata = replica.map(ReplicaHead::metadata);
       if (replica.isEmpty() && batchPreCopy.isPresent()) {
         batchPreCopy.get().run(table, source, target, targetLocation, file, merge, mapping, lock);
@@ -376,9 +448,13 @@ public final class TableReplicator {
       }
       long version = replica.map(ReplicaHead::version).orElse(0L) + 1;
       lock.checkHeld("commit replica version " + version);
-      pendingDeletion.rememberReplacedStatistics(targetLocation, replica, merge.metadata());
-      TableMetadata committed =
-          replicaFiles.recordCommit(targetLocation, replica, version, merge.metadata());
+      state =
+          pendingDeletion.rememberReplacedStatistics(
+              targetLocation, state, replica, merge.metadata());
+      ReplicaFiles.RecordedCommit recorded =
+          replicaFiles.recordCommit(targetLocation, state, replica, version, merge.metadata());
+      state = recorded.state();
+      TableMetadata committed = recorded.metadata();
       String published =
           publisher.publish(
               table, targetLocation, version, out -> TableMetadataParser.write(committed, out));
@@ -433,9 +509,9 @@ public final class TableReplicator {
       String sourceLocation,
       String targetLocation,
       Optional<TableHeads> before,
+      ReplicaState state,
       ObjectStore.Lock lock)
       throws IOException {
-    ReplicaState state = replicaFiles.state(targetLocation);
     Promotion promotion = state.promotion();
     if (promotion == null || promotionEnded(table, targetLocation, state, lock)) {
       return Optional.empty();
@@ -594,14 +670,20 @@ public final class TableReplicator {
 
   /**
    * Recorded before any file is put under a newly learned prefix, so every later run maps it alike.
+   *
+   * @param state the state as this run read and wrote it
+   * @return the state as written
    */
-  private void rememberPrefixes(
-      String targetLocation, SourcePrefixes prefixes, ObjectStore.Lock lock) throws IOException {
-    ReplicaState state = replicaFiles.state(targetLocation);
-    if (!state.sourcePrefixes().equals(prefixes.learned())) {
-      lock.checkHeld("record the source prefixes");
-      replicaFiles.writeState(targetLocation, state.withSourcePrefixes(prefixes.learned()));
+  private ReplicaState rememberPrefixes(
+      String targetLocation, ReplicaState state, SourcePrefixes prefixes, ObjectStore.Lock lock)
+      throws IOException {
+    if (state.sourcePrefixes().equals(prefixes.learned())) {
+      return state;
     }
+    lock.checkHeld("record the source prefixes");
+    ReplicaState learned = state.withSourcePrefixes(prefixes.learned());
+    replicaFiles.writeState(targetLocation, learned);
+    return learned;
   }
 
   /**

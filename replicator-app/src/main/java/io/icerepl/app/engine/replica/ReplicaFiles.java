@@ -56,8 +56,43 @@ public final class ReplicaFiles {
    */
   public Optional<ReplicaHead> head(String table, String location, Optional<ReplicaHead> known)
       throws IOException {
-    return head(table, location, known, OptionalLong.empty());
+    return head(table, location, known, OptionalLong.empty(), () -> state(location));
   }
+
+  /**
+   * As {@link #head(String, String, Optional)}, checking the head against {@code state}, the state
+   * the caller read under the table's lease, instead of reading the state file again.
+   */
+  public Optional<ReplicaHead> head(
+      String table, String location, Optional<ReplicaHead> known, ReplicaState state)
+      throws IOException {
+    return head(table, location, known, OptionalLong.empty(), () -> state);
+  }
+
+  /**
+   * The replica's current version (as {@link #head(String, String, Optional)}) and the state beside
+   * it, the state file read once. Read in this order without the lease: a commit made in between
+   * records its token in the state before it publishes, so the head read first is the version the
+   * state names or the one before it, which the check accepts.
+   */
+  public Replica read(String table, String location, Optional<ReplicaHead> known)
+      throws IOException {
+    ReplicaState[] read = new ReplicaState[1];
+    Optional<ReplicaHead> head =
+        head(
+            table,
+            location,
+            known,
+            OptionalLong.empty(),
+            () -> {
+              read[0] = state(location);
+              return read[0];
+            });
+    return new Replica(head, read[0] != null ? read[0] : state(location));
+  }
+
+  /** A replica's current version, if any, and the replicator's state beside it. */
+  public record Replica(Optional<ReplicaHead> head, ReplicaState state) {}
 
   /**
    * As {@link #head(String, String)} for a promoted replica: its versions from the promoted one on
@@ -66,14 +101,24 @@ public final class ReplicaFiles {
    */
   public Optional<ReplicaHead> promotedHead(String table, String location, Promotion promotion)
       throws IOException {
-    return head(table, location, Optional.empty(), OptionalLong.of(promotion.replicaVersion()));
+    return head(
+        table,
+        location,
+        Optional.empty(),
+        OptionalLong.of(promotion.replicaVersion()),
+        () -> state(location));
   }
 
   /**
    * @param writersFrom the first version writers other than the replicator may have written
+   * @param state the state the head is checked against, read only when needed
    */
   private Optional<ReplicaHead> head(
-      String table, String location, Optional<ReplicaHead> known, OptionalLong writersFrom)
+      String table,
+      String location,
+      Optional<ReplicaHead> known,
+      OptionalLong writersFrom,
+      StateRead state)
       throws IOException {
     String folder = ReplicaLayout.metadataFolder(location);
     List<String> names = store.list(folder);
@@ -87,11 +132,11 @@ public final class ReplicaFiles {
     String name = SourceHead.resolve(folder, names, hint).orElseThrow();
     OptionalLong version = MetadataFileNames.version(name);
     String file = TableLayout.join(folder, name);
-    TableMetadata metadata =
-        known
-            .filter(k -> k.file().equals(file))
-            .map(ReplicaHead::metadata)
-            .orElseGet(() -> readMetadata(store, file, maxMetadataBytes));
+    Optional<TableMetadata> remembered =
+        known.filter(k -> k.file().equals(file)).map(ReplicaHead::metadata);
+    TableMetadata readFresh =
+        remembered.isPresent() ? null : readMetadata(store, file, maxMetadataBytes);
+    TableMetadata metadata = remembered.orElse(readFresh);
     ReplicaHead head = new ReplicaHead(version.orElseThrow(), file, metadata);
     if (head.lastSourceFile().isEmpty()
         || !name.equals(ReplicaLayout.metadataFileName(version.getAsLong()))) {
@@ -106,7 +151,18 @@ public final class ReplicaFiles {
               + ")");
     }
     if (writersFrom.isEmpty() || head.version() < writersFrom.getAsLong()) {
-      checkLastCommit(table, location, head, state(location).lastCommit());
+      ReplicaState.LastCommit last = state.read().lastCommit();
+      try {
+        checkLastCommit(table, location, head, last);
+      } catch (DivergedReplicaException e) {
+        if (remembered.isEmpty()) {
+          throw e;
+        }
+        // the content known from before is not the file's any more (the replica was removed and
+        // written again since): judge the file itself
+        head = new ReplicaHead(head.version(), file, readMetadata(store, file, maxMetadataBytes));
+        checkLastCommit(table, location, head, last);
+      }
     }
     if (!hint.equals(Optional.of(Long.toString(head.version())))) {
       // an earlier run published this version and stopped before the hint: finish that commit
@@ -152,20 +208,44 @@ public final class ReplicaFiles {
   public TableMetadata recordCommit(
       String location, Optional<ReplicaHead> previous, long version, TableMetadata metadata)
       throws IOException {
+    return recordCommit(location, state(location), previous, version, metadata).metadata();
+  }
+
+  /**
+   * As {@link #recordCommit(String, Optional, long, TableMetadata)}, onto {@code state}, the state
+   * the caller read under the table's lease and kept since.
+   *
+   * @return the metadata to publish and the state as written
+   */
+  public RecordedCommit recordCommit(
+      String location,
+      ReplicaState state,
+      Optional<ReplicaHead> previous,
+      long version,
+      TableMetadata metadata)
+      throws IOException {
     String token = java.util.UUID.randomUUID().toString();
     String previousToken =
         previous
             .map(h -> h.metadata().properties().get(ReplicaProperties.COMMIT_TOKEN))
             .orElse(null);
-    writeState(
-        location,
-        state(location).withLastCommit(new ReplicaState.LastCommit(version, token, previousToken)));
+    ReplicaState recorded =
+        state.withLastCommit(new ReplicaState.LastCommit(version, token, previousToken));
+    writeState(location, recorded);
     TableMetadata.Builder builder = metadata.toBuilder();
     builder
         .fields()
         .with(io.icerepl.merge.model.TableMetadataFields.PROPERTIES)
         .put(ReplicaProperties.COMMIT_TOKEN, token);
-    return builder.build("replica " + location);
+    return new RecordedCommit(builder.build("replica " + location), recorded);
+  }
+
+  /** A commit recorded in the state: the metadata to publish, and the state as written. */
+  public record RecordedCommit(TableMetadata metadata, ReplicaState state) {}
+
+  @FunctionalInterface
+  private interface StateRead {
+    ReplicaState read() throws IOException;
   }
 
   public ReplicaState state(String location) throws IOException {

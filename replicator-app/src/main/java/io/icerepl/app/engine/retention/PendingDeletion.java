@@ -82,24 +82,28 @@ public final class PendingDeletion {
    * source replaced or removed them), so the replica's retention deletes them.
    *
    * @param location the replica location
+   * @param state the replica's state, as the run holding the lease read and wrote it
    * @param before the replica's current version, if any
    * @param after the metadata about to be published
+   * @return the state as written
    */
-  public void rememberReplacedStatistics(
-      String location, Optional<ReplicaHead> before, TableMetadata after) throws IOException {
+  public ReplicaState rememberReplacedStatistics(
+      String location, ReplicaState state, Optional<ReplicaHead> before, TableMetadata after)
+      throws IOException {
     if (before.isEmpty()) {
-      return;
+      return state;
     }
     List<String> replaced =
         ReachabilityPlanner.statisticsFilesNoLongerNamed(before.get().metadata(), after);
     if (replaced.isEmpty()) {
-      return;
+      return state;
     }
-    ReplicaState state = replicaFiles.state(location);
     Set<String> remembered = new LinkedHashSet<>(state.replacedStatisticsFiles());
     remembered.addAll(replaced);
-    replicaFiles.writeState(location, state.withReplacedStatisticsFiles(List.copyOf(remembered)));
+    ReplicaState written = state.withReplacedStatisticsFiles(List.copyOf(remembered));
+    replicaFiles.writeState(location, written);
     LOG.info(
         "{}: statistics files no longer named, for retention to delete: {}", location, replaced);
+    return written;
   }
 }

@@ -43,7 +43,9 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -51,6 +53,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.slf4j.Logger;
@@ -81,6 +84,25 @@ public final class TableRunner implements AutoCloseable {
   private final Map<TableKey, InSync> inSyncListings = new ConcurrentHashMap<>();
 
   private record InSync(MetadataListing source, MetadataListing replica) {}
+
+  /** How many keys' last published replica versions are kept between runs. */
+  static final int PUBLISHED_HEADS_KEPT = 16;
+
+  /**
+   * The replica version each of the keys run most recently published last, so its next run reads
+   * the replica's listing and hint but not that version again while it is still the head: a table
+   * that commits often is replicated without parsing its replica metadata each time. Bounded: a
+   * parsed version of a large table is large.
+   */
+  private final Map<TableKey, AtomicReference<ReplicaHead>> published =
+      Collections.synchronizedMap(
+          new LinkedHashMap<>(PUBLISHED_HEADS_KEPT, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(
+                Map.Entry<TableKey, AtomicReference<ReplicaHead>> eldest) {
+              return size() > PUBLISHED_HEADS_KEPT;
+            }
+          });
 
   /**
    * @param fileExecutor copies files; shared by all runs, a separate pool from the lanes' so a run
@@ -205,7 +227,8 @@ public final class TableRunner implements AutoCloseable {
             optionsOf(key, source.location()),
             progress -> board.progress(key, progress),
             source.catalogs(),
-            batchOperations.preCopy((table, job) -> board.batchJob(key, job)));
+            batchOperations.preCopy((table, job) -> board.batchJob(key, job)),
+            published.computeIfAbsent(key, k -> new AtomicReference<>()));
     ReplicationResult result;
     try {
       result = replicator.replicateIfChanged(source.location(), key.targetLocation());

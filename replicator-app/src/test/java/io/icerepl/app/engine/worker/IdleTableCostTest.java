@@ -8,6 +8,7 @@ import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.retention.RetentionOptions;
 import io.icerepl.app.service.status.ReplicationState;
 import io.icerepl.app.service.status.StatusBoard;
+import io.icerepl.copier.publish.ReplicaLayout;
 import io.icerepl.copier.store.ForwardingObjectStore;
 import io.icerepl.copier.store.LocalObjectStore;
 import io.icerepl.copier.store.ObjectStore;
@@ -76,10 +77,12 @@ class IdleTableCostTest {
 
   /**
    * The run of a changed table reuses what its in-sync check read, and the status reuses what the
-   * run read and published: each metadata file is read once per pass.
+   * run read and published: the source head is read once per pass, and the replica version the
+   * previous run published is not read again while it is still the replica's head.
    */
   @Test
-  void aChangedTableReadsTheSourceAndReplicaMetadataOncePerPass() throws IOException {
+  void aChangedTableReadsTheSourceMetadataOnceAndTheReplicaVersionItPublishedNever()
+      throws IOException {
     SourceTable table = SourceTable.create(dir.resolve("source"), 2);
     table.append("a", 3);
     String replica = dir.resolve("replica").toUri().toString();
@@ -97,14 +100,90 @@ class IdleTableCostTest {
       runner.replicate(key);
 
       assertThat(source.metadataReads()).containsOnlyKeys(URI.create(sourceHead).getPath());
-      assertThat(target.metadataReads()).containsOnlyKeys(URI.create(replicaHead).getPath());
       assertThat(source.metadataReads().values()).containsOnly(1);
-      assertThat(target.metadataReads().values()).containsOnly(1);
+      assertThat(target.metadataReads()).doesNotContainKey(URI.create(replicaHead).getPath());
+      assertThat(target.metadataReads()).isEmpty();
       assertThat(board.get(key).orElseThrow().state()).isEqualTo(ReplicationState.IN_SYNC);
       Table read = SourceTable.TABLES.load(replica);
       for (Snapshot snapshot : table.table.snapshots()) {
         assertThat(SourceTable.rows(read, snapshot.snapshotId()))
             .isEqualTo(SourceTable.rows(table.table, snapshot.snapshotId()));
+      }
+    }
+  }
+
+  /**
+   * The replicator's state file is read once by the check whether the replica holds the source
+   * head, and once more under the lease by the run that replicates, which then keeps it as it
+   * writes it: never re-read per step.
+   */
+  @Test
+  void eachRunReadsTheStateFileOnceWithoutTheLeaseAndOnceUnderIt() throws IOException {
+    SourceTable table = SourceTable.create(dir.resolve("source"), 2);
+    table.append("a", 3);
+    String replica = dir.resolve("replica").toUri().toString();
+    String state = URI.create(ReplicaLayout.stateFile(replica)).getPath();
+    TableKey key = new TableKey("rule", "target", "ns/t", table.location, replica);
+    try (TableRunner runner = runner()) {
+      runner.replicate(key);
+      target.reset();
+
+      runner.replicate(key);
+
+      assertThat(target.reads(state)).isEqualTo(1);
+      assertThat(target.counts()).doesNotContainKeys("lock", "write");
+
+      table.append("b", 2);
+      target.reset();
+      runner.replicate(key);
+
+      assertThat(target.count("lock")).isEqualTo(1);
+      assertThat(target.reads(state)).isEqualTo(2);
+      assertThat(board.get(key).orElseThrow().state()).isEqualTo(ReplicationState.IN_SYNC);
+      Table read = SourceTable.TABLES.load(replica);
+      table.table.refresh();
+      for (Snapshot snapshot : table.table.snapshots()) {
+        assertThat(SourceTable.rows(read, snapshot.snapshotId()))
+            .isEqualTo(SourceTable.rows(table.table, snapshot.snapshotId()));
+      }
+    }
+  }
+
+  /**
+   * A replica removed and written again under the same version names (by another replicator, from
+   * scratch) is judged by its files, not by what a run of this one published there before: no false
+   * divergence.
+   */
+  @Test
+  void aReplicaRewrittenUnderTheSameNamesIsReadAgainNotTakenForDiverged() throws IOException {
+    SourceTable table = SourceTable.create(dir.resolve("source"), 2);
+    table.append("a", 3);
+    String replica = dir.resolve("replica").toUri().toString();
+    TableKey key = new TableKey("rule", "target", "ns/t", table.location, replica);
+    try (TableRunner runner = runner()) {
+      runner.replicate(key);
+      deleteRecursively(dir.resolve("replica"));
+      try (TableRunner other = runner()) {
+        other.replicate(key); // v1 again, with its own commit token
+      }
+      table.append("b", 2);
+
+      runner.replicate(key);
+
+      assertThat(board.get(key).orElseThrow().state()).isEqualTo(ReplicationState.IN_SYNC);
+      Table read = SourceTable.TABLES.load(replica);
+      table.table.refresh();
+      for (Snapshot snapshot : table.table.snapshots()) {
+        assertThat(SourceTable.rows(read, snapshot.snapshotId()))
+            .isEqualTo(SourceTable.rows(table.table, snapshot.snapshotId()));
+      }
+    }
+  }
+
+  private static void deleteRecursively(Path path) throws IOException {
+    try (var files = java.nio.file.Files.walk(path)) {
+      for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        java.nio.file.Files.delete(file);
       }
     }
   }
@@ -148,6 +227,7 @@ class IdleTableCostTest {
   private static final class CountingStore extends ForwardingObjectStore {
     private final Map<String, AtomicInteger> counts = new ConcurrentHashMap<>();
     private final Map<String, Integer> metadataReads = new ConcurrentHashMap<>();
+    private final Map<String, Integer> reads = new ConcurrentHashMap<>();
 
     CountingStore() {
       super(new LocalObjectStore());
@@ -164,6 +244,12 @@ class IdleTableCostTest {
     void reset() {
       counts.clear();
       metadataReads.clear();
+      reads.clear();
+    }
+
+    /** Reads of the file at {@code path} since the last reset. */
+    int reads(String path) {
+      return reads.getOrDefault(path, 0);
     }
 
     /** Reads of each metadata file, by its path. */
@@ -173,6 +259,7 @@ class IdleTableCostTest {
 
     @Override
     public InputStream open(String path) throws IOException {
+      reads.merge(URI.create(path).getPath(), 1, Integer::sum);
       if (path.endsWith(".metadata.json")) {
         metadataReads.merge(URI.create(path).getPath(), 1, Integer::sum);
       }
