@@ -23,7 +23,6 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.function.BiPredicate;
 import java.util.function.UnaryOperator;
@@ -394,9 +393,9 @@ public final class MetadataMerge {
     String sourceList = source.manifestList().map(mapping::map).orElse(null);
     // one file may be spelled file:/p by one writer and file:///p by another (a fail-back maps
     // the promoted table's paths onto the original's own)
-    if (!Objects.equals(
-        replicaList == null ? null : PathMapping.canonical(replicaList),
-        sourceList == null ? null : PathMapping.canonical(sourceList))) {
+    if (replicaList == null || sourceList == null
+        ? replicaList != sourceList
+        : !PathMapping.sameFile(replicaList, sourceList)) {
       throw differentSnapshot(
           source.snapshotId(), sourceFile, MANIFEST_LIST, replicaList, sourceList);
     }

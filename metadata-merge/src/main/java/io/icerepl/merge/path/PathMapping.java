@@ -26,15 +26,31 @@ public final class PathMapping {
   }
 
   private final List<Prefix> prefixes;
-  private final List<String> canonicalSources;
+
+  /** Each source prefix in canonical form with a trailing slash, in {@link #prefixes}' order. */
+  private final String[] canonicalSources;
+
+  /** Each target prefix with a trailing slash, what a path under the source prefix starts with. */
+  private final String[] targetsWithSlash;
+
+  /** Each target prefix without a trailing slash, what the source prefix itself maps to. */
+  private final String[] bareTargets;
 
   private PathMapping(List<Prefix> prefixes) {
     List<Prefix> sorted = new ArrayList<>(prefixes);
     // Longest source prefix first: the most specific mapping decides.
     sorted.sort(Comparator.comparingInt((Prefix p) -> canonical(p.source()).length()).reversed());
     this.prefixes = List.copyOf(sorted);
-    this.canonicalSources =
-        this.prefixes.stream().map(p -> withSlash(canonical(p.source()))).toList();
+    int n = this.prefixes.size();
+    canonicalSources = new String[n];
+    targetsWithSlash = new String[n];
+    bareTargets = new String[n];
+    for (int i = 0; i < n; i++) {
+      Prefix prefix = this.prefixes.get(i);
+      canonicalSources[i] = withSlash(canonical(prefix.source()));
+      targetsWithSlash[i] = withSlash(prefix.target());
+      bareTargets[i] = stripSlash(prefix.target());
+    }
   }
 
   public static PathMapping of(List<Prefix> prefixes) {
@@ -62,7 +78,12 @@ public final class PathMapping {
   /** Whether {@code path} lies under a mapped source prefix (or is one). */
   public boolean covers(String path) {
     String canonical = withSlash(canonical(path));
-    return canonicalSources.stream().anyMatch(canonical::startsWith);
+    for (String source : canonicalSources) {
+      if (canonical.startsWith(source)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -73,17 +94,20 @@ public final class PathMapping {
    *     escape the target prefix
    */
   public String map(String sourcePath) {
+    // Called for every path of every commit: compared in place, without splitting or copying the
+    // path, as a history of many snapshots maps each one's manifest list.
     Objects.requireNonNull(sourcePath, "sourcePath");
     rejectDotSegments(sourcePath);
-    String canonical = canonical(sourcePath);
-    for (int i = 0; i < prefixes.size(); i++) {
-      String prefix = canonicalSources.get(i);
-      String bare = prefix.substring(0, prefix.length() - 1);
-      if (canonical.equals(bare)) {
-        return stripSlash(prefixes.get(i).target());
+    int start = canonicalStart(sourcePath);
+    int length = sourcePath.length() - start;
+    for (int i = 0; i < canonicalSources.length; i++) {
+      String prefix = canonicalSources[i];
+      int bare = prefix.length() - 1;
+      if (length == bare && sourcePath.regionMatches(start, prefix, 0, bare)) {
+        return bareTargets[i];
       }
-      if (canonical.startsWith(prefix)) {
-        return withSlash(prefixes.get(i).target()) + canonical.substring(prefix.length());
+      if (length > bare && sourcePath.regionMatches(start, prefix, 0, prefix.length())) {
+        return targetsWithSlash[i].concat(sourcePath.substring(start + prefix.length()));
       }
     }
     throw new PathOutsideMappingException(
@@ -95,23 +119,46 @@ public final class PathMapping {
 
   /** Canonical form for comparing: local paths as {@code /p}, other schemes unchanged. */
   public static String canonical(String path) {
-    if (path.startsWith("file:///")) {
-      return path.substring("file://".length());
-    }
-    if (path.startsWith("file://localhost/")) {
-      return path.substring("file://localhost".length());
-    }
-    if (path.startsWith("file:/")) {
-      return path.substring("file:".length());
-    }
-    return path;
+    return path.substring(canonicalStart(path));
   }
 
+  /** Whether two paths name the same file: equal in {@link #canonical} form. */
+  public static boolean sameFile(String a, String b) {
+    int startA = canonicalStart(a);
+    int startB = canonicalStart(b);
+    int length = a.length() - startA;
+    return length == b.length() - startB && a.regionMatches(startA, b, startB, length);
+  }
+
+  /** Where {@link #canonical} form starts in {@code path}. */
+  private static int canonicalStart(String path) {
+    if (path.startsWith("file:///")) {
+      return "file://".length();
+    }
+    if (path.startsWith("file://localhost/")) {
+      return "file://localhost".length();
+    }
+    if (path.startsWith("file:/")) {
+      return "file:".length();
+    }
+    return 0;
+  }
+
+  /** Fails on a {@code .} or {@code ..} segment of the canonical form, found without splitting. */
   private static void rejectDotSegments(String path) {
-    for (String segment : canonical(path).split("/", -1)) {
-      if (segment.equals("..") || segment.equals(".")) {
+    int start = canonicalStart(path);
+    int n = path.length();
+    for (int dot = path.indexOf('.', start); dot >= 0; dot = path.indexOf('.', dot + 1)) {
+      if (dot != start && path.charAt(dot - 1) != '/') {
+        continue; // not at a segment's start
+      }
+      int end = dot + 1;
+      if (end < n && path.charAt(end) == '.') {
+        end++;
+      }
+      if (end == n || path.charAt(end) == '/') {
         throw new BadInputException(
-            "Cannot map path " + path + ": it has a '" + segment + "' segment");
+            "Cannot map path " + path + ": it has a '" + path.substring(dot, end) + "' segment");
       }
     }
   }
