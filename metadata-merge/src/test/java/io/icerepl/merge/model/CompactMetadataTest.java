@@ -173,4 +173,68 @@ class CompactMetadataTest {
     assertThat(mapped.manifestList().orElseThrow())
         .isNotSameAs(mapped.manifestList().orElseThrow());
   }
+
+  /**
+   * A mapped snapshot is written as its bytes with only the manifest list replaced: the same bytes
+   * as re-encoding the whole entry with the mapped path, whatever the path needs escaped and
+   * wherever the field lies in the entry.
+   */
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "s3://r/t",
+        "s3://r/t-é-日本",
+        "s3://r/t \"q\" \\ back",
+        "s3://r/t\ttab\u0001ctl",
+        "s3://r/t/😀"
+      })
+  void aSplicedSnapshotIsByteForByteItsReEncoding(String target) throws Exception {
+    String json =
+        """
+        {"format-version":2,"table-uuid":"u","location":"s3://b/t","last-sequence-number":3,
+         "last-updated-ms":1,"last-column-id":1,"current-schema-id":0,
+         "schemas":[{"type":"struct","schema-id":0,"fields":[]}],"default-spec-id":0,
+         "partition-specs":[{"spec-id":0,"fields":[]}],"last-partition-id":999,
+         "default-sort-order-id":0,"sort-orders":[{"order-id":0,"fields":[]}],
+         "snapshots":[
+           {"manifest-list":"s3://b/t/metadata/snap-4.avro","snapshot-id":4,"timestamp-ms":1,
+            "sequence-number":1},
+           {"snapshot-id":5,"parent-snapshot-id":4,"timestamp-ms":2,"sequence-number":2,
+            "summary":{"operation":"append","x":"s3://b/t/metadata/snap-5.avro"},
+            "manifest-list":"s3://b/t/metadata/snap-\\u00e9 \\"q\\".avro","schema-id":0,
+            "x-new":[1,2.5,{"b":null,"c":true}]},
+           {"snapshot-id":6,"parent-snapshot-id":5,"timestamp-ms":3,"sequence-number":3,
+            "manifest-list":"s3://b/t/metadata/snap-6.avro"}]}
+        """;
+    TableMetadata metadata =
+        TableMetadataParser.read(json.getBytes(StandardCharsets.UTF_8), "v2.metadata.json");
+    List<Snapshot> mapped =
+        metadata.snapshots().stream()
+            .map(s -> s.withManifestPaths(p -> p.replace("s3://b/t", target)))
+            .toList();
+    TableMetadata.Builder builder = metadata.toBuilder();
+    builder.snapshots(mapped);
+    TableMetadata written = builder.build("mapped");
+
+    byte[] reEncoded = TableMetadataParser.mapper().writeValueAsBytes(written.json());
+    assertThat(new String(TableMetadataParser.toJson(written), StandardCharsets.UTF_8))
+        .isEqualTo(new String(reEncoded, StandardCharsets.UTF_8));
+    JsonNode snapshots = PLAIN.readTree(TableMetadataParser.toJson(written)).get("snapshots");
+    assertThat(snapshots.get(1).get("manifest-list").asText())
+        .isEqualTo(target + "/metadata/snap-é \"q\".avro");
+    assertThat(snapshots.get(1).get("summary").get("x").asText())
+        .isEqualTo("s3://b/t/metadata/snap-5.avro");
+    assertThat(snapshots.get(0).get("manifest-list").asText())
+        .isEqualTo(target + "/metadata/snap-4.avro");
+    // mapped twice (a fail-back maps a replica's paths again): the last mapping is written
+    Snapshot twice = mapped.get(2).withManifestPaths(p -> p.replace(target, "s3://again/t"));
+    builder.snapshots(List.of(mapped.get(0), mapped.get(1), twice));
+    assertThat(
+            written(builder.build("mapped twice"))
+                .get("snapshots")
+                .get(2)
+                .get("manifest-list")
+                .asText())
+        .isEqualTo("s3://again/t/metadata/snap-6.avro");
+  }
 }
