@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
@@ -138,6 +139,20 @@ public final class Snapshot {
       quote++; // the separator the generator writes before a value
     }
     return quote;
+  }
+
+  /**
+   * Whether this entry's manifest list, as mapped, is {@code source}'s mapped by {@code map}, known
+   * without decoding or mapping either: {@code source} is as read, both spell the same path, and
+   * this entry was mapped by a map equal to {@code map} (a {@code PathMapping} with the same
+   * prefixes). False says only that it is not known this way.
+   */
+  public boolean hasManifestListOf(Snapshot source, UnaryOperator<String> map) {
+    return listStart >= 0
+        && source.listStart >= 0
+        && source.pathMap == null
+        && map.equals(pathMap)
+        && Arrays.equals(raw, listStart, listEnd, source.raw, source.listStart, source.listEnd);
   }
 
   /** The v1 {@code manifests} field, empty when the snapshot has a manifest list. */

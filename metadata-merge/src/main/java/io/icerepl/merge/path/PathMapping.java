@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.UnaryOperator;
 
 /**
  * Maps source paths to replica paths by prefix. The longest matching source prefix wins, so a
@@ -14,8 +15,11 @@ import java.util.Objects;
  * <p>Local paths are compared in one canonical form: {@code file:/p}, {@code file:///p} and {@code
  * /p} name the same file. A mapped path takes the target prefix as it was written, followed by the
  * remainder of the source path.
+ *
+ * <p>Two mappings with the same prefixes are equal and map every path alike: a snapshot mapped by
+ * one is known to match the source's mapped by the other without mapping it again.
  */
-public final class PathMapping {
+public final class PathMapping implements UnaryOperator<String> {
 
   /** One (source prefix → target prefix) pair. */
   public record Prefix(String source, String target) {
@@ -169,6 +173,22 @@ public final class PathMapping {
 
   private static String stripSlash(String path) {
     return path.endsWith("/") && path.length() > 1 ? path.substring(0, path.length() - 1) : path;
+  }
+
+  /** {@link #map}, for callers that take any path map. */
+  @Override
+  public String apply(String sourcePath) {
+    return map(sourcePath);
+  }
+
+  @Override
+  public boolean equals(Object other) {
+    return other instanceof PathMapping mapping && prefixes.equals(mapping.prefixes);
+  }
+
+  @Override
+  public int hashCode() {
+    return prefixes.hashCode();
   }
 
   @Override

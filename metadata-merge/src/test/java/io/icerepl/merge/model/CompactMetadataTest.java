@@ -5,12 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.icerepl.merge.path.PathMapping;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.PartitionSpec;
@@ -236,5 +238,41 @@ class CompactMetadataTest {
                 .get("manifest-list")
                 .asText())
         .isEqualTo("s3://again/t/metadata/snap-6.avro");
+  }
+
+  @Test
+  void aManifestListIsKnownEqualFromTheBytesOnlyWhenMappedByAnEqualMapping() {
+    String json =
+        """
+        {"format-version":1,"location":"s3://b/t","last-updated-ms":1,"last-column-id":1,
+         "schema":{"type":"struct","fields":[]},"partition-spec":[],
+         "snapshots":[
+           {"snapshot-id":5,"timestamp-ms":1,"manifest-list":"s3://b/t/metadata/snap-5.avro"},
+           {"snapshot-id":6,"timestamp-ms":2,"manifest-list":"s3://b/t/metadata/snap-6.avro"}]}
+        """;
+    List<Snapshot> read =
+        TableMetadataParser.read(json.getBytes(StandardCharsets.UTF_8), "v2.metadata.json")
+            .snapshots();
+    List<Snapshot> again =
+        TableMetadataParser.read(json.getBytes(StandardCharsets.UTF_8), "v3.metadata.json")
+            .snapshots();
+    PathMapping mapping = PathMapping.of("s3://b/t", "s3://r/t");
+    Snapshot replica = read.get(0).withManifestPaths(mapping);
+
+    assertThat(replica.hasManifestListOf(again.get(0), PathMapping.of("s3://b/t/", "s3://r/t")))
+        .isFalse(); // another spelling of the prefix: not the same mapping
+    assertThat(replica.hasManifestListOf(again.get(0), PathMapping.of("s3://b/t", "s3://r/t")))
+        .isTrue();
+    assertThat(replica.hasManifestListOf(again.get(1), mapping)).isFalse();
+    assertThat(replica.hasManifestListOf(again.get(0), PathMapping.of("s3://b/t", "s3://q/t")))
+        .isFalse();
+    assertThat(replica.hasManifestListOf(again.get(0).withManifestPaths(mapping), mapping))
+        .isFalse();
+    UnaryOperator<String> lambda = mapping::map;
+    UnaryOperator<String> another = mapping::map;
+    Snapshot byLambda = read.get(0).withManifestPaths(lambda);
+    assertThat(byLambda.hasManifestListOf(again.get(0), lambda)).isTrue();
+    assertThat(byLambda.hasManifestListOf(again.get(0), another)).isFalse(); // not known equal
+    assertThat(read.get(0).hasManifestListOf(again.get(0), mapping)).isFalse();
   }
 }
