@@ -40,6 +40,9 @@ public final class PathMapping implements UnaryOperator<String> {
   /** Each target prefix without a trailing slash, what the source prefix itself maps to. */
   private final String[] bareTargets;
 
+  /** The last other instance found equal, or null; see {@link #equals}. */
+  private PathMapping knownEqual;
+
   private PathMapping(List<Prefix> prefixes) {
     List<Prefix> sorted = new ArrayList<>(prefixes);
     // Longest source prefix first: the most specific mapping decides.
@@ -181,9 +184,20 @@ public final class PathMapping implements UnaryOperator<String> {
     return map(sourcePath);
   }
 
+  /**
+   * Equal prefixes, in the same order. The last equal mapping met is remembered: a merge asks this
+   * of every snapshot of a history, each mapped by the same earlier instance.
+   */
   @Override
   public boolean equals(Object other) {
-    return other instanceof PathMapping mapping && prefixes.equals(mapping.prefixes);
+    if (other == this || (other != null && other == knownEqual)) {
+      return true;
+    }
+    if (!(other instanceof PathMapping mapping) || !prefixes.equals(mapping.prefixes)) {
+      return false;
+    }
+    knownEqual = mapping; // a benign race: any thread's write is an equal mapping
+    return true;
   }
 
   @Override

@@ -125,4 +125,21 @@ class PathMappingTest {
           .hasMessageContaining(path);
     }
   }
+
+  @Test
+  void mappingsWithTheSamePrefixesInTheSameOrderAreEqual() {
+    PathMapping one = PathMapping.of("s3://b/t", "s3://r/t").with("s3://x/y", "s3://r/y");
+    PathMapping same = PathMapping.of("s3://b/t", "s3://r/t").with("s3://x/y", "s3://r/y");
+    PathMapping otherTarget = PathMapping.of("s3://b/t", "s3://r/t").with("s3://x/y", "s3://q/y");
+
+    assertThat(one).isEqualTo(same).hasSameHashCodeAs(same);
+    assertThat(one).isEqualTo(same); // asked again, once remembered
+    assertThat(same).isEqualTo(one);
+    assertThat(one).isNotEqualTo(otherTarget);
+    assertThat(otherTarget).isNotEqualTo(one);
+    assertThat(one).isNotEqualTo(PathMapping.of("s3://b/t", "s3://r/t"));
+    assertThat(one.equals(null)).isFalse();
+    assertThat(PathMapping.of("s3://b/t", "s3://r/t").equals(null)).isFalse();
+    assertThat(one.apply("s3://x/y/a")).isEqualTo(same.map("s3://x/y/a")).isEqualTo("s3://r/y/a");
+  }
 }
