@@ -275,4 +275,27 @@ class CompactMetadataTest {
     assertThat(byLambda.hasManifestListOf(again.get(0), another)).isFalse(); // not known equal
     assertThat(read.get(0).hasManifestListOf(again.get(0), mapping)).isFalse();
   }
+
+  /** Entries spliced past the generator's buffer, as a long history's are, keep every byte. */
+  @Test
+  void aLongMappedHistoryIsWrittenAsItsReEncoding(@TempDir Path dir) throws Exception {
+    TableMetadata metadata = TableMetadataParser.read(icebergMetadata(dir, 2, 40), "v41");
+    String location = metadata.location();
+    PathMapping mapping = PathMapping.of(location, "s3://replica/db/t");
+    TableMetadata.Builder builder = metadata.toBuilder();
+    builder.snapshots(
+        metadata.snapshots().stream().map(s -> s.withManifestPaths(mapping)).toList());
+    TableMetadata mapped = builder.build("mapped");
+
+    byte[] written = TableMetadataParser.toJson(mapped);
+    assertThat(written.length).isGreaterThan(3 * 8000); // several of the generator's buffers
+    assertThat(new String(written, StandardCharsets.UTF_8))
+        .isEqualTo(
+            new String(
+                TableMetadataParser.mapper().writeValueAsBytes(mapped.json()),
+                StandardCharsets.UTF_8));
+    for (JsonNode snapshot : PLAIN.readTree(written).get("snapshots")) {
+      assertThat(snapshot.get("manifest-list").asText()).startsWith("s3://replica/db/t/metadata/");
+    }
+  }
 }
