@@ -23,10 +23,8 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.function.BiPredicate;
-import java.util.function.UnaryOperator;
 
 /**
  * The merge of one source metadata version into the replica: a pure function from (source, replica,
@@ -93,7 +91,11 @@ public final class MetadataMerge {
     SnapshotIdIndex held = snapshots.ids();
 
     List<FileCopy> statisticsFiles = new ArrayList<>();
-    SnapshotIdIndex sourceHolds = replica == null ? null : SnapshotIdIndex.of(source.snapshots());
+    // only the replica's statistics entries are looked up in it: most tables have none
+    SnapshotIdIndex sourceHolds =
+        hasEntries(replica, STATISTICS) || hasEntries(replica, PARTITION_STATISTICS)
+            ? SnapshotIdIndex.of(source.snapshots())
+            : null;
     out.set(
         STATISTICS,
         mergeStatistics(replica, source, STATISTICS, held, sourceHolds, mapping, statisticsFiles));
@@ -327,7 +329,6 @@ public final class MetadataMerge {
   private static SnapshotUnion unionSnapshots(
       MergeRequest request, TableMetadata replica, Set<Long> protectedIds) {
     PathMapping mapping = request.mapping();
-    UnaryOperator<String> map = mapping::map;
     List<Snapshot> sourceSnapshots = request.source().snapshots();
     List<Snapshot> replicaSnapshots = replica == null ? List.of() : replica.snapshots();
     List<Snapshot> list = new ArrayList<>(replicaSnapshots.size() + sourceSnapshots.size());
@@ -352,7 +353,7 @@ public final class MetadataMerge {
         continue; // expired by the replica's own retention: its files are gone
       }
       byId.putIfAbsent(id, list.size());
-      list.add(snapshot.withManifestPaths(map));
+      list.add(snapshot.withManifestPaths(mapping));
       added.add(new MergeResult.AddedSnapshot(snapshot));
     }
     return new SnapshotUnion(list, byId, added);
@@ -390,16 +391,23 @@ public final class MetadataMerge {
           replica.parentSnapshotId().orElse(null),
           source.parentSnapshotId().orElse(null));
     }
+    if (replica.hasManifestListOf(source, mapping)) {
+      return; // the usual case, known from the entries' bytes: most of a history is unchanged
+    }
     String replicaList = replica.manifestList().orElse(null);
     String sourceList = source.manifestList().map(mapping::map).orElse(null);
     // one file may be spelled file:/p by one writer and file:///p by another (a fail-back maps
     // the promoted table's paths onto the original's own)
-    if (!Objects.equals(
-        replicaList == null ? null : PathMapping.canonical(replicaList),
-        sourceList == null ? null : PathMapping.canonical(sourceList))) {
+    if (replicaList == null || sourceList == null
+        ? replicaList != sourceList
+        : !PathMapping.sameFile(replicaList, sourceList)) {
       throw differentSnapshot(
           source.snapshotId(), sourceFile, MANIFEST_LIST, replicaList, sourceList);
     }
+  }
+
+  private static boolean hasEntries(TableMetadata metadata, String field) {
+    return metadata != null && path(metadata, field).size() > 0;
   }
 
   /** A top-level field's JSON, missing when absent. */

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * JSON already encoded as UTF-8, written by a generator as it is ({@code writeRawValue}). Only the
@@ -13,14 +14,23 @@ import java.nio.charset.StandardCharsets;
  */
 final class RawJson implements SerializableString {
   private final byte[] utf8;
+  private final int offset;
+  private final int length;
 
   RawJson(byte[] utf8) {
+    this(utf8, 0, utf8.length);
+  }
+
+  /** A part of {@code utf8}: a snapshot's bytes are written around its mapped manifest list. */
+  RawJson(byte[] utf8, int offset, int length) {
     this.utf8 = utf8;
+    this.offset = offset;
+    this.length = length;
   }
 
   @Override
   public String getValue() {
-    return new String(utf8, StandardCharsets.UTF_8);
+    return new String(utf8, offset, length, StandardCharsets.UTF_8);
   }
 
   @Override
@@ -35,7 +45,10 @@ final class RawJson implements SerializableString {
 
   @Override
   public byte[] asUnquotedUTF8() {
-    return utf8; // a generator only reads it: an entry too long for its buffer is written from here
+    // a generator only reads it: an entry too long for its buffer is written from here
+    return offset == 0 && length == utf8.length
+        ? utf8
+        : Arrays.copyOfRange(utf8, offset, offset + length);
   }
 
   @Override
@@ -54,12 +67,12 @@ final class RawJson implements SerializableString {
   }
 
   @Override
-  public int appendUnquotedUTF8(byte[] buffer, int offset) {
-    if (offset + utf8.length > buffer.length) {
+  public int appendUnquotedUTF8(byte[] buffer, int at) {
+    if (at + length > buffer.length) {
       return -1;
     }
-    System.arraycopy(utf8, 0, buffer, offset, utf8.length);
-    return utf8.length;
+    System.arraycopy(utf8, offset, buffer, at, length);
+    return length;
   }
 
   @Override
@@ -74,8 +87,8 @@ final class RawJson implements SerializableString {
 
   @Override
   public int writeUnquotedUTF8(OutputStream out) throws IOException {
-    out.write(utf8);
-    return utf8.length;
+    out.write(utf8, offset, length);
+    return length;
   }
 
   @Override
@@ -85,11 +98,11 @@ final class RawJson implements SerializableString {
 
   @Override
   public int putUnquotedUTF8(ByteBuffer buffer) {
-    if (buffer.remaining() < utf8.length) {
+    if (buffer.remaining() < length) {
       return -1;
     }
-    buffer.put(utf8);
-    return utf8.length;
+    buffer.put(utf8, offset, length);
+    return length;
   }
 
   private SerializedString quoted() {

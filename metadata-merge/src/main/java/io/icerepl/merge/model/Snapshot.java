@@ -5,12 +5,14 @@ import static io.icerepl.merge.model.TableMetadataFields.*;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
@@ -24,6 +26,9 @@ import java.util.function.UnaryOperator;
  * as mapped strings.
  */
 public final class Snapshot {
+  /** Escapes a string as the generator does inside quotes. */
+  private static final JsonStringEncoder STRINGS = JsonStringEncoder.getInstance();
+
   private final byte[] raw;
   private final long snapshotId;
   private final long parentSnapshotId;
@@ -111,10 +116,7 @@ public final class Snapshot {
 
   /** The manifest list as the entry's bytes spell it, before any mapping. */
   private String readManifestList() {
-    int quote = listStart;
-    while (raw[quote] != '"') {
-      quote++; // the separator the generator writes before a value
-    }
+    int quote = openingQuote();
     boolean escaped = false;
     for (int i = quote + 1; i < listEnd - 1 && !escaped; i++) {
       escaped = raw[i] == '\\';
@@ -128,6 +130,29 @@ public final class Snapshot {
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot read a snapshot held in memory", e);
     }
+  }
+
+  /** Where the manifest list's opening quote lies in {@link #raw}. */
+  private int openingQuote() {
+    int quote = listStart;
+    while (raw[quote] != '"') {
+      quote++; // the separator the generator writes before a value
+    }
+    return quote;
+  }
+
+  /**
+   * Whether this entry's manifest list, as mapped, is {@code source}'s mapped by {@code map}, known
+   * without decoding or mapping either: {@code source} is as read, both spell the same path, and
+   * this entry was mapped by a map equal to {@code map} (a {@code PathMapping} with the same
+   * prefixes). False says only that it is not known this way.
+   */
+  public boolean hasManifestListOf(Snapshot source, UnaryOperator<String> map) {
+    return listStart >= 0
+        && source.listStart >= 0
+        && source.pathMap == null
+        && map.equals(pathMap)
+        && Arrays.equals(raw, listStart, listEnd, source.raw, source.listStart, source.listEnd);
   }
 
   /** The v1 {@code manifests} field, empty when the snapshot has a manifest list. */
@@ -163,10 +188,22 @@ public final class Snapshot {
     return raw;
   }
 
-  /** Writes the entry: its bytes as they are, or re-streamed with the mapped paths in place. */
+  /**
+   * Writes the entry: its bytes as they are, with the mapped manifest list spliced in where the
+   * source's lies (every other byte is what the generator wrote when the entry was read, so
+   * re-encoding the entry would give the same bytes). Only v1 {@code manifests} are re-streamed.
+   */
   void writeTo(JsonGenerator out) throws IOException {
-    if (pathMap == null) {
+    if (pathMap == null || (listStart < 0 && manifests.isEmpty())) {
       out.writeRawValue(new RawJson(raw));
+      return;
+    }
+    String list = listStart < 0 ? null : manifestList().orElseThrow();
+    if (manifests.isEmpty() && !hasSurrogates(list)) {
+      int quote = openingQuote();
+      out.writeRawValue(new RawJson(raw, 0, quote + 1));
+      out.writeRaw(new RawJson(STRINGS.quoteAsUTF8(list)));
+      out.writeRaw(new RawJson(raw, listEnd - 1, raw.length - listEnd + 1));
       return;
     }
     try (JsonParser in = TableMetadataParser.mapper().createParser(raw)) {
@@ -178,7 +215,7 @@ public final class Snapshot {
         out.writeFieldName(name);
         if (MANIFEST_LIST.equals(name) && listStart >= 0) {
           in.skipChildren();
-          out.writeString(manifestList().orElseThrow());
+          out.writeString(list);
         } else if (MANIFESTS.equals(name) && in.currentToken() == JsonToken.START_ARRAY) {
           in.skipChildren();
           out.writeStartArray();
@@ -192,6 +229,19 @@ public final class Snapshot {
       }
       out.writeEndObject();
     }
+  }
+
+  /**
+   * Whether {@code path} has characters beyond the Basic Multilingual Plane, which the generator
+   * escapes as surrogate pairs and the string encoder does not: such an entry is re-streamed.
+   */
+  private static boolean hasSurrogates(String path) {
+    for (int i = 0; i < path.length(); i++) {
+      if (Character.isSurrogate(path.charAt(i))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private ObjectNode parseRaw() {

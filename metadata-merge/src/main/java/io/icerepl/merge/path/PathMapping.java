@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.UnaryOperator;
 
 /**
  * Maps source paths to replica paths by prefix. The longest matching source prefix wins, so a
@@ -14,8 +15,11 @@ import java.util.Objects;
  * <p>Paths are compared in one canonical form: {@code file:/p}, {@code file:///p} and {@code /p}
  * name the same file, and so do {@code s3://b/k}, {@code s3a://b/k} and {@code s3n://b/k}. A mapped
  * path takes the target prefix as it was written, followed by the remainder of the source path.
+ *
+ * <p>Two mappings with the same prefixes are equal and map every path alike: a snapshot mapped by
+ * one is known to match the source's mapped by the other without mapping it again.
  */
-public final class PathMapping {
+public final class PathMapping implements UnaryOperator<String> {
 
   /** One (source prefix → target prefix) pair. */
   public record Prefix(String source, String target) {
@@ -26,15 +30,34 @@ public final class PathMapping {
   }
 
   private final List<Prefix> prefixes;
-  private final List<String> canonicalSources;
+
+  /** Each source prefix in canonical form with a trailing slash, in {@link #prefixes}' order. */
+  private final String[] canonicalSources;
+
+  /** Each target prefix with a trailing slash, what a path under the source prefix starts with. */
+  private final String[] targetsWithSlash;
+
+  /** Each target prefix without a trailing slash, what the source prefix itself maps to. */
+  private final String[] bareTargets;
+
+  /** The last other instance found equal, or null; see {@link #equals}. */
+  private PathMapping knownEqual;
 
   private PathMapping(List<Prefix> prefixes) {
     List<Prefix> sorted = new ArrayList<>(prefixes);
     // Longest source prefix first: the most specific mapping decides.
     sorted.sort(Comparator.comparingInt((Prefix p) -> canonical(p.source()).length()).reversed());
     this.prefixes = List.copyOf(sorted);
-    this.canonicalSources =
-        this.prefixes.stream().map(p -> withSlash(canonical(p.source()))).toList();
+    int n = this.prefixes.size();
+    canonicalSources = new String[n];
+    targetsWithSlash = new String[n];
+    bareTargets = new String[n];
+    for (int i = 0; i < n; i++) {
+      Prefix prefix = this.prefixes.get(i);
+      canonicalSources[i] = withSlash(canonical(prefix.source()));
+      targetsWithSlash[i] = withSlash(prefix.target());
+      bareTargets[i] = stripSlash(prefix.target());
+    }
   }
 
   public static PathMapping of(List<Prefix> prefixes) {
@@ -62,7 +85,12 @@ public final class PathMapping {
   /** Whether {@code path} lies under a mapped source prefix (or is one). */
   public boolean covers(String path) {
     String canonical = withSlash(canonical(path));
-    return canonicalSources.stream().anyMatch(canonical::startsWith);
+    for (String source : canonicalSources) {
+      if (canonical.startsWith(source)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -73,17 +101,21 @@ public final class PathMapping {
    *     escape the target prefix
    */
   public String map(String sourcePath) {
+    // Called for every path of every commit: compared in place, without splitting or copying the
+    // path, as a history of many snapshots maps each one's manifest list.
     Objects.requireNonNull(sourcePath, "sourcePath");
     rejectDotSegments(sourcePath);
-    String canonical = canonical(sourcePath);
-    for (int i = 0; i < prefixes.size(); i++) {
-      String prefix = canonicalSources.get(i);
-      String bare = prefix.substring(0, prefix.length() - 1);
-      if (canonical.equals(bare)) {
-        return stripSlash(prefixes.get(i).target());
+    String path = s3Spelling(sourcePath);
+    int start = canonicalStart(path);
+    int length = path.length() - start;
+    for (int i = 0; i < canonicalSources.length; i++) {
+      String prefix = canonicalSources[i];
+      int bare = prefix.length() - 1;
+      if (length == bare && path.regionMatches(start, prefix, 0, bare)) {
+        return bareTargets[i];
       }
-      if (canonical.startsWith(prefix)) {
-        return withSlash(prefixes.get(i).target()) + canonical.substring(prefix.length());
+      if (length > bare && path.regionMatches(start, prefix, 0, prefix.length())) {
+        return targetsWithSlash[i].concat(path.substring(start + prefix.length()));
       }
     }
     throw new PathOutsideMappingException(
@@ -93,32 +125,65 @@ public final class PathMapping {
             + prefixes.stream().map(Prefix::source).toList());
   }
 
-  /**
-   * Canonical form for comparing: local paths as {@code /p}, the S3 schemes as {@code s3://} (Spark
-   * through S3A writes {@code s3a://} where other engines write {@code s3://} for the same object),
-   * other schemes unchanged.
-   */
+  /** Canonical form for comparing: local paths as {@code /p}, other schemes unchanged. */
   public static String canonical(String path) {
-    if (path.startsWith("s3a://") || path.startsWith("s3n://")) {
-      return "s3" + path.substring("s3a".length());
-    }
-    if (path.startsWith("file:///")) {
-      return path.substring("file://".length());
-    }
-    if (path.startsWith("file://localhost/")) {
-      return path.substring("file://localhost".length());
-    }
-    if (path.startsWith("file:/")) {
-      return path.substring("file:".length());
-    }
-    return path;
+    String s3 = s3Spelling(path);
+    return s3.substring(canonicalStart(s3));
   }
 
+  /** Whether two paths name the same file: equal in {@link #canonical} form. */
+  public static boolean sameFile(String a, String b) {
+    a = s3Spelling(a);
+    b = s3Spelling(b);
+    int startA = canonicalStart(a);
+    int startB = canonicalStart(b);
+    int length = a.length() - startA;
+    return length == b.length() - startB && a.regionMatches(startA, b, startB, length);
+  }
+
+  /**
+   * {@code s3a://} and {@code s3n://} spelled {@code s3://} (Spark through S3A writes {@code
+   * s3a://} where other engines write {@code s3://} for the same object); any other path as it is,
+   * without a copy.
+   */
+  private static String s3Spelling(String path) {
+    boolean alias =
+        path.length() > 5
+            && path.startsWith("s3")
+            && (path.charAt(2) == 'a' || path.charAt(2) == 'n')
+            && path.startsWith("://", 3);
+    return alias ? "s3".concat(path.substring(3)) : path;
+  }
+
+  /** Where {@link #canonical} form starts in {@code path}. */
+  private static int canonicalStart(String path) {
+    if (path.startsWith("file:///")) {
+      return "file://".length();
+    }
+    if (path.startsWith("file://localhost/")) {
+      return "file://localhost".length();
+    }
+    if (path.startsWith("file:/")) {
+      return "file:".length();
+    }
+    return 0;
+  }
+
+  /** Fails on a {@code .} or {@code ..} segment of the canonical form, found without splitting. */
   private static void rejectDotSegments(String path) {
-    for (String segment : canonical(path).split("/", -1)) {
-      if (segment.equals("..") || segment.equals(".")) {
+    int start = canonicalStart(path);
+    int n = path.length();
+    for (int dot = path.indexOf('.', start); dot >= 0; dot = path.indexOf('.', dot + 1)) {
+      if (dot != start && path.charAt(dot - 1) != '/') {
+        continue; // not at a segment's start
+      }
+      int end = dot + 1;
+      if (end < n && path.charAt(end) == '.') {
+        end++;
+      }
+      if (end == n || path.charAt(end) == '/') {
         throw new BadInputException(
-            "Cannot map path " + path + ": it has a '" + segment + "' segment");
+            "Cannot map path " + path + ": it has a '" + path.substring(dot, end) + "' segment");
       }
     }
   }
@@ -129,6 +194,33 @@ public final class PathMapping {
 
   private static String stripSlash(String path) {
     return path.endsWith("/") && path.length() > 1 ? path.substring(0, path.length() - 1) : path;
+  }
+
+  /** {@link #map}, for callers that take any path map. */
+  @Override
+  public String apply(String sourcePath) {
+    return map(sourcePath);
+  }
+
+  /**
+   * Equal prefixes, in the same order. The last equal mapping met is remembered: a merge asks this
+   * of every snapshot of a history, each mapped by the same earlier instance.
+   */
+  @Override
+  public boolean equals(Object other) {
+    if (other == this || (other != null && other == knownEqual)) {
+      return true;
+    }
+    if (!(other instanceof PathMapping mapping) || !prefixes.equals(mapping.prefixes)) {
+      return false;
+    }
+    knownEqual = mapping; // a benign race: any thread's write is an equal mapping
+    return true;
+  }
+
+  @Override
+  public int hashCode() {
+    return prefixes.hashCode();
   }
 
   @Override

@@ -558,4 +558,60 @@ class MetadataMergeTest {
     assertThat(mapping.map("s3://a/t/data/x.parquet")).isEqualTo("s3://c/d/x.parquet");
     assertThat(mapping.map("s3://a/t/metadata/x.avro")).isEqualTo("s3://b/t/metadata/x.avro");
   }
+
+  @Test
+  void aHeldSnapshotWhoseManifestListChangedIsAConflictWhateverTheMapping() {
+    MetadataJson source = MetadataJson.table(2, SRC).commit(1, null, 100).commit(2, 1L, 200);
+    TableMetadata replica = merge(source, null, 300).metadata();
+    ((com.fasterxml.jackson.databind.node.ObjectNode) source.json.withArray("snapshots").get(0))
+        .put("manifest-list", SRC + "/metadata/snap-1-rewritten.avro");
+
+    assertThatThrownBy(() -> merge(source.commit(3, 2L, 350), replica, 400))
+        .isInstanceOf(ConflictException.class)
+        .hasMessageContaining("Cannot merge snapshot 1 of table metadata")
+        .hasMessageContaining(
+            "(manifest-list "
+                + DST
+                + "/metadata/snap-1.avro vs "
+                + DST
+                + "/metadata/snap-1-rewritten.avro)");
+  }
+
+  @Test
+  void aHeldSnapshotIsComparedAsMappedWhenTheMappingChanged() {
+    MetadataJson source = MetadataJson.table(2, SRC).commit(1, null, 100).commit(2, 1L, 200);
+    TableMetadata metadata = source.build();
+    // the replica was mapped with one more (unused) prefix: a mapping that is not equal
+    PathMapping earlier =
+        TableLayout.mapping(metadata, DST, List.of()).with("s3://unused/x", "s3://replica/x");
+    TableMetadata replica =
+        MetadataMerge.merge(
+                MergeRequest.builder()
+                    .source(metadata, SRC + "/metadata/v8.metadata.json")
+                    .targetLocation(DST)
+                    .mapping(earlier)
+                    .commitTimeMs(300)
+                    .build())
+            .metadata();
+
+    MergeResult same = merge(source.commit(3, 2L, 350), replica, 400);
+    assertThat(same.addedSnapshots())
+        .extracting(MergeResult.AddedSnapshot::snapshotId)
+        .containsExactly(3L);
+
+    PathMapping elsewhere = PathMapping.of(SRC, "s3://other/db/t");
+    TableMetadata next = source.build();
+    assertThatThrownBy(
+            () ->
+                MetadataMerge.merge(
+                    MergeRequest.builder()
+                        .source(next, SRC + "/metadata/v10.metadata.json")
+                        .targetLocation(DST)
+                        .mapping(elsewhere)
+                        .commitTimeMs(500)
+                        .replica(replica, DST + "/metadata/v1.metadata.json")
+                        .build()))
+        .isInstanceOf(ConflictException.class)
+        .hasMessageContaining("(manifest-list " + DST + "/metadata/snap-1.avro vs s3://other/");
+  }
 }
