@@ -33,6 +33,9 @@ public final class FailoverCampaign {
   /** The first id the writer on the promoted table writes, far from the old source's ids. */
   private static final long PROMOTED_FIRST_ID = 1_000_000;
 
+  /** How many times in a row an attempt meant to be killed may finish first before it stands. */
+  private static final int MAX_MISSES = 5;
+
   /** Settings; see the {@code campaign failover} options. */
   public record Settings(int drills, long seed, Path jar, Path workDir, List<String> jvmOptions) {}
 
@@ -46,8 +49,12 @@ public final class FailoverCampaign {
       FailoverCheck.Result check,
       String failure) {}
 
-  /** The runs of one command until it exited 0. */
-  private record Attempts(int kills, int killsAfterWriting, double seconds, String output) {}
+  /**
+   * The runs of one command until it exited 0; {@code undone} counts the runs meant to be killed
+   * that finished first and were undone.
+   */
+  private record Attempts(
+      int kills, int killsAfterWriting, int undone, double seconds, String output) {}
 
   private final Settings settings;
   private final ServiceJar jar;
@@ -216,6 +223,11 @@ public final class FailoverCampaign {
    * Runs one service-jar command, SIGKILLing its first {@code kills} attempts at a random moment
    * within {@code window} seconds of their start, then running it until it exits 0. A kill counts
    * as after writing when the table's folder changed before it.
+   *
+   * <p>An attempt meant to be killed that exits 0 before its moment came (this drill's command ran
+   * faster than the first drill's) did not crash: both tables are put back as they were before it
+   * and the attempt is drawn again within the time it took, so every kill drawn lands in a real
+   * run. Only a command that keeps finishing first {@link #MAX_MISSES} times keeps its result.
    */
   private Attempts runToSuccess(
       Path dir, String name, List<String> arguments, int kills, Double window, String table)
@@ -223,15 +235,21 @@ public final class FailoverCampaign {
     List<String> command = new ArrayList<>(arguments);
     command.addAll(List.of("--settle-time", "0ms"));
     Path folder = Path.of(URI.create(table).getPath());
+    List<Path> tables = List.of(dir.resolve("original"), dir.resolve("promoted"));
     long started = System.nanoTime();
     int killed = 0;
     int killedAfterWriting = 0;
+    int misses = 0;
+    double drawWindow = window == null ? 0 : window;
     for (int attempt = 1; ; attempt++) {
       Path log = dir.resolve(name + "-" + attempt + ".log");
       List<String> before = listing(folder);
+      boolean toKill = killed < kills && misses < MAX_MISSES;
+      Path saved = toKill ? TableFolders.save(tables, dir.resolve("before-" + name)) : null;
+      long attemptStarted = System.nanoTime();
       Process process = jar.start(log, command);
-      if (killed < kills) {
-        long delay = (long) (random.nextDouble() * window * 1000);
+      if (toKill) {
+        long delay = (long) (random.nextDouble() * drawWindow * 1000);
         if (!process.waitFor(delay, TimeUnit.MILLISECONDS)) {
           process.destroyForcibly(); // SIGKILL on Linux: no shutdown hook, no graceful stop
           process.waitFor();
@@ -241,13 +259,20 @@ public final class FailoverCampaign {
           }
           continue;
         }
+        if (process.exitValue() == 0) {
+          misses++;
+          drawWindow = (System.nanoTime() - attemptStarted) / 1e9;
+          TableFolders.restore(tables, saved);
+          continue;
+        }
       }
       int exit = process.waitFor();
       String output = Files.readString(log);
       if (exit != 0) {
         throw new CommandFailed(name + " exited " + exit + " (see " + log + "): " + tail(output));
       }
-      return new Attempts(killed, killedAfterWriting, (System.nanoTime() - started) / 1e9, output);
+      return new Attempts(
+          killed, killedAfterWriting, misses, (System.nanoTime() - started) / 1e9, output);
     }
   }
 
@@ -330,6 +355,7 @@ public final class FailoverCampaign {
     int promoteAfterWriting = 0;
     int failbackKills = 0;
     int failbackAfterWriting = 0;
+    int undone = 0;
     int lost = 0;
     int sourceCommits = 0;
     int promotedCommits = 0;
@@ -341,10 +367,12 @@ public final class FailoverCampaign {
         rpoCommits.add((double) d.rpoCommits());
         promoteKills += d.promote().kills();
         promoteAfterWriting += d.promote().killsAfterWriting();
+        undone += d.promote().undone();
       }
       if (d.failback() != null) {
         failbackKills += d.failback().kills();
         failbackAfterWriting += d.failback().killsAfterWriting();
+        undone += d.failback().undone();
       }
       if (d.check() != null) {
         lost += d.check().lost();
@@ -367,7 +395,9 @@ public final class FailoverCampaign {
             + promoteAfterWriting
             + " / "
             + failbackAfterWriting
-            + " after the command had written to the table)");
+            + " after the command had written to the table; "
+            + undone
+            + " runs finished before their kill and were undone)");
     row(
         "commits lost",
         lost
