@@ -47,9 +47,11 @@ import java.util.Set;
  * <p>A backfill (a replica without metadata yet, or an interrupted first run) asks about every file
  * of the table: there, whether a data or equality delete file is in place, and whether the source
  * holds it with its recorded length, comes from one listing of each folder on either side ({@link
- * ListedFolders}) instead of a HeadObject per file on each. Later commits add few files and ask the
- * target per file, which costs less than listing a folder of the table's whole history; they do not
- * ask the source before copying: the copier checks the copy's length against the recorded one.
+ * ListedFolders}) instead of a HeadObject per file on each; the source's listing is walked beside
+ * the copies, and a manifest waits for it ({@link SourceLengthCheck}). Later commits add few files
+ * and ask the target per file, which costs less than listing a folder of the table's whole history;
+ * they do not ask the source before copying: the copier checks the copy's length against the
+ * recorded one.
  */
 public final class CopyPlanner {
   private final ObjectStore source;
@@ -85,14 +87,14 @@ public final class CopyPlanner {
       Optional<TableMetadata> replica,
       PathMapping mapping,
       CopySink sink) {
-    try {
-      new Expansion(table, replica, mapping, sink).expand(merge);
+    try (Expansion expansion = new Expansion(table, replica, mapping, sink)) {
+      expansion.expand(merge);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot plan the replica commit of table " + table, e);
     }
   }
 
-  private final class Expansion {
+  private final class Expansion implements AutoCloseable {
     private final String table;
     private final Optional<TableMetadata> replica;
     private final PathMapping mapping;
@@ -101,10 +103,11 @@ public final class CopyPlanner {
     private final Map<String, Long> replicaManifestLengths = new HashMap<>();
     private final Set<Long> parentsRead = new HashSet<>();
 
-    /** In a backfill, the target's and the source's folders as listed; else null. */
+    /** In a backfill, the target's folders as listed; else null. */
     private final ListedFolders targetListing;
 
-    private final ListedFolders sourceListing;
+    /** In a backfill, the source's lengths checked beside the copies; else null. */
+    private final SourceLengthCheck sourceCheck;
 
     Expansion(String table, Optional<TableMetadata> replica, PathMapping mapping, CopySink sink) {
       this.table = table;
@@ -113,7 +116,14 @@ public final class CopyPlanner {
       this.sink = sink;
       boolean backfill = replica.isEmpty();
       this.targetListing = backfill ? new ListedFolders(target, maxListedObjects) : null;
-      this.sourceListing = backfill ? new ListedFolders(source, maxListedObjects) : null;
+      this.sourceCheck = backfill ? new SourceLengthCheck(table, source, maxListedObjects) : null;
+    }
+
+    @Override
+    public void close() {
+      if (sourceCheck != null) {
+        sourceCheck.close();
+      }
     }
 
     void expand(MergeResult merge) throws IOException {
@@ -217,6 +227,7 @@ public final class CopyPlanner {
       Map<String, FileCopy> files = new LinkedHashMap<>();
       BitSet copiedEntries = new BitSet();
       List<String> awaited = new ArrayList<>();
+      List<FileCopy> unchecked = new ArrayList<>();
       Map<String, FileCopy> rewrittenElsewhere = new HashMap<>();
       for (int i = 0; i < live.size(); i++) {
         ManifestEntry entry = live.get(i);
@@ -239,9 +250,12 @@ public final class CopyPlanner {
           continue;
         }
         if (!kind.rewritten()) {
-          if (lacksCopy(file, namedBy)) {
+          if (lacksCopy(file)) {
             files.put(file.target(), file);
             copiedEntries.set(i);
+            if (sourceCheck != null) {
+              unchecked.add(file);
+            }
           }
           continue;
         }
@@ -253,22 +267,27 @@ public final class CopyPlanner {
           copiedEntries.set(i);
         }
       }
-      sink.accept(
+      ManifestCopy step =
           new ManifestCopy(
               manifest,
               new ArrayList<>(files.values()),
               copiedEntries,
               awaited,
               rewrittenElsewhere,
-              sourceListing != null));
+              sourceCheck != null);
+      if (unchecked.isEmpty()) {
+        sink.accept(step);
+      } else {
+        sink.accept(step, sourceCheck.check(unchecked, namedBy));
+      }
     }
 
     /**
-     * Whether the replica lacks a file copied byte for byte. In a backfill the folder listings
-     * answer, and the source is checked to hold the file with its recorded length; later commits
-     * ask the target, and leave the source to the copy.
+     * Whether the replica lacks a file copied byte for byte. In a backfill the target's folder
+     * listing answers, and the source's length is checked beside the copy ({@link
+     * SourceLengthCheck}); later commits ask the target, and leave the source to the copy.
      */
-    private boolean lacksCopy(FileCopy file, String namedBy) throws IOException {
+    private boolean lacksCopy(FileCopy file) throws IOException {
       Optional<Boolean> listed =
           targetListing == null
               ? Optional.empty()
@@ -281,15 +300,6 @@ public final class CopyPlanner {
         }
       } else if (listed.get()) {
         return false;
-      }
-      if (sourceListing != null
-          && !sourceListing.holds(file.source(), file.expectedSize()).orElse(false)) {
-        // not listed with its recorded length: ask, for the error naming what is wrong
-        OptionalLong atSource = source.length(file.source());
-        if (atSource.isEmpty()) {
-          throw missing(noun(file.kind()), file.source(), namedBy);
-        }
-        checkLength(file.kind(), file.source(), atSource.getAsLong(), file.expectedSize(), namedBy);
       }
       if (targetListing != null) {
         targetListing.added(file.target(), file.expectedSize());

@@ -1,6 +1,8 @@
 package io.icerepl.copier.copy;
 
 import io.icerepl.merge.copyplan.CopyStep;
+import io.icerepl.merge.copyplan.ManifestCopy;
+import java.util.concurrent.CompletableFuture;
 
 /** Where a streamed copy plan goes, step by step: the executor that puts the files in place. */
 public interface CopySink {
@@ -18,4 +20,12 @@ public interface CopySink {
    * @throws RuntimeException the failure of an earlier step: planning stops there
    */
   void accept(CopyStep step);
+
+  /**
+   * Takes a manifest's step whose files may be copied at once but whose manifest may be written
+   * only once {@code check} has completed normally; a failed check fails the step with its error.
+   * Blocks as {@link #accept(CopyStep)} does, and also while too many copied files wait for their
+   * checks.
+   */
+  void accept(ManifestCopy step, CompletableFuture<Void> check);
 }

@@ -56,6 +56,13 @@ public final class PlanExecutor {
   /** Files the steps in flight may hold: enough to keep any executor busy, small in memory. */
   static final int FILES_IN_FLIGHT = 1024;
 
+  /**
+   * Files copied whose manifest waits for a check of their source lengths ({@link
+   * CopySink#accept(ManifestCopy, CompletableFuture)}): copying runs this far ahead of a slow
+   * source listing, at a few hundred bytes a file.
+   */
+  static final int FILES_AWAITING_CHECK = 32_768;
+
   /** Long copies log their progress this often. */
   private static final long LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
 
@@ -126,6 +133,7 @@ public final class PlanExecutor {
     private final String table;
     private final PathMapping mapping;
     private final Semaphore capacity = new Semaphore(FILES_IN_FLIGHT);
+    private final Semaphore awaitingCheck = new Semaphore(FILES_AWAITING_CHECK);
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final Map<String, CompletableFuture<Void>> filesInFlight = new ConcurrentHashMap<>();
 
@@ -161,14 +169,7 @@ public final class PlanExecutor {
     public void accept(CopyStep step) {
       throwIfFailed();
       int weight = Math.min(step.size(), FILES_IN_FLIGHT);
-      try {
-        capacity.acquire(weight);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new UncheckedIOException(
-            new InterruptedIOException(
-                "Cannot copy the files of table " + table + ": interrupted"));
-      }
+      acquire(capacity, weight);
       if (failure.get() != null) {
         capacity.release(weight);
         throwIfFailed();
@@ -176,7 +177,7 @@ public final class PlanExecutor {
       filesTotal.addAndGet(step.size());
       CompletableFuture<?> done;
       if (step instanceof ManifestCopy manifest) {
-        done = submit(manifest);
+        done = submit(manifest, null, () -> {});
       } else if (step instanceof ManifestListCopy list) {
         done = submit(list);
       } else {
@@ -192,8 +193,50 @@ public final class PlanExecutor {
       throwIfFailed();
     }
 
+    /**
+     * The step's files count against the files in flight until they are in place, and against the
+     * files awaiting a check until its manifest is written, so copying runs ahead of a slow check
+     * by a bounded number of files.
+     */
+    @Override
+    public void accept(ManifestCopy step, CompletableFuture<Void> check) {
+      throwIfFailed();
+      int awaiting = Math.min(step.size(), FILES_AWAITING_CHECK);
+      acquire(awaitingCheck, awaiting);
+      int weight = Math.min(step.size(), FILES_IN_FLIGHT);
+      acquire(capacity, weight);
+      if (failure.get() != null) {
+        capacity.release(weight);
+        awaitingCheck.release(awaiting);
+        throwIfFailed();
+      }
+      filesTotal.addAndGet(step.size());
+      submit(step, check, () -> capacity.release(weight))
+          .whenComplete(
+              (result, e) -> {
+                if (e != null) {
+                  failure.compareAndSet(null, unwrap(e));
+                }
+                awaitingCheck.release(awaiting);
+              });
+      throwIfFailed();
+    }
+
+    private void acquire(Semaphore semaphore, int permits) {
+      try {
+        semaphore.acquire(permits);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new UncheckedIOException(
+            new InterruptedIOException(
+                "Cannot copy the files of table " + table + ": interrupted"));
+      }
+    }
+
     /** Waits until no step is in flight. */
     void settle() {
+      awaitingCheck.acquireUninterruptibly(FILES_AWAITING_CHECK);
+      awaitingCheck.release(FILES_AWAITING_CHECK);
       capacity.acquireUninterruptibly(FILES_IN_FLIGHT);
       capacity.release(FILES_IN_FLIGHT);
     }
@@ -211,7 +254,12 @@ public final class PlanExecutor {
       }
     }
 
-    private CompletableFuture<Long> submit(ManifestCopy step) {
+    /**
+     * @param check null, or what the manifest waits for besides its files
+     * @param filesPut runs once every file of the step is in place or failed
+     */
+    private CompletableFuture<Long> submit(
+        ManifestCopy step, CompletableFuture<Void> check, Runnable filesPut) {
       List<FileCopy> files = step.files();
       int[] entries = step.copiedEntries().stream().toArray();
       BitSet done = new BitSet();
@@ -240,8 +288,11 @@ public final class PlanExecutor {
         }
       }
       FileCopy manifest = step.manifest();
+      CompletableFuture<Void> put =
+          CompletableFuture.allOf(before.toArray(CompletableFuture[]::new));
+      put.whenComplete((result, e) -> filesPut.run());
       CompletableFuture<Long> length =
-          CompletableFuture.allOf(before.toArray(CompletableFuture[]::new))
+          (check == null ? put : CompletableFuture.allOf(put, check))
               .thenApplyAsync(
                   ignored -> {
                     try {

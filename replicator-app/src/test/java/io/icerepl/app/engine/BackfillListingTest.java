@@ -19,6 +19,7 @@ import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
@@ -53,7 +54,7 @@ class BackfillListingTest {
   }
 
   /** Records the calls that ask about single objects and whole folders. */
-  private static final class CountingStore extends ForwardingObjectStore {
+  private static class CountingStore extends ForwardingObjectStore {
     final Queue<String> lengths = new ConcurrentLinkedQueue<>();
     final Queue<String> listings = new ConcurrentLinkedQueue<>();
     final Queue<String> copies = new ConcurrentLinkedQueue<>();
@@ -157,6 +158,64 @@ class BackfillListingTest {
         .isEqualTo(Files.size(dir.resolve("source/data").resolve(wrong.getFileName())));
     assertThat(SourceTable.TABLES.load(replica).currentSnapshot().snapshotId())
         .isEqualTo(table.currentSnapshot().snapshotId());
+  }
+
+  @Test
+  void theSourceListingRunsBesideTheCopiesAndNoManifestIsWrittenBeforeItEnds() throws IOException {
+    Table table = sourceTable();
+    String replica = dir.resolve("replica").toUri().toString();
+    Queue<String> events = new ConcurrentLinkedQueue<>();
+    CountingStore target =
+        new CountingStore(new LocalObjectStore()) {
+          @Override
+          public long write(String path, Writer writer) throws IOException {
+            events.add("write " + path);
+            return super.write(path, writer);
+          }
+        };
+    // the source's data folder lists only once every data file has been copied, and a moment
+    // more in which a manifest would be written if it did not wait for that listing: copying
+    // must not wait for the listing, and no manifest may be written before it ends
+    ObjectStore source =
+        new ForwardingObjectStore(new LocalObjectStore()) {
+          @Override
+          public void listLengths(String folder, LengthConsumer each) throws IOException {
+            if (folder.endsWith("/source/data")) {
+              awaitCopies(target, FILES, events);
+              events.add("copies before the source listing: " + target.copies.size());
+              super.listLengths(folder, each);
+              events.add("source listed");
+              return;
+            }
+            super.listLengths(folder, each);
+          }
+        };
+
+    replicate(source, target, table.location(), replica);
+
+    List<String> order = List.copyOf(events);
+    int listed = order.indexOf("source listed");
+    assertThat(listed).as(String.join("\n", order)).isPositive();
+    assertThat(order).contains("copies before the source listing: " + FILES);
+    assertThat(order.subList(0, listed))
+        .as("replica files written before the source listing ended")
+        .noneMatch(e -> e.endsWith(".avro") || e.endsWith(".metadata.json"));
+    assertThat(SourceTable.TABLES.load(replica).currentSnapshot().snapshotId())
+        .isEqualTo(table.currentSnapshot().snapshotId());
+  }
+
+  /**
+   * Waits until {@code copies} files were copied, then two seconds or until a manifest is written.
+   */
+  private static void awaitCopies(CountingStore target, int copies, Queue<String> events) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (target.copies.size() < copies && System.nanoTime() < deadline) {
+      Thread.onSpinWait();
+    }
+    long settle = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+    while (System.nanoTime() < settle && events.stream().noneMatch(e -> e.endsWith(".avro"))) {
+      Thread.onSpinWait();
+    }
   }
 
   @Test

@@ -92,6 +92,69 @@ class S3CommandLineTest {
     }
   }
 
+  /**
+   * A server-side copy cannot tell a source object's length; the backfill checks it against the
+   * manifest's beside the copies, and no manifest naming the file is written before that check.
+   */
+  @Test
+  void aBackfillRefusesASourceDataFileOfAnotherLengthAndLeavesTheReplicaEmpty() throws Exception {
+    try (EmbeddedS3 s3 = EmbeddedS3.start();
+        S3Warehouse warehouse = S3CommandFixture.warehouse(s3, "s3://source/warehouse")) {
+      s3.createBucket("source");
+      s3.createBucket("replica");
+      Table table = S3CommandFixture.threeAppends(warehouse);
+      Snapshot second = table.snapshot(table.currentSnapshot().parentId());
+      DataFile rewrittenAtSource;
+      String manifest;
+      try (S3FileIO io = S3CommandFixture.fileIO(s3)) {
+        rewrittenAtSource = second.addedDataFiles(io).iterator().next();
+        manifest =
+            second.dataManifests(io).stream()
+                .filter(m -> m.snapshotId() == second.snapshotId())
+                .findFirst()
+                .orElseThrow()
+                .path();
+        // another writer put different bytes under the key the manifest records
+        try (var out = io.newOutputFile(rewrittenAtSource.location()).createOrOverwrite()) {
+          out.write(new byte[] {1, 2, 3, 4, 5, 6, 7});
+        }
+      }
+
+      Run replicated =
+          run(
+              "replicate",
+              "--source",
+              table.location(),
+              "--target",
+              "s3://replica/warehouse/ns/t",
+              "--endpoint",
+              s3.endpoint().toString(),
+              "--path-style",
+              "--settle-time",
+              "0s");
+
+      assertThat(replicated.exit()).as(replicated.out()).isNotZero();
+      assertThat(replicated.err())
+          .contains(
+              "data file "
+                  + rewrittenAtSource.location()
+                  + " is 7 bytes but its manifest "
+                  + manifest
+                  + " records "
+                  + rewrittenAtSource.fileSizeInBytes());
+      try (S3FileIO io = S3CommandFixture.fileIO(s3)) {
+        List<String> left = new java.util.ArrayList<>();
+        io.listPrefix("s3://replica/warehouse/ns/t/").forEach(f -> left.add(f.location()));
+        assertThat(left)
+            .as("replica objects left by the failed backfill")
+            .noneMatch(p -> p.contains("/data/"))
+            .noneMatch(p -> p.endsWith(".avro"))
+            .noneMatch(p -> p.endsWith(".metadata.json"))
+            .noneMatch(p -> p.endsWith("version-hint.text"));
+      }
+    }
+  }
+
   @Test
   void aTableNamingItsFilesBothS3AndS3aReplicatesWhole() throws Exception {
     try (EmbeddedS3 s3 = EmbeddedS3.start();
