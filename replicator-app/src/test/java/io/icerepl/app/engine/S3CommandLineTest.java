@@ -42,6 +42,23 @@ class S3CommandLineTest {
     S3CommandFixture.clearCredentials();
   }
 
+  /**
+   * {@code replicate} of {@code table} to {@code s3://replica/warehouse/ns/t}, settling at once.
+   */
+  private static Run replicateToReplicaBucket(EmbeddedS3 s3, Table table) {
+    return run(
+        "replicate",
+        "--source",
+        table.location(),
+        "--target",
+        "s3://replica/warehouse/ns/t",
+        "--endpoint",
+        s3.endpoint().toString(),
+        "--path-style",
+        "--settle-time",
+        "0s");
+  }
+
   @Test
   void replicateAndExpireWorkOnS3Locations() throws Exception {
     try (EmbeddedS3 s3 = EmbeddedS3.start();
@@ -50,18 +67,7 @@ class S3CommandLineTest {
       s3.createBucket("replica");
       Table table = S3CommandFixture.threeAppends(warehouse);
 
-      Run replicated =
-          run(
-              "replicate",
-              "--source",
-              table.location(),
-              "--target",
-              "s3://replica/warehouse/ns/t",
-              "--endpoint",
-              s3.endpoint().toString(),
-              "--path-style",
-              "--settle-time",
-              "0s");
+      Run replicated = replicateToReplicaBucket(s3, table);
       assertThat(replicated.exit()).as(replicated.err()).isZero();
       assertThat(replicated.out()).contains("snapshots added    3");
 
@@ -120,18 +126,7 @@ class S3CommandLineTest {
         }
       }
 
-      Run replicated =
-          run(
-              "replicate",
-              "--source",
-              table.location(),
-              "--target",
-              "s3://replica/warehouse/ns/t",
-              "--endpoint",
-              s3.endpoint().toString(),
-              "--path-style",
-              "--settle-time",
-              "0s");
+      Run replicated = replicateToReplicaBucket(s3, table);
 
       assertThat(replicated.exit()).as(replicated.out()).isNotZero();
       assertThat(replicated.err())
@@ -180,18 +175,7 @@ class S3CommandLineTest {
           .hasSize(4)
           .doesNotContain("Record(10)");
 
-      Run replicated =
-          run(
-              "replicate",
-              "--source",
-              table.location(),
-              "--target",
-              "s3://replica/warehouse/ns/t",
-              "--endpoint",
-              s3.endpoint().toString(),
-              "--path-style",
-              "--settle-time",
-              "0s");
+      Run replicated = replicateToReplicaBucket(s3, table);
       assertThat(replicated.exit()).as(replicated.out() + replicated.err()).isZero();
 
       try (S3FileIO io = S3CommandFixture.fileIO(s3)) {
