@@ -40,6 +40,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
@@ -59,6 +61,10 @@ public final class TableReplicator {
   private final ReplicationOptions options;
   private final CopyPlanner planner;
   private final PlanExecutor executor;
+
+  /** Runs the reads of a check that do not wait for one another. */
+  private final ExecutorService reads;
+
   private final MetadataPublisher publisher;
   private final ReplicaFiles replicaFiles;
   private final SourceHeadResolver headResolver;
@@ -154,6 +160,7 @@ public final class TableReplicator {
     this.options = options;
     this.planner = new CopyPlanner(source, target);
     this.executor = new PlanExecutor(source, target, executor, progress);
+    this.reads = executor;
     this.publisher = new MetadataPublisher(target);
     this.replicaFiles = new ReplicaFiles(target, options.maxMetadataBytes());
     this.headResolver =
@@ -184,16 +191,29 @@ public final class TableReplicator {
    */
   private record Checked(TableHeads heads, ReplicaState state) {}
 
+  /**
+   * The source side (its head, then its metadata) and the replica side (its folder's listing, hint
+   * and state) are read at the same time: neither depends on the other, and a check costs the
+   * longer of the two, not their sum.
+   */
   private Checked check(String sourceLocation, String targetLocation) {
+    CompletableFuture<SourceRead> sourceRead =
+        CompletableFuture.supplyAsync(
+            () -> {
+              SourceHeadResolver.Head resolved = headResolver.head(sourceLocation);
+              return new SourceRead(
+                  resolved,
+                  ReplicaFiles.readMetadata(source, resolved.file(), options.maxMetadataBytes()));
+            },
+            reads);
     try {
-      SourceHeadResolver.Head resolved = headResolver.head(sourceLocation);
-      TableMetadata head =
-          ReplicaFiles.readMetadata(source, resolved.file(), options.maxMetadataBytes());
       ReplicaFiles.Replica replica =
           replicaFiles.read(
-              sourceLocation, targetLocation, Optional.ofNullable(lastPublished.get()));
+              sourceLocation, targetLocation, Optional.ofNullable(lastPublished.get()), reads);
+      SourceRead read = joinSource(sourceRead);
       return new Checked(
-          new TableHeads(resolved, head, replica.head(), replica.state().expiredSnapshotIds()),
+          new TableHeads(
+              read.head(), read.metadata(), replica.head(), replica.state().expiredSnapshotIds()),
           replica.state());
     } catch (IOException e) {
       throw new UncheckedIOException(
@@ -204,6 +224,23 @@ public final class TableReplicator {
               + ": "
               + e.getMessage(),
           e);
+    }
+  }
+
+  private record SourceRead(SourceHeadResolver.Head head, TableMetadata metadata) {}
+
+  /** The source's own error, as reading it on this thread would have thrown it. */
+  private static SourceRead joinSource(CompletableFuture<SourceRead> read) {
+    try {
+      return read.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      if (e.getCause() instanceof Error error) {
+        throw error;
+      }
+      throw e;
     }
   }
 
