@@ -180,7 +180,7 @@ public final class TableReplicator {
    * @throws UncheckedIOException or a {@link ReplicationException} when either side cannot be read
    */
   public TableHeads read(String sourceLocation, String targetLocation) {
-    return check(sourceLocation, targetLocation).heads();
+    return check(sourceLocation, targetLocation, Optional.empty()).heads();
   }
 
   /**
@@ -196,7 +196,8 @@ public final class TableReplicator {
    * and state) are read at the same time: neither depends on the other, and a check costs the
    * longer of the two, not their sum.
    */
-  private Checked check(String sourceLocation, String targetLocation) {
+  private Checked check(
+      String sourceLocation, String targetLocation, Optional<ReplicaFiles.Replica> replicaRead) {
     CompletableFuture<SourceRead> sourceRead =
         CompletableFuture.supplyAsync(
             () -> {
@@ -208,8 +209,10 @@ public final class TableReplicator {
             reads);
     try {
       ReplicaFiles.Replica replica =
-          replicaFiles.read(
-              sourceLocation, targetLocation, Optional.ofNullable(lastPublished.get()), reads);
+          replicaRead.isPresent()
+              ? replicaRead.get()
+              : replicaFiles.read(
+                  sourceLocation, targetLocation, Optional.ofNullable(lastPublished.get()), reads);
       SourceRead read = joinSource(sourceRead);
       return new Checked(
           new TableHeads(
@@ -252,9 +255,19 @@ public final class TableReplicator {
    * @throws TableReplicationException with the specific error; the replica is left as it was
    */
   public ReplicationResult replicateIfChanged(String sourceLocation, String targetLocation) {
+    return replicateIfChanged(sourceLocation, targetLocation, Optional.empty());
+  }
+
+  /**
+   * As {@link #replicateIfChanged(String, String)}, the replica's side of the check given as read
+   * (by {@link ReplicaFiles#read(String, String, Optional, java.util.concurrent.Executor)}) while
+   * the source was located, with the replica version this replicator's caller published last.
+   */
+  public ReplicationResult replicateIfChanged(
+      String sourceLocation, String targetLocation, Optional<ReplicaFiles.Replica> replicaRead) {
     Optional<Checked> checked;
     try {
-      checked = Optional.of(check(sourceLocation, targetLocation));
+      checked = Optional.of(check(sourceLocation, targetLocation, replicaRead));
     } catch (RuntimeException e) {
       checked = Optional.empty();
     }
