@@ -18,8 +18,10 @@ import io.icerepl.merge.merge.MergeResult.AddedSnapshot;
 import io.icerepl.merge.model.Snapshot;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.path.PathMapping;
+import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
@@ -185,10 +187,16 @@ public final class CopyPlanner {
         return;
       }
       Optional<String> list = replica.get().snapshot(parentId).flatMap(Snapshot::manifestList);
-      if (list.isEmpty() || target.length(list.get()).isEmpty()) {
+      if (list.isEmpty()) {
         return;
       }
-      try (InputStream in = target.open(list.get())) {
+      InputStream in;
+      try {
+        in = target.open(list.get());
+      } catch (NoSuchFileException e) {
+        return; // asked, not looked up first: one request in the common case, where it is there
+      }
+      try (in) {
         for (ManifestListEntry entry : ManifestListRewriter.read(in, list.get())) {
           replicaManifestLengths.put(entry.manifestPath(), entry.manifestLength());
         }
@@ -208,21 +216,75 @@ public final class CopyPlanner {
         replicaManifestLengths.put(targetManifest, existing.getAsLong());
         return targetManifest;
       }
-      OptionalLong atSource = source.length(sourceManifest);
-      if (atSource.isEmpty()) {
-        throw missing("manifest", sourceManifest, namedBy);
+      FileCopy manifest = FileCopy.of(FileKind.MANIFEST, sourceManifest, targetManifest, length);
+      if (targetListing != null || length < 0) {
+        OptionalLong atSource = source.length(sourceManifest);
+        if (atSource.isEmpty()) {
+          throw missing("manifest", sourceManifest, namedBy);
+        }
+        checkLength(FileKind.MANIFEST, sourceManifest, atSource.getAsLong(), length, namedBy);
+        plannedManifests.add(targetManifest);
+        addManifestFiles(manifest, readLiveFiles(manifest));
+      } else {
+        plannedManifests.add(targetManifest);
+        addManifestFiles(manifest, readCountedLiveFiles(manifest, namedBy));
       }
-      checkLength(FileKind.MANIFEST, sourceManifest, atSource.getAsLong(), length, namedBy);
-      plannedManifests.add(targetManifest);
-      addManifestFiles(FileCopy.of(FileKind.MANIFEST, sourceManifest, targetManifest, length));
       return targetManifest;
     }
 
-    private void addManifestFiles(FileCopy manifest) throws IOException {
-      List<ManifestEntry> live;
+    private List<ManifestEntry> readLiveFiles(FileCopy manifest) throws IOException {
       try (InputStream in = openSource(manifest.source(), "manifest")) {
-        live = ManifestRewriter.readLiveFiles(in, manifest.source());
+        return ManifestRewriter.readLiveFiles(in, manifest.source());
       }
+    }
+
+    /**
+     * A later commit's manifest, its length checked by reading it whole instead of asking for it
+     * first: one request instead of two. A manifest shorter or longer than recorded is refused for
+     * its length, as a look-up would have refused it, even when what was read decodes.
+     */
+    private List<ManifestEntry> readCountedLiveFiles(FileCopy manifest, String namedBy)
+        throws IOException {
+      InputStream opened;
+      try {
+        opened = source.open(manifest.source());
+      } catch (NoSuchFileException e) {
+        throw missing("manifest", manifest.source(), namedBy);
+      }
+      try (CountingInputStream in = new CountingInputStream(opened)) {
+        List<ManifestEntry> live;
+        try {
+          live = ManifestRewriter.readLiveFiles(in, manifest.source());
+        } catch (RuntimeException e) {
+          // a cut manifest may fail to decode: its length is what names the fault
+          try {
+            in.transferTo(OutputStream.nullOutputStream());
+          } catch (IOException drain) {
+            e.addSuppressed(drain);
+            throw e;
+          }
+          if (in.count() != manifest.expectedSize()) {
+            BadInputException wrong =
+                wrongLength(
+                    table,
+                    FileKind.MANIFEST,
+                    manifest.source(),
+                    in.count(),
+                    manifest.expectedSize(),
+                    namedBy);
+            wrong.addSuppressed(e);
+            throw wrong;
+          }
+          throw e;
+        }
+        in.transferTo(OutputStream.nullOutputStream());
+        checkLength(
+            FileKind.MANIFEST, manifest.source(), in.count(), manifest.expectedSize(), namedBy);
+        return live;
+      }
+    }
+
+    private void addManifestFiles(FileCopy manifest, List<ManifestEntry> live) throws IOException {
       String namedBy = "manifest " + manifest.source();
       Map<String, FileCopy> files = new LinkedHashMap<>();
       BitSet copiedEntries = new BitSet();
@@ -347,6 +409,49 @@ public final class CopyPlanner {
 
     private MissingFileException missing(String noun, String path, String namedBy) {
       return CopyPlanner.missing(table, noun, path, namedBy);
+    }
+  }
+
+  /** Counts the bytes read through it. */
+  private static final class CountingInputStream extends FilterInputStream {
+    private long count;
+
+    CountingInputStream(InputStream in) {
+      super(in);
+    }
+
+    long count() {
+      return count;
+    }
+
+    @Override
+    public int read() throws IOException {
+      int b = super.read();
+      if (b >= 0) {
+        count++;
+      }
+      return b;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      int n = super.read(b, off, len);
+      if (n > 0) {
+        count += n;
+      }
+      return n;
+    }
+
+    @Override
+    public long skip(long n) throws IOException {
+      long skipped = super.skip(n);
+      count += skipped;
+      return skipped;
+    }
+
+    @Override
+    public boolean markSupported() {
+      return false;
     }
   }
 

@@ -15,6 +15,7 @@ import io.icerepl.merge.manifest.ManifestListRewriter;
 import io.icerepl.merge.manifest.ManifestRewriter;
 import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.puffin.DeletionVectorRewriter;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -62,6 +63,16 @@ public final class PlanExecutor {
    * source listing, at a few hundred bytes a file.
    */
   static final int FILES_AWAITING_CHECK = 32_768;
+
+  /**
+   * Bytes of rewritten manifests and manifest lists held in memory, rendered while the files they
+   * name are still being put in place, until they may be written. A step beyond it renders after
+   * its files, as a large one would anyway.
+   */
+  static final int RENDERED_BYTES = 8 << 20;
+
+  /** Bytes reserved per manifest a manifest list names, for its rendering ahead of time. */
+  private static final int LIST_BYTES_PER_MANIFEST = 1024;
 
   /** Long copies log their progress this often. */
   private static final long LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
@@ -137,8 +148,16 @@ public final class PlanExecutor {
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final Map<String, CompletableFuture<Void>> filesInFlight = new ConcurrentHashMap<>();
 
-    /** Replica manifests this run writes, to their replica length. */
+    /** Replica manifests this run writes, to their replica length once written. */
     private final Map<String, CompletableFuture<Long>> manifests = new ConcurrentHashMap<>();
+
+    /**
+     * Replica manifests this run writes, to their replica length once known: rendered, for a
+     * manifest rendered ahead of its write, else written.
+     */
+    private final Map<String, CompletableFuture<Long>> manifestLengths = new ConcurrentHashMap<>();
+
+    private final Semaphore renderedBytes = new Semaphore(RENDERED_BYTES);
 
     /** Manifests, manifest lists and statistics files this run wrote. */
     private final Set<String> written = ConcurrentHashMap.newKeySet();
@@ -291,20 +310,54 @@ public final class PlanExecutor {
       CompletableFuture<Void> put =
           CompletableFuture.allOf(before.toArray(CompletableFuture[]::new));
       put.whenComplete((result, e) -> filesPut.run());
-      CompletableFuture<Long> length =
-          (check == null ? put : CompletableFuture.allOf(put, check))
-              .thenApplyAsync(
-                  ignored -> {
-                    try {
-                      long replicaLength = rewriteManifest(manifest, step, rewritten);
-                      written.add(manifest.target());
-                      reportProgress();
-                      return replicaLength;
-                    } catch (IOException e) {
-                      throw cannotPut(manifest, e);
-                    }
-                  },
-                  executor);
+      // the files in place, and the check of their source lengths passed where there is one
+      CompletableFuture<Void> ready = check == null ? put : CompletableFuture.allOf(put, check);
+      int reserved = renderAheadBytes(step);
+      CompletableFuture<Long> length;
+      if (reserved > 0) {
+        // the rewrite reads nothing the copies write: it runs beside them, and only its write waits
+        CompletableFuture<byte[]> rendered =
+            CompletableFuture.supplyAsync(
+                () -> {
+                  try {
+                    return renderManifest(manifest, step, rewritten);
+                  } catch (IOException e) {
+                    throw cannotPut(manifest, e);
+                  }
+                },
+                executor);
+        manifestLengths.put(manifest.target(), rendered.thenApply(bytes -> (long) bytes.length));
+        length =
+            CompletableFuture.allOf(ready, rendered)
+                .thenApplyAsync(
+                    ignored -> {
+                      try {
+                        long replicaLength = writeRendered(manifest, rendered.join());
+                        written.add(manifest.target());
+                        reportProgress();
+                        return replicaLength;
+                      } catch (IOException e) {
+                        throw cannotPut(manifest, e);
+                      }
+                    },
+                    executor);
+        length.whenComplete((result, e) -> renderedBytes.release(reserved));
+      } else {
+        length =
+            ready.thenApplyAsync(
+                ignored -> {
+                  try {
+                    long replicaLength = rewriteManifest(manifest, step, rewritten);
+                    written.add(manifest.target());
+                    reportProgress();
+                    return replicaLength;
+                  } catch (IOException e) {
+                    throw cannotPut(manifest, e);
+                  }
+                },
+                executor);
+        manifestLengths.put(manifest.target(), length);
+      }
       manifests.put(manifest.target(), length);
       return length.whenComplete(
           (result, e) -> {
@@ -318,13 +371,47 @@ public final class PlanExecutor {
 
     private CompletableFuture<Void> submit(ManifestListCopy step) {
       List<CompletableFuture<Long>> before = new ArrayList<>();
+      List<CompletableFuture<Long>> lengths = new ArrayList<>();
       for (String manifest : step.manifests()) {
         CompletableFuture<Long> length = manifests.get(manifest);
         if (length != null) {
           before.add(length);
+          lengths.add(manifestLengths.get(manifest));
         }
       }
       FileCopy list = step.manifestList();
+      int reserved = renderAheadBytes(step);
+      if (reserved > 0) {
+        // rendered once its manifests' lengths are known, written once they are in place
+        CompletableFuture<byte[]> rendered =
+            CompletableFuture.allOf(lengths.toArray(CompletableFuture[]::new))
+                .thenApplyAsync(
+                    ignored -> {
+                      try {
+                        return renderManifestList(list, step);
+                      } catch (IOException e) {
+                        throw cannotPut(list, e);
+                      }
+                    },
+                    executor);
+        List<CompletableFuture<?>> awaited = new ArrayList<>(before);
+        awaited.add(rendered);
+        CompletableFuture<Void> done =
+            CompletableFuture.allOf(awaited.toArray(CompletableFuture[]::new))
+                .thenRunAsync(
+                    () -> {
+                      try {
+                        writeRendered(list, rendered.join());
+                        written.add(list.target());
+                        reportProgress();
+                      } catch (IOException e) {
+                        throw cannotPut(list, e);
+                      }
+                    },
+                    executor);
+        done.whenComplete((result, e) -> renderedBytes.release(reserved));
+        return done;
+      }
       return CompletableFuture.allOf(before.toArray(CompletableFuture[]::new))
           .thenRunAsync(
               () -> {
@@ -528,6 +615,68 @@ public final class PlanExecutor {
           });
     }
 
+    /**
+     * The bytes reserved to render the step's manifest ahead of its files, 0 to render it after
+     * them: a manifest naming delete files that are rewritten needs their replica lengths, which
+     * only their rewrite tells, and one of unknown length is not held in memory.
+     */
+    private int renderAheadBytes(ManifestCopy step) {
+      long length = step.manifest().expectedSize();
+      if (length < 0
+          || !step.rewrittenElsewhere().isEmpty()
+          || step.files().stream().anyMatch(f -> f.kind().rewritten())) {
+        return 0;
+      }
+      return reserve(2 * length); // mapped paths may be longer than the source's
+    }
+
+    private int renderAheadBytes(ManifestListCopy step) {
+      return reserve((long) LIST_BYTES_PER_MANIFEST * (step.manifests().size() + 1));
+    }
+
+    private int reserve(long bytes) {
+      if (bytes > RENDERED_BYTES / 4) {
+        return 0;
+      }
+      int reserved = (int) Math.max(1, bytes);
+      return renderedBytes.tryAcquire(reserved) ? reserved : 0;
+    }
+
+    private long writeRendered(FileCopy file, byte[] rendered) throws IOException {
+      long length = target.write(file.target(), out -> out.write(rendered));
+      bytesWritten.addAndGet(length);
+      filesRewritten.incrementAndGet();
+      LOG.debug("{}: rewrote {} -> {}", table, file.source(), file.target());
+      return length;
+    }
+
+    private byte[] renderManifest(
+        FileCopy file, ManifestCopy step, Map<String, RewrittenFile> rewritten) throws IOException {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      try (InputStream in = source.open(file.source())) {
+        ManifestRewriter.rewrite(
+            in,
+            out,
+            file.source(),
+            mapping::map,
+            path -> rewrittenDeleteFile(path, step, rewritten));
+      }
+      return out.toByteArray();
+    }
+
+    private byte[] renderManifestList(FileCopy file, ManifestListCopy step) throws IOException {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      try (InputStream in = source.open(file.source())) {
+        ManifestListRewriter.rewrite(
+            in,
+            out,
+            file.source(),
+            mapping::map,
+            manifest -> replicaManifestLength(manifest, step));
+      }
+      return out.toByteArray();
+    }
+
     private long rewriteManifest(
         FileCopy file, ManifestCopy step, Map<String, RewrittenFile> rewritten) throws IOException {
       long length;
@@ -570,7 +719,7 @@ public final class PlanExecutor {
     /** manifest_length must be the replica manifest's: object-store readers trust it. */
     private long replicaManifestLength(String sourceManifest, ManifestListCopy step) {
       String targetManifest = mapping.map(sourceManifest);
-      CompletableFuture<Long> writtenHere = manifests.get(targetManifest);
+      CompletableFuture<Long> writtenHere = manifestLengths.get(targetManifest);
       if (writtenHere != null) {
         return writtenHere.join();
       }

@@ -40,6 +40,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
@@ -59,6 +61,10 @@ public final class TableReplicator {
   private final ReplicationOptions options;
   private final CopyPlanner planner;
   private final PlanExecutor executor;
+
+  /** Runs the reads of a check that do not wait for one another. */
+  private final ExecutorService reads;
+
   private final MetadataPublisher publisher;
   private final ReplicaFiles replicaFiles;
   private final SourceHeadResolver headResolver;
@@ -154,6 +160,7 @@ public final class TableReplicator {
     this.options = options;
     this.planner = new CopyPlanner(source, target);
     this.executor = new PlanExecutor(source, target, executor, progress);
+    this.reads = executor;
     this.publisher = new MetadataPublisher(target);
     this.replicaFiles = new ReplicaFiles(target, options.maxMetadataBytes());
     this.headResolver =
@@ -173,7 +180,7 @@ public final class TableReplicator {
    * @throws UncheckedIOException or a {@link ReplicationException} when either side cannot be read
    */
   public TableHeads read(String sourceLocation, String targetLocation) {
-    return check(sourceLocation, targetLocation).heads();
+    return check(sourceLocation, targetLocation, Optional.empty()).heads();
   }
 
   /**
@@ -184,16 +191,32 @@ public final class TableReplicator {
    */
   private record Checked(TableHeads heads, ReplicaState state) {}
 
-  private Checked check(String sourceLocation, String targetLocation) {
+  /**
+   * The source side (its head, then its metadata) and the replica side (its folder's listing, hint
+   * and state) are read at the same time: neither depends on the other, and a check costs the
+   * longer of the two, not their sum.
+   */
+  private Checked check(
+      String sourceLocation, String targetLocation, Optional<ReplicaFiles.Replica> replicaRead) {
+    CompletableFuture<SourceRead> sourceRead =
+        CompletableFuture.supplyAsync(
+            () -> {
+              SourceHeadResolver.Head resolved = headResolver.head(sourceLocation);
+              return new SourceRead(
+                  resolved,
+                  ReplicaFiles.readMetadata(source, resolved.file(), options.maxMetadataBytes()));
+            },
+            reads);
     try {
-      SourceHeadResolver.Head resolved = headResolver.head(sourceLocation);
-      TableMetadata head =
-          ReplicaFiles.readMetadata(source, resolved.file(), options.maxMetadataBytes());
       ReplicaFiles.Replica replica =
-          replicaFiles.read(
-              sourceLocation, targetLocation, Optional.ofNullable(lastPublished.get()));
+          replicaRead.isPresent()
+              ? replicaRead.get()
+              : replicaFiles.read(
+                  sourceLocation, targetLocation, Optional.ofNullable(lastPublished.get()), reads);
+      SourceRead read = joinSource(sourceRead);
       return new Checked(
-          new TableHeads(resolved, head, replica.head(), replica.state().expiredSnapshotIds()),
+          new TableHeads(
+              read.head(), read.metadata(), replica.head(), replica.state().expiredSnapshotIds()),
           replica.state());
     } catch (IOException e) {
       throw new UncheckedIOException(
@@ -207,6 +230,23 @@ public final class TableReplicator {
     }
   }
 
+  private record SourceRead(SourceHeadResolver.Head head, TableMetadata metadata) {}
+
+  /** The source's own error, as reading it on this thread would have thrown it. */
+  private static SourceRead joinSource(CompletableFuture<SourceRead> read) {
+    try {
+      return read.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      if (e.getCause() instanceof Error error) {
+        throw error;
+      }
+      throw e;
+    }
+  }
+
   /**
    * Replicates unless the replica already holds the source head. That is checked first without the
    * table's lease, so an unchanged table costs a few reads and no write; a changed one is
@@ -215,9 +255,19 @@ public final class TableReplicator {
    * @throws TableReplicationException with the specific error; the replica is left as it was
    */
   public ReplicationResult replicateIfChanged(String sourceLocation, String targetLocation) {
+    return replicateIfChanged(sourceLocation, targetLocation, Optional.empty());
+  }
+
+  /**
+   * As {@link #replicateIfChanged(String, String)}, the replica's side of the check given as read
+   * (by {@link ReplicaFiles#read(String, String, Optional, java.util.concurrent.Executor)}) while
+   * the source was located, with the replica version this replicator's caller published last.
+   */
+  public ReplicationResult replicateIfChanged(
+      String sourceLocation, String targetLocation, Optional<ReplicaFiles.Replica> replicaRead) {
     Optional<Checked> checked;
     try {
-      checked = Optional.of(check(sourceLocation, targetLocation));
+      checked = Optional.of(check(sourceLocation, targetLocation, replicaRead));
     } catch (RuntimeException e) {
       checked = Optional.empty();
     }

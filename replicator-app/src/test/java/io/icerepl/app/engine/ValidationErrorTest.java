@@ -285,6 +285,46 @@ class ValidationErrorTest {
   }
 
   @Test
+  void aManifestCutInsideItsEntriesIsRefusedFromItsLength() throws IOException {
+    source.append("a", 1);
+    Snapshot snapshot = source.table.currentSnapshot();
+    ManifestFile manifest = addedManifest(snapshot.dataManifests(source.table.io()), snapshot);
+    Path file = Path.of(java.net.URI.create(manifest.path()));
+    // no longer decodes: still its length, not the decoder, names what is wrong
+    long kept = manifest.length() - 7;
+    cut(file, kept);
+    failsWith(
+        "manifest "
+            + manifest.path()
+            + " is "
+            + kept
+            + " bytes but its manifest list "
+            + snapshot.manifestListLocation()
+            + " records "
+            + manifest.length());
+  }
+
+  @Test
+  void aManifestLongerThanRecordedIsRefusedFromItsLength() throws IOException {
+    source.append("a", 1);
+    Snapshot snapshot = source.table.currentSnapshot();
+    ManifestFile manifest = addedManifest(snapshot.dataManifests(source.table.io()), snapshot);
+    Path file = Path.of(java.net.URI.create(manifest.path()));
+    byte[] bytes = Files.readAllBytes(file);
+    Files.write(file, java.util.Arrays.copyOf(bytes, bytes.length + 5));
+    Files.deleteIfExists(file.resolveSibling("." + file.getFileName() + ".crc"));
+    failsWith(
+        "manifest "
+            + manifest.path()
+            + " is "
+            + (manifest.length() + 5)
+            + " bytes but its manifest list "
+            + snapshot.manifestListLocation()
+            + " records "
+            + manifest.length());
+  }
+
+  @Test
   void aTruncatedPositionDeleteFileIsRefusedFromItsLength() throws IOException {
     DataFile data = source.append("a", 3);
     assertThat(run("replicate", "--source", source.location, "--target", replica).exitCode)

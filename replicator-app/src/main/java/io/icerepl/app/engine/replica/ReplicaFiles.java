@@ -22,6 +22,9 @@ import java.nio.file.NoSuchFileException;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 
 /**
  * Reads what a replica holds, from the replica itself: its current version (as readers resolve it)
@@ -91,6 +94,91 @@ public final class ReplicaFiles {
     return new Replica(head, read[0] != null ? read[0] : state(location));
   }
 
+  /**
+   * As {@link #read(String, String, Optional)}, reading the hint and the state on {@code executor}
+   * while the metadata folder is listed, instead of one after the other. The order that read relies
+   * on no longer holds, so whatever the reads found out of order is judged again in order: a head
+   * that does not match the state read beside it, or a hint behind the head, sends the check to the
+   * reads one after the other. A head matching the state is the replicator's own whenever the state
+   * was read: only the replicator writes a commit's token.
+   */
+  public Replica read(String table, String location, Optional<ReplicaHead> known, Executor executor)
+      throws IOException {
+    CompletableFuture<Optional<String>> hint =
+        CompletableFuture.supplyAsync(() -> unchecked(() -> readHintIfAny(location)), executor);
+    CompletableFuture<ReplicaState> state =
+        CompletableFuture.supplyAsync(() -> unchecked(() -> state(location)), executor);
+    try {
+      Optional<ReplicaHead> head =
+          head(
+              table,
+              location,
+              known,
+              OptionalLong.empty(),
+              () -> join(state),
+              names -> {
+                Optional<String> read = join(hint);
+                // written after it was read, before the listing: read it now
+                return read.isPresent() ? read : Optional.of(readText(store, hintFile(location)));
+              },
+              false);
+      return new Replica(head, join(state));
+    } catch (DivergedReplicaException | HintBehind e) {
+      return read(table, location, known);
+    }
+  }
+
+  /** The hint read beside the listing was behind the version found: judged again in order. */
+  private static final class HintBehind extends RuntimeException {
+    HintBehind() {
+      super(null, null, false, false);
+    }
+  }
+
+  private Optional<String> readHintIfAny(String location) throws IOException {
+    try {
+      return Optional.of(readText(store, hintFile(location)));
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    }
+  }
+
+  private static String hintFile(String location) {
+    return ReplicaLayout.versionHintFile(location);
+  }
+
+  @FunctionalInterface
+  private interface IoSupplier<T> {
+    T get() throws IOException;
+  }
+
+  private static <T> T unchecked(IoSupplier<T> read) {
+    try {
+      return read.get();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The read's own exception, as the same read made on this thread would have thrown it. */
+  private static <T> T join(CompletableFuture<T> read) throws IOException {
+    try {
+      return read.join();
+    } catch (CompletionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof UncheckedIOException io) {
+        throw io.getCause();
+      }
+      if (cause instanceof RuntimeException r) {
+        throw r;
+      }
+      if (cause instanceof Error error) {
+        throw error;
+      }
+      throw e;
+    }
+  }
+
   /** A replica's current version, if any, and the replicator's state beside it. */
   public record Replica(Optional<ReplicaHead> head, ReplicaState state) {}
 
@@ -120,6 +208,29 @@ public final class ReplicaFiles {
       OptionalLong writersFrom,
       StateRead state)
       throws IOException {
+    return head(
+        table,
+        location,
+        known,
+        writersFrom,
+        state,
+        names -> Optional.of(readText(store, hintFile(location))),
+        true);
+  }
+
+  /**
+   * @param hintRead the hint, when the listing names one
+   * @param repairHint whether a hint behind the head is written anew; else {@link HintBehind}
+   */
+  private Optional<ReplicaHead> head(
+      String table,
+      String location,
+      Optional<ReplicaHead> known,
+      OptionalLong writersFrom,
+      StateRead state,
+      HintRead hintRead,
+      boolean repairHint)
+      throws IOException {
     String folder = ReplicaLayout.metadataFolder(location);
     List<String> names = store.list(folder);
     if (names.stream().noneMatch(MetadataFileNames::isMetadataFile)) {
@@ -127,7 +238,7 @@ public final class ReplicaFiles {
     }
     Optional<String> hint = Optional.empty();
     if (names.contains(TableLayout.VERSION_HINT)) {
-      hint = Optional.of(readText(store, ReplicaLayout.versionHintFile(location)));
+      hint = hintRead.read(names);
     }
     String name = SourceHead.resolve(folder, names, hint).orElseThrow();
     OptionalLong version = MetadataFileNames.version(name);
@@ -165,6 +276,9 @@ public final class ReplicaFiles {
       }
     }
     if (!hint.equals(Optional.of(Long.toString(head.version())))) {
+      if (!repairHint) {
+        throw new HintBehind(); // perhaps only read before the version's run wrote it
+      }
       // an earlier run published this version and stopped before the hint: finish that commit
       publisher.writeVersionHint(location, head.version());
     }
@@ -246,6 +360,11 @@ public final class ReplicaFiles {
   @FunctionalInterface
   private interface StateRead {
     ReplicaState read() throws IOException;
+  }
+
+  @FunctionalInterface
+  private interface HintRead {
+    Optional<String> read(List<String> names) throws IOException;
   }
 
   public ReplicaState state(String location) throws IOException {

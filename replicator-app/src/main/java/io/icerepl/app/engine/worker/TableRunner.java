@@ -22,6 +22,7 @@ import io.icerepl.app.engine.promote.PromotionMode;
 import io.icerepl.app.engine.promote.PromotionResult;
 import io.icerepl.app.engine.promote.TablePromoter;
 import io.icerepl.app.engine.promote.TablePromotionException;
+import io.icerepl.app.engine.replica.ReplicaFiles;
 import io.icerepl.app.engine.replica.ReplicaHead;
 import io.icerepl.app.engine.retention.DeletionProgress;
 import io.icerepl.app.engine.retention.RetentionResult;
@@ -51,6 +52,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicReference;
@@ -217,7 +220,21 @@ public final class TableRunner implements AutoCloseable {
    */
   public Optional<Duration> replicate(TableKey key) {
     board.seen(key);
-    Source source = source(key);
+    AtomicReference<ReplicaHead> publishedLast =
+        published.computeIfAbsent(key, k -> new AtomicReference<>());
+    // the source is located (for a catalog table, its catalog asked) while the replica is read
+    CompletableFuture<Source> located =
+        CompletableFuture.supplyAsync(() -> source(key), fileExecutor);
+    Optional<ReplicaFiles.Replica> replicaRead = readReplica(key, publishedLast);
+    Source source;
+    try {
+      source = located.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw e;
+    }
     TableReplicator replicator =
         new TableReplicator(
             stores.sourceStore(source.location()),
@@ -228,10 +245,10 @@ public final class TableRunner implements AutoCloseable {
             progress -> board.progress(key, progress),
             source.catalogs(),
             batchOperations.preCopy((table, job) -> board.batchJob(key, job)),
-            published.computeIfAbsent(key, k -> new AtomicReference<>()));
+            publishedLast);
     ReplicationResult result;
     try {
-      result = replicator.replicateIfChanged(source.location(), key.targetLocation());
+      result = replicator.replicateIfChanged(source.location(), key.targetLocation(), replicaRead);
     } catch (RuntimeException e) {
       inSyncListings.remove(key);
       // a failed run may still be behind by a known amount (a held lease, a bad file): the lag
@@ -254,6 +271,25 @@ public final class TableRunner implements AutoCloseable {
       return settles.get().compareTo(recheck.get()) < 0 ? settles : recheck;
     }
     return settles.or(() -> recheck);
+  }
+
+  /**
+   * The replica's side of a run's check, read while its source is located; empty when it cannot be
+   * read, for the check to read it again and report what is wrong, naming the source.
+   */
+  private Optional<ReplicaFiles.Replica> readReplica(
+      TableKey key, AtomicReference<ReplicaHead> publishedLast) {
+    try {
+      return Optional.of(
+          new ReplicaFiles(stores.targetStore(key.targetLocation()), options.maxMetadataBytes())
+              .read(
+                  key.sourceLocation(),
+                  key.targetLocation(),
+                  Optional.ofNullable(publishedLast.get()),
+                  fileExecutor));
+    } catch (IOException | RuntimeException e) {
+      return Optional.empty();
+    }
   }
 
   /**
