@@ -19,6 +19,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.NoSuchFileException;
 import java.time.Duration;
@@ -46,15 +47,19 @@ import org.slf4j.LoggerFactory;
  * Puts a streamed copy plan's files in place on the given executor, in publish order: a manifest is
  * rewritten only when every file it names is in place, a manifest list only when every manifest it
  * names is, so no replica file ever names one that is not there yet. Steps of many manifests run at
- * once, which keeps the executor busy across manifests, but the steps in flight hold at most {@link
- * #FILES_IN_FLIGHT} files (or one manifest's, if it names more): planning waits for copying, and
- * memory follows that bound, not the table's files. Lengths recorded in manifests and manifest
- * lists are the replica files' own.
+ * once, which keeps the executor busy across manifests and tables, but at most {@link
+ * #FILES_IN_FLIGHT} files are being put at a time and at most as many steps wait for their writes:
+ * planning waits for copying, and memory follows that bound, not the table's files. Lengths
+ * recorded in manifests and manifest lists are the replica files' own.
  */
 public final class PlanExecutor {
   private static final Logger LOG = LoggerFactory.getLogger(PlanExecutor.class);
 
-  /** Files the steps in flight may hold: enough to keep any executor busy, small in memory. */
+  /**
+   * Places among the steps in flight: a file being put takes one, a manifest's step one until its
+   * manifest is written, a manifest list's or statistics files' step one per file. Enough to keep
+   * any executor busy, small in memory.
+   */
   static final int FILES_IN_FLIGHT = 1024;
 
   /**
@@ -73,6 +78,9 @@ public final class PlanExecutor {
 
   /** Bytes reserved per manifest a manifest list names, for its rendering ahead of time. */
   private static final int LIST_BYTES_PER_MANIFEST = 1024;
+
+  /** Already complete: what a step that waits for nothing runs after. */
+  private static final CompletableFuture<Void> NOTHING = CompletableFuture.completedFuture(null);
 
   /** Long copies log their progress this often. */
   private static final long LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
@@ -186,6 +194,10 @@ public final class PlanExecutor {
 
     @Override
     public void accept(CopyStep step) {
+      if (step instanceof ManifestCopy manifest) {
+        acceptManifest(manifest, null);
+        return;
+      }
       throwIfFailed();
       int weight = Math.min(step.size(), FILES_IN_FLIGHT);
       acquire(capacity, weight);
@@ -194,14 +206,8 @@ public final class PlanExecutor {
         throwIfFailed();
       }
       filesTotal.addAndGet(step.size());
-      CompletableFuture<?> done;
-      if (step instanceof ManifestCopy manifest) {
-        done = submit(manifest, null, () -> {});
-      } else if (step instanceof ManifestListCopy list) {
-        done = submit(list);
-      } else {
-        done = submit((StatisticsCopy) step);
-      }
+      CompletableFuture<?> done =
+          step instanceof ManifestListCopy list ? submit(list) : submit((StatisticsCopy) step);
       done.whenComplete(
           (result, e) -> {
             if (e != null) {
@@ -213,32 +219,73 @@ public final class PlanExecutor {
     }
 
     /**
-     * The step's files count against the files in flight until they are in place, and against the
-     * files awaiting a check until its manifest is written, so copying runs ahead of a slow check
-     * by a bounded number of files.
+     * The step's files count against the files awaiting a check until its manifest is written, so
+     * copying runs ahead of a slow check by a bounded number of files.
      */
     @Override
     public void accept(ManifestCopy step, CompletableFuture<Void> check) {
+      acceptManifest(step, check);
+    }
+
+    /**
+     * A manifest's step holds one place among the steps in flight until its manifest is written,
+     * and each of its files one more while that file is put: so the next manifest's files start as
+     * soon as places free up, instead of after the whole of a large manifest (which needed every
+     * place at once while a manifest list waiting on a slow check held one, and so emptied the
+     * executor).
+     */
+    private void acceptManifest(ManifestCopy step, CompletableFuture<Void> check) {
       throwIfFailed();
-      int awaiting = Math.min(step.size(), FILES_AWAITING_CHECK);
+      int awaiting = check == null ? 0 : Math.min(step.size(), FILES_AWAITING_CHECK);
       acquire(awaitingCheck, awaiting);
-      int weight = Math.min(step.size(), FILES_IN_FLIGHT);
-      acquire(capacity, weight);
-      if (failure.get() != null) {
-        capacity.release(weight);
+      try {
+        acquire(capacity, 1);
+      } catch (RuntimeException e) {
         awaitingCheck.release(awaiting);
+        throw e;
+      }
+      Runnable release =
+          () -> {
+            capacity.release(1);
+            awaitingCheck.release(awaiting);
+          };
+      if (failure.get() != null) {
+        release.run();
         throwIfFailed();
       }
       filesTotal.addAndGet(step.size());
-      submit(step, check, () -> capacity.release(weight))
+      submit(step, check)
           .whenComplete(
               (result, e) -> {
                 if (e != null) {
                   failure.compareAndSet(null, unwrap(e));
                 }
-                awaitingCheck.release(awaiting);
+                release.run();
               });
       throwIfFailed();
+    }
+
+    /**
+     * Waits for a place among the files in flight; null once taken, else the failure of the run (an
+     * earlier step's, or the interrupt that ended the wait) and no place is held.
+     */
+    private Throwable takePlace() {
+      try {
+        capacity.acquire();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        failure.compareAndSet(
+            null,
+            new UncheckedIOException(
+                new InterruptedIOException(
+                    "Cannot copy the files of table " + table + ": interrupted")));
+        return failure.get();
+      }
+      Throwable failed = failure.get();
+      if (failed != null) {
+        capacity.release();
+      }
+      return failed;
     }
 
     private void acquire(Semaphore semaphore, int permits) {
@@ -274,11 +321,12 @@ public final class PlanExecutor {
     }
 
     /**
+     * Puts the step's files, each once a place among the files in flight is free, and writes its
+     * manifest after them. Once a step has failed, the files not yet started are not copied.
+     *
      * @param check null, or what the manifest waits for besides its files
-     * @param filesPut runs once every file of the step is in place or failed
      */
-    private CompletableFuture<Long> submit(
-        ManifestCopy step, CompletableFuture<Void> check, Runnable filesPut) {
+    private CompletableFuture<Long> submit(ManifestCopy step, CompletableFuture<Void> check) {
       List<FileCopy> files = step.files();
       int[] entries = step.copiedEntries().stream().toArray();
       BitSet done = new BitSet();
@@ -287,6 +335,11 @@ public final class PlanExecutor {
       for (int k = 0; k < files.size(); k++) {
         FileCopy file = files.get(k);
         int entry = entries[k];
+        Throwable failed = takePlace();
+        if (failed != null) {
+          before.add(CompletableFuture.failedFuture(failed));
+          break;
+        }
         CompletableFuture<Void> put =
             put(
                 file,
@@ -297,7 +350,11 @@ public final class PlanExecutor {
                   }
                 });
         filesInFlight.put(file.target(), put);
-        put.whenComplete((result, e) -> filesInFlight.remove(file.target(), put));
+        put.whenComplete(
+            (result, e) -> {
+              filesInFlight.remove(file.target(), put);
+              capacity.release();
+            });
         before.add(put);
       }
       for (String awaited : step.awaited()) {
@@ -309,53 +366,24 @@ public final class PlanExecutor {
       FileCopy manifest = step.manifest();
       CompletableFuture<Void> put =
           CompletableFuture.allOf(before.toArray(CompletableFuture[]::new));
-      put.whenComplete((result, e) -> filesPut.run());
       // the files in place, and the check of their source lengths passed where there is one
       CompletableFuture<Void> ready = check == null ? put : CompletableFuture.allOf(put, check);
       int reserved = renderAheadBytes(step);
+      Rewrite rewrite = manifestRewrite(manifest, step, rewritten);
       CompletableFuture<Long> length;
       if (reserved > 0) {
         // the rewrite reads nothing the copies write: it runs beside them, and only its write waits
         CompletableFuture<byte[]> rendered =
-            CompletableFuture.supplyAsync(
-                () -> {
-                  try {
-                    return renderManifest(manifest, step, rewritten);
-                  } catch (IOException e) {
-                    throw cannotPut(manifest, e);
-                  }
-                },
-                executor);
+            onExecutor(NOTHING, manifest, () -> render(manifest, rewrite));
         manifestLengths.put(manifest.target(), rendered.thenApply(bytes -> (long) bytes.length));
         length =
-            CompletableFuture.allOf(ready, rendered)
-                .thenApplyAsync(
-                    ignored -> {
-                      try {
-                        long replicaLength = writeRendered(manifest, rendered.join());
-                        written.add(manifest.target());
-                        reportProgress();
-                        return replicaLength;
-                      } catch (IOException e) {
-                        throw cannotPut(manifest, e);
-                      }
-                    },
-                    executor);
+            writeAfter(
+                CompletableFuture.allOf(ready, rendered),
+                manifest,
+                () -> writeRendered(manifest, rendered.join()));
         length.whenComplete((result, e) -> renderedBytes.release(reserved));
       } else {
-        length =
-            ready.thenApplyAsync(
-                ignored -> {
-                  try {
-                    long replicaLength = rewriteManifest(manifest, step, rewritten);
-                    written.add(manifest.target());
-                    reportProgress();
-                    return replicaLength;
-                  } catch (IOException e) {
-                    throw cannotPut(manifest, e);
-                  }
-                },
-                executor);
+        length = writeAfter(ready, manifest, () -> rewrite(manifest, rewrite));
         manifestLengths.put(manifest.target(), length);
       }
       manifests.put(manifest.target(), length);
@@ -369,7 +397,7 @@ public final class PlanExecutor {
           });
     }
 
-    private CompletableFuture<Void> submit(ManifestListCopy step) {
+    private CompletableFuture<Long> submit(ManifestListCopy step) {
       List<CompletableFuture<Long>> before = new ArrayList<>();
       List<CompletableFuture<Long>> lengths = new ArrayList<>();
       for (String manifest : step.manifests()) {
@@ -380,50 +408,26 @@ public final class PlanExecutor {
         }
       }
       FileCopy list = step.manifestList();
+      Rewrite rewrite = manifestListRewrite(list, step);
+      CompletableFuture<Void> manifestsWritten =
+          CompletableFuture.allOf(before.toArray(CompletableFuture[]::new));
       int reserved = renderAheadBytes(step);
       if (reserved > 0) {
         // rendered once its manifests' lengths are known, written once they are in place
         CompletableFuture<byte[]> rendered =
-            CompletableFuture.allOf(lengths.toArray(CompletableFuture[]::new))
-                .thenApplyAsync(
-                    ignored -> {
-                      try {
-                        return renderManifestList(list, step);
-                      } catch (IOException e) {
-                        throw cannotPut(list, e);
-                      }
-                    },
-                    executor);
-        List<CompletableFuture<?>> awaited = new ArrayList<>(before);
-        awaited.add(rendered);
-        CompletableFuture<Void> done =
-            CompletableFuture.allOf(awaited.toArray(CompletableFuture[]::new))
-                .thenRunAsync(
-                    () -> {
-                      try {
-                        writeRendered(list, rendered.join());
-                        written.add(list.target());
-                        reportProgress();
-                      } catch (IOException e) {
-                        throw cannotPut(list, e);
-                      }
-                    },
-                    executor);
+            onExecutor(
+                CompletableFuture.allOf(lengths.toArray(CompletableFuture[]::new)),
+                list,
+                () -> render(list, rewrite));
+        CompletableFuture<Long> done =
+            writeAfter(
+                CompletableFuture.allOf(manifestsWritten, rendered),
+                list,
+                () -> writeRendered(list, rendered.join()));
         done.whenComplete((result, e) -> renderedBytes.release(reserved));
         return done;
       }
-      return CompletableFuture.allOf(before.toArray(CompletableFuture[]::new))
-          .thenRunAsync(
-              () -> {
-                try {
-                  rewriteManifestList(list, step);
-                  written.add(list.target());
-                  reportProgress();
-                } catch (IOException e) {
-                  throw cannotPut(list, e);
-                }
-              },
-              executor);
+      return writeAfter(manifestsWritten, list, () -> rewrite(list, rewrite));
     }
 
     private CompletableFuture<Void> submit(StatisticsCopy step) {
@@ -642,78 +646,92 @@ public final class PlanExecutor {
       return renderedBytes.tryAcquire(reserved) ? reserved : 0;
     }
 
+    /** An I/O step of a rewritten file, run on the executor. */
+    private interface IoCall<T> {
+      T call() throws IOException;
+    }
+
+    /**
+     * Runs {@code call} on the executor once {@code after} completes; an I/O error names the file.
+     */
+    private <T> CompletableFuture<T> onExecutor(
+        CompletableFuture<?> after, FileCopy file, IoCall<T> call) {
+      return after.thenApplyAsync(
+          ignored -> {
+            try {
+              return call.call();
+            } catch (IOException e) {
+              throw cannotPut(file, e);
+            }
+          },
+          executor);
+    }
+
+    /** Writes a rewritten file once {@code after} completes, and counts it as written. */
+    private CompletableFuture<Long> writeAfter(
+        CompletableFuture<?> after, FileCopy file, IoCall<Long> write) {
+      return onExecutor(
+          after,
+          file,
+          () -> {
+            long length = write.call();
+            written.add(file.target());
+            reportProgress();
+            return length;
+          });
+    }
+
+    /** How a manifest or manifest list is rewritten from the source's bytes. */
+    private interface Rewrite {
+      void rewrite(InputStream in, OutputStream out) throws IOException;
+    }
+
+    private Rewrite manifestRewrite(
+        FileCopy file, ManifestCopy step, Map<String, RewrittenFile> rewritten) {
+      return (in, out) ->
+          ManifestRewriter.rewrite(
+              in,
+              out,
+              file.source(),
+              mapping::map,
+              path -> rewrittenDeleteFile(path, step, rewritten));
+    }
+
+    private Rewrite manifestListRewrite(FileCopy file, ManifestListCopy step) {
+      return (in, out) ->
+          ManifestListRewriter.rewrite(
+              in,
+              out,
+              file.source(),
+              mapping::map,
+              manifest -> replicaManifestLength(manifest, step));
+    }
+
+    /** The rewritten file in memory, to be written once what it names is in place. */
+    private byte[] render(FileCopy file, Rewrite rewrite) throws IOException {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      try (InputStream in = source.open(file.source())) {
+        rewrite.rewrite(in, out);
+      }
+      return out.toByteArray();
+    }
+
     private long writeRendered(FileCopy file, byte[] rendered) throws IOException {
-      long length = target.write(file.target(), out -> out.write(rendered));
+      return recordRewrite(file, target.write(file.target(), out -> out.write(rendered)));
+    }
+
+    /** The rewritten file streamed to the replica. */
+    private long rewrite(FileCopy file, Rewrite rewrite) throws IOException {
+      try (InputStream in = source.open(file.source())) {
+        return recordRewrite(file, target.write(file.target(), out -> rewrite.rewrite(in, out)));
+      }
+    }
+
+    private long recordRewrite(FileCopy file, long length) {
       bytesWritten.addAndGet(length);
       filesRewritten.incrementAndGet();
       LOG.debug("{}: rewrote {} -> {}", table, file.source(), file.target());
       return length;
-    }
-
-    private byte[] renderManifest(
-        FileCopy file, ManifestCopy step, Map<String, RewrittenFile> rewritten) throws IOException {
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      try (InputStream in = source.open(file.source())) {
-        ManifestRewriter.rewrite(
-            in,
-            out,
-            file.source(),
-            mapping::map,
-            path -> rewrittenDeleteFile(path, step, rewritten));
-      }
-      return out.toByteArray();
-    }
-
-    private byte[] renderManifestList(FileCopy file, ManifestListCopy step) throws IOException {
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      try (InputStream in = source.open(file.source())) {
-        ManifestListRewriter.rewrite(
-            in,
-            out,
-            file.source(),
-            mapping::map,
-            manifest -> replicaManifestLength(manifest, step));
-      }
-      return out.toByteArray();
-    }
-
-    private long rewriteManifest(
-        FileCopy file, ManifestCopy step, Map<String, RewrittenFile> rewritten) throws IOException {
-      long length;
-      try (InputStream in = source.open(file.source())) {
-        length =
-            target.write(
-                file.target(),
-                out ->
-                    ManifestRewriter.rewrite(
-                        in,
-                        out,
-                        file.source(),
-                        mapping::map,
-                        path -> rewrittenDeleteFile(path, step, rewritten)));
-        bytesWritten.addAndGet(length);
-      }
-      filesRewritten.incrementAndGet();
-      LOG.debug("{}: rewrote manifest {} -> {}", table, file.source(), file.target());
-      return length;
-    }
-
-    private void rewriteManifestList(FileCopy file, ManifestListCopy step) throws IOException {
-      try (InputStream in = source.open(file.source())) {
-        long length =
-            target.write(
-                file.target(),
-                out ->
-                    ManifestListRewriter.rewrite(
-                        in,
-                        out,
-                        file.source(),
-                        mapping::map,
-                        manifest -> replicaManifestLength(manifest, step)));
-        bytesWritten.addAndGet(length);
-      }
-      filesRewritten.incrementAndGet();
-      LOG.debug("{}: rewrote manifest list {} -> {}", table, file.source(), file.target());
     }
 
     /** manifest_length must be the replica manifest's: object-store readers trust it. */

@@ -95,6 +95,11 @@ class BackfillListingTest {
 
   /** {@code FILES} data files of random bytes in four appends: four manifests. */
   private Table sourceTable() throws IOException {
+    return sourceTable(FILES, 4);
+  }
+
+  /** {@code count} data files of random bytes in {@code appends} appends, one manifest each. */
+  private Table sourceTable(int count, int appends) throws IOException {
     Path location = dir.resolve("source");
     Table table =
         SourceTable.TABLES.create(
@@ -102,7 +107,7 @@ class BackfillListingTest {
     Files.createDirectories(location.resolve("data"));
     Random random = new Random(7);
     List<DataFile> files = new ArrayList<>();
-    for (int i = 0; i < FILES; i++) {
+    for (int i = 0; i < count; i++) {
       byte[] bytes = new byte[100 + random.nextInt(400)];
       random.nextBytes(bytes);
       Path file = location.resolve("data").resolve(String.format("%04d.parquet", i));
@@ -115,9 +120,9 @@ class BackfillListingTest {
               .withRecordCount(1)
               .build());
     }
-    for (int a = 0; a < 4; a++) {
+    for (int a = 0; a < appends; a++) {
       AppendFiles append = table.newAppend();
-      files.subList(a * FILES / 4, (a + 1) * FILES / 4).forEach(append::appendFile);
+      files.subList(a * count / appends, (a + 1) * count / appends).forEach(append::appendFile);
       append.commit();
     }
     return table;
@@ -162,7 +167,22 @@ class BackfillListingTest {
 
   @Test
   void theSourceListingRunsBesideTheCopiesAndNoManifestIsWrittenBeforeItEnds() throws IOException {
-    Table table = sourceTable();
+    copiesEveryFileBeforeTheSourceListingEnds(sourceTable(), FILES);
+  }
+
+  /**
+   * Manifests naming more files than the executor keeps in flight: the second one's files are
+   * copied while the first snapshot's manifest list still waits on the listing, instead of after.
+   */
+  @Test
+  void manifestsLargerThanTheFilesInFlightAllCopyWhileTheSourceListingIsHeldBack()
+      throws IOException {
+    int count = 3000;
+    copiesEveryFileBeforeTheSourceListingEnds(sourceTable(count, 2), count);
+  }
+
+  private void copiesEveryFileBeforeTheSourceListingEnds(Table table, int count)
+      throws IOException {
     String replica = dir.resolve("replica").toUri().toString();
     Queue<String> events = new ConcurrentLinkedQueue<>();
     CountingStore target =
@@ -181,7 +201,7 @@ class BackfillListingTest {
           @Override
           public void listLengths(String folder, LengthConsumer each) throws IOException {
             if (folder.endsWith("/source/data")) {
-              awaitCopies(target, FILES, events);
+              awaitCopies(target, count, events);
               events.add("copies before the source listing: " + target.copies.size());
               super.listLengths(folder, each);
               events.add("source listed");
@@ -196,7 +216,7 @@ class BackfillListingTest {
     List<String> order = List.copyOf(events);
     int listed = order.indexOf("source listed");
     assertThat(listed).as(String.join("\n", order)).isPositive();
-    assertThat(order).contains("copies before the source listing: " + FILES);
+    assertThat(order).contains("copies before the source listing: " + count);
     assertThat(order.subList(0, listed))
         .as("replica files written before the source listing ended")
         .noneMatch(e -> e.endsWith(".avro") || e.endsWith(".metadata.json"));
