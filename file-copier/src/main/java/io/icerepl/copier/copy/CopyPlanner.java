@@ -218,11 +218,7 @@ public final class CopyPlanner {
       }
       FileCopy manifest = FileCopy.of(FileKind.MANIFEST, sourceManifest, targetManifest, length);
       if (targetListing != null || length < 0) {
-        OptionalLong atSource = source.length(sourceManifest);
-        if (atSource.isEmpty()) {
-          throw missing("manifest", sourceManifest, namedBy);
-        }
-        checkLength(FileKind.MANIFEST, sourceManifest, atSource.getAsLong(), length, namedBy);
+        checkAtSource(source, table, manifest, namedBy);
         plannedManifests.add(targetManifest);
         addManifestFiles(manifest, readLiveFiles(manifest));
       } else {
@@ -380,11 +376,7 @@ public final class CopyPlanner {
               || atTarget.getAsLong() == file.expectedSize())) {
         return false;
       }
-      OptionalLong atSource = source.length(file.source());
-      if (atSource.isEmpty()) {
-        throw missing(noun(file.kind()), file.source(), namedBy);
-      }
-      checkLength(file.kind(), file.source(), atSource.getAsLong(), file.expectedSize(), namedBy);
+      checkAtSource(source, table, file, namedBy);
       return true;
     }
 
@@ -452,6 +444,22 @@ public final class CopyPlanner {
     @Override
     public boolean markSupported() {
       return false;
+    }
+  }
+
+  /**
+   * Asks the source for a file's length: one missing, or of another length than {@code namedBy}
+   * records, is refused naming the table, the file and what names it.
+   */
+  static void checkAtSource(ObjectStore source, String table, FileCopy file, String namedBy)
+      throws IOException {
+    OptionalLong atSource = source.length(file.source());
+    if (atSource.isEmpty()) {
+      throw missing(table, noun(file.kind()), file.source(), namedBy);
+    }
+    if (file.expectedSize() >= 0 && atSource.getAsLong() != file.expectedSize()) {
+      throw wrongLength(
+          table, file.kind(), file.source(), atSource.getAsLong(), file.expectedSize(), namedBy);
     }
   }
 

@@ -5,7 +5,6 @@ import io.icerepl.merge.copyplan.FileCopy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
-import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -66,14 +65,7 @@ final class SourceLengthCheck implements AutoCloseable {
     if (listing.holds(file.source(), file.expectedSize()).orElse(false)) {
       return;
     }
-    OptionalLong atSource = source.length(file.source());
-    if (atSource.isEmpty()) {
-      throw CopyPlanner.missing(table, CopyPlanner.noun(file.kind()), file.source(), namedBy);
-    }
-    if (file.expectedSize() >= 0 && atSource.getAsLong() != file.expectedSize()) {
-      throw CopyPlanner.wrongLength(
-          table, file.kind(), file.source(), atSource.getAsLong(), file.expectedSize(), namedBy);
-    }
+    CopyPlanner.checkAtSource(source, table, file, namedBy);
   }
 
   /** Checks already asked for still run; no new one is taken. */

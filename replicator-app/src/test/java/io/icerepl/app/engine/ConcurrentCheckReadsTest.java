@@ -6,6 +6,7 @@ import io.icerepl.copier.publish.ReplicaLayout;
 import io.icerepl.copier.store.ForwardingObjectStore;
 import io.icerepl.copier.store.LocalObjectStore;
 import io.icerepl.copier.store.ObjectStore;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
@@ -107,7 +108,7 @@ class ConcurrentCheckReadsTest {
           content = in.readAllBytes();
         }
         stateRead.countDown();
-        return new java.io.ByteArrayInputStream(content);
+        return new ByteArrayInputStream(content);
       }
       return super.open(path);
     }

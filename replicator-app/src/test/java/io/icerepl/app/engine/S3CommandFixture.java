@@ -6,6 +6,7 @@ import io.icerepl.localstack.S3Warehouse;
 import io.icerepl.localstack.TableWrites;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.BaseTable;
@@ -35,6 +36,31 @@ public final class S3CommandFixture {
     StringWriter err = new StringWriter();
     int exit = ReplicatorCli.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
     return new Run(exit, out.toString(), err.toString());
+  }
+
+  /** Where {@link #replicateToReplicaBucket} puts the replica. */
+  public static final String REPLICA = "s3://replica/warehouse/ns/t";
+
+  /**
+   * {@code replicate} of {@code table} to {@link #REPLICA} on {@code s3}, settling at once, with
+   * the {@code options} given besides.
+   */
+  public static Run replicateToReplicaBucket(EmbeddedS3 s3, Table table, String... options) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "replicate",
+                "--source",
+                table.location(),
+                "--target",
+                REPLICA,
+                "--endpoint",
+                s3.endpoint().toString(),
+                "--path-style",
+                "--settle-time",
+                "0s"));
+    args.addAll(List.of(options));
+    return run(args.toArray(String[]::new));
   }
 
   /** The embedded S3's keys, where the default credentials chain reads them: system properties. */

@@ -1,5 +1,6 @@
 package io.icerepl.app.engine;
 
+import static io.icerepl.app.engine.S3CommandFixture.replicateToReplicaBucket;
 import static io.icerepl.app.engine.S3CommandFixture.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -40,23 +41,6 @@ class S3CommandLineTest {
   @AfterEach
   void clearCredentials() {
     S3CommandFixture.clearCredentials();
-  }
-
-  /**
-   * {@code replicate} of {@code table} to {@code s3://replica/warehouse/ns/t}, settling at once.
-   */
-  private static Run replicateToReplicaBucket(EmbeddedS3 s3, Table table) {
-    return run(
-        "replicate",
-        "--source",
-        table.location(),
-        "--target",
-        "s3://replica/warehouse/ns/t",
-        "--endpoint",
-        s3.endpoint().toString(),
-        "--path-style",
-        "--settle-time",
-        "0s");
   }
 
   @Test

@@ -19,7 +19,7 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * source catches it.
  */
 class S3VerifyCommandTest {
-  private static final String REPLICA = "s3://replica/warehouse/ns/t";
+  private static final String REPLICA = S3CommandFixture.REPLICA;
 
   @BeforeEach
   void credentials() {
@@ -40,19 +40,8 @@ class S3VerifyCommandTest {
       s3.createBucket("replica");
       Table table = S3CommandFixture.threeAppends(warehouse);
       String endpoint = s3.endpoint().toString();
-      Run replicated =
-          run(
-              "replicate",
-              "--source",
-              table.location(),
-              "--target",
-              REPLICA,
-              "--endpoint",
-              endpoint,
-              "--path-style",
-              "--settle-time",
-              "0s");
-      assertThat(replicated.exit).as(replicated.out).isZero();
+      S3CommandFixture.Run replicated = S3CommandFixture.replicateToReplicaBucket(s3, table);
+      assertThat(replicated.exit()).as(replicated.out() + replicated.err()).isZero();
 
       Run clean =
           run(

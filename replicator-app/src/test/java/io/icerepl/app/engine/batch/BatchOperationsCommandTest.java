@@ -41,17 +41,9 @@ class BatchOperationsCommandTest {
       Table table = S3CommandFixture.threeAppends(warehouse);
 
       Run run =
-          S3CommandFixture.run(
-              "replicate",
-              "--source",
-              table.location(),
-              "--target",
-              "s3://replica/warehouse/ns/t",
-              "--endpoint",
-              s3.endpoint().toString(),
-              "--path-style",
-              "--settle-time",
-              "0s",
+          S3CommandFixture.replicateToReplicaBucket(
+              s3,
+              table,
               "--batch-operations-role",
               RecordedS3Control.ROLE,
               "--batch-operations-min-files",
