@@ -5,9 +5,13 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -26,6 +30,14 @@ import org.slf4j.LoggerFactory;
  * collision of a name and a length with another object's, about one chance in 2<sup>64</sup>
  * divided by the folder's size.
  *
+ * <p>A folder may be listed in shards, by the first characters of its names ({@link #shardBy}),
+ * when the names asked about first show that this splits it: each shard is a listing of its own,
+ * made when a name in it is first asked about. On S3 that is about as many pages as the whole
+ * folder takes; a store that builds every page from the whole folder (the embedded S3 on a file
+ * system does) then does its work per shard instead of per page. After {@link #MAX_SHARDS} shards
+ * of a folder the rest of it is listed whole, so names that share no prefix cost one listing more,
+ * not one per name.
+ *
  * <p>A listing shows the folder when it was taken: the caller asks only about files that no step of
  * its own plan writes, under the table's lease, so nothing it asks about changes meanwhile.
  */
@@ -38,9 +50,25 @@ final class ListedFolders {
    */
   static final int DEFAULT_MAX_OBJECTS = 500_000;
 
+  /** Shard listings of one folder before the rest of it is listed whole. */
+  static final int MAX_SHARDS = 64;
+
+  /** Names asked about first per shard, at least: a shard is about a page or more of a listing. */
+  static final int NAMES_PER_SHARD = 1000;
+
   private final ObjectStore store;
   private final int maxObjects;
+
+  /**
+   * Listings by folder, a slash and the name prefix they were made by (empty: the whole folder);
+   * null for one too large or not listable.
+   */
   private final Map<String, Fingerprints> folders = new LinkedHashMap<>(16, 0.75f, true);
+
+  /** The length of the name prefix each folder is listed by; absent or 0: listed whole. */
+  private final Map<String, Integer> shardLengths = new HashMap<>();
+
+  private final Map<String, Integer> shardsListed = new HashMap<>();
   private long held;
   private int listings;
 
@@ -58,10 +86,62 @@ final class ListedFolders {
     if (slash < 0 || length < 0) {
       return Optional.empty();
     }
-    Fingerprints folder = folder(path.substring(0, slash));
-    return folder == null
+    String name = path.substring(slash + 1);
+    Fingerprints listed = listing(path.substring(0, slash), name);
+    return listed == null
         ? Optional.empty()
-        : Optional.of(folder.contains(fingerprint(path.substring(slash + 1), length)));
+        : Optional.of(listed.contains(fingerprint(name, length)));
+  }
+
+  /**
+   * Chooses how the folders of {@code paths} not asked about before are listed, from these names:
+   * by the longest name prefix that splits them into no more shards than one per {@link
+   * #NAMES_PER_SHARD} names. A folder asked about fewer than twice that many names first is listed
+   * whole: a shard of it would be one listing more, not a page less.
+   */
+  void shardBy(Collection<String> paths) {
+    Map<String, List<String>> names = new HashMap<>();
+    for (String path : paths) {
+      int slash = path.lastIndexOf('/');
+      String folder = slash < 0 ? null : path.substring(0, slash);
+      if (folder != null && !shardLengths.containsKey(folder)) {
+        names.computeIfAbsent(folder, f -> new ArrayList<>()).add(path.substring(slash + 1));
+      }
+    }
+    names.forEach((folder, inFolder) -> shardLengths.put(folder, shardLength(inFolder)));
+  }
+
+  static int shardLength(List<String> names) {
+    List<String> sorted = new ArrayList<>(names);
+    sorted.sort(null);
+    int shards = sorted.size() / NAMES_PER_SHARD;
+    if (shards < 2) {
+      return 0;
+    }
+    int longest = sorted.stream().mapToInt(String::length).max().orElse(0);
+    int length = 0;
+    while (length < longest && distinctPrefixes(sorted, length + 1) <= shards) {
+      length++;
+    }
+    return length;
+  }
+
+  private static int distinctPrefixes(List<String> sorted, int length) {
+    int distinct = 0;
+    String previous = null;
+    for (String name : sorted) {
+      String prefix = name.substring(0, Math.min(length, name.length()));
+      if (!prefix.equals(previous)) {
+        distinct++;
+        previous = prefix;
+      }
+    }
+    return distinct;
+  }
+
+  private String shardOf(String folder, String name) {
+    int length = shardLengths.getOrDefault(folder, 0);
+    return name.substring(0, Math.min(length, name.length()));
   }
 
   /**
@@ -70,18 +150,23 @@ final class ListedFolders {
    */
   void added(String path, long length) {
     int slash = path.lastIndexOf('/');
-    String name = slash < 0 ? null : path.substring(0, slash);
-    Fingerprints folder = name == null ? null : folders.get(name);
-    if (folder == null || length < 0) {
+    if (slash < 0 || length < 0) {
+      return;
+    }
+    String folder = path.substring(0, slash);
+    String name = path.substring(slash + 1);
+    String key = folder + "/" + shardOf(folder, name);
+    Fingerprints listed = folders.get(key);
+    if (listed == null) {
       return;
     }
     if (held >= maxObjects) {
       // beyond the bound the folder is asked per file, which sees this file too
-      folders.put(name, null);
-      held -= folder.size();
+      folders.put(key, null);
+      held -= listed.size();
       return;
     }
-    folder.add(fingerprint(path.substring(slash + 1), length));
+    listed.add(fingerprint(name, length));
     held++;
   }
 
@@ -90,37 +175,65 @@ final class ListedFolders {
     return listings;
   }
 
-  private Fingerprints folder(String folder) {
-    Fingerprints listed = folders.get(folder);
-    if (listed == null && !folders.containsKey(folder)) {
-      listed = list(folder);
-      folders.put(folder, listed); // null: too large or not listable, asked per file
+  /** The listing that answers for {@code name} in {@code folder}, made when first needed. */
+  private Fingerprints listing(String folder, String name) {
+    String prefix = shardOf(folder, name);
+    String key = folder + "/" + prefix;
+    Fingerprints listed = folders.get(key);
+    if (listed == null && !folders.containsKey(key)) {
+      if (!prefix.isEmpty() && shardsListed.merge(folder, 1, Integer::sum) > MAX_SHARDS) {
+        // names that share no prefix: the rest of the folder in one listing
+        shardLengths.put(folder, 0);
+        dropShards(folder);
+        return listing(folder, name);
+      }
+      listed = list(folder, prefix);
+      folders.put(key, listed); // null: too large or not listable, asked per file
     }
     return listed;
   }
 
-  private Fingerprints list(String folder) {
+  private void dropShards(String folder) {
+    Iterator<Map.Entry<String, Fingerprints>> each = folders.entrySet().iterator();
+    while (each.hasNext()) {
+      Map.Entry<String, Fingerprints> listed = each.next();
+      String key = listed.getKey();
+      if (key.startsWith(folder + "/") && key.indexOf('/', folder.length() + 1) < 0) {
+        if (listed.getValue() != null) {
+          held -= listed.getValue().size();
+        }
+        each.remove();
+      }
+    }
+  }
+
+  private Fingerprints list(String folder, String prefix) {
     listings++;
     long[][] found = {new long[64]};
     int[] count = {0};
+    ObjectStore.LengthConsumer each =
+        (name, length) -> {
+          if (count[0] > maxObjects) {
+            return;
+          }
+          if (count[0] == found[0].length) {
+            found[0] = Arrays.copyOf(found[0], Math.min(count[0] * 2, maxObjects + 1));
+          }
+          found[0][count[0]++] = fingerprint(name, length);
+        };
     try {
-      store.listLengths(
-          folder,
-          (name, length) -> {
-            if (count[0] > maxObjects) {
-              return;
-            }
-            if (count[0] == found[0].length) {
-              found[0] = Arrays.copyOf(found[0], Math.min(count[0] * 2, maxObjects + 1));
-            }
-            found[0][count[0]++] = fingerprint(name, length);
-          });
+      if (prefix.isEmpty()) {
+        store.listLengths(folder, each);
+      } else {
+        store.listLengths(folder, prefix, each);
+      }
     } catch (IOException | RuntimeException e) {
-      LOG.debug("Cannot list {}, asking per file instead: {}", folder, e.toString());
+      LOG.debug("Cannot list {}/{}*, asking per file instead: {}", folder, prefix, e.toString());
       return null;
     }
     if (count[0] > maxObjects) {
-      LOG.debug("{} holds more than {} objects, asking per file instead", folder, maxObjects);
+      LOG.debug(
+          "{}/{}* holds more than {} objects, asking per file instead", folder, prefix, maxObjects);
       return null;
     }
     long[] sorted = Arrays.copyOf(found[0], count[0]);

@@ -11,13 +11,14 @@ import java.util.concurrent.Executors;
 
 /**
  * In a backfill, checks that the source holds every file copied byte for byte with the length its
- * manifest records, from one listing per source folder ({@link ListedFolders}), on a thread of its
- * own. The copies go ahead meanwhile; the manifest that names the files is written only when their
- * check has passed (the executor waits for it), so no replica file names an unchecked file, and a
- * failed check fails the commit and removes what it copied. A server-side copy cannot tell a source
- * shorter or longer than recorded, so the check is needed; but a listing walks its pages one after
- * another, and done before the copies it held back every copy of a folder for as long as it took
- * (about a millisecond per object on the embedded S3).
+ * manifest records, from listings of the source folders ({@link ListedFolders}: one per folder, or
+ * one per shard of a folder's names when the first check of the folder names many), on a thread of
+ * its own. The copies go ahead meanwhile; the manifest that names the files is written only when
+ * their check has passed (the executor waits for it), so no replica file names an unchecked file,
+ * and a failed check fails the commit and removes what it copied. A server-side copy cannot tell a
+ * source shorter or longer than recorded, so the check is needed; but a listing walks its pages one
+ * after another, and done before the copies it held back every copy of a folder for as long as it
+ * took (about a millisecond per object on the embedded S3).
  *
  * <p>The listing is touched by the check's one thread only. A file its folder's listing does not
  * show with the recorded length is asked of the source, for the error naming what is wrong.
@@ -49,6 +50,7 @@ final class SourceLengthCheck implements AutoCloseable {
     List<FileCopy> checked = List.copyOf(files);
     return CompletableFuture.runAsync(
         () -> {
+          listing.shardBy(checked.stream().map(FileCopy::source).toList());
           for (FileCopy file : checked) {
             try {
               checkOne(file, namedBy);

@@ -531,13 +531,20 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
 
   @Override
   public void listLengths(String folder, LengthConsumer each) throws IOException {
+    listLengths(folder, "", each);
+  }
+
+  @Override
+  public void listLengths(String folder, String namePrefix, LengthConsumer each)
+      throws IOException {
+    int names = S3Location.parse(folder).folderPrefix().length();
     listing(
         folder,
+        namePrefix,
         page -> {
-          String prefix = page.prefix();
           for (S3Object object : page.contents()) {
-            if (object.key().length() > prefix.length()) {
-              each.accept(object.key().substring(prefix.length()), object.size());
+            if (object.key().length() > names) {
+              each.accept(object.key().substring(names), object.size());
             }
           }
         });
@@ -561,8 +568,14 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
 
   /** Every page of the listing directly under {@code folder}, following continuation tokens. */
   private void listing(String folder, Consumer<ListObjectsV2Response> pages) throws IOException {
+    listing(folder, "", pages);
+  }
+
+  /** The same, of the names starting with {@code namePrefix} only. */
+  private void listing(String folder, String namePrefix, Consumer<ListObjectsV2Response> pages)
+      throws IOException {
     S3Location at = S3Location.parse(folder);
-    String prefix = at.folderPrefix();
+    String prefix = at.folderPrefix() + namePrefix;
     String token = null;
     do {
       String continuation = token;

@@ -85,6 +85,12 @@ public abstract class ForwardingObjectStore implements ObjectStore {
   }
 
   @Override
+  public void listLengths(String folder, String namePrefix, LengthConsumer each)
+      throws IOException {
+    delegate.listLengths(folder, namePrefix, each);
+  }
+
+  @Override
   public List<String> listFolders(String folder) throws IOException {
     return delegate.listFolders(folder);
   }

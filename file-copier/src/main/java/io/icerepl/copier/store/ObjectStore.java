@@ -99,6 +99,26 @@ public interface ObjectStore {
     }
   }
 
+  /**
+   * {@link #listLengths(String, LengthConsumer)} of the objects whose names start with {@code
+   * namePrefix}. A store that lists by key prefix asks for those alone (S3: the prefix of the
+   * request); the default filters the folder's listing.
+   */
+  default void listLengths(String folder, String namePrefix, LengthConsumer each)
+      throws IOException {
+    if (namePrefix.isEmpty()) {
+      listLengths(folder, each);
+      return;
+    }
+    listLengths(
+        folder,
+        (name, length) -> {
+          if (name.startsWith(namePrefix)) {
+            each.accept(name, length);
+          }
+        });
+  }
+
   /** Names of the folders directly under a folder (S3: common prefixes), empty when none. */
   List<String> listFolders(String folder) throws IOException;
 

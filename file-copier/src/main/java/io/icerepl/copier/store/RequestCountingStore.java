@@ -116,6 +116,13 @@ public final class RequestCountingStore extends ForwardingObjectStore {
   }
 
   @Override
+  public void listLengths(String folder, String namePrefix, LengthConsumer each)
+      throws IOException {
+    count(Kind.LIST, folder);
+    super.listLengths(folder, namePrefix, each);
+  }
+
+  @Override
   public List<String> list(String folder) throws IOException {
     count(Kind.LIST, folder);
     return super.list(folder);

@@ -2,10 +2,13 @@ package io.icerepl.copier.copy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.icerepl.copier.store.ForwardingObjectStore;
 import io.icerepl.copier.store.LocalObjectStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -64,5 +67,71 @@ class ListedFoldersTest {
       assertThat(listed.holds(folder + "/" + i, i)).contains(true);
     }
     assertThat(listed.holds(folder + "/1", 2)).contains(false);
+  }
+
+  /** Records each listing by the name prefix it was made by, "" for the whole folder. */
+  private static final class PrefixRecordingStore extends ForwardingObjectStore {
+    final List<String> prefixes = new ArrayList<>();
+
+    PrefixRecordingStore() {
+      super(new LocalObjectStore());
+    }
+
+    @Override
+    public void listLengths(String folder, LengthConsumer each) throws IOException {
+      prefixes.add("");
+      super.listLengths(folder, each);
+    }
+
+    @Override
+    public void listLengths(String folder, String namePrefix, LengthConsumer each)
+        throws IOException {
+      prefixes.add(namePrefix);
+      super.listLengths(folder, namePrefix, each);
+    }
+  }
+
+  @Test
+  void aFolderAskedAboutManyNamesFirstIsListedInShardsOfTheirPrefixes() throws IOException {
+    List<String> paths = new ArrayList<>();
+    for (int i = 0; i < 6000; i++) {
+      paths.add(write(String.format("%05d", i), 1 + i % 7));
+    }
+    assertThat(ListedFolders.shardLength(List.of("b", "a"))).isZero();
+    PrefixRecordingStore store = new PrefixRecordingStore();
+    ListedFolders listed = new ListedFolders(store, 100_000);
+    // the first 5,000 names split into 5 shards by two characters, not 50 by three
+    listed.shardBy(paths.subList(0, 5000));
+    for (int i = 0; i < 6000; i++) {
+      assertThat(listed.holds(paths.get(i), 1 + i % 7)).as(paths.get(i)).contains(true);
+      assertThat(listed.holds(paths.get(i), 8)).contains(false);
+    }
+    String added = dir.resolve("data/05999-added").toString();
+    assertThat(listed.holds(added, 4)).contains(false);
+    listed.added(added, 4);
+    assertThat(listed.holds(added, 4)).contains(true);
+    assertThat(store.prefixes).containsExactly("00", "01", "02", "03", "04", "05");
+    assertThat(listed.listings()).isEqualTo(6);
+  }
+
+  @Test
+  void namesSharingNoPrefixAreListedInOneListingAfterTheShardsAllowed() throws IOException {
+    List<String> first = new ArrayList<>();
+    for (int i = 0; i < 2000; i++) {
+      first.add(dir.resolve("data").resolve(String.format("x%04d", i)).toString());
+    }
+    List<String> paths = new ArrayList<>();
+    for (int i = 0; i < ListedFolders.MAX_SHARDS + 6; i++) {
+      paths.add(write(String.format("%02d-n", i), 3));
+    }
+    PrefixRecordingStore store = new PrefixRecordingStore();
+    ListedFolders listed = new ListedFolders(store, 100_000);
+    listed.shardBy(first);
+    for (String path : paths) {
+      assertThat(listed.holds(path, 3)).as(path).contains(true);
+    }
+    assertThat(listed.holds(first.get(0), 3)).contains(false);
+    assertThat(store.prefixes).hasSize(ListedFolders.MAX_SHARDS + 1).endsWith("");
+    assertThat(store.prefixes.subList(0, 2)).containsExactly("00", "01");
   }
 }

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -299,9 +300,22 @@ class S3ObjectStoreTest {
     store.write(uri("t/data/b"), out -> out.write(bytes("abcde")));
     store.write(uri("t/data/sub/c"), out -> out.write(bytes("x")));
     clients.reset();
-    Map<String, Long> listed = new java.util.TreeMap<>();
+    Map<String, Long> listed = new TreeMap<>();
     store.listLengths(uri("t/data"), listed::put);
     assertThat(listed).containsExactly(Map.entry("a", 3L), Map.entry("b", 5L));
+    assertThat(clients.operations()).containsExactly("ListObjectsV2");
+  }
+
+  @Test
+  void listedLengthsByANamePrefixAskForThoseNamesAlone() throws IOException {
+    store.write(uri("t/data/00-a"), out -> out.write(bytes("abc")));
+    store.write(uri("t/data/01-b"), out -> out.write(bytes("abcde")));
+    store.write(uri("t/data/01-c"), out -> out.write(bytes("ab")));
+    store.write(uri("t/data/01/d"), out -> out.write(bytes("x")));
+    clients.reset();
+    Map<String, Long> listed = new TreeMap<>();
+    store.listLengths(uri("t/data"), "01", listed::put);
+    assertThat(listed).containsExactly(Map.entry("01-b", 5L), Map.entry("01-c", 2L));
     assertThat(clients.operations()).containsExactly("ListObjectsV2");
   }
 

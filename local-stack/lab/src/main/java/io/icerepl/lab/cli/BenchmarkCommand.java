@@ -123,7 +123,7 @@ final class BenchmarkCommand implements Callable<Integer> {
         names = "--small-files",
         paramLabel = "<n>",
         description = "Data files of the small-files scenario (default: ${DEFAULT-VALUE}).")
-    int smallFiles = 20_000;
+    int smallFiles = 100_000;
 
     @CommandLine.Mixin WorkDirOption work;
 
