@@ -34,9 +34,9 @@ import org.slf4j.LoggerFactory;
  * when the names asked about first show that this splits it: each shard is a listing of its own,
  * made when a name in it is first asked about. On S3 that is about as many pages as the whole
  * folder takes; a store that builds every page from the whole folder (the embedded S3 on a file
- * system does) then does its work per shard instead of per page. After {@link #MAX_SHARDS} shards
- * of a folder the rest of it is listed whole, so names that share no prefix cost one listing more,
- * not one per name.
+ * system does) then does its work per shard instead of per page. Once a folder has more than {@link
+ * #MAX_SHARDS} shards holding fewer than {@link #SMALL_SHARD} objects on average, the rest of it is
+ * listed whole, so names that share no prefix cost one listing more, not one per name.
  *
  * <p>A listing shows the folder when it was taken: the caller asks only about files that no step of
  * its own plan writes, under the table's lease, so nothing it asks about changes meanwhile.
@@ -50,8 +50,11 @@ final class ListedFolders {
    */
   static final int DEFAULT_MAX_OBJECTS = 500_000;
 
-  /** Shard listings of one folder before the rest of it is listed whole. */
+  /** Shard listings of one folder before small ones have the rest of it listed whole. */
   static final int MAX_SHARDS = 64;
+
+  /** Objects a shard holds on average, at least, for the folder to go on being listed in shards. */
+  static final int SMALL_SHARD = 100;
 
   /** Names asked about first per shard, at least: a shard is about a page or more of a listing. */
   static final int NAMES_PER_SHARD = 1000;
@@ -68,7 +71,9 @@ final class ListedFolders {
   /** The length of the name prefix each folder is listed by; absent or 0: listed whole. */
   private final Map<String, Integer> shardLengths = new HashMap<>();
 
-  private final Map<String, Integer> shardsListed = new HashMap<>();
+  /** Per folder listed in shards: the shards listed, and the objects they held. */
+  private final Map<String, long[]> shardsListed = new HashMap<>();
+
   private long held;
   private int listings;
 
@@ -181,7 +186,9 @@ final class ListedFolders {
     String key = folder + "/" + prefix;
     Fingerprints listed = folders.get(key);
     if (listed == null && !folders.containsKey(key)) {
-      if (!prefix.isEmpty() && shardsListed.merge(folder, 1, Integer::sum) > MAX_SHARDS) {
+      long[] shards =
+          prefix.isEmpty() ? null : shardsListed.computeIfAbsent(folder, f -> new long[2]);
+      if (shards != null && shards[0] >= MAX_SHARDS && shards[1] < shards[0] * SMALL_SHARD) {
         // names that share no prefix: the rest of the folder in one listing
         shardLengths.put(folder, 0);
         dropShards(folder);
@@ -189,6 +196,10 @@ final class ListedFolders {
       }
       listed = list(folder, prefix);
       folders.put(key, listed); // null: too large or not listable, asked per file
+      if (shards != null) {
+        shards[0]++;
+        shards[1] += listed == null ? maxObjects : listed.size();
+      }
     }
     return listed;
   }

@@ -134,4 +134,24 @@ class ListedFoldersTest {
     assertThat(store.prefixes).hasSize(ListedFolders.MAX_SHARDS + 1).endsWith("");
     assertThat(store.prefixes.subList(0, 2)).containsExactly("00", "01");
   }
+
+  @Test
+  void aFolderOfManyFullShardsGoesOnBeingListedInShards() throws IOException {
+    int shards = ListedFolders.MAX_SHARDS + 6;
+    List<String> paths = new ArrayList<>();
+    for (int i = 0; i < shards * ListedFolders.SMALL_SHARD; i++) {
+      paths.add(write(String.format("%02d%03d", i / ListedFolders.SMALL_SHARD, i % 100), 2));
+    }
+    List<String> first = new ArrayList<>();
+    for (int i = 0; i < 2000; i++) {
+      first.add(dir.resolve("data").resolve(String.format("%02dx%03d", i / 1000, i)).toString());
+    }
+    PrefixRecordingStore store = new PrefixRecordingStore();
+    ListedFolders listed = new ListedFolders(store, 100_000);
+    listed.shardBy(first);
+    for (String path : paths) {
+      assertThat(listed.holds(path, 2)).as(path).contains(true);
+    }
+    assertThat(store.prefixes).hasSize(shards).doesNotContain("");
+  }
 }
