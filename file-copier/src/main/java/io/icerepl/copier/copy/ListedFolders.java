@@ -100,9 +100,12 @@ final class ListedFolders {
 
   /**
    * Chooses how the folders of {@code paths} not asked about before are listed, from these names:
-   * by the longest name prefix that splits them into no more shards than one per {@link
-   * #NAMES_PER_SHARD} names. A folder asked about fewer than twice that many names first is listed
-   * whole: a shard of it would be one listing more, not a page less.
+   * by the longest name prefix that splits them into no more shards than one per half {@link
+   * #NAMES_PER_SHARD} names. Half, because one more character splits the names tenfold or more:
+   * 12,500 names numbered from 0 make 13 shards of about a page by two characters, but 2 of ten
+   * pages each by one, and a store that builds each page from the whole shard (the embedded S3
+   * does) pays ten times for those. A folder asked about fewer than twice {@link #NAMES_PER_SHARD}
+   * names first is listed whole: a shard of it would be one listing more, not a page less.
    */
   void shardBy(Collection<String> paths) {
     Map<String, List<String>> names = new HashMap<>();
@@ -119,10 +122,10 @@ final class ListedFolders {
   static int shardLength(List<String> names) {
     List<String> sorted = new ArrayList<>(names);
     sorted.sort(null);
-    int shards = sorted.size() / NAMES_PER_SHARD;
-    if (shards < 2) {
+    if (sorted.size() < 2 * NAMES_PER_SHARD) {
       return 0;
     }
+    int shards = 2 * sorted.size() / NAMES_PER_SHARD;
     int longest = sorted.stream().mapToInt(String::length).max().orElse(0);
     int length = 0;
     while (length < longest && distinctPrefixes(sorted, length + 1) <= shards) {

@@ -98,6 +98,13 @@ class ListedFoldersTest {
       paths.add(write(String.format("%05d", i), 1 + i % 7));
     }
     assertThat(ListedFolders.shardLength(List.of("b", "a"))).isZero();
+    // 12,500 names from 00000 make 13 shards of up to 1,000 by two characters, not 2 of 10,000 by
+    // one
+    List<String> numbered = new ArrayList<>();
+    for (int i = 0; i < 12_500; i++) {
+      numbered.add(String.format("%05d", i));
+    }
+    assertThat(ListedFolders.shardLength(numbered)).isEqualTo(2);
     PrefixRecordingStore store = new PrefixRecordingStore();
     ListedFolders listed = new ListedFolders(store, 100_000);
     // the first 5,000 names split into 5 shards by two characters, not 50 by three
