@@ -86,7 +86,8 @@ public final class BackfillThroughputBenchmark {
         S3Client client = s3.client()) {
       s3.createBucket("source");
       long start = System.nanoTime();
-      writeSourceTable(s3, client, files, (long) totalMiB * 1024 * 1024, threads);
+      List<S3Object> objects =
+          writeSourceTable(s3, client, files, (long) totalMiB * 1024 * 1024, threads);
       out.printf("source table written in %.1f s%n", (System.nanoTime() - start) / 1e9);
       out.flush();
 
@@ -101,7 +102,7 @@ public final class BackfillThroughputBenchmark {
       for (int round = 1; round <= rounds; round++) {
         String rawBucket = "raw-" + round;
         s3.createBucket(rawBucket);
-        raw.add(report(rawCopy(client, rawBucket, threads)));
+        raw.add(report(rawCopy(client, objects, rawBucket, threads)));
         table = raw.get(raw.size() - 1);
         deleteBucketFolder(s3Folder, rawBucket);
 
@@ -147,8 +148,10 @@ public final class BackfillThroughputBenchmark {
   /**
    * Random-byte data files put with {@code threads} uploads at once, then registered in four
    * appends (one manifest each) of an Iceberg table written by the Iceberg library.
+   *
+   * @return every object of the table: the data files put, and the metadata files listed
    */
-  private static void writeSourceTable(
+  private static List<S3Object> writeSourceTable(
       EmbeddedS3 s3, S3Client client, int files, long totalBytes, int threads) throws Exception {
     try (S3Warehouse warehouse =
         new S3Warehouse(
@@ -163,6 +166,7 @@ public final class BackfillThroughputBenchmark {
       long mean = totalBytes / files;
       Random sizes = new Random(42);
       List<DataFile> dataFiles = new ArrayList<>();
+      List<S3Object> objects = new ArrayList<>();
       ExecutorService pool = Executors.newFixedThreadPool(threads);
       try {
         List<Future<?>> puts = new ArrayList<>();
@@ -178,6 +182,7 @@ public final class BackfillThroughputBenchmark {
                     client.putObject(
                         b -> b.bucket("source").key(key), RequestBody.fromBytes(bytes));
                   }));
+          objects.add(S3Object.builder().key(key).size(size).build());
           dataFiles.add(
               DataFiles.builder(table.spec())
                   .withPath("s3://source/" + key)
@@ -200,16 +205,18 @@ public final class BackfillThroughputBenchmark {
             .forEach(append::appendFile);
         append.commit();
       }
+      // The data folder is not listed: the embedded S3 reads every object of a folder per page.
+      client
+          .listObjectsV2Paginator(b -> b.bucket("source").prefix(TABLE_PREFIX + "/metadata/"))
+          .contents()
+          .forEach(objects::add);
+      return objects;
     }
   }
 
   /** Every object of the source table copied with CopyObject, {@code threads} at once. */
-  private static Run rawCopy(S3Client client, String bucket, int threads) throws Exception {
-    List<S3Object> objects = new ArrayList<>();
-    client
-        .listObjectsV2Paginator(b -> b.bucket("source").prefix(TABLE_PREFIX + "/"))
-        .contents()
-        .forEach(objects::add);
+  private static Run rawCopy(S3Client client, List<S3Object> objects, String bucket, int threads)
+      throws Exception {
     long bytes = objects.stream().mapToLong(S3Object::size).sum();
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {
