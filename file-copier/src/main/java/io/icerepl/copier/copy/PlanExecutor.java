@@ -200,9 +200,7 @@ public final class PlanExecutor {
       }
       throwIfFailed();
       int weight = Math.min(step.size(), FILES_IN_FLIGHT);
-      acquire(capacity, weight);
-      if (failure.get() != null) {
-        capacity.release(weight);
+      if (take(capacity, weight) != null) {
         throwIfFailed();
       }
       filesTotal.addAndGet(step.size());
@@ -237,22 +235,18 @@ public final class PlanExecutor {
     private void acceptManifest(ManifestCopy step, CompletableFuture<Void> check) {
       throwIfFailed();
       int awaiting = check == null ? 0 : Math.min(step.size(), FILES_AWAITING_CHECK);
-      acquire(awaitingCheck, awaiting);
-      try {
-        acquire(capacity, 1);
-      } catch (RuntimeException e) {
+      if (take(awaitingCheck, awaiting) != null) {
+        throwIfFailed();
+      }
+      if (take(capacity, 1) != null) {
         awaitingCheck.release(awaiting);
-        throw e;
+        throwIfFailed();
       }
       Runnable release =
           () -> {
             capacity.release(1);
             awaitingCheck.release(awaiting);
           };
-      if (failure.get() != null) {
-        release.run();
-        throwIfFailed();
-      }
       filesTotal.addAndGet(step.size());
       submit(step, check)
           .whenComplete(
@@ -266,12 +260,13 @@ public final class PlanExecutor {
     }
 
     /**
-     * Waits for a place among the files in flight; null once taken, else the failure of the run (an
-     * earlier step's, or the interrupt that ended the wait) and no place is held.
+     * Waits for {@code permits} of {@code semaphore}; null once taken, else the failure of the run
+     * (an earlier step's, or the interrupt that ended the wait, which fails the run) and none are
+     * held.
      */
-    private Throwable takePlace() {
+    private Throwable take(Semaphore semaphore, int permits) {
       try {
-        capacity.acquire();
+        semaphore.acquire(permits);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         failure.compareAndSet(
@@ -283,20 +278,9 @@ public final class PlanExecutor {
       }
       Throwable failed = failure.get();
       if (failed != null) {
-        capacity.release();
+        semaphore.release(permits);
       }
       return failed;
-    }
-
-    private void acquire(Semaphore semaphore, int permits) {
-      try {
-        semaphore.acquire(permits);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new UncheckedIOException(
-            new InterruptedIOException(
-                "Cannot copy the files of table " + table + ": interrupted"));
-      }
     }
 
     /** Waits until no step is in flight. */
@@ -335,7 +319,7 @@ public final class PlanExecutor {
       for (int k = 0; k < files.size(); k++) {
         FileCopy file = files.get(k);
         int entry = entries[k];
-        Throwable failed = takePlace();
+        Throwable failed = take(capacity, 1);
         if (failed != null) {
           before.add(CompletableFuture.failedFuture(failed));
           break;
