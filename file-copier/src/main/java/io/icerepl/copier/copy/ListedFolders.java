@@ -56,7 +56,10 @@ final class ListedFolders {
   /** Objects a shard holds on average, at least, for the folder to go on being listed in shards. */
   static final int SMALL_SHARD = 100;
 
-  /** Names asked about first per shard, at least: a shard is about a page or more of a listing. */
+  /**
+   * A page of a listing: a folder is sharded when asked about twice this many names first, into
+   * shards of half this many of those names or more ({@link #shardLength}).
+   */
   static final int NAMES_PER_SHARD = 1000;
 
   private final ObjectStore store;
