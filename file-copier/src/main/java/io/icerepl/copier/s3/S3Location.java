@@ -1,5 +1,7 @@
 package io.icerepl.copier.s3;
 
+import io.icerepl.merge.path.TableLocation;
+
 /** A bucket and key parsed from {@code s3://}, {@code s3a://} or {@code s3n://} (one store). */
 public record S3Location(String bucket, String key) {
 
@@ -26,7 +28,7 @@ public record S3Location(String bucket, String key) {
 
   /** One spelling for every scheme alias and trailing slash, so one table has one lock. */
   String canonical() {
-    return "s3://" + bucket + "/" + key.replaceAll("/+$", "");
+    return TableLocation.of(toString()).canonical();
   }
 
   @Override

@@ -3,6 +3,7 @@ package io.icerepl.copier.store;
 import io.icerepl.merge.error.TableBusyException;
 import io.icerepl.merge.io.SeekableInput;
 import io.icerepl.merge.path.PathMapping;
+import io.icerepl.merge.path.TableLocation;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -248,7 +249,7 @@ public final class LocalObjectStore implements ObjectStore {
    */
   @Override
   public Lock lock(String location) throws IOException {
-    String key = sha256(PathMapping.canonical(location).replaceAll("/+$", ""));
+    String key = sha256(TableLocation.of(location).canonical());
     Path lockFile =
         Path.of(System.getProperty("java.io.tmpdir"), "iceberg-replicator-locks", key + ".lock");
     Files.createDirectories(lockFile.getParent());

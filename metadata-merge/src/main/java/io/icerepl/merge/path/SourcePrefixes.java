@@ -167,10 +167,7 @@ public final class SourcePrefixes {
   private String targetOf(String prefix, Kind kind) {
     boolean replicaLocationTaken =
         learned.stream()
-            .anyMatch(
-                p ->
-                    PathMapping.canonical(p.target())
-                        .equals(PathMapping.canonical(targetLocation)));
+            .anyMatch(p -> TableLocation.of(p.target()).sameAs(TableLocation.of(targetLocation)));
     if (kind == Kind.LOCATION && !replicaLocationTaken) {
       return targetLocation;
     }

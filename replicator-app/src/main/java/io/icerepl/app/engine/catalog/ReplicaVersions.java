@@ -5,7 +5,7 @@ import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.error.MissingFileException;
 import io.icerepl.merge.head.MetadataFileNames;
 import io.icerepl.merge.merge.ReplicaProperties;
-import io.icerepl.merge.path.PathMapping;
+import io.icerepl.merge.path.TableLocation;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -37,10 +37,9 @@ final class ReplicaVersions {
    * v<N>.metadata.json} in its metadata folder, in any spelling of the location); empty otherwise.
    */
   static OptionalLong number(String location, String file) {
-    String folder = canonical(ReplicaLayout.metadataFolder(location));
     String name = MetadataFileNames.fileName(file);
     OptionalLong number = MetadataFileNames.version(name);
-    boolean inFolder = canonical(file).equals(canonical(folder + "/" + name));
+    boolean inFolder = same(file, ReplicaLayout.metadataFolder(location) + "/" + name);
     if (!inFolder
         || number.isEmpty()
         || !name.equals(ReplicaLayout.metadataFileName(number.getAsLong()))) {
@@ -51,7 +50,7 @@ final class ReplicaVersions {
 
   /** Whether two spellings name the same file or location. */
   static boolean same(String a, String b) {
-    return canonical(a).equals(canonical(b));
+    return TableLocation.of(a).sameAs(TableLocation.of(b));
   }
 
   /**
@@ -119,9 +118,5 @@ final class ReplicaVersions {
 
   static String token(TableMetadata metadata) {
     return metadata.properties().get(ReplicaProperties.COMMIT_TOKEN);
-  }
-
-  private static String canonical(String path) {
-    return PathMapping.canonical(path).replaceAll("/+$", "");
   }
 }

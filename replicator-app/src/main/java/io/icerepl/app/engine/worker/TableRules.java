@@ -1,5 +1,6 @@
 package io.icerepl.app.engine.worker;
 
+import io.icerepl.merge.path.TableLocation;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -75,12 +76,24 @@ public final class TableRules {
         return List.of();
       }
     }
+    // in any spelling of either side: an event's s3:// key is under a rule written s3a://
+    TableLocation table = TableLocation.of(location);
     Optional<TableRule> rule =
         rules.stream()
-            .filter(r -> location.startsWith(trimTrailing(r.source()) + "/"))
-            .max(Comparator.comparingInt(r -> trimTrailing(r.source()).length()));
-    return rule.map(r -> keys(r, location.substring(trimTrailing(r.source()).length() + 1)))
-        .orElse(List.of());
+            .filter(r -> holdsBelow(TableLocation.of(r.source()), table))
+            .max(Comparator.comparingInt(r -> TableLocation.of(r.source()).canonical().length()));
+    return rule.map(r -> keys(r, relative(TableLocation.of(r.source()), table))).orElse(List.of());
+  }
+
+  /** Whether {@code table} lies strictly under {@code prefix}: a rule's own folder is no table. */
+  private static boolean holdsBelow(TableLocation prefix, TableLocation table) {
+    return prefix.contains(table) && !prefix.sameAs(table);
+  }
+
+  /** The path of {@code table} below {@code prefix}, without a leading slash. */
+  private static String relative(TableLocation prefix, TableLocation table) {
+    String below = table.canonical().substring(prefix.canonical().length());
+    return below.startsWith("/") ? below.substring(1) : below;
   }
 
   static String join(String prefix, String relative) {
