@@ -14,6 +14,7 @@ import io.icerepl.copier.copy.PlanExecutor;
 import io.icerepl.copier.publish.MetadataPublisher;
 import io.icerepl.copier.publish.ReplicaLayout;
 import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.error.DivergedReplicaException;
 import io.icerepl.merge.error.MissingFileException;
 import io.icerepl.merge.error.PathOutsideMappingException;
@@ -29,6 +30,7 @@ import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.path.PathSpelling;
 import io.icerepl.merge.path.SourcePrefixes;
 import io.icerepl.merge.path.TableLayout;
+import io.icerepl.merge.path.TableLocation;
 import io.icerepl.merge.state.Promotion;
 import io.icerepl.merge.state.ReplicaState;
 import java.io.IOException;
@@ -309,6 +311,7 @@ public final class TableReplicator {
       Optional<TableHeads> before,
       Optional<ReplicaState.LastCommit> checkedCommit) {
     String table = sourceLocation;
+    refuseOverlap(sourceLocation, targetLocation);
     try (ObjectStore.Lock lock = target.lock(targetLocation)) {
       ReplicationResult result =
           run(table, sourceLocation, targetLocation, sourceMetadata, before, checkedCommit, lock);
@@ -322,6 +325,35 @@ public final class TableReplicator {
     } catch (IOException e) {
       throw new TableReplicationException(table, new UncheckedIOException(e.getMessage(), e));
     }
+  }
+
+  /**
+   * A replica inside its source's folder would be listed, copied and expired as the source's own
+   * files (and a source inside its replica's folder the same way round): refused before the lease
+   * is taken, in every spelling of the two locations.
+   */
+  private static void refuseOverlap(String sourceLocation, String targetLocation) {
+    TableLocation source = TableLocation.of(sourceLocation);
+    TableLocation replica = TableLocation.of(targetLocation);
+    if (!source.overlaps(replica)) {
+      return;
+    }
+    String where =
+        source.sameAs(replica)
+            ? "is the source itself"
+            : source.contains(replica)
+                ? "lies inside the source's folder"
+                : "contains the source's folder";
+    throw new TableReplicationException(
+        sourceLocation,
+        new BadInputException(
+            "Cannot replicate table "
+                + sourceLocation
+                + " to "
+                + targetLocation
+                + ": the target "
+                + where
+                + ", so each side's files would be taken for the other's; nothing was written"));
   }
 
   private ReplicationResult run(

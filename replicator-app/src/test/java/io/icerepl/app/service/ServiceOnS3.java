@@ -105,6 +105,26 @@ final class ServiceOnS3 implements AutoCloseable {
     }
   }
 
+  /** Every object under {@code prefix} of {@code bucket}, by key, as SHA-256 of its bytes. */
+  Map<String, String> objects(String bucket, String prefix) {
+    Map<String, String> objects = new java.util.TreeMap<>();
+    try (S3Client client = s3.client()) {
+      for (S3Object o :
+          client.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix)).contents()) {
+        byte[] bytes = client.getObjectAsBytes(b -> b.bucket(bucket).key(o.key())).asByteArray();
+        try {
+          objects.put(
+              o.key(),
+              java.util.HexFormat.of()
+                  .formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(bytes)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+          throw new IllegalStateException(e);
+        }
+      }
+    }
+    return objects;
+  }
+
   /** A FileIO onto the embedded S3, for reading either side with the Iceberg library. */
   S3FileIO io() {
     S3FileIO io = new S3FileIO();

@@ -30,6 +30,7 @@ import io.icerepl.merge.model.TableMetadataParser;
 import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.path.SourcePrefixes;
 import io.icerepl.merge.path.TableLayout;
+import io.icerepl.merge.path.TableLocation;
 import io.icerepl.merge.state.ReplicaState;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -114,7 +115,21 @@ public final class TableFailback {
   public FailbackSummary failback(String primaryLocation, String originalLocation) {
     String table = primaryLocation;
     try {
+      TableLocation promotedTable = TableLocation.of(primaryLocation);
+      if (promotedTable.overlaps(TableLocation.of(originalLocation))) {
+        throw refused(primaryLocation, originalLocation, "it overlaps the promoted table");
+      }
       OriginalHead head = originalHead(table, originalLocation);
+      if (promotedTable.sameAs(TableLocation.of(head.metadata().location()))) {
+        throw refused(
+            primaryLocation,
+            originalLocation,
+            "its metadata "
+                + head.file()
+                + " is the promoted table's own (its location is "
+                + head.metadata().location()
+                + ")");
+      }
       if (!"true".equals(head.metadata().properties().get(ReplicaProperties.READ_ONLY))) {
         return firstCommit(table, primaryLocation, originalLocation);
       }
@@ -156,6 +171,7 @@ public final class TableFailback {
           new ReplicaFiles(primary, options.maxMetadataBytes())
               .state(primaryLocation)
               .expiredSnapshotIds();
+      refuseAnotherTable(primaryLocation, originalLocation, promoted, promotedFile, head);
       Orphans orphans =
           Orphans.find(promoted, head.metadata(), expiredByPromoted, tagPrefix, clock.millis());
       TableMetadata joined =
@@ -228,6 +244,52 @@ public final class TableFailback {
           outcome.bytesCopied(),
           orphans.snapshotIds(),
           tags);
+    }
+  }
+
+  /**
+   * The refusal of a fail-back, before anything is written.
+   *
+   * @param reason why, naming what was found
+   */
+  public static BadInputException refused(
+      String primaryLocation, String originalLocation, String reason) {
+    return new BadInputException(
+        "Cannot fail back table "
+            + primaryLocation
+            + " into "
+            + originalLocation
+            + ": "
+            + reason
+            + "; nothing was written");
+  }
+
+  /**
+   * The original must be the table the promoted one was replicated from: the same {@code
+   * table-uuid}. Checked before the state is written, so a wrong original keeps nothing of the
+   * attempt.
+   */
+  private static void refuseAnotherTable(
+      String primaryLocation,
+      String originalLocation,
+      TableMetadata promoted,
+      String promotedFile,
+      OriginalHead head) {
+    if (promoted.tableUuid().isPresent()
+        && head.metadata().tableUuid().isPresent()
+        && !promoted.tableUuid().equals(head.metadata().tableUuid())) {
+      throw refused(
+          primaryLocation,
+          originalLocation,
+          "its table-uuid "
+              + head.metadata().tableUuid().get()
+              + " ("
+              + head.file()
+              + ") differs from the promoted table's "
+              + promoted.tableUuid().get()
+              + " ("
+              + promotedFile
+              + "); it is another table");
     }
   }
 

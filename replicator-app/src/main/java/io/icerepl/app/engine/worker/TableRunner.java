@@ -34,12 +34,12 @@ import io.icerepl.app.engine.verify.VerifySource;
 import io.icerepl.copier.copy.CopyProgress;
 import io.icerepl.copier.publish.ReplicaLayout;
 import io.icerepl.copier.store.ObjectStore;
-import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.head.MetadataFileNames;
 import io.icerepl.merge.model.Snapshot;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.path.TableLayout;
+import io.icerepl.merge.path.TableLocation;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -500,7 +500,7 @@ public final class TableRunner implements AutoCloseable {
               + ", a REST catalog whose entry a fail-back cannot move (the failback command with"
               + " --old-source-catalog moves a JDBC or Glue entry)");
     }
-    if (overlap(originalLocation, primary)) {
+    if (TableLocation.of(originalLocation).overlaps(TableLocation.of(primary))) {
       throw refusedFailback(primary, originalLocation, "it overlaps the promoted table");
     }
     ObjectStore primaryStore = stores.targetStore(primary);
@@ -558,25 +558,10 @@ public final class TableRunner implements AutoCloseable {
     return new TableCatalogs(primaryHead, originalEntry);
   }
 
-  /** Whether one location is the other or lies under it. */
-  private static boolean overlap(String a, String b) {
-    String x = TableRules.trimTrailing(a);
-    String y = TableRules.trimTrailing(b);
-    return x.equals(y) || x.startsWith(y + "/") || y.startsWith(x + "/");
-  }
-
   private static TableReplicationException refusedFailback(
       String primary, String originalLocation, String reason) {
     return new TableReplicationException(
-        primary,
-        new BadInputException(
-            "Cannot fail back table "
-                + primary
-                + " into "
-                + originalLocation
-                + ": "
-                + reason
-                + "; nothing was written"));
+        primary, TableFailback.refused(primary, originalLocation, reason));
   }
 
   /** Stops the file copies; call after the coordinator has let running work finish. */

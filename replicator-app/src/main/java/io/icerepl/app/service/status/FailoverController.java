@@ -10,6 +10,7 @@ import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.engine.worker.TableRunner;
 import io.icerepl.app.service.security.ApiProperties;
 import io.icerepl.merge.model.TableMetadata;
+import io.icerepl.merge.path.TableLocation;
 import io.icerepl.merge.state.Promotion;
 import jakarta.servlet.http.HttpServletRequest;
 import java.security.Principal;
@@ -222,6 +223,15 @@ public class FailoverController {
               + " on "
               + key.target()
               + ": the tag prefix must be 1 to 100 letters, digits, '.', '_' or '-'",
+          List.of());
+    }
+    try {
+      TableLocation.of(original);
+    } catch (IllegalArgumentException e) {
+      // validated as what it is before it is logged or echoed: no forged line, no forged answer
+      return error(
+          HttpStatus.BAD_REQUEST,
+          "Cannot fail back " + key.table() + " on " + key.target() + ": " + e.getMessage(),
           List.of());
     }
     OnDemandRuns.Outcome<FailbackSummary> outcome =

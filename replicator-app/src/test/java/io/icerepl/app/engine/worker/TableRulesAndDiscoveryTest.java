@@ -46,6 +46,22 @@ class TableRulesAndDiscoveryTest {
   }
 
   @Test
+  void aRuleHoldsItsTablesInEverySpellingOfItsSourceAndKeepsItsOwn() {
+    TableRule rule = rule("lake", "s3a://src/wh/", new RuleTarget("t", "s3://a", List.of()));
+    TableRules rules = new TableRules(List.of(rule));
+    assertThat(rules.keysOf("s3://src/wh/ns/orders"))
+        .extracting(TableKey::table, TableKey::sourceLocation, TableKey::targetLocation)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(
+                "ns/orders", "s3a://src/wh/ns/orders", "s3://a/ns/orders"));
+    assertThat(rules.keysOf("s3n://src/wh//")).as("the rule's own folder is no table").isEmpty();
+    TableRule local = rule("local", "file:///data/wh", new RuleTarget("t", "file:/r", List.of()));
+    assertThat(new TableRules(List.of(local)).keysOf("file:/data/wh/ns/t"))
+        .extracting(TableKey::table)
+        .containsExactly("ns/t");
+  }
+
+  @Test
   void aTableUnderNoRuleHasNoKeys() {
     TableRule rule = rule("lake", "s3://src/wh", new RuleTarget("t", "s3://a", List.of()));
     assertThat(new TableRules(List.of(rule)).keysOf("s3://src/whatever/ns/t")).isEmpty();
