@@ -192,6 +192,14 @@ class FailoverServiceTest {
     fixture.awaitState(ORDERS, "OLD_PRIMARY_WROTE");
     assertThat(service.http.get(ORDERS).json().path("lastError").asText())
         .contains("the old primary wrote after failover");
+    // split brain is a health status and a gauge operators alert on, not UP
+    JsonNode health = service.http.get("/actuator/health").json();
+    assertThat(health.path("status").asText()).as(health.toString()).isEqualTo("SPLIT_BRAIN");
+    assertThat(health.path("components").path("replication").path("details").path("splitBrain"))
+        .extracting(JsonNode::asText)
+        .containsExactly("a/ns/orders");
+    assertThat(service.http.get("/actuator/prometheus").body())
+        .contains("replicator_split_brain_tables 1.0");
     Table replica = HintedReplica.open(io, ORDERS_REPLICA);
     assertThat(replica.currentSnapshot().snapshotId()).isEqualTo(written);
     assertThat(replica.snapshot(orphanId)).isNull();
@@ -199,6 +207,37 @@ class FailoverServiceTest {
 
   @Test
   @Order(5)
+  void failbackOntoThePromotedTableItselfOrWithAForgedLineIsRefusedAndWritesNothing() {
+    Map<String, String> before = fixture.objects("replica", "warehouse/ns/orders/");
+
+    // the promoted table itself, spelled as Spark through S3A spells it
+    HttpJson.Response itself =
+        service.http.post(ORDERS + "/failback?oldSource=s3a://replica/warehouse/ns/orders/");
+    assertThat(itself.status()).as(itself.body()).isEqualTo(409);
+    assertThat(itself.json().path("error").asText())
+        .isEqualTo(
+            "Cannot fail back table s3://replica/warehouse/ns/orders into"
+                + " s3a://replica/warehouse/ns/orders/: it overlaps the promoted table; nothing"
+                + " was written");
+    // a line break would plant a log line and come back in the answer: refused as no location
+    HttpJson.Response forged =
+        service.http.post(
+            ORDERS + "/failback?oldSource=s3://source/x%0A2026-01-01%20INFO%20forged");
+    assertThat(forged.status()).as(forged.body()).isEqualTo(400);
+    assertThat(forged.body()).doesNotContain("forged");
+    assertThat(forged.json().path("error").asText())
+        .isEqualTo(
+            "Cannot fail back ns/orders on a: A table location must not hold control characters;"
+                + " this one has U+000A at position 13");
+
+    assertThat(fixture.objects("replica", "warehouse/ns/orders/")).isEqualTo(before);
+    assertThat(service.http.get(ORDERS).json().path("state").asText())
+        .isEqualTo("OLD_PRIMARY_WROTE");
+    assertThat(service.http.get(ORDERS).json().path("lastFailback").isNull()).isTrue();
+  }
+
+  @Test
+  @Order(6)
   void failbackMakesTheOriginalHoldEveryPromotedSnapshotAndKeepsTheOrphanUnderItsTag() {
     HttpJson.Response response =
         service.http.post(

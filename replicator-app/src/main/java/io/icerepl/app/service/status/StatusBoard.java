@@ -33,9 +33,9 @@ import org.slf4j.LoggerFactory;
  * (gauge), {@code replicator_commits_total}, {@code replicator_bytes_copied_total}, {@code
  * replicator_failures_total} (counters), tagged {@code table} (relative path) and {@code target};
  * {@code replicator_failed_tables} (replicas FAILED or DIVERGED), {@code
- * replicator_diverged_tables} (of those, the DIVERGED ones) and {@code
- * replicator_failed_discoveries} (rules whose source prefix could not be listed last time); {@code
- * replicator_lanes_refused_total} (tag {@code rule}).
+ * replicator_diverged_tables} (of those, the DIVERGED ones), {@code replicator_split_brain_tables}
+ * (OLD_PRIMARY_WROTE) and {@code replicator_failed_discoveries} (rules whose source prefix could
+ * not be listed last time); {@code replicator_lanes_refused_total} (tag {@code rule}).
  *
  * <p>Lag is read when asked, not when a run ends, so it grows while a table fails or waits: the age
  * of the oldest source commit the replica lacks when the stores could be read, else the time since
@@ -64,6 +64,10 @@ public final class StatusBoard implements TableStatus {
     Gauge.builder("replicator.diverged.tables", this, StatusBoard::divergedTables)
         .description(
             "Replicas DIVERGED: changed behind the replicator's back, left alone until repaired")
+        .register(meters);
+    // an old primary that wrote after failover is not a failure of the replica, but two writers
+    Gauge.builder("replicator.split.brain.tables", this, StatusBoard::splitBrainTables)
+        .description("Replicas OLD_PRIMARY_WROTE: the old primary wrote after a failover")
         .register(meters);
     Gauge.builder("replicator.failed.discoveries", discoveryFailures, Map::size)
         .description("Rules whose source prefix could not be listed at the last reconciliation")
@@ -147,8 +151,22 @@ public final class StatusBoard implements TableStatus {
         e.lagSinceMs = e.inSyncAtMs != null ? e.inSyncAtMs : e.watchedSinceMs;
       }
     }
-    if (promoted) {
-      LOG.info("{}: not replicated to {} ({}): {}", key.table(), key.target(), state, message);
+    if (repeated && waitsForAnOperator(state)) {
+      // said at WARN when it changed: every retry repeating it would bury it
+      LOG.debug("{}: still {} on {}: {}", key.table(), state, key.target(), message);
+    } else if (waitsForAnOperator(state)) {
+      LOG.warn(
+          "{}: {} on {}, an operator must act (the replica is not written): {}",
+          key.table(),
+          state,
+          key.target(),
+          message);
+    } else if (promoted) {
+      if (repeated) {
+        LOG.debug("{}: not replicated to {} ({}): {}", key.table(), key.target(), state, message);
+      } else {
+        LOG.info("{}: not replicated to {} ({}): {}", key.table(), key.target(), state, message);
+      }
     } else if (state == ReplicationState.WAITING) {
       LOG.info(
           "{}: waiting for {}, trying again in {}: {}",
@@ -377,6 +395,24 @@ public final class StatusBoard implements TableStatus {
             .max()
             .orElse(0);
     return Math.max(tables, rules);
+  }
+
+  /** Replicas OLD_PRIMARY_WROTE: the old primary wrote after a failover. */
+  public int splitBrainTables() {
+    return (int) all().stream().filter(s -> splitBrain(s.state())).count();
+  }
+
+  /**
+   * Two primaries: the old one wrote after a failover, while the promoted table serves. Not a
+   * failure of the replica, and nothing retries it into shape.
+   */
+  static boolean splitBrain(ReplicationState state) {
+    return state == ReplicationState.OLD_PRIMARY_WROTE;
+  }
+
+  /** States no retry changes: said at WARN when they start, not at every retry. */
+  private static boolean waitsForAnOperator(ReplicationState state) {
+    return splitBrain(state) || state == ReplicationState.DIVERGED;
   }
 
   static boolean needsOperator(ReplicationState state) {
