@@ -4,6 +4,7 @@ import io.icerepl.app.service.ReplicatorApplication;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -13,10 +14,16 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     description = {
       "Runs the replication service: reconciliation, SQS event intake, retention schedule, status API,",
-      "metrics and health. Every other argument goes to Spring, e.g. --spring.config.additional-location=",
-      "file:replicator.yml or --server.port=8081."
+      "metrics and health. Every other argument is a Spring property as --name=value, e.g.",
+      "--spring.config.additional-location=file:replicator.yml or --server.port=8081."
     })
 public final class ServeCommand implements Callable<Integer> {
+
+  /** A Spring property on the command line: {@code --name=value}, the name in relaxed form. */
+  private static final Pattern SPRING_PROPERTY =
+      Pattern.compile("--[A-Za-z0-9][A-Za-z0-9._\\[\\]-]*=.*");
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @CommandLine.Unmatched List<String> springArgs = new ArrayList<>();
 
@@ -24,6 +31,28 @@ public final class ServeCommand implements Callable<Integer> {
   // type, so replicate, expire and the others load no Spring class.
   @Override
   public Integer call() throws Exception {
+    refuseUnknownOptions(springArgs);
     return ReplicatorApplication.serve(springArgs);
+  }
+
+  /**
+   * Spring would take {@code --local} as a property nobody reads and start a plain service: every
+   * argument that is not {@code --name=value} is refused instead, before anything starts.
+   */
+  private void refuseUnknownOptions(List<String> args) {
+    for (String arg : args) {
+      if (!SPRING_PROPERTY.matcher(arg).matches()) {
+        String hint =
+            arg.equals("--local")
+                ? " (the embedded demo, serve --local, is in the lab jar: local-stack/lab)"
+                : "";
+        throw new CommandLine.ParameterException(
+            spec.commandLine(),
+            "Unknown option '"
+                + arg
+                + "' for serve: other arguments are Spring properties, written --name=value"
+                + hint);
+      }
+    }
   }
 }

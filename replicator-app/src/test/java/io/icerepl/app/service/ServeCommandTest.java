@@ -35,4 +35,29 @@ class ServeCommandTest {
         .doesNotContain("benchmark")
         .doesNotContain("campaign");
   }
+
+  @Test
+  void anUnknownOptionIsRefusedBeforeTheServiceStarts() {
+    StringWriter err = new StringWriter();
+    int exit =
+        ReplicatorCli.execute(
+            new PrintWriter(new StringWriter()), new PrintWriter(err, true), "serve", "--local");
+    assertThat(exit).isEqualTo(2);
+    assertThat(err.toString())
+        .contains("Unknown option '--local' for serve")
+        .contains("--name=value")
+        .contains("lab jar");
+  }
+
+  @Test
+  void aBareWordOrAnOptionWithoutValueIsRefusedToo() {
+    for (String arg : new String[] {"replicator.yml", "--server.port", "-x=1"}) {
+      StringWriter err = new StringWriter();
+      int exit =
+          ReplicatorCli.execute(
+              new PrintWriter(new StringWriter()), new PrintWriter(err, true), "serve", arg);
+      assertThat(exit).as(arg).isEqualTo(2);
+      assertThat(err.toString()).as(arg).contains("Unknown option '" + arg + "' for serve");
+    }
+  }
 }
