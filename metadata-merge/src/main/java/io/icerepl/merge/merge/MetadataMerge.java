@@ -494,10 +494,25 @@ public final class MetadataMerge {
                     TableLayout.isPathProperty(key) && !value.isBlank()
                         ? mapping.map(value)
                         : value));
+    ownMetadataDeletes(properties, source.properties());
     properties.put(ReplicaProperties.READ_ONLY, "true");
     properties.put(ReplicaProperties.SOURCE_METADATA_FILE, MetadataFileNames.fileName(sourceFile));
     properties.put(ReplicaProperties.SOURCE_LAST_UPDATED_MS, Long.toString(source.lastUpdatedMs()));
     return properties;
+  }
+
+  /**
+   * The replica keeps every metadata file it was given: {@link
+   * ReplicaProperties#METADATA_DELETE_AFTER_COMMIT} is the replicator's, the source's value kept
+   * beside it (a source that is itself a promoted replica already carries the first one's).
+   */
+  private static void ownMetadataDeletes(ObjectNode properties, Map<String, String> source) {
+    String sourceValue = source.get(ReplicaProperties.METADATA_DELETE_AFTER_COMMIT);
+    if (sourceValue != null
+        && !source.containsKey(ReplicaProperties.SOURCE_METADATA_DELETE_AFTER_COMMIT)) {
+      properties.put(ReplicaProperties.SOURCE_METADATA_DELETE_AFTER_COMMIT, sourceValue);
+    }
+    properties.put(ReplicaProperties.METADATA_DELETE_AFTER_COMMIT, "false");
   }
 
   private static void checkRefs(ObjectNode out, SnapshotIdIndex held, String sourceFile) {

@@ -35,4 +35,21 @@ public final class ReplicaProperties {
    * along, so a later promotion of one of them counts on from it.
    */
   public static final String EPOCH = "replicator.epoch";
+
+  /**
+   * Iceberg's {@code write.metadata.delete-after-commit.enabled}: owned by the replicator on every
+   * replica, always {@code false}. A catalog's own commit on top of a replica (a REST catalog's, on
+   * registration) or a writer's on a promoted table would otherwise delete the replica's older
+   * metadata files, and with them its history and the promoted version a rerun of promote and the
+   * fence of a fail-back read. {@code false} is also Iceberg's default.
+   */
+  public static final String METADATA_DELETE_AFTER_COMMIT =
+      "write.metadata.delete-after-commit.enabled";
+
+  /**
+   * The source's own {@link #METADATA_DELETE_AFTER_COMMIT}, kept for the operator of a promoted
+   * table: who wants the source's behaviour back sets it once fail-back is done.
+   */
+  public static final String SOURCE_METADATA_DELETE_AFTER_COMMIT =
+      "replicator.source." + METADATA_DELETE_AFTER_COMMIT;
 }

@@ -14,6 +14,11 @@ public final class MetadataJson {
     this.json = json;
   }
 
+  /** Metadata as a source again, e.g. a promoted table replicated on. */
+  static MetadataJson of(io.icerepl.merge.model.TableMetadata metadata) {
+    return new MetadataJson(metadata.copyOfJson());
+  }
+
   public static MetadataJson table(int formatVersion, String location) {
     ObjectNode json = TableMetadataParser.mapper().createObjectNode();
     json.put("format-version", formatVersion);

@@ -356,6 +356,38 @@ class MetadataMergeTest {
   }
 
   @Test
+  void theReplicaKeepsItsMetadataFilesWhateverTheSourceDeletesAndRemembersTheSourcesSetting() {
+    MetadataJson source =
+        MetadataJson.table(2, SRC)
+            .property(ReplicaProperties.METADATA_DELETE_AFTER_COMMIT, "true")
+            .property("write.metadata.previous-versions-max", "1")
+            .commit(1, null, 100);
+
+    TableMetadata replica = merge(source, null, 300).metadata();
+
+    assertThat(replica.properties())
+        .containsEntry(ReplicaProperties.METADATA_DELETE_AFTER_COMMIT, "false")
+        .containsEntry(ReplicaProperties.SOURCE_METADATA_DELETE_AFTER_COMMIT, "true")
+        .containsEntry("write.metadata.previous-versions-max", "1");
+    // promoted, its writers keep every file too; a replica of it remembers the first source's
+    TableMetadata promoted =
+        PromotedMetadata.of(replica, DST + "/metadata/v1.metadata.json", 1, 400);
+    assertThat(promoted.properties())
+        .containsEntry(ReplicaProperties.METADATA_DELETE_AFTER_COMMIT, "false")
+        .containsEntry(ReplicaProperties.SOURCE_METADATA_DELETE_AFTER_COMMIT, "true");
+    assertThat(merge(MetadataJson.of(promoted), null, 500).metadata().properties())
+        .containsEntry(ReplicaProperties.METADATA_DELETE_AFTER_COMMIT, "false")
+        .containsEntry(ReplicaProperties.SOURCE_METADATA_DELETE_AFTER_COMMIT, "true");
+    // a source that never set it: the replica sets Iceberg's default, and records nothing
+    assertThat(
+            merge(MetadataJson.table(2, SRC).commit(1, null, 100), null, 300)
+                .metadata()
+                .properties())
+        .containsEntry(ReplicaProperties.METADATA_DELETE_AFTER_COMMIT, "false")
+        .doesNotContainKey(ReplicaProperties.SOURCE_METADATA_DELETE_AFTER_COMMIT);
+  }
+
+  @Test
   void aManifestListOutsideTheMappingIsAnError() {
     MetadataJson source = MetadataJson.table(2, SRC).commit(1, null, 100);
     ((com.fasterxml.jackson.databind.node.ObjectNode) source.json.withArray("snapshots").get(0))

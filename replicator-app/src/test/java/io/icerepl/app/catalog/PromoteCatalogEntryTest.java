@@ -113,6 +113,77 @@ class PromoteCatalogEntryTest {
     assertThat(target.entryFile(ID)).isEqualTo(writersFile);
   }
 
+  /**
+   * A source that deletes its old metadata files: the catalog's commits on the replica (and the
+   * writers' on the promoted table) keep every replica version, so a rerun of promote still finds
+   * the promoted one.
+   */
+  @ParameterizedTest
+  @EnumSource(
+      value = TargetCatalog.Kind.class,
+      names = {"JDBC", "REST"})
+  void aSourceThatDeletesOldMetadataFilesDoesNotMakeTheCatalogDeleteTheReplicasHistory(
+      TargetCatalog.Kind kind) throws Exception {
+    target = TargetCatalog.start(kind, dir.resolve("catalog"));
+    source = SourceTable.create(dir.resolve("source"), 2);
+    source
+        .table
+        .updateProperties()
+        .set(ReplicaProperties.METADATA_DELETE_AFTER_COMMIT, "true")
+        .set("write.metadata.previous-versions-max", "1")
+        .commit();
+    replica = dir.resolve("replica").toUri().toString();
+    java.util.Set<String> versions = new java.util.TreeSet<>();
+    for (String category : List.of("a", "b", "c")) {
+      source.append(category, 2);
+      Run run =
+          Run.of(
+              "replicate",
+              "--source",
+              source.location,
+              "--target",
+              replica,
+              "--target-catalog",
+              target.commandLine(),
+              "--target-table",
+              "sales.orders",
+              "--settle-time",
+              "0s");
+      assertThat(run.exit()).as(run.err()).isZero();
+      versions.addAll(replicaVersionFiles());
+    }
+    Run promoted = promote(true);
+    assertThat(promoted.exit()).as(promoted.err()).isZero();
+    String promotedFile = promotedFile(promoted);
+    versions.addAll(replicaVersionFiles());
+    Table entry = target.catalog().loadTable(ID);
+    SourceTable writer = SourceTable.of(entry, 1_000);
+    writer.append("d", 1);
+    writer.append("e", 1);
+
+    assertThat(replicaVersionFiles()).as("every replica version kept").containsAll(versions);
+    assertThat(java.nio.file.Path.of(java.net.URI.create(promotedFile))).exists();
+    Run again = promote(true);
+    assertThat(again.exit()).as(again.err()).isZero();
+    assertThat(again.out()).contains("already promoted at ");
+    assertThat(target.entry(ID).properties())
+        .as("the promoted table's writers keep every file too; the source's setting is kept")
+        .containsEntry(ReplicaProperties.METADATA_DELETE_AFTER_COMMIT, "false")
+        .containsEntry(ReplicaProperties.SOURCE_METADATA_DELETE_AFTER_COMMIT, "true");
+  }
+
+  /** The names of the replica's metadata files. */
+  private List<String> replicaVersionFiles() throws java.io.IOException {
+    try (java.util.stream.Stream<java.nio.file.Path> files =
+        java.nio.file.Files.list(dir.resolve("replica").resolve("metadata"))) {
+      return files
+          .map(f -> f.getFileName().toString())
+          .filter(n -> n.endsWith(".metadata.json"))
+          .sorted()
+          .toList();
+    }
+  }
+
   @Test
   void aRerunMovesTheEntryAnEarlierPromotionPublishedWithoutMovingIt() throws Exception {
     replicated(TargetCatalog.Kind.JDBC);
