@@ -4,12 +4,16 @@ import io.airlift.compress.snappy.SnappyCompressor;
 import io.airlift.compress.snappy.SnappyDecompressor;
 import io.airlift.compress.zstd.ZstdCompressor;
 import io.airlift.compress.zstd.ZstdInputStream;
+import io.icerepl.merge.io.DecodeBounds;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.util.function.Supplier;
 import java.util.zip.CRC32;
+import java.util.zip.Deflater;
+import java.util.zip.DeflaterOutputStream;
+import java.util.zip.Inflater;
 import org.apache.avro.file.Codec;
 import org.apache.avro.file.CodecFactory;
 import org.apache.avro.file.DataFileConstants;
@@ -20,6 +24,11 @@ import org.apache.avro.file.DataFileConstants;
  * resolves a container's codec by name from one registry for the whole JVM, so these replace the
  * built-in ones there: a zstandard block is one or more zstd frames, a snappy block is a raw snappy
  * block followed by the big-endian CRC32 of the uncompressed bytes, as Avro writes them.
+ *
+ * <p>Each decompression is bounded ({@link DecodeBounds#AVRO_BLOCK_BYTES}): a snappy block's
+ * claimed length is checked before anything is allocated, and zstandard and deflate blocks (Avro's
+ * own deflate codec is replaced for this) stop one byte past the bound, so a small file claiming a
+ * huge block is an error for its table, never an out-of-memory error for the service.
  */
 final class AvroCodecs {
   private AvroCodecs() {}
@@ -28,6 +37,7 @@ final class AvroCodecs {
   static void register() {
     CodecFactory.addCodec(DataFileConstants.ZSTANDARD_CODEC, new Factory(Zstandard::new));
     CodecFactory.addCodec(DataFileConstants.SNAPPY_CODEC, new Factory(Snappy::new));
+    CodecFactory.addCodec(DataFileConstants.DEFLATE_CODEC, new Factory(Deflate::new));
   }
 
   private static final class Factory extends CodecFactory {
@@ -49,8 +59,17 @@ final class AvroCodecs {
     return bytes;
   }
 
-  private static final class Zstandard extends Codec {
+  static final class Zstandard extends Codec {
     private final ZstdCompressor compressor = new ZstdCompressor();
+    private final int limit;
+
+    Zstandard() {
+      this(DecodeBounds.AVRO_BLOCK_BYTES);
+    }
+
+    Zstandard(int limit) {
+      this.limit = limit;
+    }
 
     @Override
     public String getName() {
@@ -69,8 +88,7 @@ final class AvroCodecs {
     @Override
     public ByteBuffer decompress(ByteBuffer compressed) throws IOException {
       try (InputStream in = new ZstdInputStream(new ByteArrayInputStream(bytes(compressed)))) {
-        byte[] out = in.readAllBytes();
-        return ByteBuffer.wrap(out);
+        return ByteBuffer.wrap(DecodeBounds.readAtMost(in, "zstandard block", limit));
       }
     }
 
@@ -85,11 +103,20 @@ final class AvroCodecs {
     }
   }
 
-  private static final class Snappy extends Codec {
+  static final class Snappy extends Codec {
     private static final int CHECKSUM_BYTES = 4;
     private final SnappyCompressor compressor = new SnappyCompressor();
     private final SnappyDecompressor decompressor = new SnappyDecompressor();
     private final CRC32 crc32 = new CRC32();
+    private final int limit;
+
+    Snappy() {
+      this(DecodeBounds.AVRO_BLOCK_BYTES);
+    }
+
+    Snappy(int limit) {
+      this.limit = limit;
+    }
 
     @Override
     public String getName() {
@@ -113,7 +140,10 @@ final class AvroCodecs {
         throw new IOException("Cannot decompress a snappy block: it has no checksum");
       }
       int length = in.length - CHECKSUM_BYTES;
-      byte[] out = new byte[SnappyDecompressor.getUncompressedLength(in, 0)];
+      byte[] out =
+          new byte
+              [DecodeBounds.checkClaim(
+                  "snappy block", SnappyDecompressor.getUncompressedLength(in, 0), limit)];
       int size = decompressor.decompress(in, 0, length, out, 0, out.length);
       if (ByteBuffer.wrap(in).getInt(length) != checksum(out, size)) {
         throw new IOException("Cannot decompress a snappy block: checksum mismatch");
@@ -130,6 +160,85 @@ final class AvroCodecs {
     @Override
     public boolean equals(Object other) {
       return other instanceof Snappy;
+    }
+
+    @Override
+    public int hashCode() {
+      return getName().hashCode();
+    }
+  }
+
+  /** Avro's deflate: raw deflate (no zlib header) at the default level, as Avro writes it. */
+  static final class Deflate extends Codec {
+    private final int limit;
+
+    Deflate() {
+      this(DecodeBounds.AVRO_BLOCK_BYTES);
+    }
+
+    Deflate(int limit) {
+      this.limit = limit;
+    }
+
+    @Override
+    public String getName() {
+      return DataFileConstants.DEFLATE_CODEC;
+    }
+
+    @Override
+    public ByteBuffer compress(ByteBuffer uncompressed) throws IOException {
+      java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+      Deflater deflater = new Deflater(Deflater.DEFAULT_COMPRESSION, true);
+      try (DeflaterOutputStream stream = new DeflaterOutputStream(out, deflater)) {
+        stream.write(bytes(uncompressed));
+      } finally {
+        deflater.end();
+      }
+      return ByteBuffer.wrap(out.toByteArray());
+    }
+
+    /**
+     * Inflates in steps into a buffer that never grows past the bound; input that ends before the
+     * final deflate block, or goes on after it, is corrupt.
+     */
+    @Override
+    public ByteBuffer decompress(ByteBuffer compressed) throws IOException {
+      byte[] in = bytes(compressed);
+      Inflater inflater = new Inflater(true);
+      try {
+        inflater.setInput(in);
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        byte[] chunk = new byte[64 * 1024];
+        while (!inflater.finished()) {
+          int n = inflater.inflate(chunk);
+          if (n == 0 && (inflater.needsInput() || inflater.needsDictionary())) {
+            throw new IOException("Cannot decode deflate block: it ends before its last block");
+          }
+          if (out.size() + n > limit) {
+            throw new DecodeBounds.BoundExceededException(
+                "Cannot decode deflate block: it decompresses to more than the limit of "
+                    + limit
+                    + " bytes");
+          }
+          out.write(chunk, 0, n);
+        }
+        if (inflater.getRemaining() > 0) {
+          throw new IOException(
+              "Cannot decode deflate block: "
+                  + inflater.getRemaining()
+                  + " bytes follow its last block");
+        }
+        return ByteBuffer.wrap(out.toByteArray());
+      } catch (java.util.zip.DataFormatException e) {
+        throw new IOException("Cannot decode deflate block: " + e.getMessage(), e);
+      } finally {
+        inflater.end();
+      }
+    }
+
+    @Override
+    public boolean equals(Object other) {
+      return other instanceof Deflate;
     }
 
     @Override

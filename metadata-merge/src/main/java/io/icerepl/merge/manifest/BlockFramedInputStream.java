@@ -1,6 +1,7 @@
 package io.icerepl.merge.manifest;
 
 import io.icerepl.merge.error.BadInputException;
+import io.icerepl.merge.io.DecodeBounds;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -127,10 +128,12 @@ final class BlockFramedInputStream extends InputStream {
     blocks++;
     long count = readVarLong(first, frame);
     long size = readVarLong(nextFrameByte(), frame);
-    if (count < 0 || size < 0 || size > Integer.MAX_VALUE) {
+    if (count < 0 || size < 0) {
       throw new IOException(
           "block " + blocks + " has an invalid object count " + count + " or size " + size);
     }
+    // Avro allocates a block's claimed size before reading it: checked here, before it does
+    DecodeBounds.checkClaim("block " + blocks, size, DecodeBounds.AVRO_BLOCK_BYTES);
     pending = frame.toByteArray();
     pendingPos = 0;
     blockRemaining = size + DataFileConstants.SYNC_SIZE;

@@ -1,0 +1,65 @@
+package io.icerepl.merge.io;
+
+import java.io.IOException;
+import java.io.InputStream;
+
+/**
+ * How much any decoder of bytes from outside may produce, checked before anything is allocated: a
+ * length read from a file (an Avro block's size, snappy's claimed length, a Puffin footer's) is a
+ * claim, and a few compressed bytes can claim gigabytes. One home for these bounds, so that every
+ * decoder refuses the same way: an {@link IOException} naming what claimed how much, which the
+ * reader of the file turns into a bad-input error naming the table and file.
+ */
+public final class DecodeBounds {
+  private DecodeBounds() {}
+
+  /**
+   * The largest Avro block, compressed or not. Writers flush a block every 64 KB or so (Avro's sync
+   * interval; Iceberg's manifests and manifest lists use its default), so a block this large only
+   * comes from one record far over any real manifest entry's size.
+   */
+  public static final int AVRO_BLOCK_BYTES = 64 * 1024 * 1024;
+
+  /** The exception every bound throws. */
+  public static final class BoundExceededException extends IOException {
+    public BoundExceededException(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * @param what what claims the length, e.g. "snappy block"
+   * @throws BoundExceededException when {@code claimed} is negative or over {@code limit}
+   */
+  public static int checkClaim(String what, long claimed, int limit) throws BoundExceededException {
+    if (claimed < 0 || claimed > limit) {
+      throw new BoundExceededException(
+          "Cannot decode "
+              + what
+              + ": it claims "
+              + claimed
+              + " bytes, more than the limit of "
+              + limit);
+    }
+    return (int) claimed;
+  }
+
+  /**
+   * Every byte {@code in} gives, as long as they are at most {@code limit}: reads one byte past it
+   * at most, so a decompression bomb costs {@code limit} bytes of memory, not its size.
+   *
+   * @throws BoundExceededException when {@code in} gives more
+   */
+  public static byte[] readAtMost(InputStream in, String what, int limit) throws IOException {
+    byte[] bytes = in.readNBytes(limit);
+    if (in.read() >= 0) {
+      throw new BoundExceededException(
+          "Cannot decode "
+              + what
+              + ": it decompresses to more than the limit of "
+              + limit
+              + " bytes");
+    }
+    return bytes;
+  }
+}
