@@ -81,8 +81,13 @@ class ReplicationHealthIndicatorTest {
     assertThat(status.state()).isEqualTo(ReplicationState.OLD_PRIMARY_WROTE);
     assertThat(status.lastError())
         .contains("the old primary wrote after failover", "00004-b", "00003-a");
-    assertThat(new ReplicationHealthIndicator(promotedBoard).health().getStatus())
-        .isEqualTo(Status.UP);
+    // two primaries: not a failure of the replica, but a status of its own to alert on
+    org.springframework.boot.health.contributor.Health splitBrain =
+        new ReplicationHealthIndicator(promotedBoard).health();
+    assertThat(splitBrain.getStatus()).isEqualTo(ReplicationHealthIndicator.SPLIT_BRAIN);
+    assertThat(splitBrain.getDetails()).containsEntry("splitBrain", java.util.List.of("a/ns/t1"));
+    assertThat(splitBrain.getDetails()).containsEntry("failed", java.util.List.of());
+    assertThat(promotedBoard.splitBrainTables()).isEqualTo(1);
     assertThat(meters.find("replicator.failures").counter().count()).isZero();
   }
 
