@@ -1,5 +1,6 @@
 package io.icerepl.app.cli;
 
+import io.icerepl.app.engine.Redaction;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -52,7 +53,7 @@ public final class ReplicatorCli implements Runnable {
     cli.setErr(err);
     cli.setExecutionExceptionHandler(
         (e, commandLine, parseResult) -> {
-          commandLine.getErr().println("error: " + e.getMessage());
+          commandLine.getErr().println("error: " + Redaction.apply(e.getMessage()));
           return e instanceof IllegalArgumentException ? 2 : 1;
         });
     return cli.execute(args);

@@ -1,5 +1,6 @@
 package io.icerepl.app.engine.catalog;
 
+import io.icerepl.app.engine.Redaction;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -22,18 +23,14 @@ public record CatalogSpec(String name, Map<String, String> properties) {
   /** The catalog kinds the replicator reads heads from and registers replicas in. */
   public static final Set<String> TYPES = Set.of("rest", "glue", "jdbc");
 
-  /**
-   * Property names whose values are never printed; {@code authorization} is the REST catalog's
-   * {@code header.Authorization}, a bearer token.
-   */
-  private static final Set<String> SECRET_WORDS =
-      Set.of("credential", "token", "password", "secret", "session", "authorization");
-
   public CatalogSpec {
     if (name == null || name.isBlank()) {
       throw new IllegalArgumentException("A catalog needs a name");
     }
+    // masked from every output from now on, including other libraries' messages quoting them
+    Redaction.secretsOf(properties);
     properties = Map.copyOf(SqlCatalogUri.asJdbc(name, properties));
+    Redaction.secretsOf(properties);
     String type = properties.get("type");
     if (type == null && !properties.containsKey("catalog-impl")) {
       throw new IllegalArgumentException(
@@ -122,8 +119,7 @@ public record CatalogSpec(String name, Map<String, String> properties) {
   }
 
   private static boolean isSecret(String key) {
-    String lower = key.toLowerCase(Locale.ROOT);
-    return SECRET_WORDS.stream().anyMatch(lower::contains) || lower.endsWith("key-id");
+    return Redaction.isSecretName(key);
   }
 
   /**

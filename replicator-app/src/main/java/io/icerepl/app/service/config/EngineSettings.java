@@ -1,5 +1,6 @@
 package io.icerepl.app.service.config;
 
+import io.icerepl.app.engine.Redaction;
 import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.batch.BatchOperationsOptions;
 import io.icerepl.app.engine.catalog.CatalogSpec;
@@ -105,6 +106,7 @@ public final class EngineSettings {
       defaults.put("s3.path-style-access", "true");
     }
     if (accessKeyId.isPresent() && secretAccessKey.isPresent()) {
+      Redaction.secret(secretAccessKey.get());
       defaults.put("s3.access-key-id", accessKeyId.get());
       defaults.put("s3.secret-access-key", secretAccessKey.get());
     }

@@ -1,5 +1,6 @@
 package io.icerepl.app.service.s3;
 
+import io.icerepl.app.engine.Redaction;
 import io.icerepl.app.engine.worker.SchemeStores;
 import io.icerepl.copier.s3.S3Endpoint;
 import io.icerepl.copier.s3.S3Resilience;
@@ -50,6 +51,7 @@ public final class S3Stores {
   }
 
   private static S3Endpoint endpoint(S3Properties.Side side) {
+    Redaction.secret(side.secretAccessKey());
     return new S3Endpoint(
         Optional.ofNullable(side.endpoint()),
         side.region(),

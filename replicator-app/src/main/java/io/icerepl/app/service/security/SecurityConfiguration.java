@@ -1,5 +1,6 @@
 package io.icerepl.app.service.security;
 
+import io.icerepl.app.engine.Redaction;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletResponse;
 import java.util.Optional;
@@ -41,6 +42,7 @@ class SecurityConfiguration {
               + "only /actuator/health answers{}",
           properties.publicStatus() ? ", with the status API and Prometheus" : "");
     }
+    token.ifPresent(Redaction::secret);
     return new ApiToken(properties.tokenName(), token);
   }
 

@@ -1,5 +1,6 @@
 package io.icerepl.app.service.status;
 
+import io.icerepl.app.engine.Redaction;
 import io.icerepl.app.engine.failback.FailbackSummary;
 import io.icerepl.app.engine.failback.TableFailback;
 import io.icerepl.app.engine.promote.PromotionMode;
@@ -319,7 +320,7 @@ public class FailoverController {
     return ResponseEntity.status(status)
         .body(
             problems.isEmpty()
-                ? Map.of("error", message)
-                : Map.of("error", message, "problems", problems));
+                ? Map.of("error", Redaction.apply(message))
+                : Map.of("error", Redaction.apply(message), "problems", problems));
   }
 }

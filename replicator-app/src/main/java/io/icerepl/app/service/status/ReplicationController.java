@@ -1,5 +1,6 @@
 package io.icerepl.app.service.status;
 
+import io.icerepl.app.engine.Redaction;
 import io.icerepl.app.engine.retention.RetentionResult;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.TableKey;
@@ -121,6 +122,6 @@ public class ReplicationController {
   }
 
   private static ResponseEntity<Map<String, Object>> error(HttpStatus status, String message) {
-    return ResponseEntity.status(status).body(Map.of("error", message));
+    return ResponseEntity.status(status).body(Map.of("error", Redaction.apply(message)));
   }
 }

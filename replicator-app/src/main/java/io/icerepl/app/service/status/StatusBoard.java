@@ -1,5 +1,6 @@
 package io.icerepl.app.service.status;
 
+import io.icerepl.app.engine.Redaction;
 import io.icerepl.app.engine.ReplicationSummary;
 import io.icerepl.app.engine.TableReplicationException;
 import io.icerepl.app.engine.catalog.CatalogException;
@@ -139,7 +140,9 @@ public final class StatusBoard implements TableStatus {
     if (state != ReplicationState.WAITING && !promoted) {
       e.failures.increment();
     }
-    String message = error.getMessage() != null ? error.getMessage() : error.toString();
+    // recorded redacted: the status API and health show it as recorded
+    String message =
+        Redaction.apply(error.getMessage() != null ? error.getMessage() : error.toString());
     boolean repeated;
     synchronized (e) {
       repeated = state == e.state && message.equals(e.lastError);
@@ -336,7 +339,8 @@ public final class StatusBoard implements TableStatus {
     if (isCatalogFailure(error)) {
       catalogFailure(rule, "");
     }
-    String message = error.getMessage() != null ? error.getMessage() : error.toString();
+    String message =
+        Redaction.apply(error.getMessage() != null ? error.getMessage() : error.toString());
     DiscoveryFailure previous =
         discoveryFailures.put(
             rule, new DiscoveryFailure(message, discoveredAtMs.getOrDefault(rule, startedMs)));

@@ -1,5 +1,6 @@
 package io.icerepl.app.service.status;
 
+import io.icerepl.app.engine.Redaction;
 import io.icerepl.app.engine.verify.VerifyReport;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.TableKey;
@@ -95,6 +96,9 @@ public class VerifyController {
                   cannot + busy.pending() + " verifications are already pending; try again later"));
     }
     return ResponseEntity.status(HttpStatus.CONFLICT)
-        .body(Map.of("error", cannot + ((OnDemandRuns.Failed<VerifyReport>) outcome).message()));
+        .body(
+            Map.of(
+                "error",
+                Redaction.apply(cannot + ((OnDemandRuns.Failed<VerifyReport>) outcome).message())));
   }
 }
