@@ -32,10 +32,27 @@ public final class FaultCampaign {
   private final int commits;
   private final long seed;
   private final Duration convergeTimeout;
+  private final Duration settleTime;
   private final PrintWriter out;
 
+  /** With the service's default settle time, as users run it. */
   public FaultCampaign(
       List<Integer> rates, int commits, long seed, Duration convergeTimeout, PrintWriter out) {
+    this(rates, commits, seed, convergeTimeout, Duration.ofSeconds(5), out);
+  }
+
+  /**
+   * @param settleTime the service's {@code replicator.settle-time}: the campaign's writer is the
+   *     table's only one, so a short one loses nothing and only shortens each convergence
+   */
+  public FaultCampaign(
+      List<Integer> rates,
+      int commits,
+      long seed,
+      Duration convergeTimeout,
+      Duration settleTime,
+      PrintWriter out) {
+    this.settleTime = settleTime;
     this.rates = new ArrayList<>();
     if (!rates.contains(0)) {
       this.rates.add(0);
@@ -147,7 +164,7 @@ public final class FaultCampaign {
       String region = EmbeddedS3.REGION.id();
       FaultInterceptor faults = new FaultInterceptor(rate, seed * 1000 + rate);
       ConfigurableApplicationContext service =
-          startService(s3.endpoint().toString(), sqs.endpoint().toString(), faults);
+          startService(s3.endpoint().toString(), sqs.endpoint().toString(), faults, settleTime);
       try (CampaignSource source =
               new CampaignSource(
                   SOURCE_BUCKET,
@@ -254,7 +271,7 @@ public final class FaultCampaign {
   }
 
   private static ConfigurableApplicationContext startService(
-      String s3Endpoint, String sqsEndpoint, FaultInterceptor faults) {
+      String s3Endpoint, String sqsEndpoint, FaultInterceptor faults, Duration settleTime) {
     List<String> args = new ArrayList<>();
     args.add("--server.port=0");
     args.add("--spring.main.banner-mode=off");
@@ -266,6 +283,7 @@ public final class FaultCampaign {
     args.add("--replicator.reconciliation-interval=PT2S");
     args.add("--replicator.retry.initial-backoff=PT0.5S");
     args.add("--replicator.retry.max-backoff=PT2S");
+    args.add("--replicator.settle-time=" + settleTime);
     SpringApplication application = new SpringApplication(ReplicatorApplication.class);
     // a singleton ExecutionInterceptor bean: the service puts it on both S3 clients
     application.addInitializers(

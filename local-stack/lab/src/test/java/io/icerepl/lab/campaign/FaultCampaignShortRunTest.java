@@ -19,7 +19,13 @@ class FaultCampaignShortRunTest {
     StringWriter out = new StringWriter();
 
     boolean ok =
-        new FaultCampaign(List.of(20), 8, 1, Duration.ofMinutes(5), new PrintWriter(out, true))
+        new FaultCampaign(
+                List.of(20),
+                8,
+                1,
+                Duration.ofMinutes(5),
+                Duration.ofMillis(200),
+                new PrintWriter(out, true))
             .run();
 
     assertThat(ok).as(out.toString()).isTrue();
