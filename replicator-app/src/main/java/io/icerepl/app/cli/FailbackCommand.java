@@ -103,6 +103,14 @@ public final class FailbackCommand implements Callable<Integer> {
   }
 
   @Option(
+      names = "--epoch",
+      paramLabel = "E",
+      description =
+          "Fail back only if the primary is still promoted at epoch E (its status's epoch), the"
+              + " promotion the decision was made on.")
+  Long epoch;
+
+  @Option(
       names = "--tag-prefix",
       paramLabel = "<prefix>",
       description = "The prefix of the tags that keep the old source's orphan commits.")
@@ -157,7 +165,12 @@ public final class FailbackCommand implements Callable<Integer> {
                   options,
                   tagPrefix,
                   new TableCatalogs(primaryHead, originalEntry))
-              .failback(primary, oldSource);
+              .failback(
+                  primary,
+                  oldSource,
+                  epoch == null
+                      ? java.util.OptionalLong.empty()
+                      : java.util.OptionalLong.of(epoch));
       PrintWriter out = spec.commandLine().getOut();
       out.println("primary            " + primary);
       out.println("old source         " + summary.originalLocation());

@@ -23,6 +23,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -71,11 +72,23 @@ final class PromoteCommand implements Callable<Integer> {
       description = "In safe mode, promote even when verify finds problems (they are listed).")
   boolean force;
 
+  @Option(
+      names = "--replica-version",
+      paramLabel = "N",
+      description =
+          "Promote only if the replica is still at version N (its v<N>.metadata.json), the one the"
+              + " decision was made on; a rerun of that promotion is answered as such.")
+  Long replicaVersion;
+
   @CommandLine.Mixin SettleTimeOption settle;
 
   @CommandLine.Mixin ThreadsOption threads;
 
   @CommandLine.Mixin MetadataLimitOption metadataLimit;
+
+  private OptionalLong decidedOn() {
+    return replicaVersion == null ? OptionalLong.empty() : OptionalLong.of(replicaVersion);
+  }
 
   @Override
   public Integer call() {
@@ -132,12 +145,13 @@ final class PromoteCommand implements Callable<Integer> {
                 sourceStore,
                 verifier,
                 force,
-                line -> out.println("problem            " + line));
+                line -> out.println("problem            " + line),
+                decidedOn());
       } else {
         if (hasSource) {
           reportSource(out, catalogs);
         }
-        result = promoter.promote(targetLocation, targetLocation, promotionMode);
+        result = promoter.promote(targetLocation, targetLocation, promotionMode, decidedOn());
       }
       print(out, targetLocation, result);
       entryTable.ifPresent(t -> out.println("catalog entry      " + t.describe()));

@@ -146,7 +146,28 @@ class FailoverServiceTest {
       sourceRows.put(snapshot.snapshotId(), SourceTable.rows(orders, snapshot.snapshotId()));
     }
 
-    HttpJson.Response response = service.http.post(ORDERS + "/promote?mode=now");
+    // a request decided on a replica version the replica has left is refused, writing nothing
+    String replicaFile = service.http.get(ORDERS).json().path("replicaMetadataFile").asText();
+    long decidedOn =
+        Long.parseLong(
+            replicaFile.substring(
+                replicaFile.lastIndexOf("/v") + 2, replicaFile.indexOf(".metadata.json")));
+    HttpJson.Response stale =
+        service.http.post(ORDERS + "/promote?mode=now&replicaVersion=" + (decidedOn - 1));
+    assertThat(stale.status()).as(stale.body()).isEqualTo(409);
+    assertThat(stale.json().path("error").asText())
+        .isEqualTo(
+            "Cannot promote table "
+                + ORDERS_REPLICA
+                + ": the request was decided on replica version "
+                + (decidedOn - 1)
+                + ", but the replica is at version "
+                + decidedOn
+                + " (it moved since: ask its status again); nothing was written");
+    assertThat(service.http.get(ORDERS).json().path("state").asText()).isEqualTo("IN_SYNC");
+
+    HttpJson.Response response =
+        service.http.post(ORDERS + "/promote?mode=now&replicaVersion=" + decidedOn);
 
     assertThat(response.status()).as(response.body()).isEqualTo(200);
     JsonNode promotion = response.json();
@@ -170,10 +191,21 @@ class FailoverServiceTest {
     assertThat(promotion.path("head").asLong()).isEqualTo(orders.currentSnapshot().snapshotId());
     assertThat(service.http.get(ORDERS).json().path("state").asText()).isEqualTo("PROMOTED");
 
-    HttpJson.Response again = service.http.post(ORDERS + "/promote?mode=now");
+    // a retry of the same request is answered as a rerun; one decided on another version is not
+    HttpJson.Response again =
+        service.http.post(ORDERS + "/promote?mode=now&replicaVersion=" + decidedOn);
     assertThat(again.status()).as(again.body()).isEqualTo(200);
     assertThat(again.json().path("status").asText()).isEqualTo("already promoted");
     assertThat(again.json().path("promotedVersion").asLong()).isEqualTo(version);
+    HttpJson.Response replayed =
+        service.http.post(ORDERS + "/promote?mode=now&replicaVersion=" + version);
+    assertThat(replayed.status()).as(replayed.body()).isEqualTo(409);
+    assertThat(replayed.json().path("error").asText())
+        .contains(
+            "the request was decided on replica version "
+                + version
+                + ", but the replica was promoted from version "
+                + decidedOn);
 
     Table promoted = HintedReplica.openForWrites(io, ORDERS_REPLICA);
     assertThat(promoted.properties())
@@ -209,6 +241,7 @@ class FailoverServiceTest {
   @Order(5)
   void failbackOntoThePromotedTableItselfOrWithAForgedLineIsRefusedAndWritesNothing() {
     Map<String, String> before = fixture.objects("replica", "warehouse/ns/orders/");
+    Map<String, String> originalBefore = fixture.objects("source", "warehouse/ns/orders/metadata/");
 
     // the promoted table itself, spelled as Spark through S3A spells it
     HttpJson.Response itself =
@@ -230,7 +263,20 @@ class FailoverServiceTest {
             "Cannot fail back ns/orders on a: A table location must not hold control characters;"
                 + " this one has U+000A at position 13");
 
+    // a request decided on another promotion than the table's
+    HttpJson.Response otherEpoch = service.http.post(ORDERS + "/failback?epoch=2");
+    assertThat(otherEpoch.status()).as(otherEpoch.body()).isEqualTo(409);
+    assertThat(otherEpoch.json().path("error").asText())
+        .isEqualTo(
+            "Cannot fail back table s3://replica/warehouse/ns/orders into "
+                + ORDERS_SOURCE
+                + ": the request was decided on promotion epoch 2, but the table is at epoch 1 (it"
+                + " moved since: ask its status again); nothing was written");
+
     assertThat(fixture.objects("replica", "warehouse/ns/orders/")).isEqualTo(before);
+    assertThat(fixture.objects("source", "warehouse/ns/orders/metadata/"))
+        .as("the original")
+        .isEqualTo(originalBefore);
     assertThat(service.http.get(ORDERS).json().path("state").asText())
         .isEqualTo("OLD_PRIMARY_WROTE");
     assertThat(service.http.get(ORDERS).json().path("lastFailback").isNull()).isTrue();
@@ -241,7 +287,8 @@ class FailoverServiceTest {
   void failbackMakesTheOriginalHoldEveryPromotedSnapshotAndKeepsTheOrphanUnderItsTag() {
     HttpJson.Response response =
         service.http.post(
-            ORDERS + "/failback?tagPrefix=dr-orphan", "{\"oldSource\": \"" + ORDERS_SOURCE + "\"}");
+            ORDERS + "/failback?tagPrefix=dr-orphan&epoch=1",
+            "{\"oldSource\": \"" + ORDERS_SOURCE + "\"}");
 
     assertThat(response.status()).as(response.body()).isEqualTo(200);
     JsonNode summary = response.json();

@@ -31,6 +31,7 @@ import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.path.SourcePrefixes;
 import io.icerepl.merge.path.TableLayout;
 import io.icerepl.merge.path.TableLocation;
+import io.icerepl.merge.state.Promotion;
 import io.icerepl.merge.state.ReplicaState;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -39,6 +40,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import org.slf4j.Logger;
@@ -113,8 +115,34 @@ public final class TableFailback {
    * @throws TableReplicationException with the specific error; the original is left as it was
    */
   public FailbackSummary failback(String primaryLocation, String originalLocation) {
+    return failback(primaryLocation, originalLocation, OptionalLong.empty());
+  }
+
+  /**
+   * As above, refused when the promoted table is no longer at {@code decidedOnEpoch}, the promotion
+   * epoch the caller saw when it decided: a replayed request after a later promotion or switch-back
+   * fails back nothing.
+   */
+  public FailbackSummary failback(
+      String primaryLocation, String originalLocation, OptionalLong decidedOnEpoch) {
     String table = primaryLocation;
     try {
+      if (decidedOnEpoch.isPresent()) {
+        Promotion promotion =
+            new ReplicaFiles(primary, options.maxMetadataBytes())
+                .state(primaryLocation)
+                .promotion();
+        if (promotion == null || promotion.epoch() != decidedOnEpoch.getAsLong()) {
+          throw refused(
+              primaryLocation,
+              originalLocation,
+              "the request was decided on promotion epoch "
+                  + decidedOnEpoch.getAsLong()
+                  + ", but the table is "
+                  + (promotion == null ? "not promoted" : "at epoch " + promotion.epoch())
+                  + " (it moved since: ask its status again)");
+        }
+      }
       TableLocation promotedTable = TableLocation.of(primaryLocation);
       if (promotedTable.overlaps(TableLocation.of(originalLocation))) {
         throw refused(primaryLocation, originalLocation, "it overlaps the promoted table");

@@ -84,32 +84,69 @@ public final class TablePromoter {
       TableVerifier verifier,
       boolean force,
       Consumer<String> problems) {
-    if (promotion(table, targetLocation).isEmpty()) {
-      ReplicationResult replicated = replicator.replicateIfChanged(sourceLocation, targetLocation);
-      VerifyResult verified =
-          verifier.verify(
-              targetLocation,
-              Optional.of(
-                  new VerifySource(source, sourceLocation, replicated.heads().source().file())),
-              problems);
-      if (verified.problems() > 0) {
-        if (!force) {
-          throw new TablePromotionException(
-              table,
-              "verify found "
-                  + verified.problems()
-                  + " problems in "
-                  + verified.checked()
-                  + " checked; the replica is not promoted (force promotes it anyway)");
-        }
-        LOG.warn(
-            "{}: promoting {} despite {} verify problems: forced",
-            table,
-            targetLocation,
-            verified.problems());
+    return promoteSafely(
+        table,
+        sourceLocation,
+        targetLocation,
+        replicator,
+        source,
+        verifier,
+        force,
+        problems,
+        OptionalLong.empty());
+  }
+
+  /**
+   * As above, refused when the replica is no longer at the version the request was decided on.
+   *
+   * @param decidedOn the replica version the caller saw when it decided to promote: a retried or
+   *     replayed request after the table moved on (promoted and switched back since) is refused
+   */
+  public PromotionResult promoteSafely(
+      String table,
+      String sourceLocation,
+      String targetLocation,
+      TableReplicator replicator,
+      ObjectStore source,
+      TableVerifier verifier,
+      boolean force,
+      Consumer<String> problems,
+      OptionalLong decidedOn) {
+    if (promotion(table, targetLocation).isPresent()) {
+      return promote(table, targetLocation, PromotionMode.SAFE, decidedOn);
+    }
+    if (decidedOn.isPresent()) {
+      try {
+        refuseMoved(table, decidedOn, replicaFiles.head(table, targetLocation));
+      } catch (IOException e) {
+        throw new TablePromotionException(table, e.getMessage(), new UncheckedIOException(e));
       }
     }
-    return promote(table, targetLocation, PromotionMode.SAFE);
+    ReplicationResult replicated = replicator.replicateIfChanged(sourceLocation, targetLocation);
+    VerifyResult verified =
+        verifier.verify(
+            targetLocation,
+            Optional.of(
+                new VerifySource(source, sourceLocation, replicated.heads().source().file())),
+            problems);
+    if (verified.problems() > 0) {
+      if (!force) {
+        throw new TablePromotionException(
+            table,
+            "verify found "
+                + verified.problems()
+                + " problems in "
+                + verified.checked()
+                + " checked; the replica is not promoted (force promotes it anyway)");
+      }
+      LOG.warn(
+          "{}: promoting {} despite {} verify problems: forced",
+          table,
+          targetLocation,
+          verified.problems());
+    }
+    // what was decided on was checked before the replication moved the replica on
+    return promote(table, targetLocation, PromotionMode.SAFE, OptionalLong.empty());
   }
 
   /**
@@ -119,19 +156,32 @@ public final class TablePromoter {
    * @throws TablePromotionException when there is no replica or it cannot be promoted
    */
   public PromotionResult promote(String table, String targetLocation, PromotionMode mode) {
+    return promote(table, targetLocation, mode, OptionalLong.empty());
+  }
+
+  /**
+   * As above, refused when the replica is no longer at the version the request was decided on (for
+   * an earlier promotion: the version it promoted from, so a retry is answered as a rerun).
+   */
+  public PromotionResult promote(
+      String table, String targetLocation, PromotionMode mode, OptionalLong decidedOn) {
     try (ObjectStore.Lock lock = target.lock(targetLocation)) {
       ReplicaState state = replicaFiles.state(targetLocation);
       if (state.promotion() != null) {
+        long promotedFrom = state.promotion().replicaVersion() - 1;
+        if (decidedOn.isPresent() && decidedOn.getAsLong() != promotedFrom) {
+          throw refused(table, decidedOn.getAsLong(), "was promoted from version " + promotedFrom);
+        }
         return moveEntry(
             table, targetLocation, finish(table, targetLocation, state.promotion(), lock));
       }
+      Optional<ReplicaHead> current = replicaFiles.head(table, targetLocation);
+      refuseMoved(table, decidedOn, current);
       ReplicaHead head =
-          replicaFiles
-              .head(table, targetLocation)
-              .orElseThrow(
-                  () ->
-                      new TablePromotionException(
-                          table, targetLocation + " holds no replica to promote"));
+          current.orElseThrow(
+              () ->
+                  new TablePromotionException(
+                      table, targetLocation + " holds no replica to promote"));
       Promotion promotion =
           new Promotion(
               PromotedMetadata.nextEpoch(head.metadata()),
@@ -151,6 +201,27 @@ public final class TablePromoter {
     } catch (IOException e) {
       throw new TablePromotionException(table, e.getMessage(), new UncheckedIOException(e));
     }
+  }
+
+  private static void refuseMoved(
+      String table, OptionalLong decidedOn, Optional<ReplicaHead> current) {
+    if (decidedOn.isEmpty()) {
+      return;
+    }
+    long now = current.map(ReplicaHead::version).orElse(0L);
+    if (now != decidedOn.getAsLong()) {
+      throw refused(table, decidedOn.getAsLong(), "is at version " + now);
+    }
+  }
+
+  private static TablePromotionException refused(String table, long decidedOn, String actually) {
+    return new TablePromotionException(
+        table,
+        "the request was decided on replica version "
+            + decidedOn
+            + ", but the replica "
+            + actually
+            + " (it moved since: ask its status again); nothing was written");
   }
 
   /** The promotion recorded in the replica's state, if it was promoted. */

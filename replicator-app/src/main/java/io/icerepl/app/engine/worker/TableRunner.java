@@ -439,6 +439,19 @@ public final class TableRunner implements AutoCloseable {
    */
   public PromotionResult promote(
       TableKey key, PromotionMode mode, boolean force, Consumer<String> problems) {
+    return promote(key, mode, force, problems, OptionalLong.empty());
+  }
+
+  /**
+   * As above, refused when the replica is no longer at {@code decidedOn}, the replica version the
+   * caller saw when it decided.
+   */
+  public PromotionResult promote(
+      TableKey key,
+      PromotionMode mode,
+      boolean force,
+      Consumer<String> problems,
+      OptionalLong decidedOn) {
     String table = key.targetLocation();
     Optional<ReplicaEntry> entry = replicaEntry(key);
     ObjectStore replicaStore = stores.targetStore(key.targetLocation());
@@ -470,9 +483,10 @@ public final class TableRunner implements AutoCloseable {
               sourceStore,
               verifier,
               force,
-              problems);
+              problems,
+              decidedOn);
     } else {
-      result = promoter.promote(table, key.targetLocation(), mode);
+      result = promoter.promote(table, key.targetLocation(), mode, decidedOn);
     }
     board.promoted(key, result);
     return result;
@@ -488,6 +502,12 @@ public final class TableRunner implements AutoCloseable {
    *     left as it was
    */
   public FailbackSummary failback(TableKey key, String originalLocation, String tagPrefix) {
+    return failback(key, originalLocation, tagPrefix, OptionalLong.empty());
+  }
+
+  /** As above, refused when the promoted table is no longer at {@code decidedOnEpoch}. */
+  public FailbackSummary failback(
+      TableKey key, String originalLocation, String tagPrefix, OptionalLong decidedOnEpoch) {
     String primary = key.targetLocation();
     TableRule rule = rules.rule(key.rule());
     Optional<CatalogSpec> originalCatalog = rule.catalog().map(RuleCatalog::spec);
@@ -528,7 +548,7 @@ public final class TableRunner implements AutoCloseable {
                     allowed),
                 tagPrefix,
                 failbackCatalogs(key, originalLocation, originalCatalog))
-            .failback(primary, originalLocation);
+            .failback(primary, originalLocation, decidedOnEpoch);
     board.failedBack(key, FailbackReport.of(clock.instant(), summary));
     return summary;
   }

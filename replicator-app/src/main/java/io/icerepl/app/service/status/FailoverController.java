@@ -19,6 +19,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import org.springframework.http.HttpStatus;
@@ -115,7 +116,10 @@ public class FailoverController {
    * unless {@code force=true}; {@code mode=now} promotes what the replica holds. 200 with the
    * promotion (also on a rerun, {@code already promoted}); 202 when it is still running after
    * {@code replicator.api.promote.timeout}; 400 for an unknown mode; 409 when refused (with the
-   * problems verify found) or failed; 429 when too many are pending.
+   * problems verify found) or failed; 429 when too many are pending. With {@code replicaVersion}
+   * (the N of the status's {@code replicaMetadataFile} {@code v<N>.metadata.json} the caller
+   * decided on), 409 when the replica has moved since: a retried or replayed request after a
+   * switch-back never promotes again.
    */
   @PostMapping("/{target}/{namespace}/{table}/promote")
   public ResponseEntity<Object> promote(
@@ -124,6 +128,7 @@ public class FailoverController {
       @PathVariable String table,
       @RequestParam(defaultValue = "safe") String mode,
       @RequestParam(defaultValue = "false") boolean force,
+      @RequestParam(required = false) Long replicaVersion,
       Principal caller,
       HttpServletRequest request)
       throws InterruptedException {
@@ -131,6 +136,8 @@ public class FailoverController {
     if (key == null) {
       return ResponseEntity.notFound().build();
     }
+    OptionalLong decidedOn =
+        replicaVersion == null ? OptionalLong.empty() : OptionalLong.of(replicaVersion);
     PromotionMode promotionMode;
     try {
       promotionMode = PromotionMode.parse(mode);
@@ -154,7 +161,9 @@ public class FailoverController {
             request.getRemoteAddr(),
             () ->
                 coordinator.runInLane(
-                    key, "promote", k -> runner.promote(k, promotionMode, force, firstProblems)));
+                    key,
+                    "promote",
+                    k -> runner.promote(k, promotionMode, force, firstProblems, decidedOn)));
     if (outcome instanceof OnDemandRuns.Done<PromotionResult> done) {
       return ResponseEntity.ok(answer(key, done.result(), copy(problems)));
     }
@@ -194,7 +203,8 @@ public class FailoverController {
    * or a JSON body. 200 with the summary, its orphan tags also in the table's status as {@code
    * lastFailback}; 202 when still running after {@code replicator.api.failback.timeout}; 400 for a
    * bad tag prefix; 409 when refused or failed, the original left as it was; 429 when too many are
-   * pending.
+   * pending. With {@code epoch} (the promotion's epoch the caller decided on), 409 when the table
+   * is no longer promoted at that epoch: a replayed request fails back nothing.
    */
   @PostMapping("/{target}/{namespace}/{table}/failback")
   public ResponseEntity<Object> failback(
@@ -203,6 +213,7 @@ public class FailoverController {
       @PathVariable String table,
       @RequestParam(required = false) String oldSource,
       @RequestParam(required = false) String tagPrefix,
+      @RequestParam(required = false) Long epoch,
       @RequestBody(required = false) FailbackRequest body,
       Principal caller,
       HttpServletRequest request)
@@ -242,7 +253,15 @@ public class FailoverController {
             caller.getName(),
             request.getRemoteAddr(),
             () ->
-                coordinator.runInLane(key, "fail back", k -> runner.failback(k, original, prefix)));
+                coordinator.runInLane(
+                    key,
+                    "fail back",
+                    k ->
+                        runner.failback(
+                            k,
+                            original,
+                            prefix,
+                            epoch == null ? OptionalLong.empty() : OptionalLong.of(epoch))));
     if (outcome instanceof OnDemandRuns.Done<FailbackSummary> done) {
       return ResponseEntity.ok(done.result());
     }
