@@ -20,6 +20,12 @@ public final class DecodeBounds {
    */
   public static final int AVRO_BLOCK_BYTES = 64 * 1024 * 1024;
 
+  /**
+   * The largest Puffin footer payload, stored or decompressed: a JSON list of blobs, a few hundred
+   * bytes each, so this holds tens of thousands of deletion vectors.
+   */
+  public static final int PUFFIN_FOOTER_BYTES = 16 * 1024 * 1024;
+
   /** The exception every bound throws. */
   public static final class BoundExceededException extends IOException {
     public BoundExceededException(String message) {

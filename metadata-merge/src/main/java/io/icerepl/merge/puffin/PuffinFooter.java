@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icerepl.merge.deletes.PositionDeleteRewriter;
 import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.error.UnsupportedFeatureException;
+import io.icerepl.merge.io.DecodeBounds;
 import io.icerepl.merge.io.SeekableInput;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -70,7 +71,10 @@ record PuffinFooter(long fileLength, long footerStart, int flags, ObjectNode met
                 + Integer.toHexString(flags));
       }
       checkMagic(in, footerStart, fileName, "at the footer's start");
-      byte[] payload = new byte[payloadSize];
+      byte[] payload =
+          new byte
+              [DecodeBounds.checkClaim(
+                  "the Puffin footer", payloadSize, DecodeBounds.PUFFIN_FOOTER_BYTES)];
       in.readFully(footerStart + MAGIC.length, payload, 0, payloadSize);
       if ((flags & FOOTER_PAYLOAD_COMPRESSED) != 0) {
         payload = decompress(payload, fileName);
@@ -121,7 +125,10 @@ record PuffinFooter(long fileLength, long footerStart, int flags, ObjectNode met
             new ByteArrayInputStream(payload),
             LZ4Factory.safeInstance().safeDecompressor(),
             XXHashFactory.safeInstance().hash32())) {
-      return frame.readAllBytes();
+      return DecodeBounds.readAtMost(
+          frame, "the Puffin footer's LZ4 frame", DecodeBounds.PUFFIN_FOOTER_BYTES);
+    } catch (DecodeBounds.BoundExceededException e) {
+      throw bad(fileName, e.getMessage(), e);
     } catch (IOException | RuntimeException e) {
       throw bad(
           fileName,

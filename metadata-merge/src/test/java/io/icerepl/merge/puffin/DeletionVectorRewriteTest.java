@@ -10,6 +10,7 @@ import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.error.PathOutsideMappingException;
 import io.icerepl.merge.error.UnsupportedFeatureException;
 import io.icerepl.merge.io.ByteArraySeekableInput;
+import io.icerepl.merge.io.DecodeBounds;
 import io.icerepl.merge.path.PathMapping;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -320,6 +321,56 @@ class DeletionVectorRewriteTest {
                 + " valid LZ4 frame");
   }
 
+  @Test
+  void anLz4FooterThatDecompressesPastTheBoundIsBadInputAfterAtMostTheBound() throws IOException {
+    // 64 MiB of spaces compress to about 256 KB; a reader without a bound would hold all of it
+    ByteArrayOutputStream frame = new ByteArrayOutputStream();
+    try (net.jpountz.lz4.LZ4FrameOutputStream out =
+        new net.jpountz.lz4.LZ4FrameOutputStream(frame)) {
+      byte[] spaces = new byte[1 << 20];
+      Arrays.fill(spaces, (byte) ' ');
+      for (int i = 0; i < 64; i++) {
+        out.write(spaces);
+      }
+    }
+    byte[] file = handMadePuffin(frame.toByteArray(), 1);
+    assertThat(file.length).isLessThan(1 << 20);
+
+    assertThatThrownBy(
+            () ->
+                DeletionVectorRewriter.rewrite(
+                    new ByteArraySeekableInput(file),
+                    new ByteArrayOutputStream(),
+                    "s3://src/bomb.puffin",
+                    mapping::map))
+        .isExactlyInstanceOf(BadInputException.class)
+        .hasMessage(
+            "Cannot read deletion vector file s3://src/bomb.puffin: Cannot decode the Puffin"
+                + " footer's LZ4 frame: it decompresses to more than the limit of "
+                + DecodeBounds.PUFFIN_FOOTER_BYTES
+                + " bytes");
+  }
+
+  @Test
+  void aFooterPayloadClaimingMoreThanTheBoundIsRefusedBeforeItIsRead() {
+    // a file of 32 MiB whose footer claims all of it: never allocated
+    byte[] json = new byte[32 << 20];
+    Arrays.fill(json, (byte) ' ');
+    assertThatThrownBy(
+            () ->
+                DeletionVectorRewriter.rewrite(
+                    new ByteArraySeekableInput(handMadePuffin(json, 0)),
+                    new ByteArrayOutputStream(),
+                    "big.puffin",
+                    mapping::map))
+        .isInstanceOf(BadInputException.class)
+        .hasMessageContaining(
+            "Cannot decode the Puffin footer: it claims "
+                + json.length
+                + " bytes, more than the limit of "
+                + DecodeBounds.PUFFIN_FOOTER_BYTES);
+  }
+
   @ParameterizedTest
   @ValueSource(ints = {0x100, 0x101})
   void unknownFooterFlagsAreUnsupported(int flags) {
@@ -380,7 +431,10 @@ class DeletionVectorRewriteTest {
   }
 
   private static byte[] handMadePuffin(String payload, int flags) {
-    byte[] json = payload.getBytes(StandardCharsets.UTF_8);
+    return handMadePuffin(payload.getBytes(StandardCharsets.UTF_8), flags);
+  }
+
+  private static byte[] handMadePuffin(byte[] json, int flags) {
     ByteBuffer file =
         ByteBuffer.allocate(4 + 4 + 4 + json.length + 12).order(ByteOrder.LITTLE_ENDIAN);
     byte[] magic = {0x50, 0x46, 0x41, 0x31};
