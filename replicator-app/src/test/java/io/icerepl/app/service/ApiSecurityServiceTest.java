@@ -31,6 +31,7 @@ class ApiSecurityServiceTest {
   private static final String DOTTED = "/api/replications/a/a.b/t";
   private static final String NESTED = "/api/replications/a/a%1Fb/t";
   private static final String FROZEN = "/api/replications/f/ns/t";
+  private static final String OLD = "/api/replications/a/ns/old";
 
   private static RunningService service;
 
@@ -39,13 +40,23 @@ class ApiSecurityServiceTest {
     SourceTable.create(ROOT.resolve("lake/a.b/t"), 2).append("a", 2);
     SourceTable.create(ROOT.resolve("lake/a/b/t"), 2).append("b", 3);
     SourceTable.create(ROOT.resolve("frozen/ns/t"), 2).append("c", 1);
+    // four snapshots, a policy that keeps one: an expire that runs has something to expire
+    SourceTable old = SourceTable.create(ROOT.resolve("lake/ns/old"), 2);
+    old.table
+        .updateProperties()
+        .set("history.expire.max-snapshot-age-ms", "1")
+        .set("history.expire.min-snapshots-to-keep", "1")
+        .commit();
+    for (String category : List.of("a", "b", "c", "d")) {
+      old.append(category, 1);
+    }
     service = RunningService.start(properties(Map.of()));
     await()
         .atMost(PATIENCE)
         .pollInterval(Duration.ofMillis(200))
         .untilAsserted(
             () -> {
-              for (String path : List.of(DOTTED, NESTED, FROZEN)) {
+              for (String path : List.of(DOTTED, NESTED, FROZEN, OLD)) {
                 assertThat(service.http.get(path).json().path("state").asText())
                     .as(path)
                     .isEqualTo("IN_SYNC");
@@ -87,6 +98,35 @@ class ApiSecurityServiceTest {
     assertThat(response.status()).as(response.body()).isEqualTo(200);
     assertThat(response.json().path("expired_snapshots_count").asInt()).isZero();
     assertThat(response.json().path("dry_run").asBoolean()).isFalse();
+  }
+
+  @Test
+  void anExpireRefusedExpiresNothingAndOneWithTheTokenExpiresWhatThePolicySays() {
+    assertThat(replicaSnapshots()).isEqualTo(4);
+
+    assertThat(service.http.withToken(null).post(OLD + "/expire").status()).isEqualTo(401);
+    assertThat(service.http.withToken("test-token-0123456780").post(OLD + "/expire").status())
+        .isEqualTo(401);
+    assertThat(service.http.crossSiteFormPost(OLD + "/expire", "https://intranet.example").status())
+        .isEqualTo(401);
+    assertThat(replicaSnapshots()).as("after the refused requests").isEqualTo(4);
+
+    HttpJson.Response response = service.http.post(OLD + "/expire");
+
+    assertThat(response.status()).as(response.body()).isEqualTo(200);
+    assertThat(response.json().path("expired_snapshots_count").asInt()).isEqualTo(3);
+    assertThat(replicaSnapshots()).as("after the expire").isEqualTo(1);
+  }
+
+  /** The snapshots the replica of {@code ns/old} holds, read by the Iceberg library. */
+  private static int replicaSnapshots() {
+    org.apache.iceberg.Table replica =
+        SourceTable.TABLES.load(ROOT.resolve("replica-lake/ns/old").toString());
+    int n = 0;
+    for (org.apache.iceberg.Snapshot ignored : replica.snapshots()) {
+      n++;
+    }
+    return n;
   }
 
   @Test
