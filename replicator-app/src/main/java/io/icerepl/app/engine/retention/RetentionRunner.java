@@ -170,6 +170,7 @@ public final class RetentionRunner {
             head.file());
       }
       if (!state.replacedStatisticsFiles().isEmpty()) {
+        lock.checkHeld("delete the statistics files replication stopped naming");
         delete(location, unreachable);
         replicaFiles.writeState(
             location, replicaFiles.state(location).withReplacedStatisticsFiles(List.of()));
