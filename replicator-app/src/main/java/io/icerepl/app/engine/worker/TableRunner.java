@@ -34,6 +34,7 @@ import io.icerepl.app.engine.verify.VerifySource;
 import io.icerepl.copier.copy.CopyProgress;
 import io.icerepl.copier.publish.ReplicaLayout;
 import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.head.MetadataFileNames;
 import io.icerepl.merge.model.Snapshot;
 import io.icerepl.merge.model.TableMetadata;
@@ -97,6 +98,9 @@ public final class TableRunner implements AutoCloseable {
    * that commits often is replicated without parsing its replica metadata each time. Bounded: a
    * parsed version of a large table is large.
    */
+  /** Rules whose catalog's tables are unconfined, warned about once. */
+  private final Set<String> unconfinedRules = ConcurrentHashMap.newKeySet();
+
   private final Map<TableKey, AtomicReference<ReplicaHead>> published =
       Collections.synchronizedMap(
           new LinkedHashMap<>(PUBLISHED_HEADS_KEPT, 0.75f, true) {
@@ -204,14 +208,81 @@ public final class TableRunner implements AutoCloseable {
       return new Source(key.sourceLocation(), new TableCatalogs(Optional.empty(), registrar));
     }
     CatalogSpec spec = rule.catalog().get().spec();
+    org.apache.iceberg.catalog.Catalog catalog = catalogs.get(spec);
     org.apache.iceberg.TableMetadata current =
         new CatalogHeadResolver(
-                catalogs.get(spec), spec, TableIdentifier.of(key.levels().toArray(String[]::new)))
+                catalog, spec, TableIdentifier.of(key.levels().toArray(String[]::new)))
             .current();
+    confine(key, rule, spec, catalog, current.location());
     catalogLocations.record(current.location(), rules.keys(rule, key.table()));
     SourceHeadResolver head =
         location -> SourceHeadResolver.Head.given(current.metadataFileLocation());
     return new Source(current.location(), new TableCatalogs(Optional.of(head), registrar));
+  }
+
+  /**
+   * A catalog's row names the table's metadata, and so where its files are: a row pointing at
+   * another table's metadata would have that table's files copied. The location a catalog reports
+   * must lie under the rule's allowed source prefixes, or under the catalog's warehouse when the
+   * rule names none; a catalog whose warehouse is unknown (a REST server that does not say) leaves
+   * its tables unconfined, which the service warns about once per rule.
+   */
+  private void confine(
+      TableKey key,
+      TableRule rule,
+      CatalogSpec spec,
+      org.apache.iceberg.catalog.Catalog catalog,
+      String location) {
+    List<String> roots = rule.allowedSourcePrefixes();
+    String what = "the rule's allowed-source-prefixes";
+    if (roots.isEmpty()) {
+      Optional<String> warehouse = warehouse(spec, catalog);
+      if (warehouse.isEmpty()) {
+        if (unconfinedRules.add(rule.name())) {
+          LOG.warn(
+              "{}: {} says no warehouse, so its tables may name files anywhere; set"
+                  + " allowed-source-prefixes on the rule to confine them",
+              rule.name(),
+              spec.describe());
+        }
+        return;
+      }
+      roots = List.of(warehouse.get());
+      what = "the catalog's warehouse";
+    }
+    TableLocation table = TableLocation.of(location);
+    if (roots.stream().noneMatch(root -> TableLocation.of(root).contains(table))) {
+      throw new TableReplicationException(
+          key.sourceLocation(),
+          new BadInputException(
+              "Cannot replicate table "
+                  + key.table()
+                  + " of "
+                  + spec.describe()
+                  + ": the catalog reports its location "
+                  + location
+                  + ", outside "
+                  + what
+                  + " "
+                  + roots
+                  + "; nothing was copied"));
+    }
+  }
+
+  /** The catalog's warehouse: as configured, or as a REST server's configuration says. */
+  private static Optional<String> warehouse(
+      CatalogSpec spec, org.apache.iceberg.catalog.Catalog catalog) {
+    String configured = spec.properties().get("warehouse");
+    if (configured != null && !configured.isBlank()) {
+      return Optional.of(configured);
+    }
+    if (catalog instanceof org.apache.iceberg.rest.RESTCatalog rest) {
+      String served = rest.properties().get("warehouse");
+      if (served != null && !served.isBlank() && served.contains("/")) {
+        return Optional.of(served);
+      }
+    }
+    return Optional.empty();
   }
 
   /**
