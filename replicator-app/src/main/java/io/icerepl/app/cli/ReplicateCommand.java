@@ -8,6 +8,7 @@ import io.icerepl.app.engine.batch.BatchJobListener;
 import io.icerepl.app.engine.batch.BatchOperations;
 import io.icerepl.app.engine.batch.BatchOperationsOptions;
 import io.icerepl.app.engine.catalog.CatalogClients;
+import io.icerepl.app.engine.catalog.CatalogConfinement;
 import io.icerepl.app.engine.catalog.CatalogHeadResolver;
 import io.icerepl.app.engine.catalog.CatalogRegistrars;
 import io.icerepl.app.engine.catalog.CatalogSpec;
@@ -72,6 +73,14 @@ public final class ReplicateCommand implements Callable<Integer> {
   List<String> maps = new ArrayList<>();
 
   @Option(
+      names = "--allow-source-prefix",
+      paramLabel = "<prefix>",
+      description =
+          "With --source-catalog: where the catalog's table may lie (repeatable). Default: the"
+              + " catalog's warehouse, so a catalog row naming a table elsewhere is refused.")
+  List<String> allowedSourcePrefixes = new ArrayList<>();
+
+  @Option(
       names = "--coalesce",
       description = "Apply only the newest source version instead of each intermediate one.")
   boolean coalesce;
@@ -127,6 +136,15 @@ public final class ReplicateCommand implements Callable<Integer> {
           sourceHead
               .map(CatalogHeadResolver::tableLocation)
               .orElseGet(() -> source.location().get());
+      if (sourceTable.isPresent()) {
+        CatalogSpec spec = sourceTable.get().catalog().withDefaults(stores.sourceCatalogDefaults());
+        CatalogConfinement.check(
+            sourceTable.get().describe(),
+            spec,
+            sourceLocation,
+            CatalogConfinement.roots(allowedSourcePrefixes, spec, catalogs.get(spec)),
+            allowedSourcePrefixes.isEmpty() ? "the catalog's warehouse" : "--allow-source-prefix");
+      }
       String targetLocation = target.target();
       Optional<ReplicaRegistrar> registrar =
           replicaTable.map(

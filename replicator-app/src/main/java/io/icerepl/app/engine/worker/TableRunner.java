@@ -10,6 +10,7 @@ import io.icerepl.app.engine.TableReplicationException;
 import io.icerepl.app.engine.TableReplicator;
 import io.icerepl.app.engine.batch.BatchOperations;
 import io.icerepl.app.engine.catalog.CatalogClients;
+import io.icerepl.app.engine.catalog.CatalogConfinement;
 import io.icerepl.app.engine.catalog.CatalogHeadResolver;
 import io.icerepl.app.engine.catalog.CatalogRegistrars;
 import io.icerepl.app.engine.catalog.CatalogSpec;
@@ -221,10 +222,8 @@ public final class TableRunner implements AutoCloseable {
   }
 
   /**
-   * A catalog's row names the table's metadata, and so where its files are: a row pointing at
-   * another table's metadata would have that table's files copied. The location a catalog reports
-   * must lie under the rule's allowed source prefixes, or under the catalog's warehouse when the
-   * rule names none; a catalog whose warehouse is unknown (a REST server that does not say) leaves
+   * The location a catalog reports must lie under the rule's allowed source prefixes, or its
+   * catalog's warehouse ({@link CatalogConfinement}); a catalog whose warehouse is unknown leaves
    * its tables unconfined, which the service warns about once per rule.
    */
   private void confine(
@@ -233,56 +232,26 @@ public final class TableRunner implements AutoCloseable {
       CatalogSpec spec,
       org.apache.iceberg.catalog.Catalog catalog,
       String location) {
-    List<String> roots = rule.allowedSourcePrefixes();
-    String what = "the rule's allowed-source-prefixes";
-    if (roots.isEmpty()) {
-      Optional<String> warehouse = warehouse(spec, catalog);
-      if (warehouse.isEmpty()) {
-        if (unconfinedRules.add(rule.name())) {
-          LOG.warn(
-              "{}: {} says no warehouse, so its tables may name files anywhere; set"
-                  + " allowed-source-prefixes on the rule to confine them",
-              rule.name(),
-              spec.describe());
-        }
-        return;
-      }
-      roots = List.of(warehouse.get());
-      what = "the catalog's warehouse";
+    List<String> roots = CatalogConfinement.roots(rule.allowedSourcePrefixes(), spec, catalog);
+    if (roots.isEmpty() && unconfinedRules.add(rule.name())) {
+      LOG.warn(
+          "{}: {} says no warehouse, so its tables may name files anywhere; set"
+              + " allowed-source-prefixes on the rule to confine them",
+          rule.name(),
+          spec.describe());
     }
-    TableLocation table = TableLocation.of(location);
-    if (roots.stream().noneMatch(root -> TableLocation.of(root).contains(table))) {
-      throw new TableReplicationException(
-          key.sourceLocation(),
-          new BadInputException(
-              "Cannot replicate table "
-                  + key.table()
-                  + " of "
-                  + spec.describe()
-                  + ": the catalog reports its location "
-                  + location
-                  + ", outside "
-                  + what
-                  + " "
-                  + roots
-                  + "; nothing was copied"));
+    try {
+      CatalogConfinement.check(
+          key.table(),
+          spec,
+          location,
+          roots,
+          rule.allowedSourcePrefixes().isEmpty()
+              ? "the catalog's warehouse"
+              : "the rule's allowed-source-prefixes");
+    } catch (BadInputException e) {
+      throw new TableReplicationException(key.sourceLocation(), e);
     }
-  }
-
-  /** The catalog's warehouse: as configured, or as a REST server's configuration says. */
-  private static Optional<String> warehouse(
-      CatalogSpec spec, org.apache.iceberg.catalog.Catalog catalog) {
-    String configured = spec.properties().get("warehouse");
-    if (configured != null && !configured.isBlank()) {
-      return Optional.of(configured);
-    }
-    if (catalog instanceof org.apache.iceberg.rest.RESTCatalog rest) {
-      String served = rest.properties().get("warehouse");
-      if (served != null && !served.isBlank() && served.contains("/")) {
-        return Optional.of(served);
-      }
-    }
-    return Optional.empty();
   }
 
   /**
