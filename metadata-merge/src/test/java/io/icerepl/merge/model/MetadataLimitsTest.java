@@ -45,4 +45,63 @@ class MetadataLimitsTest {
         .hasMessageContaining("String value length (" + (64 * MIB + 1) + ")")
         .hasMessageContaining("exceeds the maximum allowed (" + 64 * MIB);
   }
+
+  @Test
+  void readingStopsAtTheLimitInsteadOfReadingEverythingFirst() {
+    // "{" then spaces without end: the stream fails the test once more than the limit (and a
+    // read buffer) has been taken from it, so only a reader that stops at the limit passes
+    long limit = MIB;
+    long allowed = limit + 64 * 1024;
+    java.io.InputStream endless =
+        new java.io.InputStream() {
+          long read;
+
+          @Override
+          public int read() {
+            if (++read > allowed) {
+              throw new AssertionError("read " + read + " bytes, past the limit of " + limit);
+            }
+            return read == 1 ? '{' : ' ';
+          }
+        };
+
+    assertThatThrownBy(() -> TableMetadataParser.read(endless, "v1.metadata.json", limit))
+        .isInstanceOf(BadInputException.class)
+        .hasMessage(
+            "Cannot read table metadata v1.metadata.json: larger than the configured limit of "
+                + limit
+                + " bytes");
+  }
+
+  @Test
+  void aGzipBombIsDecompressedOnlyAsFarAsTheLimit() {
+    // 600 MiB of padding in about 600 KB: a reader that stopped at 1 MiB has taken a read buffer
+    // of it (128 KB), one that read everything first all of it
+    byte[] bomb = GzipBomb.of("{", ' ', 600 * MIB, "}");
+    long[] taken = {0};
+    java.io.InputStream counted =
+        new java.io.FilterInputStream(new ByteArrayInputStream(bomb)) {
+          @Override
+          public int read(byte[] b, int off, int len) throws java.io.IOException {
+            int n = super.read(b, off, len);
+            taken[0] += Math.max(0, n);
+            if (taken[0] > 256 * 1024) {
+              throw new AssertionError("took " + taken[0] + " compressed bytes of " + bomb.length);
+            }
+            return n;
+          }
+
+          @Override
+          public int read() throws java.io.IOException {
+            int b = super.read();
+            taken[0]++;
+            return b;
+          }
+        };
+
+    assertThatThrownBy(() -> TableMetadataParser.read(counted, "v1.metadata.json.gz", MIB))
+        .isInstanceOf(BadInputException.class)
+        .hasMessageContaining("larger than the configured limit of " + MIB + " bytes");
+    assertThat(taken[0]).isLessThanOrEqualTo(256 * 1024).isLessThan(bomb.length / 2);
+  }
 }
