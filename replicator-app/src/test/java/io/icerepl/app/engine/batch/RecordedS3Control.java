@@ -3,7 +3,6 @@ package io.icerepl.app.engine.batch;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.icerepl.copier.batch.BatchJobs;
-import io.icerepl.copier.batch.JobManifestCsv;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -213,7 +212,7 @@ final class RecordedS3Control implements AutoCloseable {
         total++;
         String bucket = line.substring(0, line.indexOf(','));
         String encoded = line.substring(line.indexOf(',') + 1);
-        String key = JobManifestCsv.decode(encoded);
+        String key = percentDecoded(encoded);
         if (keysToFail.stream().anyMatch(key::endsWith)) {
           failed++;
           results.add(bucket + "," + encoded + ",,failed,403,AccessDenied,\"Access Denied\"");
@@ -285,6 +284,27 @@ final class RecordedS3Control implements AutoCloseable {
     String rest = arn.substring(arn.indexOf(":::") + 3);
     int slash = rest.indexOf('/');
     return new String[] {rest.substring(0, slash), rest.substring(slash + 1)};
+  }
+
+  /**
+   * A manifest key decoded as S3 reads it: RFC 3986 percent-decoding of UTF-8 bytes, a {@code +}
+   * staying a plus. The fake's own, not the replicator's decoder, so an encoder that spells a key
+   * in a way S3 reads differently shows here.
+   */
+  static String percentDecoded(String encoded) {
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    for (int i = 0; i < encoded.length(); i++) {
+      char c = encoded.charAt(i);
+      if (c == '%') {
+        bytes.write(Integer.parseInt(encoded.substring(i + 1, i + 3), 16));
+        i += 2;
+      } else if (c < 0x80) {
+        bytes.write(c);
+      } else {
+        throw new IllegalStateException("manifest key " + encoded + " is not URL-encoded");
+      }
+    }
+    return bytes.toString(StandardCharsets.UTF_8);
   }
 
   static Document parse(String xml) {
