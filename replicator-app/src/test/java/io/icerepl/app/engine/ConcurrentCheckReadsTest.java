@@ -51,6 +51,9 @@ class ConcurrentCheckReadsTest {
     assertThat(target.stateReadDuringListing.get())
         .as("the state was opened while the folder was being listed")
         .isTrue();
+    assertThat(target.listingStartedDuringStateRead.get())
+        .as("the folder's listing started while the state was being read")
+        .isTrue();
     assertThat(heads.inSync()).isTrue();
   }
 
@@ -70,6 +73,7 @@ class ConcurrentCheckReadsTest {
     TableHeads heads = replicator(target).read(table.location, replica);
 
     assertThat(target.stateReadDuringListing.get()).isTrue();
+    assertThat(target.listingStartedDuringStateRead.get()).isTrue();
     assertThat(heads.inSync()).isTrue();
     assertThat(heads.replica().orElseThrow().version()).isEqualTo(2);
     table.table.refresh();
@@ -85,11 +89,15 @@ class ConcurrentCheckReadsTest {
 
   /**
    * A local store whose first listing of the replica's metadata folder waits (at most 10 s) until
-   * the replica's state file has been read, and records whether it was.
+   * the replica's state file has been read, and whose first read of the state waits until the
+   * listing has started, recording whether each happened.
    */
   private static final class StateWatchingStore extends ForwardingObjectStore {
     final AtomicBoolean stateReadDuringListing = new AtomicBoolean();
+    final AtomicBoolean listingStartedDuringStateRead = new AtomicBoolean();
     private final CountDownLatch stateRead = new CountDownLatch(1);
+    private final CountDownLatch listingStarted = new CountDownLatch(1);
+    private final AtomicBoolean stateOpened = new AtomicBoolean();
     private final String stateFile;
     private final AtomicBoolean listed = new AtomicBoolean();
     volatile boolean listingWaitsForState;
@@ -103,6 +111,16 @@ class ConcurrentCheckReadsTest {
     @Override
     public InputStream open(String path) throws IOException {
       if (path.equals(stateFile)) {
+        if (listingWaitsForState && stateOpened.compareAndSet(false, true)) {
+          // each side waits for the other to start: reads one after the other, in either order,
+          // leave one of them waiting in vain
+          try {
+            listingStartedDuringStateRead.set(listingStarted.await(10, TimeUnit.SECONDS));
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
+          }
+        }
         byte[] content;
         try (InputStream in = super.open(path)) {
           content = in.readAllBytes();
@@ -116,6 +134,7 @@ class ConcurrentCheckReadsTest {
     @Override
     public List<String> list(String folder) throws IOException {
       if (listingWaitsForState && listed.compareAndSet(false, true)) {
+        listingStarted.countDown();
         try {
           stateReadDuringListing.set(stateRead.await(10, TimeUnit.SECONDS));
         } catch (InterruptedException e) {

@@ -41,16 +41,20 @@ class CatalogAskedWhileReplicaReadTest {
 
   /**
    * A JDBC catalog whose first load of a table waits (at most 10 s) until the replica's folder is
-   * being listed, and records whether it was.
+   * being listed, and records whether it was; the first listing waits the same for the load, so the
+   * two done one after the other, in either order, leave one waiting in vain.
    */
   public static final class SignallingCatalog extends JdbcCatalog {
     static volatile CountDownLatch listing = new CountDownLatch(1);
+    static volatile CountDownLatch asking = new CountDownLatch(1);
     static final AtomicBoolean askedDuringListing = new AtomicBoolean();
+    static final AtomicBoolean listedDuringAsking = new AtomicBoolean();
     static final AtomicBoolean asked = new AtomicBoolean();
 
     @Override
     public Table loadTable(TableIdentifier identifier) {
       if (asked.compareAndSet(false, true)) {
+        asking.countDown();
         try {
           askedDuringListing.set(listing.await(10, TimeUnit.SECONDS));
         } catch (InterruptedException e) {
@@ -83,6 +87,7 @@ class CatalogAskedWhileReplicaReadTest {
     ListingWaitsStore target = new ListingWaitsStore();
     StatusBoard board = new StatusBoard(Clock.systemUTC(), new SimpleMeterRegistry());
     SignallingCatalog.listing = new CountDownLatch(1);
+    SignallingCatalog.asking = new CountDownLatch(1);
     SignallingCatalog.asked.set(false);
 
     try (CatalogClients clients = new CatalogClients();
@@ -92,6 +97,9 @@ class CatalogAskedWhileReplicaReadTest {
 
     assertThat(SignallingCatalog.askedDuringListing.get())
         .as("the catalog was asked while the replica's folder was being listed")
+        .isTrue();
+    assertThat(SignallingCatalog.listedDuringAsking.get())
+        .as("the replica's folder was listed while the catalog was being asked")
         .isTrue();
     assertThat(board.get(key).orElseThrow().state()).isEqualTo(ReplicationState.IN_SYNC);
     Table read = SourceTable.TABLES.load(key.targetLocation());
@@ -137,8 +145,10 @@ class CatalogAskedWhileReplicaReadTest {
         new CatalogTableLocations());
   }
 
-  /** A local store that tells when a folder is being listed. */
+  /** A local store that tells when a folder is being listed, its first listing waiting. */
   private static final class ListingWaitsStore extends ForwardingObjectStore {
+    private final AtomicBoolean listed = new AtomicBoolean();
+
     ListingWaitsStore() {
       super(new LocalObjectStore());
     }
@@ -146,6 +156,15 @@ class CatalogAskedWhileReplicaReadTest {
     @Override
     public List<String> list(String folder) throws IOException {
       SignallingCatalog.listing.countDown();
+      if (listed.compareAndSet(false, true)) {
+        try {
+          SignallingCatalog.listedDuringAsking.set(
+              SignallingCatalog.asking.await(10, TimeUnit.SECONDS));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IOException(e);
+        }
+      }
       return super.list(folder);
     }
   }
