@@ -17,6 +17,7 @@ import java.util.OptionalLong;
 import java.util.Queue;
 import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -185,12 +186,27 @@ class BackfillListingTest {
       throws IOException {
     String replica = dir.resolve("replica").toUri().toString();
     Queue<String> events = new ConcurrentLinkedQueue<>();
+    CountDownLatch copied = new CountDownLatch(count);
+    CountDownLatch manifestWritten = new CountDownLatch(1);
     CountingStore target =
         new CountingStore(new LocalObjectStore()) {
           @Override
           public long write(String path, Writer writer) throws IOException {
             events.add("write " + path);
+            if (path.endsWith(".avro")) {
+              manifestWritten.countDown();
+            }
             return super.write(path, writer);
+          }
+
+          @Override
+          public OptionalLong copyFrom(
+              ObjectStore source, String sourcePath, String targetPath, long recordedLength)
+              throws IOException {
+            OptionalLong copiedLength =
+                super.copyFrom(source, sourcePath, targetPath, recordedLength);
+            copied.countDown();
+            return copiedLength;
           }
         };
     // the source's data folder lists only once every data file has been copied, and a moment
@@ -201,7 +217,7 @@ class BackfillListingTest {
           @Override
           public void listLengths(String folder, LengthConsumer each) throws IOException {
             if (folder.endsWith("/source/data")) {
-              awaitCopies(target, count, events);
+              awaitCopies(copied, manifestWritten);
               events.add("copies before the source listing: " + target.copies.size());
               super.listLengths(folder, each);
               events.add("source listed");
@@ -225,16 +241,18 @@ class BackfillListingTest {
   }
 
   /**
-   * Waits until {@code copies} files were copied, then two seconds or until a manifest is written.
+   * Holds the listing until every file was copied, then two seconds more or until a manifest is
+   * written (which must not happen before the listing ends): on latches, so the copies have both
+   * cores while the listing waits.
    */
-  private static void awaitCopies(CountingStore target, int copies, Queue<String> events) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (target.copies.size() < copies && System.nanoTime() < deadline) {
-      Thread.onSpinWait();
-    }
-    long settle = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
-    while (System.nanoTime() < settle && events.stream().noneMatch(e -> e.endsWith(".avro"))) {
-      Thread.onSpinWait();
+  private static void awaitCopies(CountDownLatch copied, CountDownLatch manifestWritten)
+      throws IOException {
+    try {
+      copied.await(60, TimeUnit.SECONDS);
+      manifestWritten.await(2, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException(e);
     }
   }
 
