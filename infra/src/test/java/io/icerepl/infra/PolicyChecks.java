@@ -36,10 +36,22 @@ final class PolicyChecks {
         violations.add(s + ": no Resource");
       }
       s.resources().stream()
-          .filter(r -> r.equals("*") || r.endsWith(":*") || r.endsWith("/*"))
+          .filter(r -> r.equals("*") || r.endsWith(":*") || everyOneOfItsKind(r))
           .forEach(r -> violations.add(s + ": wildcard resource " + r));
     }
     return violations;
+  }
+
+  /**
+   * Whether a resource ending in {@code /*} names every one of its kind ({@code bucket/*}, {@code
+   * key/*}) rather than objects under a path ({@code bucket/prefix/data/*}).
+   */
+  private static boolean everyOneOfItsKind(String resource) {
+    if (!resource.endsWith("/*")) {
+      return false;
+    }
+    String name = resource.substring(resource.lastIndexOf(':') + 1);
+    return name.indexOf('/') == name.length() - 2;
   }
 
   /**

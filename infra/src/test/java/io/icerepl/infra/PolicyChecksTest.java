@@ -30,6 +30,15 @@ class PolicyChecksTest {
   }
 
   @Test
+  void objectsUnderAPathAreNoWildcardButEveryObjectOfABucketIs() {
+    Template scoped = Template.loadTestResource("scoped-task-role.yaml");
+    assertThat(PolicyChecks.wildcardResources(scoped.statementsOfRole("TaskRole")))
+        .singleElement()
+        .asString()
+        .endsWith("wildcard resource arn:${AWS::Partition}:s3:::${TargetBucketName}/*");
+  }
+
+  @Test
   void objectAccessOutsideThePrefixesIsReported() {
     assertThat(
             PolicyChecks.s3GrantsOutside(

@@ -105,10 +105,20 @@ class ReplicatorTemplateTest {
         .containsExactlyInAnyOrder("${TaskRole.Arn}", BREAK_GLASS_ROLE);
     // and the S3 Batch Operations role, only where the template creates it
     JsonNode batch = exceptRole.get(2).path("Fn::If");
-    assertThat(exceptRole).hasSize(3);
+    assertThat(exceptRole).hasSize(4);
     assertThat(batch.get(0).asText()).isEqualTo("HasBatchOperations");
     assertThat(Template.render(batch.get(1))).isEqualTo("${BatchOperationsRole.Arn}");
     assertThat(Template.render(batch.get(2))).isEqualTo("${AWS::NoValue}");
+    // and, after a failover, the promoted tables' writers, only when the parameter names them
+    JsonNode writers = exceptRole.get(3).path("Fn::If");
+    assertThat(writers.get(0).asText()).isEqualTo("HasFailoverWriter");
+    assertThat(Template.render(writers.get(1))).isEqualTo("${FailoverWriterRoleArn}");
+    assertThat(Template.render(writers.get(2))).isEqualTo("${AWS::NoValue}");
+    JsonNode parameter = template.section("Parameters").get("FailoverWriterRoleArn");
+    assertThat(parameter.path("Default").asText()).as("nobody writes by default").isEmpty();
+    assertThat("arn:aws:iam::123456789012:role/etl-writers")
+        .matches(parameter.path("AllowedPattern").asText());
+    assertThat("*").doesNotMatch(parameter.path("AllowedPattern").asText());
   }
 
   @Test
@@ -154,7 +164,11 @@ class ReplicatorTemplateTest {
                 .flatMap(s -> s.actions().stream()))
         .containsExactlyInAnyOrder("s3:GetObject", "s3:GetObjectVersion", "s3:GetObjectTagging");
     String hidden = REPLICA_OBJECTS + "*/metadata/.replicator-batch/*/";
+    // data and delete files only: no metadata file, no version hint
     assertThat(actionsOn(batchRole, REPLICA_OBJECTS + "*"))
+        .as("the whole replica prefix")
+        .isEmpty();
+    assertThat(actionsOn(batchRole, REPLICA_OBJECTS + "*/data/*"))
         .containsExactlyInAnyOrder("s3:PutObject", "s3:PutObjectTagging");
     assertThat(actionsOn(batchRole, hidden + "manifest.csv"))
         .containsExactlyInAnyOrder("s3:GetObject", "s3:GetObjectVersion");
