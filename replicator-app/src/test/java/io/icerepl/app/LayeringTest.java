@@ -30,4 +30,21 @@ class LayeringTest {
         .allowEmptyShould(true)
         .check(APP);
   }
+
+  /**
+   * Locations are compared as {@code TableLocation}s: the app builds no canonical form of its own
+   * to compare, so the next comparison cannot forget a spelling.
+   */
+  @Test
+  void theAppComparesLocationsOnlyThroughTableLocation() {
+    noClasses()
+        .that()
+        .resideInAPackage("io.icerepl.app..")
+        .should()
+        .callMethod(io.icerepl.merge.path.PathMapping.class, "canonical", String.class)
+        .orShould()
+        .callMethod(io.icerepl.merge.path.PathMapping.class, "sameFile", String.class, String.class)
+        .because("io.icerepl.merge.path.TableLocation is the one identity of a location")
+        .check(APP);
+  }
 }
