@@ -65,7 +65,7 @@ public final class AvroContainer implements AutoCloseable {
     BlockFramedInputStream framed;
     try {
       framed = BlockFramedInputStream.open(new BufferedInputStream(in, 64 * 1024), noun);
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException e) {
       throw new BadInputException(
           "Cannot read " + noun + ": cannot read the Avro header: " + describe(e), e);
     }

@@ -7,7 +7,6 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Arrays;
-import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.file.DataFileConstants;
 import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.DecoderFactory;
@@ -71,7 +70,9 @@ final class BlockFramedInputStream extends InputStream {
       decoder.readFixed(sync);
     } catch (EOFException e) {
       throw new TruncatedException("the input ends inside the Avro header");
-    } catch (AvroRuntimeException e) {
+    } catch (RuntimeException e) {
+      // Avro's decoder refuses what it cannot read with several runtime exceptions (a header map
+      // claiming more entries than Java holds is an UnsupportedOperationException): bad bytes all
       throw new IOException(e.getMessage(), e);
     }
     return new BlockFramedInputStream(in, recording.recorded(), sync);

@@ -32,7 +32,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * case repeats; the figures per kind and outcome are printed.
  */
 class BadInputFuzzTest {
-  private static final int CASES = 150;
+  /** Cases per kind: 150 in the suite; {@code -Dfuzz.cases=N} for a longer campaign. */
+  private static final int CASES = Integer.getInteger("fuzz.cases", 150);
+
   private static final long SEED = 20261202L;
 
   @TempDir Path dir;
