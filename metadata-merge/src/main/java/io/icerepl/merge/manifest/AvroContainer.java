@@ -65,6 +65,8 @@ public final class AvroContainer implements AutoCloseable {
     BlockFramedInputStream framed;
     try {
       framed = BlockFramedInputStream.open(new BufferedInputStream(in, 64 * 1024), noun);
+    } catch (BadInputException e) {
+      throw e; // already says what the file is not
     } catch (IOException | RuntimeException e) {
       throw new BadInputException(
           "Cannot read " + noun + ": cannot read the Avro header: " + describe(e), e);
