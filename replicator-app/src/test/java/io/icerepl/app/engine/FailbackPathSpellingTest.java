@@ -2,10 +2,7 @@ package io.icerepl.app.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icerepl.app.cli.ReplicatorCli;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -38,9 +35,11 @@ class FailbackPathSpellingTest {
     source.append("a", 4);
     source.append("b", 3);
     String promotedLocation = dir.resolve("promoted").toUri().toString();
-    assertThat(run("replicate", "--source", source.location, "--target", promotedLocation).exit)
+    assertThat(
+            CliRun.of("replicate", "--source", source.location, "--target", promotedLocation)
+                .exit())
         .isZero();
-    assertThat(run("promote", "--target", promotedLocation, "--mode", "now").exit).isZero();
+    assertThat(CliRun.of("promote", "--target", promotedLocation, "--mode", "now").exit()).isZero();
 
     // a row the original wrote, deleted on the promoted table by position
     SourceTable promoted = SourceTable.open(promotedLocation, 1_000);
@@ -51,15 +50,16 @@ class FailbackPathSpellingTest {
     assertThat(expected).hasSize(6).doesNotContain(ids(replicated, source.table).get(1));
 
     String oldSource = spelled(dir.resolve("original"), spelling);
-    Run failback = run("failback", "--primary", promotedLocation, "--old-source", oldSource);
+    CliRun failback =
+        CliRun.of("failback", "--primary", promotedLocation, "--old-source", oldSource);
 
-    assertThat(failback.exit).as(failback.out + failback.err).isZero();
+    assertThat(failback.exit()).as(failback.out() + failback.err()).isZero();
     Table original = SourceTable.TABLES.load(source.location);
     assertThat(original.currentSnapshot().snapshotId())
         .isEqualTo(promoted.table.currentSnapshot().snapshotId());
     assertThat(ids(original)).isEqualTo(expected);
-    Run verify = run("verify", "--source", promotedLocation, "--target", oldSource);
-    assertThat(verify.exit).as(verify.out + verify.err).isZero();
+    CliRun verify = CliRun.of("verify", "--source", promotedLocation, "--target", oldSource);
+    assertThat(verify.exit()).as(verify.out() + verify.err()).isZero();
   }
 
   private static String spelled(Path path, String spelling) {
@@ -102,18 +102,5 @@ class FailbackPathSpellingTest {
       throw new UncheckedIOException(e);
     }
     return files;
-  }
-
-  private record Run(int exit, String out, String err) {}
-
-  private static Run run(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    List<String> all = new ArrayList<>(List.of(args));
-    all.addAll(List.of("--settle-time", "0ms"));
-    int exit =
-        ReplicatorCli.execute(
-            new PrintWriter(out, true), new PrintWriter(err, true), all.toArray(String[]::new));
-    return new Run(exit, out.toString(), err.toString());
   }
 }

@@ -2,18 +2,13 @@ package io.icerepl.app.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icerepl.app.cli.ReplicatorCli;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
@@ -36,16 +31,16 @@ class OverlappingLocationsTest {
     Path promotedDir = promotedReplica();
     Map<String, String> before = objects(dir);
 
-    Run failback =
-        run(
+    CliRun failback =
+        CliRun.of(
             "failback",
             "--primary",
             promotedDir.toUri().toString(),
             "--old-source",
             scheme + promotedDir.toAbsolutePath() + "/");
 
-    assertThat(failback.exit).as(failback.out + failback.err).isNotZero();
-    assertThat(failback.err)
+    assertThat(failback.exit()).as(failback.out() + failback.err()).isNotZero();
+    assertThat(failback.err())
         .contains("Cannot fail back table")
         .contains("it overlaps the promoted table")
         .contains("nothing was written");
@@ -59,16 +54,16 @@ class OverlappingLocationsTest {
     Path alias = Files.createSymbolicLink(dir.resolve("alias"), promotedDir);
     Map<String, String> before = objects(promotedDir);
 
-    Run failback =
-        run(
+    CliRun failback =
+        CliRun.of(
             "failback",
             "--primary",
             promotedDir.toUri().toString(),
             "--old-source",
             alias.toAbsolutePath().toString());
 
-    assertThat(failback.exit).as(failback.out + failback.err).isNotZero();
-    assertThat(failback.err)
+    assertThat(failback.exit()).as(failback.out() + failback.err()).isNotZero();
+    assertThat(failback.err())
         .contains("is the promoted table's own (its location is ")
         .contains("nothing was written");
     assertThat(objects(promotedDir)).isEqualTo(before);
@@ -81,16 +76,16 @@ class OverlappingLocationsTest {
     stranger.append("s", 2);
     Map<String, String> before = objects(dir.resolve("stranger"));
 
-    Run failback =
-        run(
+    CliRun failback =
+        CliRun.of(
             "failback",
             "--primary",
             promotedDir.toUri().toString(),
             "--old-source",
             stranger.location);
 
-    assertThat(failback.exit).as(failback.out + failback.err).isNotZero();
-    assertThat(failback.err)
+    assertThat(failback.exit()).as(failback.out() + failback.err()).isNotZero();
+    assertThat(failback.err())
         .contains("its table-uuid " + stranger.table.uuid())
         .contains("it is another table")
         .contains("nothing was written");
@@ -111,10 +106,10 @@ class OverlappingLocationsTest {
         };
     Map<String, String> before = objects(dir);
 
-    Run replicate = run("replicate", "--source", source.location, "--target", target);
+    CliRun replicate = CliRun.of("replicate", "--source", source.location, "--target", target);
 
-    assertThat(replicate.exit).as(replicate.out + replicate.err).isNotZero();
-    assertThat(replicate.err)
+    assertThat(replicate.exit()).as(replicate.out() + replicate.err()).isNotZero();
+    assertThat(replicate.err())
         .contains("Cannot replicate table " + source.location + " to " + target)
         .contains(
             switch (where) {
@@ -132,10 +127,10 @@ class OverlappingLocationsTest {
     source.append("a", 4);
     Path promotedDir = dir.resolve("promoted");
     String promoted = promotedDir.toUri().toString();
-    Run replicate = run("replicate", "--source", source.location, "--target", promoted);
-    assertThat(replicate.exit).as(replicate.err).isZero();
-    Run promote = run("promote", "--target", promoted, "--mode", "now");
-    assertThat(promote.exit).as(promote.err).isZero();
+    CliRun replicate = CliRun.of("replicate", "--source", source.location, "--target", promoted);
+    assertThat(replicate.exit()).as(replicate.err()).isZero();
+    CliRun promote = CliRun.of("promote", "--target", promoted, "--mode", "now");
+    assertThat(promote.exit()).as(promote.err()).isZero();
     return promotedDir;
   }
 
@@ -158,18 +153,5 @@ class OverlappingLocationsTest {
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
-  }
-
-  private record Run(int exit, String out, String err) {}
-
-  private static Run run(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    List<String> all = new ArrayList<>(List.of(args));
-    all.addAll(List.of("--settle-time", "0ms"));
-    int exit =
-        ReplicatorCli.execute(
-            new PrintWriter(out, true), new PrintWriter(err, true), all.toArray(String[]::new));
-    return new Run(exit, out.toString(), err.toString());
   }
 }

@@ -2,11 +2,9 @@ package io.icerepl.app.engine.promote;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icerepl.app.cli.ReplicatorCli;
+import io.icerepl.app.engine.CliRun;
 import io.icerepl.app.engine.SourceTable;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -29,14 +27,16 @@ class PromoteDecidedOnTest {
     SourceTable source = SourceTable.create(dir.resolve("source"), 2);
     source.append("a", 3);
     String replica = dir.resolve("replica").toUri().toString();
-    assertThat(run("replicate", "--source", source.location, "--target", replica).exit).isZero();
+    assertThat(CliRun.of("replicate", "--source", source.location, "--target", replica).exit())
+        .isZero();
     source.append("b", 2);
-    assertThat(run("replicate", "--source", source.location, "--target", replica).exit).isZero();
+    assertThat(CliRun.of("replicate", "--source", source.location, "--target", replica).exit())
+        .isZero();
     long version = newestVersion();
     List<String> before = contents();
 
-    Run stale =
-        run(
+    CliRun stale =
+        CliRun.of(
             "promote",
             "--target",
             replica,
@@ -45,8 +45,8 @@ class PromoteDecidedOnTest {
             "--replica-version",
             Long.toString(version - 1));
 
-    assertThat(stale.exit).as(stale.out + stale.err).isNotZero();
-    assertThat(stale.err)
+    assertThat(stale.exit()).as(stale.out() + stale.err()).isNotZero();
+    assertThat(stale.err())
         .contains(
             "the request was decided on replica version "
                 + (version - 1)
@@ -56,14 +56,15 @@ class PromoteDecidedOnTest {
     assertThat(contents()).isEqualTo(before);
 
     String decided = Long.toString(version);
-    Run promoted =
-        run("promote", "--target", replica, "--mode", "now", "--replica-version", decided);
-    assertThat(promoted.exit).as(promoted.err).isZero();
-    Run rerun = run("promote", "--target", replica, "--mode", "now", "--replica-version", decided);
-    assertThat(rerun.exit).as(rerun.err).isZero();
-    assertThat(rerun.out).contains("already promoted at ");
-    Run replayed =
-        run(
+    CliRun promoted =
+        CliRun.of("promote", "--target", replica, "--mode", "now", "--replica-version", decided);
+    assertThat(promoted.exit()).as(promoted.err()).isZero();
+    CliRun rerun =
+        CliRun.of("promote", "--target", replica, "--mode", "now", "--replica-version", decided);
+    assertThat(rerun.exit()).as(rerun.err()).isZero();
+    assertThat(rerun.out()).contains("already promoted at ");
+    CliRun replayed =
+        CliRun.of(
             "promote",
             "--target",
             replica,
@@ -71,15 +72,16 @@ class PromoteDecidedOnTest {
             "now",
             "--replica-version",
             Long.toString(version + 1));
-    assertThat(replayed.exit).isNotZero();
-    assertThat(replayed.err).contains("but the replica was promoted from version " + version);
+    assertThat(replayed.exit()).isNotZero();
+    assertThat(replayed.err()).contains("but the replica was promoted from version " + version);
 
     // a fail-back decided on another promotion than the table's: the original is left as it was
     List<String> original = contents(dir.resolve("source"));
-    Run otherEpoch =
-        run("failback", "--primary", replica, "--old-source", source.location, "--epoch", "2");
-    assertThat(otherEpoch.exit).as(otherEpoch.out).isNotZero();
-    assertThat(otherEpoch.err)
+    CliRun otherEpoch =
+        CliRun.of(
+            "failback", "--primary", replica, "--old-source", source.location, "--epoch", "2");
+    assertThat(otherEpoch.exit()).as(otherEpoch.out()).isNotZero();
+    assertThat(otherEpoch.err())
         .contains("the request was decided on promotion epoch 2, but the table is at epoch 1")
         .contains("nothing was written");
     assertThat(contents(dir.resolve("source"))).isEqualTo(original);
@@ -112,18 +114,5 @@ class PromoteDecidedOnTest {
     try (Stream<Path> files = Files.list(dir.resolve("replica").resolve("metadata"))) {
       return files.map(f -> f.getFileName().toString()).sorted().toList();
     }
-  }
-
-  private record Run(int exit, String out, String err) {}
-
-  private static Run run(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    List<String> all = new ArrayList<>(List.of(args));
-    all.addAll(List.of("--settle-time", "0ms"));
-    int exit =
-        ReplicatorCli.execute(
-            new PrintWriter(out, true), new PrintWriter(err, true), all.toArray(String[]::new));
-    return new Run(exit, out.toString(), err.toString());
   }
 }
