@@ -69,6 +69,7 @@ public final class TableFailback {
   private final ReplicationOptions options;
   private final String tagPrefix;
   private final ReplicaFiles originalFiles;
+  private final ReplicaFiles primaryFiles;
   private final TableCatalogs catalogs;
 
   /**
@@ -108,6 +109,7 @@ public final class TableFailback {
     this.options = options;
     this.tagPrefix = tagPrefix;
     this.originalFiles = new ReplicaFiles(original, options.maxMetadataBytes());
+    this.primaryFiles = new ReplicaFiles(primary, options.maxMetadataBytes());
     this.catalogs = catalogs;
   }
 
@@ -128,10 +130,7 @@ public final class TableFailback {
     String table = primaryLocation;
     try {
       if (decidedOnEpoch.isPresent()) {
-        Promotion promotion =
-            new ReplicaFiles(primary, options.maxMetadataBytes())
-                .state(primaryLocation)
-                .promotion();
+        Promotion promotion = primaryFiles.state(primaryLocation).promotion();
         if (promotion == null || promotion.epoch() != decidedOnEpoch.getAsLong()) {
           throw refused(
               primaryLocation,
@@ -195,10 +194,7 @@ public final class TableFailback {
               .file();
       TableMetadata promoted =
           ReplicaFiles.readMetadata(primary, promotedFile, options.maxMetadataBytes());
-      Set<Long> expiredByPromoted =
-          new ReplicaFiles(primary, options.maxMetadataBytes())
-              .state(primaryLocation)
-              .expiredSnapshotIds();
+      Set<Long> expiredByPromoted = primaryFiles.state(primaryLocation).expiredSnapshotIds();
       refuseAnotherTable(primaryLocation, originalLocation, promoted, promotedFile, head);
       Orphans orphans =
           Orphans.find(promoted, head.metadata(), expiredByPromoted, tagPrefix, clock.millis());
