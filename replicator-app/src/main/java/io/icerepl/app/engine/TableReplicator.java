@@ -625,7 +625,8 @@ public final class TableReplicator {
     // current version, which the table's writers wrote, needed
     ReplicaHead replica =
         replicaFiles
-            .promotedHead(table, targetLocation, promotion)
+            .promotedHead(
+                table, targetLocation, promotion, registrar.flatMap(ReplicaRegistrar::entryFile))
             .orElseThrow(() -> new IllegalStateException(targetLocation + " holds no version"));
     Promotion sourcePromotion =
         new ReplicaFiles(source, options.maxMetadataBytes())

@@ -381,6 +381,11 @@ class ReplicaRegistrationTest {
     }
 
     @Override
+    public java.util.Optional<String> entryFile() {
+      return registrar.entryFile();
+    }
+
+    @Override
     public String describe() {
       return registrar.describe();
     }

@@ -37,7 +37,9 @@ import org.junit.jupiter.api.io.TempDir;
  * written through the source catalog is replicated and registered in the target's; the source's S3
  * stops with two commits never replicated; the replica is promoted through its catalog and written
  * on there; the source comes back, and fail-back makes the original a replica of the promoted
- * table, its catalog entry included, keeping the two orphan commits under the tag it prints.
+ * table, its catalog entry included, keeping the two orphan commits under the tag it prints; the
+ * original is promoted again through its catalog (switch-back), and replicating it ends the
+ * replica's promotion, its entry read-only again at the switched-back line.
  */
 class S3CatalogDrDrillTest {
   private static final TableIdentifier ID = TableIdentifier.of("sales", "orders");
@@ -57,7 +59,7 @@ class S3CatalogDrDrillTest {
   }
 
   @Test
-  void failoverThroughTheCatalogsAndFailBackLoseNoCommit() throws Exception {
+  void failoverFailBackAndSwitchBackThroughTheCatalogsLoseNoCommit() throws Exception {
     Path sourceFolder = Files.createDirectories(dir.resolve("source-s3"));
     String sourceDatabase = "jdbc:sqlite:" + dir.resolve("source.db");
     String targetDatabase = "jdbc:sqlite:" + dir.resolve("target.db");
@@ -239,6 +241,50 @@ class S3CatalogDrDrillTest {
         assertThat(originalTable.refs().get(tag).snapshotId()).isEqualTo(orphanHead);
         assertThat(SourceTable.rows(originalTable, orphanHead)).isEqualTo(expected.get(orphanHead));
         assertVerifies(backStores, targetCatalog, original);
+
+        // the switch-back: writers stop on the promoted table, the original is promoted through
+        // its catalog and written on there; replicating it into the promoted table ends that
+        // promotion, which writers through the target's catalog made the entry's own files
+        Run switched =
+            cli(
+                backStores,
+                "promote",
+                "--mode",
+                "now",
+                "--target",
+                original,
+                "--target-catalog",
+                sourceCatalog,
+                "--target-table",
+                "sales.orders");
+        assertThat(switched.exit()).as(switched.err()).isZero();
+        assertThat(switched.out()).contains("epoch              2");
+        Table again2 = sourceWriters.loadTable(ID);
+        assertThat(again2.properties()).doesNotContainKey(ReplicaProperties.READ_ONLY);
+        SourceTable backWriters = SourceTable.of(again2, 2_000);
+        DataFile late = backWriters.append("f", 2);
+        backWriters.deletePositions(late, 0);
+        again2.refresh();
+        record(again2, expected);
+
+        Run resumed =
+            cli(
+                stores,
+                "replicate",
+                "--source-catalog",
+                sourceCatalog,
+                "--source-table",
+                "sales.orders",
+                "--target",
+                REPLICA,
+                "--target-catalog",
+                targetCatalog);
+        assertThat(resumed.exit()).as(resumed.out() + resumed.err()).isZero();
+        Table replicaAgain = targetWriters.loadTable(ID);
+        assertThat(replicaAgain.properties()).containsEntry(ReplicaProperties.READ_ONLY, "true");
+        assertHoldsThePromotedHistory(replicaAgain, again2, expected);
+        assertThat(replicaAgain.refs().get(tag).snapshotId()).isEqualTo(orphanHead);
+        assertThat(TablePaths.outside(replicaAgain, replicaIo, REPLICA)).isEmpty();
       }
     } finally {
       if (!sourceLost) {

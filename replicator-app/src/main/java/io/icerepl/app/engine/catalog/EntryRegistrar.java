@@ -6,11 +6,13 @@ import io.icerepl.merge.merge.ReplicaProperties;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Supplier;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.exceptions.NoSuchTableException;
 
 /**
  * What every target catalog kind shares: read the entry, decide, move it with the catalog's own
@@ -167,6 +169,29 @@ abstract class EntryRegistrar implements ReplicaRegistrar {
       throw diverged(promotedFile, entryFile, "a replica version newer than the promoted one");
     }
     return true;
+  }
+
+  /** {@inheritDoc} Read as Iceberg's client loads the table. */
+  @Override
+  public Optional<String> entryFile() {
+    try {
+      return Optional.of(
+          ((HasTableOperations) catalog.loadTable(identifier))
+              .operations()
+              .current()
+              .metadataFileLocation());
+    } catch (NoSuchTableException e) {
+      return Optional.empty();
+    } catch (RuntimeException e) {
+      throw new CatalogException(
+          "Cannot read the entry "
+              + identifier
+              + " in "
+              + spec.describe()
+              + ": "
+              + IcebergCatalogs.reason(e),
+          e);
+    }
   }
 
   @Override

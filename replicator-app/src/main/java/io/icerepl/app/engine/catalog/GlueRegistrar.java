@@ -83,6 +83,12 @@ final class GlueRegistrar extends EntryRegistrar {
         : Optional.empty();
   }
 
+  /** {@inheritDoc} The table's {@code metadata_location} parameter. */
+  @Override
+  public Optional<String> entryFile() {
+    return table().map(t -> t.parameters().get(METADATA_LOCATION));
+  }
+
   private Optional<Table> table() {
     try {
       return Optional.of(

@@ -63,8 +63,9 @@ final class JdbcRegistrar extends EntryRegistrar {
         : Optional.empty();
   }
 
-  /** The file the entry names, exactly as its row holds it: the swap compares that text. */
-  private Optional<String> entryFile() {
+  /** {@inheritDoc} Exactly as its row holds it: the swap compares that text. */
+  @Override
+  public Optional<String> entryFile() {
     Table table;
     try {
       table = catalog.loadTable(identifier);

@@ -1,5 +1,7 @@
 package io.icerepl.app.engine.catalog;
 
+import java.util.Optional;
+
 /**
  * Keeps a replica's entry in the target's catalog at the replica's current metadata file. Called
  * after every run, also when nothing new was replicated, so an entry left behind by a crash between
@@ -40,6 +42,15 @@ public interface ReplicaRegistrar {
    * @throws CatalogException when the catalog is down or refuses
    */
   Registration promote(String replicaLocation, String promotedFile);
+
+  /**
+   * The metadata file the entry names now, empty when there is no entry. Writers of a promoted
+   * replica commit through its entry, so for such a table this, not the folder's version hint, is
+   * its current version.
+   *
+   * @throws CatalogException when the catalog is down or refuses
+   */
+  Optional<String> entryFile();
 
   /** How the entry is named in logs and the status API: catalog name and identifier. */
   String describe();

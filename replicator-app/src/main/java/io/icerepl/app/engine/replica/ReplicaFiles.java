@@ -11,6 +11,7 @@ import io.icerepl.merge.merge.ReplicaProperties;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.model.TableMetadataParser;
 import io.icerepl.merge.path.TableLayout;
+import io.icerepl.merge.path.TableLocation;
 import io.icerepl.merge.state.Promotion;
 import io.icerepl.merge.state.ReplicaState;
 import io.icerepl.merge.state.ReplicaStateParser;
@@ -195,6 +196,45 @@ public final class ReplicaFiles {
         Optional.empty(),
         OptionalLong.of(promotion.replicaVersion()),
         () -> state(location));
+  }
+
+  /**
+   * As {@link #promotedHead(String, String, Promotion)} for a replica registered in a catalog:
+   * writers commit through its entry, writing the catalog's own {@code <V>-<uuid>.metadata.json}
+   * files and leaving the folder's version hint at the promoted version, so the entry names the
+   * table's current version. The version number stays the folder's, which the replicator's next
+   * commit follows.
+   *
+   * @param entryFile the metadata file the replica's catalog entry names, if it has one
+   * @throws DivergedReplicaException when the entry names a file outside the replica's metadata
+   *     folder: not this table's writers' commit
+   */
+  public Optional<ReplicaHead> promotedHead(
+      String table, String location, Promotion promotion, Optional<String> entryFile)
+      throws IOException {
+    Optional<ReplicaHead> folder = promotedHead(table, location, promotion);
+    if (entryFile.isEmpty()
+        || folder.isEmpty()
+        || MetadataFileNames.fileName(entryFile.get())
+            .equals(MetadataFileNames.fileName(folder.get().file()))) {
+      return folder;
+    }
+    String metadataFolder = ReplicaLayout.metadataFolder(location);
+    if (!TableLocation.of(metadataFolder).holds(entryFile.get())) {
+      throw new DivergedReplicaException(
+          "Cannot replicate table "
+              + table
+              + " into "
+              + location
+              + ": its catalog entry names "
+              + entryFile.get()
+              + ", outside its metadata folder "
+              + metadataFolder
+              + "; it is left alone");
+    }
+    String file = TableLayout.join(metadataFolder, MetadataFileNames.fileName(entryFile.get()));
+    return Optional.of(
+        new ReplicaHead(folder.get().version(), file, readMetadata(store, file, maxMetadataBytes)));
   }
 
   /**
