@@ -2,10 +2,12 @@ package io.icerepl.merge.deletes;
 
 import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.error.UnsupportedFeatureException;
+import io.icerepl.merge.io.DecodeBounds;
 import io.icerepl.merge.io.SeekableInput;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
@@ -15,6 +17,7 @@ import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.orc.OrcFile;
+import org.apache.orc.OrcProto;
 import org.apache.orc.Reader;
 import org.apache.orc.RecordReader;
 import org.apache.orc.StripeInformation;
@@ -42,9 +45,26 @@ final class OrcPositionDeletes {
   static RewrittenFile rewrite(
       SeekableInput in, OutputStream out, String fileName, Function<String, String> mapPath)
       throws IOException {
+    return rewrite(in, out, fileName, mapPath, OrcDecodeGuard.deadline(in.length()));
+  }
+
+  /** As above, the decoding given up after {@code deadline} (see {@link OrcDecodeGuard}). */
+  static RewrittenFile rewrite(
+      SeekableInput in,
+      OutputStream out,
+      String fileName,
+      Function<String, String> mapPath,
+      Duration deadline)
+      throws IOException {
+    return OrcDecodeGuard.within(fileName, deadline, () -> decode(in, out, fileName, mapPath));
+  }
+
+  private static RewrittenFile decode(
+      SeekableInput in, OutputStream out, String fileName, Function<String, String> mapPath)
+      throws IOException {
     CountingOutput counting = new CountingOutput(out);
     try (FileSystem source = fileSystem(in, fileName);
-        Reader reader = open(source, fileName)) {
+        Reader reader = open(source, in, fileName)) {
       TypeDescription schema = reader.getSchema();
       int pathColumn = filePathColumn(schema, fileName);
       Configuration conf = new Configuration(false);
@@ -86,7 +106,7 @@ final class OrcPositionDeletes {
 
   static RewrittenFile describe(SeekableInput replicaFile, String fileName) throws IOException {
     try (FileSystem replica = fileSystem(replicaFile, fileName);
-        Reader reader = open(replica, fileName)) {
+        Reader reader = open(replica, replicaFile, fileName)) {
       filePathColumn(reader.getSchema(), fileName);
       return new RewrittenFile(replicaFile.length(), stripeOffsets(reader.getStripes()));
     }
@@ -101,11 +121,67 @@ final class OrcPositionDeletes {
         new Configuration(false));
   }
 
-  private static Reader open(FileSystem fs, String fileName) throws IOException {
+  /**
+   * Checks what the file's postscript claims before ORC's reader allocates it: the footer and
+   * metadata it reads from the tail, and the buffer of the compression block size it allocates for
+   * every stream it decompresses.
+   */
+  private static void checkPostScript(SeekableInput in, String fileName) throws IOException {
+    long length = in.length();
+    if (length < 4) {
+      return; // no ORC file at all: the reader says so
+    }
+    byte[] last = new byte[1];
+    in.readFully(length - 1, last, 0, 1);
+    int postScriptLength = last[0] & 0xff;
+    if (postScriptLength == 0 || postScriptLength >= length) {
+      return; // the reader says what is wrong
+    }
+    byte[] bytes = new byte[postScriptLength];
+    in.readFully(length - 1 - postScriptLength, bytes, 0, postScriptLength);
+    OrcProto.PostScript postScript;
+    try {
+      postScript = OrcProto.PostScript.parseFrom(bytes);
+    } catch (IOException e) {
+      return; // not a postscript: the reader says so
+    }
+    if (postScript.hasCompression()
+        && postScript.getCompression() != OrcProto.CompressionKind.NONE) {
+      DecodeBounds.checkClaim(
+          "the ORC compression block size of " + fileName,
+          postScript.getCompressionBlockSize(),
+          DecodeBounds.ORC_COMPRESSION_BLOCK_BYTES);
+    }
+    long tail = 1 + postScriptLength;
+    DecodeBounds.checkInside(
+        "the ORC footer and metadata of " + fileName,
+        length - tail - postScript.getFooterLength() - postScript.getMetadataLength(),
+        postScript.getFooterLength() + postScript.getMetadataLength(),
+        length - tail);
+  }
+
+  /** Every stripe the footer lists must lie in the file: ORC reads each as large as claimed. */
+  private static void checkStripes(Reader reader, long length, String fileName) throws IOException {
+    List<StripeInformation> stripes = reader.getStripes();
+    for (int i = 0; i < stripes.size(); i++) {
+      StripeInformation stripe = stripes.get(i);
+      DecodeBounds.checkInside(
+          "stripe " + i + " of " + fileName, stripe.getOffset(), stripe.getLength(), length);
+    }
+  }
+
+  private static Reader open(FileSystem fs, SeekableInput in, String fileName) throws IOException {
+    checkPostScript(in, fileName);
     Reader reader =
         OrcFile.createReader(
             new Path(fileName),
             OrcFile.readerOptions(fs.getConf()).filesystem(fs).useUTCTimestamp(true));
+    try {
+      checkStripes(reader, in.length(), fileName);
+    } catch (IOException e) {
+      reader.close();
+      throw e;
+    }
     if (reader.getColumnEncryptionKeys().length > 0) {
       reader.close();
       throw new UnsupportedFeatureException(

@@ -6,6 +6,7 @@ import io.airlift.compress.snappy.SnappyCompressor;
 import io.airlift.compress.snappy.SnappyDecompressor;
 import io.airlift.compress.zstd.ZstdCompressor;
 import io.airlift.compress.zstd.ZstdDecompressor;
+import io.icerepl.merge.io.DecodeBounds;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -39,8 +40,39 @@ final class ParquetCodecs implements CompressionCodecFactory {
     return switch (codec) {
       case ZSTD -> new PageDecompressor(codec, new ZstdDecompressor());
       case SNAPPY -> new PageDecompressor(codec, new SnappyDecompressor());
-      default -> parquet.getDecompressor(codec);
+      default -> new Bounded(codec, parquet.getDecompressor(codec));
     };
+  }
+
+  /**
+   * A page's header claims its decompressed size, and every decompressor allocates it before it
+   * reads a byte: the claim is checked first.
+   */
+  private static int checkClaim(CompressionCodecName codec, int uncompressedSize)
+      throws IOException {
+    return DecodeBounds.checkClaim(
+        codec + " page", uncompressedSize, DecodeBounds.PARQUET_PAGE_BYTES);
+  }
+
+  /** Parquet's own decompressor for the other codecs, behind the same check. */
+  private record Bounded(CompressionCodecName codec, BytesInputDecompressor decompressor)
+      implements BytesInputDecompressor {
+    @Override
+    public BytesInput decompress(BytesInput page, int uncompressedSize) throws IOException {
+      return decompressor.decompress(page, checkClaim(codec, uncompressedSize));
+    }
+
+    @Override
+    public void decompress(
+        ByteBuffer input, int compressedSize, ByteBuffer output, int uncompressedSize)
+        throws IOException {
+      decompressor.decompress(input, compressedSize, output, checkClaim(codec, uncompressedSize));
+    }
+
+    @Override
+    public void release() {
+      decompressor.release();
+    }
   }
 
   @Override
@@ -71,8 +103,8 @@ final class ParquetCodecs implements CompressionCodecFactory {
       implements BytesInputDecompressor {
     @Override
     public BytesInput decompress(BytesInput page, int uncompressedSize) throws IOException {
+      byte[] out = new byte[checkClaim(codec, uncompressedSize)];
       byte[] in = page.toByteArray();
-      byte[] out = new byte[uncompressedSize];
       int length = decompressor.decompress(in, 0, in.length, out, 0, out.length);
       if (length != uncompressedSize) {
         throw new IOException(

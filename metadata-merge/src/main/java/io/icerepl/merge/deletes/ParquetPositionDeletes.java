@@ -2,9 +2,12 @@ package io.icerepl.merge.deletes;
 
 import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.error.UnsupportedFeatureException;
+import io.icerepl.merge.io.DecodeBounds;
 import io.icerepl.merge.io.SeekableInput;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -21,6 +24,7 @@ import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.api.WriteSupport;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.io.ColumnIOFactory;
@@ -52,7 +56,7 @@ final class ParquetPositionDeletes {
     rejectEncryptedFooter(in, fileName);
     CountingOutput counting = new CountingOutput(out);
     ParquetCodecs codecs = new ParquetCodecs();
-    try (ParquetFileReader reader = open(in, codecs)) {
+    try (ParquetFileReader reader = open(in, codecs, fileName)) {
       ParquetMetadata footer = reader.getFooter();
       MessageType schema = footer.getFileMetaData().getSchema();
       int pathIndex = filePathIndex(schema, fileName);
@@ -87,7 +91,7 @@ final class ParquetPositionDeletes {
 
   static RewrittenFile describe(SeekableInput replicaFile, String fileName) throws IOException {
     rejectEncryptedFooter(replicaFile, fileName);
-    try (ParquetFileReader reader = open(replicaFile, new ParquetCodecs())) {
+    try (ParquetFileReader reader = open(replicaFile, new ParquetCodecs(), fileName)) {
       return new RewrittenFile(replicaFile.length(), splitOffsets(reader.getFooter()));
     }
   }
@@ -108,9 +112,42 @@ final class ParquetPositionDeletes {
     }
   }
 
-  private static ParquetFileReader open(SeekableInput in, ParquetCodecs codecs) throws IOException {
-    return ParquetFileReader.open(
-        new SeekableInputFile(in), ParquetReadOptions.builder().withCodecFactory(codecs).build());
+  /**
+   * Opens the file once the lengths its tail and footer claim are checked: Parquet's reader
+   * allocates the footer, and each row group's column chunks, as large as claimed before reading.
+   */
+  private static ParquetFileReader open(SeekableInput in, ParquetCodecs codecs, String fileName)
+      throws IOException {
+    long length = in.length();
+    if (length >= 12) { // shorter is no Parquet file at all: the reader says so
+      byte[] tail = new byte[8];
+      in.readFully(length - tail.length, tail, 0, tail.length);
+      long footerLength = ByteBuffer.wrap(tail, 0, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
+      DecodeBounds.checkClaim(
+          "the Parquet footer of " + fileName,
+          footerLength,
+          (int) Math.min(DecodeBounds.PARQUET_FOOTER_BYTES, length - 12));
+    }
+    ParquetFileReader reader =
+        ParquetFileReader.open(
+            new SeekableInputFile(in),
+            ParquetReadOptions.builder().withCodecFactory(codecs).build());
+    try {
+      List<BlockMetaData> blocks = reader.getFooter().getBlocks();
+      for (int i = 0; i < blocks.size(); i++) {
+        for (ColumnChunkMetaData column : blocks.get(i).getColumns()) {
+          DecodeBounds.checkInside(
+              "row group " + i + "'s column " + column.getPath() + " in " + fileName,
+              column.getStartingPos(),
+              column.getTotalSize(),
+              length);
+        }
+      }
+      return reader;
+    } catch (IOException | RuntimeException e) {
+      reader.close();
+      throw e;
+    }
   }
 
   /** The codec of the first column chunk: Iceberg writes every chunk with one codec. */

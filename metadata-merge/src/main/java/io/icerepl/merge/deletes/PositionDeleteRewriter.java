@@ -2,6 +2,7 @@ package io.icerepl.merge.deletes;
 
 import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.error.ReplicationException;
+import io.icerepl.merge.io.DecodeBounds;
 import io.icerepl.merge.io.SeekableInput;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -137,8 +138,10 @@ public final class PositionDeleteRewriter {
     return new BadInputException(readFailure(fileName, e), e);
   }
 
+  /** A bound the file exceeded is the reason, however deep the format's reader wrapped it. */
   private static String readFailure(String fileName, Exception e) {
-    return "Cannot read position delete file " + fileName + ": " + reason(e);
+    Throwable reason = DecodeBounds.exceeded(e).map(Throwable.class::cast).orElse(e);
+    return "Cannot read position delete file " + fileName + ": " + reason(reason);
   }
 
   /** A failure's message for an error, or its type when it has none. */

@@ -26,6 +26,26 @@ public final class DecodeBounds {
    */
   public static final int PUFFIN_FOOTER_BYTES = 16 * 1024 * 1024;
 
+  /**
+   * The largest Parquet page, decompressed. Writers close a page at about 1 MB (Iceberg's {@code
+   * write.parquet.page-size-bytes}, Parquet's and Arrow's defaults); engines that size pages by row
+   * count stay within a few tens of MB for a position delete's two or three columns.
+   */
+  public static final int PARQUET_PAGE_BYTES = 64 * 1024 * 1024;
+
+  /**
+   * The largest Parquet footer: its schema and one entry per column chunk, a few hundred bytes
+   * each.
+   */
+  public static final int PARQUET_FOOTER_BYTES = 64 * 1024 * 1024;
+
+  /**
+   * The largest ORC compression block, as a file's postscript declares it: ORC's reader allocates a
+   * buffer this large for every stream it decompresses. A chunk's header holds its length in 23
+   * bits, so writers keep blocks to 8 MiB at most (ORC's default is 256 KiB).
+   */
+  public static final int ORC_COMPRESSION_BLOCK_BYTES = 16 * 1024 * 1024;
+
   /** The exception every bound throws. */
   public static final class BoundExceededException extends IOException {
     public BoundExceededException(String message) {
@@ -48,6 +68,39 @@ public final class DecodeBounds {
               + limit);
     }
     return (int) claimed;
+  }
+
+  /**
+   * Checks that a region a file's own index claims lies inside the file: a reader allocates such a
+   * region as claimed before it reads it.
+   *
+   * @param what what claims the region, e.g. "row group 3's column file_path"
+   * @throws BoundExceededException when it starts before the file or ends past it
+   */
+  public static void checkInside(String what, long offset, long length, long fileLength)
+      throws BoundExceededException {
+    if (offset < 0 || length < 0 || offset > fileLength || length > fileLength - offset) {
+      throw new BoundExceededException(
+          "Cannot decode "
+              + what
+              + ": it claims bytes "
+              + offset
+              + " to "
+              + (offset + length)
+              + " of a file of "
+              + fileLength
+              + " bytes");
+    }
+  }
+
+  /** The first bound exceeded among {@code e} and its causes, if any: the reason to report. */
+  public static java.util.Optional<BoundExceededException> exceeded(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof BoundExceededException bound) {
+        return java.util.Optional.of(bound);
+      }
+    }
+    return java.util.Optional.empty();
   }
 
   /**
