@@ -47,4 +47,36 @@ class LayeringTest {
         .because("io.icerepl.merge.path.TableLocation is the one identity of a location")
         .check(APP);
   }
+
+  /**
+   * Replica writes go through {@code LeasedReplica}, which checks the table's lease before each:
+   * nothing else in the app publishes a metadata version, writes a version hint or deletes objects
+   * in bulk, so the next writer cannot forget the lease.
+   */
+  @Test
+  void theAppWritesToReplicasOnlyThroughLeasedReplica() {
+    noClasses()
+        .that()
+        .resideInAPackage("io.icerepl.app..")
+        .and()
+        .doNotHaveFullyQualifiedName("io.icerepl.app.engine.replica.LeasedReplica")
+        .and()
+        .doNotHaveFullyQualifiedName("io.icerepl.app.engine.replica.ReplicaFiles")
+        .should()
+        .callMethodWhere(
+            com.tngtech.archunit.base.DescribedPredicate.describe(
+                "a MetadataPublisher method or ObjectStore.deleteAll",
+                call ->
+                    call.getTargetOwner()
+                            .isEquivalentTo(io.icerepl.copier.publish.MetadataPublisher.class)
+                        || (call.getTargetOwner()
+                                .isAssignableTo(io.icerepl.copier.store.ObjectStore.class)
+                            && call.getName().equals("deleteAll"))))
+        .orShould()
+        .callConstructor(
+            io.icerepl.copier.publish.MetadataPublisher.class,
+            io.icerepl.copier.store.ObjectStore.class)
+        .because("io.icerepl.app.engine.replica.LeasedReplica checks the lease before every write")
+        .check(APP);
+  }
 }

@@ -4,6 +4,7 @@ import io.icerepl.app.engine.batch.BatchPreCopy;
 import io.icerepl.app.engine.catalog.ReplicaRegistrar;
 import io.icerepl.app.engine.catalog.TableCatalogs;
 import io.icerepl.app.engine.promote.PromotedReplicaException;
+import io.icerepl.app.engine.replica.LeasedReplica;
 import io.icerepl.app.engine.replica.ReplicaFiles;
 import io.icerepl.app.engine.replica.ReplicaHead;
 import io.icerepl.app.engine.retention.PendingDeletion;
@@ -11,7 +12,6 @@ import io.icerepl.app.engine.retention.RetentionSettings;
 import io.icerepl.copier.copy.CopyPlanner;
 import io.icerepl.copier.copy.CopyProgress;
 import io.icerepl.copier.copy.PlanExecutor;
-import io.icerepl.copier.publish.MetadataPublisher;
 import io.icerepl.copier.publish.ReplicaLayout;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.error.BadInputException;
@@ -25,7 +25,6 @@ import io.icerepl.merge.merge.MetadataMerge;
 import io.icerepl.merge.merge.ReplicaCommits;
 import io.icerepl.merge.merge.VersionSequence;
 import io.icerepl.merge.model.TableMetadata;
-import io.icerepl.merge.model.TableMetadataParser;
 import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.path.PathSpelling;
 import io.icerepl.merge.path.SourcePrefixes;
@@ -67,7 +66,6 @@ public final class TableReplicator {
   /** Runs the reads of a check that do not wait for one another. */
   private final ExecutorService reads;
 
-  private final MetadataPublisher publisher;
   private final ReplicaFiles replicaFiles;
   private final SourceHeadResolver headResolver;
   private final Optional<ReplicaRegistrar> registrar;
@@ -163,15 +161,13 @@ public final class TableReplicator {
     this.planner = new CopyPlanner(source, target);
     this.executor = new PlanExecutor(source, target, executor, progress);
     this.reads = executor;
-    this.publisher = new MetadataPublisher(target);
     this.replicaFiles = new ReplicaFiles(target, options.maxMetadataBytes());
     this.headResolver =
         catalogs
             .sourceHead()
             .orElseGet(() -> new FileSystemHeadResolver(source, clock, options.settleTime()));
     this.registrar = catalogs.registrar();
-    this.pendingDeletion =
-        new PendingDeletion(target, replicaFiles, RetentionSettings.defaults().batchSize());
+    this.pendingDeletion = new PendingDeletion(target, RetentionSettings.defaults().batchSize());
     this.batchPreCopy = batchPreCopy;
     this.lastPublished = lastPublished;
   }
@@ -314,7 +310,14 @@ public final class TableReplicator {
     refuseOverlap(sourceLocation, targetLocation);
     try (ObjectStore.Lock lock = target.lock(targetLocation)) {
       ReplicationResult result =
-          run(table, sourceLocation, targetLocation, sourceMetadata, before, checkedCommit, lock);
+          run(
+              table,
+              sourceLocation,
+              targetLocation,
+              sourceMetadata,
+              before,
+              checkedCommit,
+              new LeasedReplica(target, replicaFiles, targetLocation, lock));
       register(table, targetLocation, result.heads());
       return result;
     } catch (PathOutsideMappingException e) {
@@ -363,7 +366,7 @@ public final class TableReplicator {
       Optional<String> sourceMetadata,
       Optional<TableHeads> before,
       Optional<ReplicaState.LastCommit> checkedCommit,
-      ObjectStore.Lock lock)
+      LeasedReplica leased)
       throws IOException {
     // the state is read once, under the lease, and kept as this run writes it: only a run holding
     // the lease writes it
@@ -381,7 +384,7 @@ public final class TableReplicator {
                 .map(ReplicaHead::version)
                 .equals(Optional.of(state.lastCommit().version()));
     Optional<SwitchBack> switchBack =
-        checkNotPromoted(table, sourceLocation, targetLocation, before, state, lock);
+        checkNotPromoted(table, sourceLocation, targetLocation, before, state, leased);
     if (state.promotion() != null) {
       state = replicaFiles.state(targetLocation); // a promotion the check ended is gone from it
     }
@@ -424,10 +427,7 @@ public final class TableReplicator {
     if (replica.isPresent()) {
       MetadataMerge.checkSameTable(head, replica.get().metadata(), headFile, replica.get().file());
       // files an interrupted expiry left half deleted must not be taken as in place
-      if (!state.pendingDeletes().isEmpty()) {
-        lock.checkHeld("finish the deletes of an earlier expiry");
-      }
-      state = pendingDeletion.finish(targetLocation, replica.get().metadata(), state);
+      state = pendingDeletion.finish(leased, replica.get().metadata(), state);
     }
     List<String> versions =
         VersionSequence.toApply(
@@ -502,10 +502,12 @@ public final class TableReplicator {
               .previousVersionsMax(ReplicaCommits.previousVersionsMax(metadata));
       replica.ifPresent(r -> request.replica(r.metadata(), r.file()));
       MergeResult merge = MetadataMerge.merge(request.build());
-      state = rememberPrefixes(targetLocation, state, prefixes, lock);
+      state = rememberPrefixes(leased, state, prefixes);
       Optional<TableMetadata> replicaMetadata = replica.map(ReplicaHead::metadata);
       if (replica.isEmpty() && batchPreCopy.isPresent()) {
-        batchPreCopy.get().run(table, source, target, targetLocation, file, merge, mapping, lock);
+        batchPreCopy
+            .get()
+            .run(table, source, target, targetLocation, file, merge, mapping, leased.lease());
       }
       PlanExecutor.Outcome outcome;
       try {
@@ -514,7 +516,7 @@ public final class TableReplicator {
                 table,
                 sink -> planner.plan(table, merge, replicaMetadata, mapping, sink),
                 mapping,
-                lock);
+                leased.lease());
       } catch (MissingFileException e) {
         if (last) {
           throw e;
@@ -529,17 +531,12 @@ public final class TableReplicator {
         continue;
       }
       long version = replica.map(ReplicaHead::version).orElse(0L) + 1;
-      lock.checkHeld("commit replica version " + version);
-      state =
-          pendingDeletion.rememberReplacedStatistics(
-              targetLocation, state, replica, merge.metadata());
+      state = pendingDeletion.rememberReplacedStatistics(leased, state, replica, merge.metadata());
       ReplicaFiles.RecordedCommit recorded =
-          replicaFiles.recordCommit(targetLocation, state, replica, version, merge.metadata());
+          leased.recordCommit(state, replica, version, merge.metadata());
       state = recorded.state();
       TableMetadata committed = recorded.metadata();
-      String published =
-          publisher.publish(
-              table, targetLocation, version, out -> TableMetadataParser.write(committed, out));
+      String published = leased.publish(table, version, committed);
       replica = Optional.of(new ReplicaHead(version, published, committed));
       lastPublished.set(replica.get());
       counts.add(merge, outcome, published);
@@ -553,7 +550,7 @@ public final class TableReplicator {
           outcome.filesRewritten());
     }
     if (switchBack.isPresent() && counts.versions > 0) {
-      endPromotion(table, targetLocation, lock);
+      endPromotion(table, leased);
     }
     Set<Long> held = new HashSet<>();
     replica.ifPresent(r -> r.metadata().snapshots().forEach(s -> held.add(s.snapshotId())));
@@ -592,10 +589,10 @@ public final class TableReplicator {
       String targetLocation,
       Optional<TableHeads> before,
       ReplicaState state,
-      ObjectStore.Lock lock)
+      LeasedReplica leased)
       throws IOException {
     Promotion promotion = state.promotion();
-    if (promotion == null || promotionEnded(table, targetLocation, state, lock)) {
+    if (promotion == null || promotionEnded(table, state, leased)) {
       return Optional.empty();
     }
     String sourceHead;
@@ -667,9 +664,9 @@ public final class TableReplicator {
    * its record was dropped left it behind. A recorded commit not published yet ends nothing: the
    * switch-back is decided again.
    */
-  private boolean promotionEnded(
-      String table, String targetLocation, ReplicaState state, ObjectStore.Lock lock)
+  private boolean promotionEnded(String table, ReplicaState state, LeasedReplica leased)
       throws IOException {
+    String targetLocation = leased.location();
     ReplicaState.LastCommit last = state.lastCommit();
     if (last == null || last.version() <= state.promotion().replicaVersion()) {
       return false;
@@ -683,15 +680,14 @@ public final class TableReplicator {
     if (head.isEmpty() || head.get().version() != last.version()) {
       return false;
     }
-    endPromotion(table, targetLocation, lock);
+    endPromotion(table, leased);
     return true;
   }
 
-  private void endPromotion(String table, String targetLocation, ObjectStore.Lock lock)
-      throws IOException {
+  private void endPromotion(String table, LeasedReplica leased) throws IOException {
+    String targetLocation = leased.location();
     ReplicaState state = replicaFiles.state(targetLocation);
-    lock.checkHeld("end the promotion of " + targetLocation);
-    replicaFiles.writeState(targetLocation, state.withPromotion(null));
+    leased.writeState(state.withPromotion(null), "end the promotion");
     LOG.info(
         "{}: {} is a read-only replica again; its promotion at epoch {} ended",
         table,
@@ -758,14 +754,12 @@ public final class TableReplicator {
    * @return the state as written
    */
   private ReplicaState rememberPrefixes(
-      String targetLocation, ReplicaState state, SourcePrefixes prefixes, ObjectStore.Lock lock)
-      throws IOException {
+      LeasedReplica leased, ReplicaState state, SourcePrefixes prefixes) throws IOException {
     if (state.sourcePrefixes().equals(prefixes.learned())) {
       return state;
     }
-    lock.checkHeld("record the source prefixes");
     ReplicaState learned = state.withSourcePrefixes(prefixes.learned());
-    replicaFiles.writeState(targetLocation, learned);
+    leased.writeState(learned, "record the source prefixes");
     return learned;
   }
 

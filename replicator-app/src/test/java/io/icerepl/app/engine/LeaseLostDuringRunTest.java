@@ -235,6 +235,45 @@ class LeaseLostDuringRunTest {
     taken[0].close();
   }
 
+  /**
+   * Taken over right after the expiry recorded its commit in the state: the publish that follows
+   * checks the lease on its own (through {@code LeasedReplica}), so no version is published.
+   */
+  @Test
+  void anExpiryTakenOverBetweenItsCommitRecordAndItsPublishPublishesNothing() throws IOException {
+    replicate(firstRun);
+    List<String> before = firstRun.list(REPLICA + "/metadata");
+    AtomicLong stateWrites = new AtomicLong();
+    ObjectStore.Lock[] taken = new ObjectStore.Lock[1];
+    ObjectStore recording =
+        new ForwardingObjectStore(firstRun) {
+          @Override
+          public long write(String path, Writer writer) throws IOException {
+            long written = super.write(path, writer);
+            // the first records the expired snapshots, the second the commit
+            if (path.equals(ReplicaLayout.stateFile(REPLICA))
+                && stateWrites.incrementAndGet() == 2) {
+              leaseClock.shift(Duration.ofMinutes(3));
+              taken[0] = secondRun.lock(REPLICA);
+            }
+            return written;
+          }
+        };
+    ExpireOptions keepOne =
+        new ExpireOptions(Optional.empty(), Optional.of(0L), Optional.of(1), Set.of(), false);
+
+    assertThatThrownBy(
+            () ->
+                new RetentionRunner(recording, Clock.systemUTC(), RetentionSettings.defaults())
+                    .expire(REPLICA, Optional.empty(), UnaryOperator.identity(), keepOne))
+        .hasMessageContaining("its lease was lost to second-run")
+        .hasMessageContaining("Cannot publish replica version ");
+
+    assertThat(stateWrites).hasValue(2);
+    assertThat(firstRun.list(REPLICA + "/metadata")).isEqualTo(before);
+    taken[0].close();
+  }
+
   private void replicate(ObjectStore to) {
     new TableReplicator(source, to, Clock.systemUTC(), executor, ONLY_WRITER)
         .replicate(table.location(), REPLICA, Optional.empty());

@@ -6,12 +6,12 @@ import io.icerepl.app.engine.ReplicationSummary;
 import io.icerepl.app.engine.TableReplicationException;
 import io.icerepl.app.engine.TableReplicator;
 import io.icerepl.app.engine.catalog.TableCatalogs;
+import io.icerepl.app.engine.replica.LeasedReplica;
 import io.icerepl.app.engine.replica.ReplicaFiles;
 import io.icerepl.app.engine.replica.ReplicaHead;
 import io.icerepl.copier.copy.CopyPlanner;
 import io.icerepl.copier.copy.CopyProgress;
 import io.icerepl.copier.copy.PlanExecutor;
-import io.icerepl.copier.publish.MetadataPublisher;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.error.ReplicationException;
@@ -26,7 +26,6 @@ import io.icerepl.merge.merge.ReplicaCommits;
 import io.icerepl.merge.merge.ReplicaProperties;
 import io.icerepl.merge.model.Snapshot;
 import io.icerepl.merge.model.TableMetadata;
-import io.icerepl.merge.model.TableMetadataParser;
 import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.path.SourcePrefixes;
 import io.icerepl.merge.path.TableLayout;
@@ -184,6 +183,7 @@ public final class TableFailback {
   private FailbackSummary firstCommit(String table, String primaryLocation, String originalLocation)
       throws IOException {
     try (ObjectStore.Lock lock = original.lock(originalLocation)) {
+      LeasedReplica leased = new LeasedReplica(original, originalFiles, originalLocation, lock);
       // read again under the lease: another run may have failed back since
       OriginalHead head = originalHead(table, originalLocation);
       String promotedFile =
@@ -213,9 +213,9 @@ public final class TableFailback {
                   filesAt, options.extraPrefixes(), options.allowedSourcePrefixes(), List.of())
               .learn(promoted, promotedFile)
               .learnFolderOf(promotedFile);
-      lock.checkHeld("record the orphan tags");
-      originalFiles.writeState(
-          originalLocation, state.withKeptRefs(tags).withSourcePrefixes(prefixes.learned()));
+      leased.writeState(
+          state.withKeptRefs(tags).withSourcePrefixes(prefixes.learned()),
+          "record the orphan tags");
 
       PathMapping mapping = prefixes.mapping();
       MergeResult merge =
@@ -239,16 +239,12 @@ public final class TableFailback {
                   lock);
 
       long version = head.newestVersion() + 1;
-      lock.checkHeld("commit the failback version " + version);
       TableMetadata committed =
-          originalFiles.recordCommit(
-              originalLocation,
+          leased.recordCommit(
               Optional.of(new ReplicaHead(head.version(), head.file(), head.metadata())),
               version,
               merge.metadata());
-      String published =
-          new MetadataPublisher(original)
-              .publish(table, originalLocation, version, TableMetadataParser.toJson(committed));
+      String published = leased.publish(table, version, committed);
       // a crash before this leaves the entry behind; the next run's replication moves it
       catalogs.registrar().ifPresent(entry -> entry.register(originalLocation, published));
       LOG.info(

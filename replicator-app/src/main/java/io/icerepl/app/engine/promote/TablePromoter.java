@@ -3,12 +3,12 @@ package io.icerepl.app.engine.promote;
 import io.icerepl.app.engine.ReplicationResult;
 import io.icerepl.app.engine.TableReplicator;
 import io.icerepl.app.engine.catalog.ReplicaRegistrar;
+import io.icerepl.app.engine.replica.LeasedReplica;
 import io.icerepl.app.engine.replica.ReplicaFiles;
 import io.icerepl.app.engine.replica.ReplicaHead;
 import io.icerepl.app.engine.verify.TableVerifier;
 import io.icerepl.app.engine.verify.VerifyResult;
 import io.icerepl.app.engine.verify.VerifySource;
-import io.icerepl.copier.publish.MetadataPublisher;
 import io.icerepl.copier.publish.ReplicaLayout;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.error.DivergedReplicaException;
@@ -16,7 +16,6 @@ import io.icerepl.merge.error.ReplicationException;
 import io.icerepl.merge.merge.PromotedMetadata;
 import io.icerepl.merge.merge.ReplicaProperties;
 import io.icerepl.merge.model.TableMetadata;
-import io.icerepl.merge.model.TableMetadataParser;
 import io.icerepl.merge.state.Promotion;
 import io.icerepl.merge.state.ReplicaState;
 import java.io.IOException;
@@ -43,7 +42,6 @@ public final class TablePromoter {
   private final Clock clock;
   private final long maxMetadataBytes;
   private final ReplicaFiles replicaFiles;
-  private final MetadataPublisher publisher;
   private final Optional<ReplicaRegistrar> entry;
 
   public TablePromoter(ObjectStore target, Clock clock, long maxMetadataBytes) {
@@ -60,7 +58,6 @@ public final class TablePromoter {
     this.clock = clock;
     this.maxMetadataBytes = maxMetadataBytes;
     this.replicaFiles = new ReplicaFiles(target, maxMetadataBytes);
-    this.publisher = new MetadataPublisher(target);
     this.entry = entry;
   }
 
@@ -166,14 +163,14 @@ public final class TablePromoter {
   public PromotionResult promote(
       String table, String targetLocation, PromotionMode mode, OptionalLong decidedOn) {
     try (ObjectStore.Lock lock = target.lock(targetLocation)) {
+      LeasedReplica leased = new LeasedReplica(target, replicaFiles, targetLocation, lock);
       ReplicaState state = replicaFiles.state(targetLocation);
       if (state.promotion() != null) {
         long promotedFrom = state.promotion().replicaVersion() - 1;
         if (decidedOn.isPresent() && decidedOn.getAsLong() != promotedFrom) {
           throw refused(table, decidedOn.getAsLong(), "was promoted from version " + promotedFrom);
         }
-        return moveEntry(
-            table, targetLocation, finish(table, targetLocation, state.promotion(), lock));
+        return moveEntry(table, targetLocation, finish(table, state.promotion(), leased));
       }
       Optional<ReplicaHead> current = replicaFiles.head(table, targetLocation);
       refuseMoved(table, decidedOn, current);
@@ -190,12 +187,9 @@ public final class TablePromoter {
               head.lastSourceFile().orElseThrow(),
               head.lastSourceUpdatedMs().orElse(null),
               head.version() + 1);
-      lock.checkHeld("record the promotion of " + targetLocation);
-      replicaFiles.writeState(targetLocation, state.withPromotion(promotion));
+      leased.writeState(state.withPromotion(promotion), "record the promotion");
       return moveEntry(
-          table,
-          targetLocation,
-          publish(table, targetLocation, head.metadata(), head.file(), promotion, lock));
+          table, targetLocation, publish(table, head.metadata(), head.file(), promotion, leased));
     } catch (ReplicationException e) {
       throw new TablePromotionException(table, e.getMessage(), e);
     } catch (IOException e) {
@@ -248,18 +242,15 @@ public final class TablePromoter {
 
   private PromotionResult publish(
       String table,
-      String location,
       TableMetadata replica,
       String replicaFile,
       Promotion promotion,
-      ObjectStore.Lock lock)
+      LeasedReplica leased)
       throws IOException {
+    String location = leased.location();
     TableMetadata promoted =
         PromotedMetadata.of(replica, replicaFile, promotion.epoch(), clock.millis());
-    lock.checkHeld("publish promoted version " + promotion.replicaVersion());
-    String file =
-        publisher.publish(
-            table, location, promotion.replicaVersion(), TableMetadataParser.toJson(promoted));
+    String file = leased.publish(table, promotion.replicaVersion(), promoted);
     LOG.info(
         "{}: promoted {} at version {}, epoch {}, mode {}, last source version {}",
         table,
@@ -276,15 +267,15 @@ public final class TablePromoter {
    * missing version hint. A hint past the promoted version (writers committed since) is left as it
    * is.
    */
-  private PromotionResult finish(
-      String table, String location, Promotion promotion, ObjectStore.Lock lock)
+  private PromotionResult finish(String table, Promotion promotion, LeasedReplica leased)
       throws IOException {
+    String location = leased.location();
     String file = ReplicaLayout.metadataFile(location, promotion.replicaVersion());
     if (target.length(file).isEmpty()) {
       String previous = ReplicaLayout.metadataFile(location, promotion.replicaVersion() - 1);
       TableMetadata replica = ReplicaFiles.readMetadata(target, previous, maxMetadataBytes);
       LOG.info("{}: finishing the promotion of {} an earlier run recorded", table, location);
-      return publish(table, location, replica, previous, promotion, lock);
+      return publish(table, replica, previous, promotion, leased);
     }
     TableMetadata promoted = ReplicaFiles.readMetadata(target, file, maxMetadataBytes);
     if (!Long.toString(promotion.epoch())
@@ -299,8 +290,7 @@ public final class TablePromoter {
               + "); another writer committed to the replica");
     }
     if (hintVersion(location).orElse(0) < promotion.replicaVersion()) {
-      lock.checkHeld("write the version hint of " + location);
-      publisher.writeVersionHint(location, promotion.replicaVersion());
+      leased.writeVersionHint(promotion.replicaVersion());
     }
     return new PromotionResult(promotion, file, promoted, true);
   }

@@ -356,22 +356,14 @@ public final class ReplicaFiles {
   }
 
   /**
-   * Records the commit about to be published, and returns its metadata with the commit's token.
-   * Recorded first: the published file then always matches the record, or the one before it.
-   */
-  public TableMetadata recordCommit(
-      String location, Optional<ReplicaHead> previous, long version, TableMetadata metadata)
-      throws IOException {
-    return recordCommit(location, state(location), previous, version, metadata).metadata();
-  }
-
-  /**
-   * As {@link #recordCommit(String, Optional, long, TableMetadata)}, onto {@code state}, the state
-   * the caller read under the table's lease and kept since.
+   * Records the commit about to be published onto {@code state}, the state the caller read under
+   * the table's lease and kept since, and returns its metadata with the commit's token. Recorded
+   * first: the published file then always matches the record, or the one before it. Written only
+   * through {@link LeasedReplica}, which checks the lease.
    *
    * @return the metadata to publish and the state as written
    */
-  public RecordedCommit recordCommit(
+  RecordedCommit recordCommit(
       String location,
       ReplicaState state,
       Optional<ReplicaHead> previous,
@@ -416,7 +408,8 @@ public final class ReplicaFiles {
     }
   }
 
-  public void writeState(String location, ReplicaState state) throws IOException {
+  /** Written only through {@link LeasedReplica}, which checks the lease. */
+  void writeState(String location, ReplicaState state) throws IOException {
     byte[] json = ReplicaStateParser.toJson(state);
     store.write(ReplicaLayout.stateFile(location), out -> out.write(json));
   }

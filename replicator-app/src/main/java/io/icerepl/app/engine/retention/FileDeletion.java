@@ -1,7 +1,7 @@
 package io.icerepl.app.engine.retention;
 
+import io.icerepl.app.engine.replica.LeasedReplica;
 import io.icerepl.copier.copy.HumanUnits;
-import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.retention.UnreachableFiles;
 import java.io.IOException;
 import java.time.Duration;
@@ -23,15 +23,15 @@ final class FileDeletion {
 
   private static final long LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(5);
 
-  private final ObjectStore target;
   private final DeletionProgress.Listener listener;
 
-  FileDeletion(ObjectStore target, DeletionProgress.Listener listener) {
-    this.target = target;
+  FileDeletion(DeletionProgress.Listener listener) {
     this.listener = listener;
   }
 
-  void delete(String location, UnreachableFiles files) throws IOException {
+  /** Deletes {@code files} from {@code replica}, the lease checked before every request. */
+  void delete(LeasedReplica replica, UnreachableFiles files) throws IOException {
+    String location = replica.location();
     List<List<String>> stages = files.inDeletionOrder();
     long total = stages.stream().mapToLong(List::size).sum();
     if (total == 0) {
@@ -43,7 +43,7 @@ final class FileDeletion {
     for (List<String> stage : stages) {
       for (int from = 0; from < stage.size(); from += PER_REQUEST) {
         List<String> request = stage.subList(from, Math.min(stage.size(), from + PER_REQUEST));
-        target.deleteAll(request);
+        replica.deleteAll(request, "delete unreachable files");
         if (LOG.isDebugEnabled()) {
           request.forEach(path -> LOG.debug("{}: deleted {}", location, path));
         }

@@ -1,6 +1,6 @@
 package io.icerepl.app.engine.retention;
 
-import io.icerepl.app.engine.replica.ReplicaFiles;
+import io.icerepl.app.engine.replica.LeasedReplica;
 import io.icerepl.app.engine.replica.ReplicaHead;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.model.TableMetadata;
@@ -32,27 +32,26 @@ public final class PendingDeletion {
   private static final Logger LOG = LoggerFactory.getLogger(PendingDeletion.class);
 
   private final ObjectStore target;
-  private final ReplicaFiles replicaFiles;
   private final int batchSize;
 
   /**
+   * @param target the replicas' store, whose manifests are read
    * @param batchSize candidate files checked per pass over retained manifests (bounds memory)
    */
-  public PendingDeletion(ObjectStore target, ReplicaFiles replicaFiles, int batchSize) {
+  public PendingDeletion(ObjectStore target, int batchSize) {
     this.target = target;
-    this.replicaFiles = replicaFiles;
     this.batchSize = batchSize;
   }
 
   /**
    * Finishes the pending deletion recorded in {@code state}, if any.
    *
-   * @param location the replica location
+   * @param replica the replica, under its lease
    * @param current the replica's current metadata
    * @param state the replica's state
    * @return the state with no pending deletion
    */
-  public ReplicaState finish(String location, TableMetadata current, ReplicaState state)
+  public ReplicaState finish(LeasedReplica replica, TableMetadata current, ReplicaState state)
       throws IOException {
     if (state.pendingDeletes().isEmpty()) {
       return state;
@@ -68,12 +67,12 @@ public final class PendingDeletion {
             stillExpired, current, target::open, batchSize);
     LOG.info(
         "{}: finishing an earlier expiry: deleting {} orphaned file(s)",
-        location,
+        replica.location(),
         orphans.all().size());
-    new FileDeletion(target, DeletionProgress.Listener.NONE).delete(location, orphans);
+    new FileDeletion(DeletionProgress.Listener.NONE).delete(replica, orphans);
     ReplicaState finished =
         state.withRetention(state.expiredSnapshotIds(), state.droppedRefs(), List.of());
-    replicaFiles.writeState(location, finished);
+    replica.writeState(finished, "forget the finished deletion");
     return finished;
   }
 
@@ -81,14 +80,14 @@ public final class PendingDeletion {
    * Remembers, before a replica commit is published, the statistics files it stops naming (the
    * source replaced or removed them), so the replica's retention deletes them.
    *
-   * @param location the replica location
+   * @param replica the replica, under its lease
    * @param state the replica's state, as the run holding the lease read and wrote it
    * @param before the replica's current version, if any
    * @param after the metadata about to be published
    * @return the state as written
    */
   public ReplicaState rememberReplacedStatistics(
-      String location, ReplicaState state, Optional<ReplicaHead> before, TableMetadata after)
+      LeasedReplica replica, ReplicaState state, Optional<ReplicaHead> before, TableMetadata after)
       throws IOException {
     if (before.isEmpty()) {
       return state;
@@ -101,9 +100,11 @@ public final class PendingDeletion {
     Set<String> remembered = new LinkedHashSet<>(state.replacedStatisticsFiles());
     remembered.addAll(replaced);
     ReplicaState written = state.withReplacedStatisticsFiles(List.copyOf(remembered));
-    replicaFiles.writeState(location, written);
+    replica.writeState(written, "remember the statistics files no longer named");
     LOG.info(
-        "{}: statistics files no longer named, for retention to delete: {}", location, replaced);
+        "{}: statistics files no longer named, for retention to delete: {}",
+        replica.location(),
+        replaced);
     return written;
   }
 }

@@ -1,9 +1,9 @@
 package io.icerepl.app.engine.retention;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.icerepl.app.engine.replica.LeasedReplica;
 import io.icerepl.app.engine.replica.ReplicaFiles;
 import io.icerepl.app.engine.replica.ReplicaHead;
-import io.icerepl.copier.publish.MetadataPublisher;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.merge.ReplicaCommits;
@@ -46,7 +46,6 @@ public final class RetentionRunner {
   private final Clock clock;
   private final RetentionSettings settings;
   private final ReplicaFiles replicaFiles;
-  private final MetadataPublisher publisher;
   private final PendingDeletion pendingDeletion;
   private final FileDeletion deletion;
 
@@ -63,12 +62,11 @@ public final class RetentionRunner {
       RetentionSettings settings,
       DeletionProgress.Listener progress) {
     this.target = target;
-    this.deletion = new FileDeletion(target, progress);
+    this.deletion = new FileDeletion(progress);
     this.clock = clock;
     this.settings = settings;
     this.replicaFiles = new ReplicaFiles(target, settings.maxMetadataBytes());
-    this.publisher = new MetadataPublisher(target);
-    this.pendingDeletion = new PendingDeletion(target, replicaFiles, settings.batchSize());
+    this.pendingDeletion = new PendingDeletion(target, settings.batchSize());
   }
 
   /**
@@ -100,7 +98,12 @@ public final class RetentionRunner {
       UnaryOperator<RetentionPolicy> adjust,
       ExpireOptions options) {
     try (ObjectStore.Lock lock = target.lock(location)) {
-      return run(location, policy, adjust, options, lock);
+      return run(
+          location,
+          policy,
+          adjust,
+          options,
+          new LeasedReplica(target, replicaFiles, location, lock));
     } catch (IOException e) {
       throw new UncheckedIOException(
           "Cannot expire snapshots of replica " + location + ": " + e.getMessage(), e);
@@ -112,7 +115,7 @@ public final class RetentionRunner {
       Optional<RetentionPolicy> configured,
       UnaryOperator<RetentionPolicy> adjust,
       ExpireOptions options,
-      ObjectStore.Lock lock)
+      LeasedReplica replica)
       throws IOException {
     ReplicaHead head =
         replicaFiles
@@ -123,10 +126,7 @@ public final class RetentionRunner {
                         "Cannot expire snapshots of " + location + ": it holds no replica"));
     ReplicaState state = replicaFiles.state(location);
     if (!options.dryRun()) {
-      if (!state.pendingDeletes().isEmpty()) {
-        lock.checkHeld("finish the deletes of an earlier expiry");
-      }
-      state = pendingDeletion.finish(location, head.metadata(), state);
+      state = pendingDeletion.finish(replica, head.metadata(), state);
     }
 
     TableMetadata before = head.metadata();
@@ -170,10 +170,10 @@ public final class RetentionRunner {
             head.file());
       }
       if (!state.replacedStatisticsFiles().isEmpty()) {
-        lock.checkHeld("delete the statistics files replication stopped naming");
-        delete(location, unreachable);
-        replicaFiles.writeState(
-            location, replicaFiles.state(location).withReplacedStatisticsFiles(List.of()));
+        deletion.delete(replica, unreachable);
+        replica.writeState(
+            replicaFiles.state(location).withReplacedStatisticsFiles(List.of()),
+            "forget the deleted statistics files");
       }
       return new RetentionResult(
           unreachable, false, false, List.of(), List.of(), plan.warnings(), head.file());
@@ -189,8 +189,7 @@ public final class RetentionRunner {
     if (!filesKept) {
       pending.addAll(expired);
     }
-    lock.checkHeld("expire snapshots");
-    replicaFiles.writeState(location, state.withRetention(expiredIds, droppedRefs, pending));
+    replica.writeState(state.withRetention(expiredIds, droppedRefs, pending), "expire snapshots");
 
     ObjectNode json = plan.metadata().copyOfJson();
     ReplicaCommits.setMetadataLog(
@@ -201,14 +200,11 @@ public final class RetentionRunner {
     ReplicaCommits.setLastUpdatedMs(
         json, Optional.of(before), clock.millis(), before.lastUpdatedMs());
     TableMetadata after =
-        replicaFiles.recordCommit(
-            location,
+        replica.recordCommit(
             Optional.of(head),
             head.version() + 1,
             TableMetadataParser.fromJson(json, "replica " + location));
-    String published =
-        publisher.publish(
-            location, location, head.version() + 1, TableMetadataParser.toJson(after));
+    String published = replica.publish(location, head.version() + 1, after);
     LOG.info(
         "{}: expired {} snapshot(s), dropped refs {}; published {}",
         location,
@@ -217,14 +213,13 @@ public final class RetentionRunner {
         published);
 
     if (!filesKept) {
-      lock.checkHeld("delete the files of expired snapshots");
-      delete(location, unreachable);
-      replicaFiles.writeState(
-          location,
+      deletion.delete(replica, unreachable);
+      replica.writeState(
           replicaFiles
               .state(location)
               .withRetention(expiredIds, droppedRefs, state.pendingDeletes())
-              .withReplacedStatisticsFiles(List.of()));
+              .withReplacedStatisticsFiles(List.of()),
+          "forget the deleted files of expired snapshots");
     }
     return new RetentionResult(
         filesKept ? UnreachableFiles.none() : unreachable,
@@ -234,10 +229,6 @@ public final class RetentionRunner {
         plan.droppedRefs(),
         plan.warnings(),
         published);
-  }
-
-  private void delete(String location, UnreachableFiles files) throws IOException {
-    deletion.delete(location, files);
   }
 
   /** gc.enabled=false: files may be shared with other tables, unless the replica owns its files. */
