@@ -119,6 +119,7 @@ public final class PathMapping implements UnaryOperator<String> {
       }
     }
     throw new PathOutsideMappingException(
+        sourcePath,
         "Cannot map path "
             + sourcePath
             + ": it is outside every mapped source prefix "

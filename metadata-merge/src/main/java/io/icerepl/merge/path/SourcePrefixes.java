@@ -35,16 +35,19 @@ public final class SourcePrefixes {
   private final List<PathMapping.Prefix> explicit;
   private final List<String> allowedRoots;
   private final List<PathMapping.Prefix> learned;
+  private final List<PathMapping.Prefix> mirror;
 
   private SourcePrefixes(
       String targetLocation,
       List<PathMapping.Prefix> explicit,
       List<String> allowedRoots,
-      List<PathMapping.Prefix> learned) {
+      List<PathMapping.Prefix> learned,
+      List<PathMapping.Prefix> mirror) {
     this.targetLocation = Objects.requireNonNull(targetLocation, "targetLocation");
     this.explicit = List.copyOf(explicit);
     this.allowedRoots = List.copyOf(allowedRoots);
     this.learned = List.copyOf(learned);
+    this.mirror = List.copyOf(mirror);
   }
 
   /**
@@ -58,7 +61,16 @@ public final class SourcePrefixes {
       List<PathMapping.Prefix> explicit,
       List<String> allowedRoots,
       List<PathMapping.Prefix> remembered) {
-    return new SourcePrefixes(targetLocation, explicit, allowedRoots, remembered);
+    return new SourcePrefixes(targetLocation, explicit, allowedRoots, remembered, List.of());
+  }
+
+  /**
+   * With the replica's mirror mapping (see {@link MirrorMapping}), for paths no explicit or learned
+   * prefix covers. A prefix a version declares is still learned with its own replica folder: the
+   * mirror maps only what nothing declares.
+   */
+  public SourcePrefixes withMirror(List<PathMapping.Prefix> pairs) {
+    return new SourcePrefixes(targetLocation, explicit, allowedRoots, learned, pairs);
   }
 
   /** The learned pairs, to remember in the replica's state. */
@@ -66,8 +78,19 @@ public final class SourcePrefixes {
     return learned;
   }
 
-  /** The mapping of every explicit and learned prefix; the longest matching one decides. */
+  /**
+   * The mapping of every explicit, learned and mirrored prefix; the longest matching one decides,
+   * and the mirror's roots are shorter than every prefix under them.
+   */
   public PathMapping mapping() {
+    List<PathMapping.Prefix> all = new ArrayList<>(explicit);
+    all.addAll(learned);
+    all.addAll(mirror);
+    return PathMapping.of(all);
+  }
+
+  /** The mapping of what configuration and metadata declared, without the mirror. */
+  private PathMapping declared() {
     List<PathMapping.Prefix> all = new ArrayList<>(explicit);
     all.addAll(learned);
     return PathMapping.of(all);
@@ -125,14 +148,14 @@ public final class SourcePrefixes {
    */
   public SourcePrefixes learnFormerLayout(TableMetadata version) {
     List<PathMapping.Prefix> more = new ArrayList<>(learned);
-    PathMapping current = mapping();
+    PathMapping current = declared();
     for (PathMapping.Prefix prefix :
         TableLayout.mapping(version, targetLocation, List.of()).prefixes()) {
       if (!current.covers(prefix.source()) && allowed(prefix.source())) {
         more.add(prefix);
       }
     }
-    return new SourcePrefixes(targetLocation, explicit, allowedRoots, more);
+    return new SourcePrefixes(targetLocation, explicit, allowedRoots, more, mirror);
   }
 
   private enum Kind {
@@ -145,12 +168,13 @@ public final class SourcePrefixes {
       String prefix, String declaredAs, String metadataFile, Kind kind, boolean strict) {
     if (prefix == null
         || prefix.isBlank()
-        || mapping().covers(prefix)
+        || declared().covers(prefix)
         || (!strict && !allowed(prefix))) {
       return this;
     }
     if (!allowed(prefix)) {
       throw new PathOutsideMappingException(
+          prefix,
           "Cannot map path "
               + prefix
               + " ("
@@ -161,7 +185,7 @@ public final class SourcePrefixes {
     }
     List<PathMapping.Prefix> more = new ArrayList<>(learned);
     more.add(new PathMapping.Prefix(prefix, targetOf(prefix, kind)));
-    return new SourcePrefixes(targetLocation, explicit, allowedRoots, more);
+    return new SourcePrefixes(targetLocation, explicit, allowedRoots, more, mirror);
   }
 
   private String targetOf(String prefix, Kind kind) {
@@ -173,6 +197,15 @@ public final class SourcePrefixes {
     }
     String folder = kind == Kind.METADATA ? TableLayout.METADATA_FOLDER : TableLayout.DATA_FOLDER;
     return TableLayout.join(TableLayout.join(targetLocation, folder), folderName(prefix));
+  }
+
+  /**
+   * The replica folder a source prefix outside the table's locations is given, for a {@code --map}
+   * pair a user may write: {@code <replica>/data/<name>}.
+   */
+  public static String replicaFolderFor(String targetLocation, String prefix) {
+    return TableLayout.join(
+        TableLayout.join(targetLocation, TableLayout.DATA_FOLDER), folderName(prefix));
   }
 
   private boolean allowed(String path) {

@@ -22,6 +22,8 @@ import java.util.Set;
  * @param promotion the replica's promotion to a writable table, null while it is a replica
  * @param keptRefs tags the replica keeps although its source does not have them: a fail-back's
  *     orphan tags (name → snapshot id), which every later replication keeps with their snapshots
+ * @param mirrorPrefixes the mirror mapping inferred for files no metadata version declares a prefix
+ *     for (see {@link io.icerepl.merge.path.MirrorMapping}); empty until one was needed
  */
 public record ReplicaState(
     Set<Long> expiredSnapshotIds,
@@ -31,7 +33,8 @@ public record ReplicaState(
     List<PathMapping.Prefix> sourcePrefixes,
     List<String> replacedStatisticsFiles,
     Promotion promotion,
-    Map<String, Long> keptRefs) {
+    Map<String, Long> keptRefs,
+    List<PathMapping.Prefix> mirrorPrefixes) {
 
   public ReplicaState {
     expiredSnapshotIds = Set.copyOf(expiredSnapshotIds);
@@ -40,6 +43,28 @@ public record ReplicaState(
     sourcePrefixes = List.copyOf(sourcePrefixes);
     replacedStatisticsFiles = List.copyOf(replacedStatisticsFiles);
     keptRefs = Map.copyOf(keptRefs);
+    mirrorPrefixes = List.copyOf(mirrorPrefixes);
+  }
+
+  public ReplicaState(
+      Set<Long> expiredSnapshotIds,
+      Map<String, Long> droppedRefs,
+      List<ExpiredSnapshot> pendingDeletes,
+      LastCommit lastCommit,
+      List<PathMapping.Prefix> sourcePrefixes,
+      List<String> replacedStatisticsFiles,
+      Promotion promotion,
+      Map<String, Long> keptRefs) {
+    this(
+        expiredSnapshotIds,
+        droppedRefs,
+        pendingDeletes,
+        lastCommit,
+        sourcePrefixes,
+        replacedStatisticsFiles,
+        promotion,
+        keptRefs,
+        List.of());
   }
 
   public ReplicaState(
@@ -108,7 +133,8 @@ public record ReplicaState(
         sourcePrefixes,
         replacedStatisticsFiles,
         promotion,
-        keptRefs);
+        keptRefs,
+        mirrorPrefixes);
   }
 
   public ReplicaState withLastCommit(LastCommit commit) {
@@ -120,7 +146,8 @@ public record ReplicaState(
         sourcePrefixes,
         replacedStatisticsFiles,
         promotion,
-        keptRefs);
+        keptRefs,
+        mirrorPrefixes);
   }
 
   public ReplicaState withSourcePrefixes(List<PathMapping.Prefix> prefixes) {
@@ -132,7 +159,8 @@ public record ReplicaState(
         prefixes,
         replacedStatisticsFiles,
         promotion,
-        keptRefs);
+        keptRefs,
+        mirrorPrefixes);
   }
 
   public ReplicaState withReplacedStatisticsFiles(List<String> files) {
@@ -144,7 +172,8 @@ public record ReplicaState(
         sourcePrefixes,
         files,
         promotion,
-        keptRefs);
+        keptRefs,
+        mirrorPrefixes);
   }
 
   /** The same state recording the replica's promotion to a writable table. */
@@ -157,7 +186,22 @@ public record ReplicaState(
         sourcePrefixes,
         replacedStatisticsFiles,
         promoted,
-        keptRefs);
+        keptRefs,
+        mirrorPrefixes);
+  }
+
+  /** The same state with the mirror mapping inferred for the replica. */
+  public ReplicaState withMirrorPrefixes(List<PathMapping.Prefix> prefixes) {
+    return new ReplicaState(
+        expiredSnapshotIds,
+        droppedRefs,
+        pendingDeletes,
+        lastCommit,
+        sourcePrefixes,
+        replacedStatisticsFiles,
+        promotion,
+        keptRefs,
+        prefixes);
   }
 
   /** The same state keeping these tags (a fail-back's orphan tags). */
@@ -170,7 +214,8 @@ public record ReplicaState(
         sourcePrefixes,
         replacedStatisticsFiles,
         promotion,
-        refs);
+        refs,
+        mirrorPrefixes);
   }
 
   /**

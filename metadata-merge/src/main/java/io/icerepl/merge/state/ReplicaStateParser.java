@@ -43,6 +43,7 @@ public final class ReplicaStateParser {
   static final String LAST_SOURCE_LAST_UPDATED_MS = "last-source-last-updated-ms";
   static final String REPLICA_VERSION = "replica-version";
   static final String KEPT_REFS = "kept-refs";
+  static final String MIRROR_PREFIXES = "mirror-prefixes";
   private static final int VERSION = 1;
   private static final ObjectMapper MAPPER = TableMetadataParser.mapper();
 
@@ -76,12 +77,8 @@ public final class ReplicaStateParser {
         commit.put(PREVIOUS_TOKEN, state.lastCommit().previousToken());
       }
     }
-    if (!state.sourcePrefixes().isEmpty()) {
-      ArrayNode prefixes = json.putArray(SOURCE_PREFIXES);
-      state
-          .sourcePrefixes()
-          .forEach(p -> prefixes.addObject().put(SOURCE, p.source()).put(TARGET, p.target()));
-    }
+    writePrefixes(json, SOURCE_PREFIXES, state.sourcePrefixes());
+    writePrefixes(json, MIRROR_PREFIXES, state.mirrorPrefixes());
     if (state.promotion() != null) {
       writePromotion(json.putObject(PROMOTION), state.promotion());
     }
@@ -149,21 +146,9 @@ public final class ReplicaStateParser {
               previous == null || previous.isNull() ? null : previous.asText());
     }
     // absent from the state of replicas made before prefixes were kept
-    List<PathMapping.Prefix> prefixes = new ArrayList<>();
-    for (JsonNode node : json.path(SOURCE_PREFIXES)) {
-      if (!node.path(SOURCE).isTextual() || !node.path(TARGET).isTextual()) {
-        throw new BadInputException(
-            "Cannot read replica state "
-                + fileName
-                + ": a "
-                + SOURCE_PREFIXES
-                + " entry lacks its "
-                + SOURCE
-                + " or "
-                + TARGET);
-      }
-      prefixes.add(new PathMapping.Prefix(node.get(SOURCE).asText(), node.get(TARGET).asText()));
-    }
+    List<PathMapping.Prefix> prefixes = readPrefixes(json, SOURCE_PREFIXES, fileName);
+    // absent until a file no metadata declares a prefix for was mapped by the mirror
+    List<PathMapping.Prefix> mirror = readPrefixes(json, MIRROR_PREFIXES, fileName);
     List<String> replacedStatistics = new ArrayList<>();
     json.path(REPLACED_STATISTICS_FILES).forEach(n -> replacedStatistics.add(n.asText()));
     // absent until the replica is promoted, and from states written before promotions existed
@@ -175,7 +160,35 @@ public final class ReplicaStateParser {
         .fields()
         .forEachRemaining(e -> kept.put(e.getKey(), e.getValue().asLong()));
     return new ReplicaState(
-        ids, refs, pending, lastCommit, prefixes, replacedStatistics, promotion, kept);
+        ids, refs, pending, lastCommit, prefixes, replacedStatistics, promotion, kept, mirror);
+  }
+
+  private static void writePrefixes(
+      ObjectNode json, String field, List<PathMapping.Prefix> prefixes) {
+    if (!prefixes.isEmpty()) {
+      ArrayNode array = json.putArray(field);
+      prefixes.forEach(p -> array.addObject().put(SOURCE, p.source()).put(TARGET, p.target()));
+    }
+  }
+
+  private static List<PathMapping.Prefix> readPrefixes(
+      JsonNode json, String field, String fileName) {
+    List<PathMapping.Prefix> prefixes = new ArrayList<>();
+    for (JsonNode node : json.path(field)) {
+      if (!node.path(SOURCE).isTextual() || !node.path(TARGET).isTextual()) {
+        throw new BadInputException(
+            "Cannot read replica state "
+                + fileName
+                + ": a "
+                + field
+                + " entry lacks its "
+                + SOURCE
+                + " or "
+                + TARGET);
+      }
+      prefixes.add(new PathMapping.Prefix(node.get(SOURCE).asText(), node.get(TARGET).asText()));
+    }
+    return prefixes;
   }
 
   private static void writePromotion(ObjectNode node, Promotion promotion) {

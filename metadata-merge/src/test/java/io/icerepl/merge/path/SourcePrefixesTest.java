@@ -131,7 +131,7 @@ class SourcePrefixesTest {
     return name.substring(name.lastIndexOf('-') + 1);
   }
 
-  private static TableMetadata version(String location, Map<String, String> properties) {
+  static TableMetadata version(String location, Map<String, String> properties) {
     ObjectNode json = TableMetadataParser.mapper().createObjectNode();
     json.put("format-version", 2);
     json.put("table-uuid", "9c12d441-03fe-4693-9a96-a0705ddf69c1");

@@ -51,6 +51,28 @@ class ReplicaStateParserTest {
   }
 
   @Test
+  void anInferredMirrorSurvivesARoundTripAndAStateWithoutOneReadsAsNone() {
+    ReplicaState state =
+        ReplicaState.empty()
+            .withSourcePrefixes(List.of(new PathMapping.Prefix("s3://a/wh/t", "s3://b/wh/t")))
+            .withMirrorPrefixes(List.of(new PathMapping.Prefix("s3://a", "s3://b")));
+    ReplicaState read = ReplicaStateParser.fromJson(ReplicaStateParser.toJson(state), "state.json");
+    assertThat(read).isEqualTo(state);
+    assertThat(read.mirrorPrefixes()).containsExactly(new PathMapping.Prefix("s3://a", "s3://b"));
+    assertThat(read.withLastCommit(new ReplicaState.LastCommit(2, "t2", null)).mirrorPrefixes())
+        .as("kept by every later state change")
+        .isEqualTo(state.mirrorPrefixes());
+
+    byte[] before =
+        "{\"state-version\": 1, \"mirror-prefixes\": [{\"source\": \"s3://a\"}]}"
+            .getBytes(StandardCharsets.UTF_8);
+    assertThatThrownBy(() -> ReplicaStateParser.fromJson(before, "state.json"))
+        .isInstanceOf(BadInputException.class)
+        .hasMessageContaining("mirror-prefixes entry lacks its source or target");
+    assertThat(ReplicaState.empty().mirrorPrefixes()).isEmpty();
+  }
+
+  @Test
   void aPromotionSurvivesARoundTripAndAStateWithoutOneReadsAsNotPromoted() {
     ReplicaState state =
         ReplicaState.empty()

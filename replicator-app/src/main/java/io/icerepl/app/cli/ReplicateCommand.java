@@ -69,7 +69,9 @@ public final class ReplicateCommand implements Callable<Integer> {
       paramLabel = "<source-prefix>=<target-prefix>",
       description =
           "Maps one more path prefix (repeatable), for files outside the table location"
-              + " and its write.data.path / write.metadata.path.")
+              + " and its write.data.path / write.metadata.path. Without it, when both locations"
+              + " end in the same path (s3://a/wh/t to s3://b/wh/t), such files are mirrored"
+              + " (s3://a/x to s3://b/x), said in the output and kept for later runs.")
   List<String> maps = new ArrayList<>();
 
   @Option(
@@ -223,6 +225,9 @@ public final class ReplicateCommand implements Callable<Integer> {
     out.println("files rewritten    " + summary.filesRewritten());
     summary.replicaMetadataFiles().forEach(f -> out.println("replica metadata   " + f));
     summary.skippedVersions().forEach(f -> out.println("skipped version    " + f));
+    summary
+        .inferredMirror()
+        .forEach(p -> out.println("mirrored prefix    " + p.source() + " -> " + p.target()));
     if (!summary.lostSnapshots().isEmpty()) {
       out.println("snapshots not kept " + summary.lostSnapshots());
     }

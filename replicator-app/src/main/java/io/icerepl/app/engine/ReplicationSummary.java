@@ -1,5 +1,6 @@
 package io.icerepl.app.engine;
 
+import io.icerepl.merge.path.PathMapping;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -18,6 +19,9 @@ import java.util.Optional;
  * @param lostSnapshots snapshots of skipped versions that no later version holds
  * @param settlesIn when a newer source metadata file, passed over as too young to trust, is old
  *     enough to replicate; empty when there is none
+ * @param inferredMirror the mirror mapping this run inferred and recorded for files no metadata
+ *     version declares a prefix for (see {@link io.icerepl.merge.path.MirrorMapping}); empty when
+ *     it inferred none
  */
 public record ReplicationSummary(
     int versionsApplied,
@@ -28,12 +32,53 @@ public record ReplicationSummary(
     List<String> replicaMetadataFiles,
     List<String> skippedVersions,
     List<Long> lostSnapshots,
-    Optional<Duration> settlesIn) {
+    Optional<Duration> settlesIn,
+    List<PathMapping.Prefix> inferredMirror) {
 
   public ReplicationSummary {
     replicaMetadataFiles = List.copyOf(replicaMetadataFiles);
     skippedVersions = List.copyOf(skippedVersions);
     lostSnapshots = List.copyOf(lostSnapshots);
+    inferredMirror = List.copyOf(inferredMirror);
+  }
+
+  /** A run that inferred no mirror mapping. */
+  public ReplicationSummary(
+      int versionsApplied,
+      int snapshotsAdded,
+      long filesCopied,
+      long bytesCopied,
+      long filesRewritten,
+      List<String> replicaMetadataFiles,
+      List<String> skippedVersions,
+      List<Long> lostSnapshots,
+      Optional<Duration> settlesIn) {
+    this(
+        versionsApplied,
+        snapshotsAdded,
+        filesCopied,
+        bytesCopied,
+        filesRewritten,
+        replicaMetadataFiles,
+        skippedVersions,
+        lostSnapshots,
+        settlesIn,
+        List.of());
+  }
+
+  /** The same, with the mirror mapping the run inferred. */
+  public ReplicationSummary withInferredMirror(List<PathMapping.Prefix> mirror) {
+    return new ReplicationSummary(
+        versionsApplied,
+        snapshotsAdded,
+        filesCopied,
+        bytesCopied,
+        filesRewritten,
+        replicaMetadataFiles,
+        skippedVersions,
+        lostSnapshots,
+        settlesIn,
+        mirror);
   }
 
   /** A run that found nothing to do. */

@@ -25,6 +25,7 @@ import io.icerepl.merge.merge.MetadataMerge;
 import io.icerepl.merge.merge.ReplicaCommits;
 import io.icerepl.merge.merge.VersionSequence;
 import io.icerepl.merge.model.TableMetadata;
+import io.icerepl.merge.path.MirrorMapping;
 import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.path.PathSpelling;
 import io.icerepl.merge.path.SourcePrefixes;
@@ -309,25 +310,87 @@ public final class TableReplicator {
     String table = sourceLocation;
     refuseOverlap(sourceLocation, targetLocation);
     try (ObjectStore.Lock lock = target.lock(targetLocation)) {
-      ReplicationResult result =
-          run(
-              table,
-              sourceLocation,
-              targetLocation,
-              sourceMetadata,
-              before,
-              checkedCommit,
-              new LeasedReplica(target, replicaFiles, targetLocation, lock));
+      LeasedReplica leased = new LeasedReplica(target, replicaFiles, targetLocation, lock);
+      ReplicationResult result;
+      try {
+        result =
+            run(
+                table,
+                sourceLocation,
+                targetLocation,
+                sourceMetadata,
+                before,
+                checkedCommit,
+                leased);
+      } catch (PathOutsideMappingException e) {
+        List<PathMapping.Prefix> mirror =
+            recordMirror(table, sourceLocation, targetLocation, e, leased).orElseThrow(() -> e);
+        // once more, from where the first attempt stopped: what it published stays
+        result =
+            run(
+                    table,
+                    sourceLocation,
+                    targetLocation,
+                    sourceMetadata,
+                    before,
+                    checkedCommit,
+                    leased)
+                .withInferredMirror(mirror);
+      }
       register(table, targetLocation, result.heads());
       return result;
     } catch (PathOutsideMappingException e) {
       throw new TableReplicationException(
-          table, new PathOutsideMappingException(e.getMessage() + outsideHint()));
+          table,
+          new PathOutsideMappingException(
+              e.path().orElse(null),
+              e.getMessage() + outsideHint(sourceLocation, targetLocation, e.path())));
     } catch (ReplicationException | UncheckedIOException e) {
       throw new TableReplicationException(table, e);
     } catch (IOException e) {
       throw new TableReplicationException(table, new UncheckedIOException(e.getMessage(), e));
     }
+  }
+
+  /**
+   * Records the mirror mapping (see {@link MirrorMapping}) in the replica's state when it covers
+   * the path nothing else did, before any file is put under it, so every later run maps alike.
+   *
+   * @return the mirror recorded, or empty when there is none to infer, one is already recorded, or
+   *     it does not cover the path either
+   */
+  private Optional<List<PathMapping.Prefix>> recordMirror(
+      String table,
+      String sourceLocation,
+      String targetLocation,
+      PathOutsideMappingException outside,
+      LeasedReplica leased)
+      throws IOException {
+    ReplicaState state = replicaFiles.state(targetLocation);
+    if (outside.path().isEmpty() || !state.mirrorPrefixes().isEmpty()) {
+      return Optional.empty();
+    }
+    Optional<MirrorMapping.Inferred> inferred =
+        MirrorMapping.infer(sourceLocation, targetLocation, options.allowedSourcePrefixes());
+    if (inferred.isEmpty()
+        || !PathMapping.of(inferred.get().prefixes()).covers(outside.path().get())) {
+      return Optional.empty();
+    }
+    List<PathMapping.Prefix> mirror = inferred.get().prefixes();
+    leased.writeState(state.withMirrorPrefixes(mirror), "record the inferred mirror mapping");
+    LOG.warn(
+        "{}: no version of the table's metadata declares a prefix holding {}; source and replica"
+            + " both end in {}, so files no metadata declares are mirrored: {}",
+        table,
+        outside.path().get(),
+        inferred.get().commonPath(),
+        describe(mirror));
+    return Optional.of(mirror);
+  }
+
+  /** Mirror pairs as {@code source -> target}, for messages. */
+  private static String describe(List<PathMapping.Prefix> mirror) {
+    return String.join(", ", mirror.stream().map(p -> p.source() + " -> " + p.target()).toList());
   }
 
   /**
@@ -458,10 +521,11 @@ public final class TableReplicator {
             .orElse(targetLocation);
     SourcePrefixes prefixes =
         SourcePrefixes.of(
-            spelled,
-            options.extraPrefixes(),
-            options.allowedSourcePrefixes(),
-            state.sourcePrefixes());
+                spelled,
+                options.extraPrefixes(),
+                options.allowedSourcePrefixes(),
+                state.sourcePrefixes())
+            .withMirror(state.mirrorPrefixes());
     boolean formerLayout = replica.isPresent() && state.sourcePrefixes().isEmpty();
     prefixes = learnEarlierVersions(prefixes, head, headFile, replica, versions);
 
@@ -787,13 +851,32 @@ public final class TableReplicator {
     }
   }
 
-  /** What declares a prefix, when no version of the table's metadata did. */
-  private String outsideHint() {
-    return options.allowedSourcePrefixes().isEmpty()
-        ? "; no version of the table's metadata declares a prefix holding it: map one with --map <source-prefix>=<target-prefix>"
-        : "; the table may only name files under "
-            + options.allowedSourcePrefixes()
-            + " and the prefixes its target maps";
+  /**
+   * What declares a prefix, when no version of the table's metadata did: a {@code --map} pair for
+   * the file's folder, or the mirror a replica location ending in the source's relative path gives.
+   */
+  private String outsideHint(
+      String sourceLocation, String targetLocation, Optional<String> outside) {
+    if (!options.allowedSourcePrefixes().isEmpty()) {
+      return "; the table may only name files under "
+          + options.allowedSourcePrefixes()
+          + " and the prefixes its target maps";
+    }
+    String example =
+        outside
+            .filter(p -> p.lastIndexOf('/') > 0)
+            .map(p -> p.substring(0, p.lastIndexOf('/')))
+            .map(folder -> folder + "=" + SourcePrefixes.replicaFolderFor(targetLocation, folder))
+            .orElse("<source-prefix>=<target-prefix>");
+    Optional<MirrorMapping.Inferred> mirror =
+        MirrorMapping.infer(sourceLocation, targetLocation, List.of());
+    String why =
+        mirror.isPresent()
+            ? "; no version of the table's metadata declares a prefix holding it, nor does the"
+                + " mirror "
+                + describe(mirror.get().prefixes())
+            : "; no version of the table's metadata declares a prefix holding it";
+    return why + ": map one with --map " + example;
   }
 
   private String resolveGiven(String sourceLocation, String file) {

@@ -183,7 +183,8 @@ class WritePathHistoryTest {
     assertThat(err.toString())
         .startsWith("error: Cannot map path " + location + "/metadata/snap-")
         .contains(
-            "no version of the table's metadata declares a prefix holding it: map one with --map");
+            "no version of the table's metadata declares a prefix holding it: map one with --map")
+        .contains("--map " + location + "/metadata=" + backfill + "/data/");
     assertThat(Path.of(backfill, "metadata")).doesNotExist();
 
     replicateAndVerify(
@@ -199,6 +200,95 @@ class WritePathHistoryTest {
         metadataB + "=" + backfill + "/earlier-metadata");
     verifier.verify(source.expectations(), location, sourcePrefixes, backfill);
     assertOneSourceFolderPerReplicaFolder(source.table(), verifier.load(backfill));
+  }
+
+  /**
+   * The same loss of earlier metadata, backfilled to a location that mirrors the source's ({@code
+   * <dir>/src/wh/ns/orders} to {@code <dir>/dst/wh/ns/orders}): the files under the data path no
+   * kept version declares are mirrored from {@code <dir>/src} to {@code <dir>/dst}, the output says
+   * so, the replica's state records it, and a later incremental run maps alike.
+   */
+  @Test
+  void aBackfillToAMirroredLocationMirrorsWhatNoKeptVersionDeclares() throws IOException {
+    String location = dir.resolve("src/wh/ns/orders").toString();
+    String dataA = dir.resolve("src/ext/data-a").toString();
+    Table table =
+        PointerTableOperations.create(
+            location,
+            Map.of(
+                TableProperties.FORMAT_VERSION, "2",
+                TableProperties.METADATA_DELETE_AFTER_COMMIT_ENABLED, "true",
+                TableProperties.METADATA_PREVIOUS_VERSIONS_MAX, "1",
+                TableProperties.WRITE_DATA_LOCATION, dataA));
+    ScenarioTable source = ScenarioTable.of("MIRRORED", location, table);
+    source.append(source.row(1, "a", "x"), source.row(2, "b", "y"));
+    source.append(source.row(3, "c", "x"));
+    source.table().updateProperties().remove(TableProperties.WRITE_DATA_LOCATION).commit();
+    source.append(source.row(4, "d", "z"));
+    source.append(source.row(5, "e", "x"));
+    source.record();
+
+    String replica = dir.resolve("dst/wh/ns/orders").toString();
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int exit =
+        ReplicatorCli.execute(
+            new PrintWriter(out, true),
+            new PrintWriter(err, true),
+            "replicate",
+            "--source",
+            location,
+            "--target",
+            replica,
+            "--source-metadata",
+            headFile(source));
+
+    assertThat(exit).as("replicate: %s", err).isZero();
+    String srcRoot = dir.resolve("src").toString();
+    String dstRoot = dir.resolve("dst").toString();
+    assertThat(out.toString()).contains("mirrored prefix    " + srcRoot + " -> " + dstRoot);
+    String state =
+        Files.readString(Path.of(io.icerepl.copier.publish.ReplicaLayout.stateFile(replica)));
+    assertThat(state).contains("\"mirror-prefixes\"").contains(srcRoot).contains(dstRoot);
+    assertReadsAsSourceWithEveryFileMirrored(source, replica, srcRoot, dstRoot);
+
+    // the next run uses the recorded mirror and says nothing more about it
+    source.append(source.row(6, "f", "y"));
+    source.record();
+    StringWriter again = new StringWriter();
+    exit =
+        ReplicatorCli.execute(
+            new PrintWriter(again, true),
+            new PrintWriter(err, true),
+            "replicate",
+            "--source",
+            location,
+            "--target",
+            replica,
+            "--source-metadata",
+            headFile(source));
+    assertThat(exit).as("replicate again: %s", err).isZero();
+    assertThat(again.toString()).contains("versions applied   1").doesNotContain("mirrored");
+    assertReadsAsSourceWithEveryFileMirrored(source, replica, srcRoot, dstRoot);
+  }
+
+  private void assertReadsAsSourceWithEveryFileMirrored(
+      ScenarioTable source, String replica, String srcRoot, String dstRoot) {
+    ReplicaVerifier.failIfAny(replica, verifier.readProblems(source.expectations(), replica));
+    Map<String, String> sourceFiles = dataFiles(source.table());
+    Map<String, String> replicaFiles = dataFiles(verifier.load(replica));
+    assertThat(replicaFiles.keySet()).isEqualTo(sourceFiles.keySet());
+    replicaFiles.forEach(
+        (name, path) -> {
+          String local = ReplicaVerifier.localPath(path);
+          assertThat(local)
+              .as("replica file %s", name)
+              .isEqualTo(
+                  dstRoot
+                      + ReplicaVerifier.localPath(sourceFiles.get(name))
+                          .substring(srcRoot.length()))
+              .satisfies(p -> assertThat(Path.of(p)).isRegularFile());
+        });
   }
 
   /**
