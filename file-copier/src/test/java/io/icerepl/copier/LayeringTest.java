@@ -1,6 +1,7 @@
 package io.icerepl.copier;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -24,5 +25,11 @@ class LayeringTest {
         .dependOnClassesThat()
         .resideInAPackage("org.springframework..")
         .check(COPIER);
+  }
+
+  /** Each package builds only on those below it. */
+  @Test
+  void packagesFormNoCycles() {
+    slices().matching("io.icerepl.copier.(**)").should().beFreeOfCycles().check(COPIER);
   }
 }

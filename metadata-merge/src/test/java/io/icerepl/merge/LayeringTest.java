@@ -1,6 +1,7 @@
 package io.icerepl.merge;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
@@ -42,6 +43,12 @@ class LayeringTest {
         .dependOnClassesThat()
         .resideInAPackage("org.springframework..")
         .check(MERGE);
+  }
+
+  /** Each package builds only on those below it: the rules of failover on merge and model. */
+  @Test
+  void packagesFormNoCycles() {
+    slices().matching("io.icerepl.merge.(**)").should().beFreeOfCycles().check(MERGE);
   }
 
   @Test

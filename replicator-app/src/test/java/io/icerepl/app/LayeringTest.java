@@ -1,6 +1,7 @@
 package io.icerepl.app;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -29,6 +30,37 @@ class LayeringTest {
         // an engine package without classes breaks no layering
         .allowEmptyShould(true)
         .check(APP);
+  }
+
+  /**
+   * Promotion, fencing and fail-back live in {@code engine.failover} and build on replication,
+   * never the reverse: the replicator refuses a promoted replica ({@code PromotedReplicaException})
+   * but knows nothing of how one is promoted or failed back.
+   */
+  @Test
+  void replicationKnowsNothingOfFailover() {
+    noClasses()
+        .that()
+        .resideInAnyPackage(
+            "io.icerepl.app.engine",
+            "io.icerepl.app.engine.catalog..",
+            "io.icerepl.app.engine.head..",
+            "io.icerepl.app.engine.replica..",
+            "io.icerepl.app.engine.retention..",
+            "io.icerepl.app.engine.verify..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("io.icerepl.app.engine.failover..")
+        .check(APP);
+  }
+
+  /**
+   * No package of the app reaches back to one that reaches it (engine → promote → catalog → engine
+   * was one): each layer can be read, tested and changed from the bottom up.
+   */
+  @Test
+  void packagesFormNoCycles() {
+    slices().matching("io.icerepl.app.(**)").should().beFreeOfCycles().check(APP);
   }
 
   /**

@@ -3,6 +3,7 @@ package io.icerepl.merge.deletes;
 import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.io.SeekableInput;
 import io.icerepl.merge.manifest.AvroContainer;
+import io.icerepl.merge.manifest.RewrittenFile;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

@@ -4,6 +4,7 @@ import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.error.UnsupportedFeatureException;
 import io.icerepl.merge.io.DecodeBounds;
 import io.icerepl.merge.io.SeekableInput;
+import io.icerepl.merge.manifest.RewrittenFile;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;

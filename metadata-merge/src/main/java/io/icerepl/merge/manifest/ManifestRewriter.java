@@ -1,6 +1,5 @@
 package io.icerepl.merge.manifest;
 
-import io.icerepl.merge.deletes.RewrittenFile;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;

@@ -1,5 +1,6 @@
 package io.icerepl.merge.state;
 
+import io.icerepl.merge.failover.Promotion;
 import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.retention.ExpiredSnapshot;
 import java.util.List;

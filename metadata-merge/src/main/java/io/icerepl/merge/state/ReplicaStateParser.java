@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icerepl.merge.error.BadInputException;
+import io.icerepl.merge.failover.Promotion;
 import io.icerepl.merge.model.TableMetadataParser;
 import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.retention.ExpiredSnapshot;

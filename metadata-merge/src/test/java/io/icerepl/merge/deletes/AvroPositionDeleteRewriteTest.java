@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.error.PathOutsideMappingException;
 import io.icerepl.merge.io.ByteArraySeekableInput;
+import io.icerepl.merge.manifest.RewrittenFile;
 import io.icerepl.merge.path.PathMapping;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;

@@ -8,6 +8,7 @@ import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.io.ByteArraySeekableInput;
 import io.icerepl.merge.io.DecodeBounds;
 import io.icerepl.merge.io.FuzzCampaign;
+import io.icerepl.merge.manifest.RewrittenFile;
 import io.icerepl.merge.path.PathMapping;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.error.PathOutsideMappingException;
+import io.icerepl.merge.manifest.RewrittenFile;
 import io.icerepl.merge.path.PathMapping;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

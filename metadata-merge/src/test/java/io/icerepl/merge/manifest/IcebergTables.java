@@ -1,6 +1,5 @@
 package io.icerepl.merge.manifest;
 
-import io.icerepl.merge.deletes.RewrittenFile;
 import io.icerepl.merge.path.PathMapping;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;

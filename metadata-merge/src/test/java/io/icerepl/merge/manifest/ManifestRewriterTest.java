@@ -11,7 +11,6 @@ import static io.icerepl.merge.manifest.IcebergTables.string;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.icerepl.merge.deletes.RewrittenFile;
 import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.error.PathOutsideMappingException;
 import io.icerepl.merge.manifest.IcebergTables.AvroView;

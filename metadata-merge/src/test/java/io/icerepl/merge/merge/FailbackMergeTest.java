@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icerepl.merge.error.ConflictException;
-import io.icerepl.merge.failback.FailbackLines;
-import io.icerepl.merge.failback.Orphans;
+import io.icerepl.merge.failover.FailbackLines;
+import io.icerepl.merge.failover.Orphans;
 import io.icerepl.merge.model.Snapshot;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.path.TableLayout;

@@ -119,7 +119,7 @@ public final class MetadataJson {
     return this;
   }
 
-  MetadataJson logMetadataFile(long timestampMs, String file) {
+  public MetadataJson logMetadataFile(long timestampMs, String file) {
     json.withArray("metadata-log")
         .addObject()
         .put("timestamp-ms", timestampMs)

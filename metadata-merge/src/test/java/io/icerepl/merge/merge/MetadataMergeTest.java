@@ -8,6 +8,7 @@ import io.icerepl.merge.copyplan.FileKind;
 import io.icerepl.merge.error.ConflictException;
 import io.icerepl.merge.error.PathOutsideMappingException;
 import io.icerepl.merge.error.UnsupportedFeatureException;
+import io.icerepl.merge.failover.PromotedMetadata;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.path.TableLayout;

@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icerepl.merge.deletes.DeleteFixtures;
-import io.icerepl.merge.deletes.RewrittenFile;
 import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.error.PathOutsideMappingException;
 import io.icerepl.merge.error.UnsupportedFeatureException;
 import io.icerepl.merge.io.ByteArraySeekableInput;
 import io.icerepl.merge.io.DecodeBounds;
+import io.icerepl.merge.manifest.RewrittenFile;
 import io.icerepl.merge.path.PathMapping;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

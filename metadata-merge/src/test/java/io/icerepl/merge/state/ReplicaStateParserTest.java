@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icerepl.merge.error.BadInputException;
+import io.icerepl.merge.failover.Promotion;
 import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.retention.ExpiredSnapshot;
 import java.nio.charset.StandardCharsets;

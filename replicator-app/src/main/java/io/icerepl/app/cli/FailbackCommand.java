@@ -1,15 +1,15 @@
 package io.icerepl.app.cli;
 
 import io.icerepl.app.engine.ReplicationOptions;
-import io.icerepl.app.engine.SourceHeadResolver;
 import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.catalog.CatalogHeadResolver;
 import io.icerepl.app.engine.catalog.CatalogRegistrars;
 import io.icerepl.app.engine.catalog.CatalogSpec;
 import io.icerepl.app.engine.catalog.ReplicaRegistrar;
 import io.icerepl.app.engine.catalog.TableCatalogs;
-import io.icerepl.app.engine.failback.FailbackSummary;
-import io.icerepl.app.engine.failback.TableFailback;
+import io.icerepl.app.engine.failover.FailbackSummary;
+import io.icerepl.app.engine.failover.TableFailback;
+import io.icerepl.app.engine.head.SourceHeadResolver;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.util.List;

@@ -2,7 +2,6 @@ package io.icerepl.app.cli;
 
 import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.ReplicationSummary;
-import io.icerepl.app.engine.SourceHeadResolver;
 import io.icerepl.app.engine.TableReplicator;
 import io.icerepl.app.engine.batch.BatchJobListener;
 import io.icerepl.app.engine.batch.BatchOperations;
@@ -14,6 +13,7 @@ import io.icerepl.app.engine.catalog.CatalogRegistrars;
 import io.icerepl.app.engine.catalog.CatalogSpec;
 import io.icerepl.app.engine.catalog.ReplicaRegistrar;
 import io.icerepl.app.engine.catalog.TableCatalogs;
+import io.icerepl.app.engine.head.SourceHeadResolver;
 import io.icerepl.copier.batch.JobProgress;
 import io.icerepl.merge.path.PathMapping;
 import java.io.PrintWriter;

@@ -1,6 +1,6 @@
 package io.icerepl.app.cli;
 
-import io.icerepl.app.engine.Redaction;
+import io.icerepl.app.logging.Redaction;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

@@ -1,9 +1,9 @@
 package io.icerepl.app.cli;
 
-import io.icerepl.app.engine.FileSystemHeadResolver;
 import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.catalog.CatalogHeadResolver;
 import io.icerepl.app.engine.catalog.CatalogSpec;
+import io.icerepl.app.engine.head.FileSystemHeadResolver;
 import io.icerepl.app.engine.verify.TableVerifier;
 import io.icerepl.app.engine.verify.VerifyResult;
 import io.icerepl.app.engine.verify.VerifySource;

@@ -1,5 +1,6 @@
 package io.icerepl.app.engine;
 
+import io.icerepl.app.engine.head.SourceHeadResolver;
 import io.icerepl.app.engine.replica.ReplicaHead;
 import io.icerepl.merge.head.MetadataFileNames;
 import io.icerepl.merge.model.TableMetadata;

@@ -1,6 +1,5 @@
 package io.icerepl.app.engine;
 
-import io.icerepl.app.engine.promote.PromotedReplicaException;
 import io.icerepl.merge.error.ReplicationException;
 
 /** A replication of one table failed; the replica was left as it was. */

@@ -2,7 +2,6 @@ package io.icerepl.app.logging;
 
 import ch.qos.logback.classic.pattern.MessageConverter;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import io.icerepl.app.engine.Redaction;
 
 /** {@code %msg} through {@link Redaction}: a log line never carries a secret, whoever wrote it. */
 public final class RedactedMessageConverter extends MessageConverter {

@@ -2,7 +2,6 @@ package io.icerepl.app.logging;
 
 import ch.qos.logback.classic.pattern.ThrowableProxyConverter;
 import ch.qos.logback.classic.spi.IThrowableProxy;
-import io.icerepl.app.engine.Redaction;
 
 /**
  * {@code %ex} through {@link Redaction}: the messages of a stack trace and of its causes are

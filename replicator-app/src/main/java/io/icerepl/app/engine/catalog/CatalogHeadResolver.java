@@ -1,6 +1,6 @@
 package io.icerepl.app.engine.catalog;
 
-import io.icerepl.app.engine.SourceHeadResolver;
+import io.icerepl.app.engine.head.SourceHeadResolver;
 import io.icerepl.merge.error.MissingFileException;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;

@@ -1,6 +1,6 @@
 package io.icerepl.app.engine.catalog;
 
-import io.icerepl.app.engine.Redaction;
+import io.icerepl.app.logging.Redaction;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;

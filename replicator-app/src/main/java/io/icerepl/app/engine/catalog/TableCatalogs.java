@@ -1,6 +1,6 @@
 package io.icerepl.app.engine.catalog;
 
-import io.icerepl.app.engine.SourceHeadResolver;
+import io.icerepl.app.engine.head.SourceHeadResolver;
 import java.util.Optional;
 
 /**

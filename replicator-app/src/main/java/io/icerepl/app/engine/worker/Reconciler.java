@@ -1,6 +1,6 @@
 package io.icerepl.app.engine.worker;
 
-import io.icerepl.app.engine.MetadataListing;
+import io.icerepl.app.engine.head.MetadataListing;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

@@ -1,8 +1,8 @@
 package io.icerepl.app.engine.worker;
 
-import io.icerepl.app.engine.MetadataListing;
 import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.catalog.CatalogException;
+import io.icerepl.app.engine.head.MetadataListing;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.head.MetadataFileNames;
 import io.icerepl.merge.path.TableLayout;

@@ -1,8 +1,8 @@
 package io.icerepl.app.engine.worker;
 
 import io.icerepl.app.engine.ReplicationSummary;
-import io.icerepl.app.engine.failback.FailbackReport;
-import io.icerepl.app.engine.promote.PromotionResult;
+import io.icerepl.app.engine.failover.FailbackReport;
+import io.icerepl.app.engine.failover.PromotionResult;
 import io.icerepl.app.engine.verify.VerifyReport;
 import io.icerepl.copier.batch.JobProgress;
 import io.icerepl.copier.copy.CopyProgress;

@@ -1,6 +1,5 @@
 package io.icerepl.app.service.config;
 
-import io.icerepl.app.engine.Redaction;
 import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.batch.BatchOperationsOptions;
 import io.icerepl.app.engine.catalog.CatalogSpec;
@@ -9,6 +8,7 @@ import io.icerepl.app.engine.worker.RuleCatalog;
 import io.icerepl.app.engine.worker.RuleTarget;
 import io.icerepl.app.engine.worker.TableRule;
 import io.icerepl.app.engine.worker.TableRules;
+import io.icerepl.app.logging.Redaction;
 import io.icerepl.app.service.s3.S3Properties;
 import io.icerepl.merge.path.PathMapping;
 import java.time.Duration;

@@ -1,7 +1,7 @@
 package io.icerepl.app.service.s3;
 
-import io.icerepl.app.engine.Redaction;
 import io.icerepl.app.engine.worker.SchemeStores;
+import io.icerepl.app.logging.Redaction;
 import io.icerepl.copier.s3.S3Endpoint;
 import io.icerepl.copier.s3.S3Resilience;
 import io.icerepl.copier.s3.S3ResilienceSettings;

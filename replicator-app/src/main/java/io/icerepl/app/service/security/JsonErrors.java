@@ -10,7 +10,7 @@ final class JsonErrors {
 
   static void write(HttpServletResponse response, int status, String challenge, String message)
       throws IOException {
-    message = io.icerepl.app.engine.Redaction.apply(message);
+    message = io.icerepl.app.logging.Redaction.apply(message);
     response.setStatus(status);
     response.setHeader("WWW-Authenticate", challenge);
     response.setContentType("application/json");

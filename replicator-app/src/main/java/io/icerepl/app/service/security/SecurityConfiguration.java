@@ -1,6 +1,6 @@
 package io.icerepl.app.service.security;
 
-import io.icerepl.app.engine.Redaction;
+import io.icerepl.app.logging.Redaction;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletResponse;
 import java.util.Optional;

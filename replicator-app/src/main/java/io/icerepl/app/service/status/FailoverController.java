@@ -1,18 +1,18 @@
 package io.icerepl.app.service.status;
 
-import io.icerepl.app.engine.Redaction;
-import io.icerepl.app.engine.failback.FailbackSummary;
-import io.icerepl.app.engine.failback.TableFailback;
-import io.icerepl.app.engine.promote.PromotionMode;
-import io.icerepl.app.engine.promote.PromotionResult;
+import io.icerepl.app.engine.failover.FailbackSummary;
+import io.icerepl.app.engine.failover.PromotionMode;
+import io.icerepl.app.engine.failover.PromotionResult;
+import io.icerepl.app.engine.failover.TableFailback;
 import io.icerepl.app.engine.verify.VerifyReport;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.engine.worker.TableRunner;
+import io.icerepl.app.logging.Redaction;
 import io.icerepl.app.service.security.ApiProperties;
+import io.icerepl.merge.failover.Promotion;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.path.TableLocation;
-import io.icerepl.merge.state.Promotion;
 import jakarta.servlet.http.HttpServletRequest;
 import java.security.Principal;
 import java.time.Instant;

@@ -1,9 +1,9 @@
 package io.icerepl.app.service.status;
 
-import io.icerepl.app.engine.Redaction;
 import io.icerepl.app.engine.retention.RetentionResult;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.TableKey;
+import io.icerepl.app.logging.Redaction;
 import io.icerepl.app.service.config.ReplicatorProperties;
 import io.icerepl.app.service.security.ApiProperties;
 import jakarta.servlet.http.HttpServletRequest;

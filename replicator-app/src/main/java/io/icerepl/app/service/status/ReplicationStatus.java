@@ -1,6 +1,6 @@
 package io.icerepl.app.service.status;
 
-import io.icerepl.app.engine.failback.FailbackReport;
+import io.icerepl.app.engine.failover.FailbackReport;
 import io.icerepl.app.engine.verify.VerifyReport;
 import java.time.Instant;
 

@@ -1,19 +1,19 @@
 package io.icerepl.app.service.status;
 
-import io.icerepl.app.engine.Redaction;
 import io.icerepl.app.engine.ReplicationSummary;
 import io.icerepl.app.engine.TableReplicationException;
 import io.icerepl.app.engine.catalog.CatalogException;
-import io.icerepl.app.engine.failback.FailbackReport;
-import io.icerepl.app.engine.promote.PromotionResult;
+import io.icerepl.app.engine.failover.FailbackReport;
+import io.icerepl.app.engine.failover.PromotionResult;
 import io.icerepl.app.engine.verify.VerifyReport;
 import io.icerepl.app.engine.worker.Observation;
 import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.engine.worker.TableStatus;
+import io.icerepl.app.logging.Redaction;
 import io.icerepl.copier.batch.JobProgress;
 import io.icerepl.merge.error.DivergedReplicaException;
 import io.icerepl.merge.error.ReplicationException;
-import io.icerepl.merge.state.Promotion;
+import io.icerepl.merge.failover.Promotion;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,10 +1,10 @@
 package io.icerepl.app.service.status;
 
-import io.icerepl.app.engine.Redaction;
 import io.icerepl.app.engine.verify.VerifyReport;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.engine.worker.TableRunner;
+import io.icerepl.app.logging.Redaction;
 import io.icerepl.app.service.security.ApiProperties;
 import jakarta.servlet.http.HttpServletRequest;
 import java.security.Principal;

@@ -2,9 +2,9 @@ package io.icerepl.app.engine.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.icerepl.app.engine.PromotedReplicaException;
 import io.icerepl.app.engine.TableReplicationException;
-import io.icerepl.app.engine.promote.PromotedReplicaException;
-import io.icerepl.merge.state.Promotion;
+import io.icerepl.merge.failover.Promotion;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -2,13 +2,13 @@ package io.icerepl.app.service.status;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.icerepl.app.engine.PromotedReplicaException;
 import io.icerepl.app.engine.ReplicationSummary;
 import io.icerepl.app.engine.TableReplicationException;
-import io.icerepl.app.engine.promote.PromotedReplicaException;
 import io.icerepl.app.engine.worker.Observation;
 import io.icerepl.app.engine.worker.TableKey;
+import io.icerepl.merge.failover.Promotion;
 import io.icerepl.merge.head.SourceHead;
-import io.icerepl.merge.state.Promotion;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;

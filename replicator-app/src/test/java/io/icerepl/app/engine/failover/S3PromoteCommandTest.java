@@ -1,4 +1,4 @@
-package io.icerepl.app.engine.promote;
+package io.icerepl.app.engine.failover;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

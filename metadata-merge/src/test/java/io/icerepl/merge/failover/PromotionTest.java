@@ -1,4 +1,4 @@
-package io.icerepl.merge.state;
+package io.icerepl.merge.failover;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,8 +1,8 @@
-package io.icerepl.app.engine.promote;
+package io.icerepl.app.engine;
 
 import io.icerepl.merge.error.ReplicationException;
+import io.icerepl.merge.failover.Promotion;
 import io.icerepl.merge.head.MetadataFileNames;
-import io.icerepl.merge.state.Promotion;
 import java.time.Instant;
 import java.util.List;
 

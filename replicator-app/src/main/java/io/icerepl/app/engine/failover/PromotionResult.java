@@ -1,7 +1,7 @@
-package io.icerepl.app.engine.promote;
+package io.icerepl.app.engine.failover;
 
+import io.icerepl.merge.failover.Promotion;
 import io.icerepl.merge.model.TableMetadata;
-import io.icerepl.merge.state.Promotion;
 
 /**
  * What a promotion did.

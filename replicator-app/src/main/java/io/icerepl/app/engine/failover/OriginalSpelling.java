@@ -1,4 +1,4 @@
-package io.icerepl.app.engine.failback;
+package io.icerepl.app.engine.failover;
 
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.manifest.ManifestEntry;

@@ -1,4 +1,4 @@
-package io.icerepl.app.engine;
+package io.icerepl.app.engine.head;
 
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.head.MetadataFileNames;

@@ -1,4 +1,4 @@
-package io.icerepl.merge.failback;
+package io.icerepl.merge.failover;
 
 import static io.icerepl.merge.model.TableMetadataFields.*;
 

@@ -1,4 +1,4 @@
-package io.icerepl.app.engine.failback;
+package io.icerepl.app.engine.failover;
 
 import java.time.Instant;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.icerepl.merge.failback;
+package io.icerepl.merge.failover;
 
 import io.icerepl.merge.model.Snapshot;
 import io.icerepl.merge.model.TableMetadata;

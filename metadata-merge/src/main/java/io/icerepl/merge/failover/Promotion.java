@@ -1,7 +1,6 @@
-package io.icerepl.merge.state;
+package io.icerepl.merge.failover;
 
 import io.icerepl.merge.head.MetadataFileNames;
-import io.icerepl.merge.merge.PromotedMetadata;
 import io.icerepl.merge.model.Snapshot;
 import io.icerepl.merge.model.TableMetadata;
 import java.util.HashSet;

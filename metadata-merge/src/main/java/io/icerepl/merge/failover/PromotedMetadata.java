@@ -1,10 +1,12 @@
-package io.icerepl.merge.merge;
+package io.icerepl.merge.failover;
 
 import static io.icerepl.merge.model.TableMetadataFields.LAST_SEQUENCE_NUMBER;
 import static io.icerepl.merge.model.TableMetadataFields.NEXT_ROW_ID;
 import static io.icerepl.merge.model.TableMetadataFields.PROPERTIES;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.icerepl.merge.merge.ReplicaCommits;
+import io.icerepl.merge.merge.ReplicaProperties;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.model.TableMetadataParser;
 import java.util.Optional;

@@ -1,9 +1,10 @@
-package io.icerepl.app.engine.promote;
+package io.icerepl.app.engine.failover;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icerepl.app.engine.FaultInjectingStore;
+import io.icerepl.app.engine.PromotedReplicaException;
 import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.SourceTable;
 import io.icerepl.app.engine.TableReplicationException;
@@ -12,9 +13,9 @@ import io.icerepl.app.engine.replica.ReplicaFiles;
 import io.icerepl.app.engine.verify.TableVerifier;
 import io.icerepl.copier.store.LocalObjectStore;
 import io.icerepl.copier.store.ObjectStore;
-import io.icerepl.merge.merge.PromotedMetadata;
+import io.icerepl.merge.failover.PromotedMetadata;
+import io.icerepl.merge.failover.Promotion;
 import io.icerepl.merge.merge.ReplicaProperties;
-import io.icerepl.merge.state.Promotion;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package io.icerepl.app.engine.promote;
+package io.icerepl.app.engine.failover;
 
 import io.icerepl.app.engine.ReplicationResult;
 import io.icerepl.app.engine.TableReplicator;
@@ -13,10 +13,10 @@ import io.icerepl.copier.publish.ReplicaLayout;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.error.DivergedReplicaException;
 import io.icerepl.merge.error.ReplicationException;
-import io.icerepl.merge.merge.PromotedMetadata;
+import io.icerepl.merge.failover.PromotedMetadata;
+import io.icerepl.merge.failover.Promotion;
 import io.icerepl.merge.merge.ReplicaProperties;
 import io.icerepl.merge.model.TableMetadata;
-import io.icerepl.merge.state.Promotion;
 import io.icerepl.merge.state.ReplicaState;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,4 +1,4 @@
-package io.icerepl.app.engine;
+package io.icerepl.app.logging;
 
 import java.util.Comparator;
 import java.util.List;

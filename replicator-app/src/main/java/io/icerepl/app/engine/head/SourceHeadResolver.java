@@ -1,4 +1,4 @@
-package io.icerepl.app.engine;
+package io.icerepl.app.engine.head;
 
 import java.util.Optional;
 import java.util.OptionalLong;

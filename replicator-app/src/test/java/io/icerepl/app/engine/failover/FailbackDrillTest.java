@@ -1,10 +1,14 @@
-package io.icerepl.app.engine;
+package io.icerepl.app.engine.failover;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icerepl.app.cli.ReplicatorCli;
-import io.icerepl.app.engine.failback.TableFailback;
+import io.icerepl.app.engine.FaultInjectingStore;
+import io.icerepl.app.engine.ReplicationOptions;
+import io.icerepl.app.engine.SourceTable;
+import io.icerepl.app.engine.TableReplicationException;
+import io.icerepl.app.engine.TableReplicator;
 import io.icerepl.app.scenario.ReplicaVerifier;
 import io.icerepl.copier.store.LocalObjectStore;
 import java.io.IOException;

@@ -1,7 +1,9 @@
-package io.icerepl.merge.merge;
+package io.icerepl.merge.failover;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.icerepl.merge.merge.MetadataJson;
+import io.icerepl.merge.merge.ReplicaProperties;
 import io.icerepl.merge.model.TableMetadata;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

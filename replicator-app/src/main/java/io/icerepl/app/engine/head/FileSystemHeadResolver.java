@@ -1,4 +1,4 @@
-package io.icerepl.app.engine;
+package io.icerepl.app.engine.head;
 
 import io.icerepl.app.engine.replica.ReplicaFiles;
 import io.icerepl.copier.store.ObjectStore;

@@ -1,7 +1,9 @@
-package io.icerepl.app.engine;
+package io.icerepl.app.engine.failover;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.icerepl.app.engine.CliRun;
+import io.icerepl.app.engine.SourceTable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package io.icerepl.merge.deletes;
+package io.icerepl.merge.manifest;
 
 import java.util.List;
 

@@ -1,4 +1,4 @@
-package io.icerepl.app.engine;
+package io.icerepl.app.logging;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -80,7 +80,7 @@ class RedactionTest {
         .contains("connecting with jdbc:x://****@h/db")
         .contains("driver said: bad password ****")
         .contains("cause: password=****")
-        .contains("at io.icerepl.app.engine.RedactionTest")
+        .contains("at io.icerepl.app.logging.RedactionTest")
         .doesNotContain("logged-secret-4711");
   }
 }

@@ -1,4 +1,4 @@
-package io.icerepl.app.engine.failback;
+package io.icerepl.app.engine.failover;
 
 import java.util.List;
 import java.util.Map;

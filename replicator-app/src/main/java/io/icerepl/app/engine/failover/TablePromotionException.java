@@ -1,4 +1,4 @@
-package io.icerepl.app.engine.promote;
+package io.icerepl.app.engine.failover;
 
 /** A promotion was refused or failed; the replica was left as it was. */
 public final class TablePromotionException extends RuntimeException {
