@@ -125,14 +125,11 @@ final class PromoteCommand implements Callable<Integer> {
         String sourceLocation = sourceLocation(head);
         ObjectStore sourceStore = stores.source(sourceLocation);
         TableReplicator replicator =
-            new TableReplicator(
-                sourceStore,
-                replicaStore,
-                Clock.systemUTC(),
-                pool,
-                options(),
-                CopyProgress.Listener.NONE,
-                new TableCatalogs(Optional.of(head), Optional.empty()));
+            TableReplicator.builder(sourceStore, replicaStore, pool, options())
+                .clock(Clock.systemUTC())
+                .progress(CopyProgress.Listener.NONE)
+                .catalogs(new TableCatalogs(Optional.of(head), Optional.empty()))
+                .build();
         TableVerifier verifier =
             new TableVerifier(
                 replicaStore, pool, threads.threads(), metadataLimit.maxMetadataBytes());

@@ -163,15 +163,14 @@ public final class ReplicateCommand implements Callable<Integer> {
       ReplicationSummary summary;
       try {
         summary =
-            new TableReplicator(
-                    stores.source(sourceLocation),
-                    stores.target(targetLocation),
-                    Clock.systemUTC(),
-                    executor,
-                    options,
-                    progress.listener(),
-                    new TableCatalogs(sourceHead.map(SourceHeadResolver.class::cast), registrar),
-                    batch.preCopy(batchLines(progress)))
+            TableReplicator.builder(
+                    stores.source(sourceLocation), stores.target(targetLocation), executor, options)
+                .clock(Clock.systemUTC())
+                .progress(progress.listener())
+                .catalogs(
+                    new TableCatalogs(sourceHead.map(SourceHeadResolver.class::cast), registrar))
+                .batchPreCopy(batch.preCopy(batchLines(progress)))
+                .build()
                 .replicate(sourceLocation, targetLocation, Optional.ofNullable(sourceMetadata));
       } finally {
         progress.clear();

@@ -41,6 +41,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -82,96 +83,105 @@ public final class TableReplicator {
    */
   private final AtomicReference<ReplicaHead> lastPublished;
 
-  public TableReplicator(
+  /**
+   * A replicator from {@code source} to {@code target}.
+   *
+   * @param executor runs the copies of each commit, and the reads of a check that do not wait for
+   *     one another
+   */
+  public static Builder builder(
       ObjectStore source,
       ObjectStore target,
-      Clock clock,
       ExecutorService executor,
       ReplicationOptions options) {
-    this(source, target, clock, executor, options, CopyProgress.Listener.NONE);
+    return new Builder(source, target, executor, options);
   }
 
-  /** As above, reporting the copy progress of each commit to {@code progress}. */
-  public TableReplicator(
-      ObjectStore source,
-      ObjectStore target,
-      Clock clock,
-      ExecutorService executor,
-      ReplicationOptions options,
-      CopyProgress.Listener progress) {
-    this(source, target, clock, executor, options, progress, TableCatalogs.NONE);
+  /** What a replicator is made of beyond its two stores; each part has a default. */
+  public static final class Builder {
+    private final ObjectStore source;
+    private final ObjectStore target;
+    private final ExecutorService executor;
+    private final ReplicationOptions options;
+    private Clock clock = Clock.systemUTC();
+    private CopyProgress.Listener progress = CopyProgress.Listener.NONE;
+    private TableCatalogs catalogs = TableCatalogs.NONE;
+    private Optional<BatchPreCopy> batchPreCopy = Optional.empty();
+    private AtomicReference<ReplicaHead> lastPublished = new AtomicReference<>();
+
+    private Builder(
+        ObjectStore source,
+        ObjectStore target,
+        ExecutorService executor,
+        ReplicationOptions options) {
+      this.source = Objects.requireNonNull(source, "source");
+      this.target = Objects.requireNonNull(target, "target");
+      this.executor = Objects.requireNonNull(executor, "executor");
+      this.options = Objects.requireNonNull(options, "options");
+    }
+
+    /** The clock of commit times and settle times (default: the system's, in UTC). */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** Told the copy progress of each commit (default: no one). */
+    public Builder progress(CopyProgress.Listener progress) {
+      this.progress = Objects.requireNonNull(progress, "progress");
+      return this;
+    }
+
+    /**
+     * Where the source head is read and the replica registered, where they name catalogs (default:
+     * the source's folder, no registration).
+     */
+    public Builder catalogs(TableCatalogs catalogs) {
+      this.catalogs = Objects.requireNonNull(catalogs, "catalogs");
+      return this;
+    }
+
+    /**
+     * Hands the byte-for-byte copies of a backfill to S3 Batch Operations first, where it finds it
+     * worth a job (default: none).
+     */
+    public Builder batchPreCopy(Optional<BatchPreCopy> batchPreCopy) {
+      this.batchPreCopy = Objects.requireNonNull(batchPreCopy, "batchPreCopy");
+      return this;
+    }
+
+    /**
+     * Keeps the replica version published last, which the caller hands to the next replicator of
+     * the same replica: a service builds one per run (default: this replicator's own).
+     */
+    public Builder lastPublished(AtomicReference<ReplicaHead> lastPublished) {
+      this.lastPublished = Objects.requireNonNull(lastPublished, "lastPublished");
+      return this;
+    }
+
+    public TableReplicator build() {
+      return new TableReplicator(this);
+    }
   }
 
-  /**
-   * As above, reading the source head from a catalog and registering the replica in one, where
-   * {@code catalogs} names them.
-   */
-  public TableReplicator(
-      ObjectStore source,
-      ObjectStore target,
-      Clock clock,
-      ExecutorService executor,
-      ReplicationOptions options,
-      CopyProgress.Listener progress,
-      TableCatalogs catalogs) {
-    this(source, target, clock, executor, options, progress, catalogs, Optional.empty());
-  }
-
-  /**
-   * As above, handing the byte-for-byte copies of a backfill to S3 Batch Operations first where
-   * {@code batchPreCopy} finds it worth a job.
-   */
-  public TableReplicator(
-      ObjectStore source,
-      ObjectStore target,
-      Clock clock,
-      ExecutorService executor,
-      ReplicationOptions options,
-      CopyProgress.Listener progress,
-      TableCatalogs catalogs,
-      Optional<BatchPreCopy> batchPreCopy) {
-    this(
-        source,
-        target,
-        clock,
-        executor,
-        options,
-        progress,
-        catalogs,
-        batchPreCopy,
-        new AtomicReference<>());
-  }
-
-  /**
-   * As above, keeping the replica version published last in {@code lastPublished}, which the caller
-   * hands to the next replicator of the same replica: a service builds one per run.
-   */
-  public TableReplicator(
-      ObjectStore source,
-      ObjectStore target,
-      Clock clock,
-      ExecutorService executor,
-      ReplicationOptions options,
-      CopyProgress.Listener progress,
-      TableCatalogs catalogs,
-      Optional<BatchPreCopy> batchPreCopy,
-      AtomicReference<ReplicaHead> lastPublished) {
-    this.source = source;
-    this.target = target;
-    this.clock = clock;
-    this.options = options;
+  private TableReplicator(Builder built) {
+    this.source = built.source;
+    this.target = built.target;
+    this.clock = built.clock;
+    this.options = built.options;
     this.planner = new CopyPlanner(source, target);
-    this.executor = new PlanExecutor(source, target, executor, progress);
-    this.reads = executor;
+    this.executor = new PlanExecutor(source, target, built.executor, built.progress);
+    this.reads = built.executor;
     this.replicaFiles = new ReplicaFiles(target, options.maxMetadataBytes());
     this.headResolver =
-        catalogs
+        built
+            .catalogs
             .sourceHead()
             .orElseGet(() -> new FileSystemHeadResolver(source, clock, options.settleTime()));
-    this.registrar = catalogs.registrar();
+    this.registrar = built.catalogs.registrar();
     this.pendingDeletion = new PendingDeletion(target, RetentionSettings.defaults().batchSize());
-    this.batchPreCopy = batchPreCopy;
-    this.lastPublished = lastPublished;
+    this.batchPreCopy = built.batchPreCopy;
+    this.lastPublished = built.lastPublished;
   }
 
   /**
@@ -312,31 +322,32 @@ public final class TableReplicator {
     refuseOverlap(sourceLocation, targetLocation);
     try (ObjectStore.Lock lock = target.lock(targetLocation)) {
       LeasedReplica leased = new LeasedReplica(target, replicaFiles, targetLocation, lock);
+      List<PathMapping.Prefix> mirrored = List.of();
       ReplicationResult result;
-      try {
-        result =
-            run(
-                table,
-                sourceLocation,
-                targetLocation,
-                sourceMetadata,
-                before,
-                checkedCommit,
-                leased);
-      } catch (PathOutsideMappingException e) {
-        List<PathMapping.Prefix> mirror =
-            recordMirror(table, sourceLocation, targetLocation, e, leased).orElseThrow(() -> e);
-        // once more, from where the first attempt stopped: what it published stays
-        result =
-            run(
-                    table,
-                    sourceLocation,
-                    targetLocation,
-                    sourceMetadata,
-                    before,
-                    checkedCommit,
-                    leased)
-                .withInferredMirror(mirror);
+      while (true) {
+        try {
+          result =
+              run(
+                  table,
+                  sourceLocation,
+                  targetLocation,
+                  sourceMetadata,
+                  before,
+                  checkedCommit,
+                  leased);
+          break;
+        } catch (PathOutsideMappingException e) {
+          if (!mirrored.isEmpty()) {
+            throw e;
+          }
+          // once more with the mirror recorded, from where this attempt stopped: what it
+          // published stays
+          mirrored =
+              recordMirror(table, sourceLocation, targetLocation, e, leased).orElseThrow(() -> e);
+        }
+      }
+      if (!mirrored.isEmpty()) {
+        result = result.withInferredMirror(mirrored);
       }
       register(table, targetLocation, result.heads());
       return result;
@@ -423,6 +434,11 @@ public final class TableReplicator {
                 + ", so each side's files would be taken for the other's; nothing was written"));
   }
 
+  /**
+   * One run under the lease, in its steps: where source and replica stand, which source versions to
+   * apply, what prefixes they write under, each version as one replica commit, then what the run
+   * did.
+   */
   private ReplicationResult run(
       String table,
       String sourceLocation,
@@ -432,109 +448,172 @@ public final class TableReplicator {
       Optional<ReplicaState.LastCommit> checkedCommit,
       LeasedReplica leased)
       throws IOException {
-    // the state is read once, under the lease, and kept as this run writes it: only a run holding
-    // the lease writes it
-    ReplicaState state = replicaFiles.state(targetLocation);
-    // every commit of a replicator, retention's too, is recorded in the state before it is
-    // published, under the lease: when the check found the recorded commit published and the
-    // record is still the same, nothing was committed since, and the replica's head is the one the
-    // check read and verified
-    Optional<ReplicaHead> checkedHead = before.flatMap(TableHeads::replica);
-    boolean noCommitSince =
-        state.promotion() == null
-            && state.lastCommit() != null
-            && checkedCommit.equals(Optional.of(state.lastCommit()))
-            && checkedHead
-                .map(ReplicaHead::version)
-                .equals(Optional.of(state.lastCommit().version()));
-    Optional<SwitchBack> switchBack =
-        checkNotPromoted(table, sourceLocation, targetLocation, before, state, leased);
-    if (state.promotion() != null) {
-      state = replicaFiles.state(targetLocation); // a promotion the check ended is gone from it
-    }
-    SourceHeadResolver.Head resolved =
-        sourceMetadata
-            .map(f -> SourceHeadResolver.Head.given(resolveGiven(sourceLocation, f)))
-            .or(() -> before.map(TableHeads::source))
-            .orElseGet(() -> headResolver.head(sourceLocation));
-    String headFile = resolved.file();
-    Optional<Duration> settlesIn =
-        resolved.settlesAtMs().isPresent()
-            ? Optional.of(
-                Duration.ofMillis(Math.max(0, resolved.settlesAtMs().getAsLong() - clock.millis())))
-            : Optional.empty();
-    settlesIn.ifPresent(
-        d ->
-            LOG.info(
-                "{}: a newer source metadata file is younger than the settle time; replicating up to {}",
-                table,
-                headFile));
-    TableMetadata head =
-        before
-            .filter(b -> b.source().file().equals(headFile))
-            .map(TableHeads::sourceMetadata)
-            .orElseGet(
-                () -> ReplicaFiles.readMetadata(source, headFile, options.maxMetadataBytes()));
-    // read again under the lease when another run may have committed since the check
-    Optional<ReplicaHead> replica =
-        switchBack.isPresent()
-            ? switchBack.map(SwitchBack::replica)
-            : noCommitSince
-                ? checkedHead
-                : replicaFiles.head(
-                    table,
-                    targetLocation,
-                    before
-                        .flatMap(TableHeads::replica)
-                        .or(() -> Optional.ofNullable(lastPublished.get())),
-                    state);
-    if (replica.isPresent()) {
-      MetadataMerge.checkSameTable(head, replica.get().metadata(), headFile, replica.get().file());
-      // files an interrupted expiry left half deleted must not be taken as in place
-      state = pendingDeletion.finish(leased, replica.get().metadata(), state);
-    }
-    List<String> versions =
-        VersionSequence.toApply(
-            head,
-            headFile,
-            switchBack.isPresent()
-                ? switchBack.map(SwitchBack::resumeAfter)
-                : replica.flatMap(ReplicaHead::lastSourceFile),
-            switchBack.isPresent()
-                ? switchBack.map(SwitchBack::resumeAfterUpdatedMs)
-                : replica.flatMap(ReplicaHead::lastSourceUpdatedMs),
-            options.coalesce());
-    if (versions.isEmpty()) {
-      LOG.info("{}: replica {} is up to date with {}", table, targetLocation, headFile);
-    } else {
-      LOG.info(
-          "{}: {} source version(s) to apply to {}: {}",
-          table,
-          versions.size(),
-          targetLocation,
-          versions);
-    }
-
-    // an existing replica (an original failed back into) keeps its own spelling of its location
-    String spelled =
-        replica
-            .map(r -> PathSpelling.as(targetLocation, r.metadata().location()))
-            .orElse(targetLocation);
-    SourcePrefixes prefixes =
-        SourcePrefixes.of(
-                spelled,
-                options.extraPrefixes(),
-                options.allowedSourcePrefixes(),
-                state.sourcePrefixes())
-            .withMirror(state.mirrorPrefixes());
-    boolean formerLayout = replica.isPresent() && state.sourcePrefixes().isEmpty();
-    prefixes = learnEarlierVersions(prefixes, head, headFile, replica, versions);
-
-    Counts counts = new Counts();
-    Set<Long> pendingLost = new HashSet<>();
+    Run run = new Run(table, sourceLocation, targetLocation, leased);
+    run.readHeads(sourceMetadata, before, checkedCommit);
+    List<String> versions = run.versionsToApply();
+    run.learnPrefixes(versions);
     for (int i = 0; i < versions.size(); i++) {
-      String file = versions.get(i);
-      boolean last = i == versions.size() - 1;
+      run.apply(versions.get(i), i == versions.size() - 1);
+    }
+    return run.finish();
+  }
+
+  /** What one run reads and writes as it goes: the state and replica head as it left them. */
+  private final class Run {
+    final String table;
+    final String sourceLocation;
+    final String targetLocation;
+    final LeasedReplica leased;
+
+    /**
+     * Read once, under the lease, and kept as this run writes it: only a run holding the lease
+     * writes it.
+     */
+    ReplicaState state;
+
+    Optional<SwitchBack> switchBack;
+    SourceHeadResolver.Head resolved;
+    String headFile;
+    TableMetadata head;
+    Optional<Duration> settlesIn;
+    Optional<ReplicaHead> replica;
+
+    /** The replica's location as its files spell it. */
+    String spelled;
+
+    SourcePrefixes prefixes;
+    boolean formerLayout;
+    final Counts counts = new Counts();
+    final Set<Long> pendingLost = new HashSet<>();
+
+    Run(String table, String sourceLocation, String targetLocation, LeasedReplica leased) {
+      this.table = table;
+      this.sourceLocation = sourceLocation;
+      this.targetLocation = targetLocation;
+      this.leased = leased;
+    }
+
+    /**
+     * The state, the source head and the replica head, each read again under the lease only where
+     * the check before it may be stale; a promoted replica is refused or switched back here.
+     */
+    void readHeads(
+        Optional<String> sourceMetadata,
+        Optional<TableHeads> before,
+        Optional<ReplicaState.LastCommit> checkedCommit)
+        throws IOException {
+      state = replicaFiles.state(targetLocation);
+      // every commit of a replicator, retention's too, is recorded in the state before it is
+      // published, under the lease: when the check found the recorded commit published and the
+      // record is still the same, nothing was committed since, and the replica's head is the one
+      // the check read and verified
+      Optional<ReplicaHead> checkedHead = before.flatMap(TableHeads::replica);
+      boolean noCommitSince =
+          state.promotion() == null
+              && state.lastCommit() != null
+              && checkedCommit.equals(Optional.of(state.lastCommit()))
+              && checkedHead
+                  .map(ReplicaHead::version)
+                  .equals(Optional.of(state.lastCommit().version()));
+      switchBack = checkNotPromoted(table, sourceLocation, targetLocation, before, state, leased);
+      if (state.promotion() != null) {
+        state = replicaFiles.state(targetLocation); // a promotion the check ended is gone from it
+      }
+      resolved =
+          sourceMetadata
+              .map(f -> SourceHeadResolver.Head.given(resolveGiven(sourceLocation, f)))
+              .or(() -> before.map(TableHeads::source))
+              .orElseGet(() -> headResolver.head(sourceLocation));
+      headFile = resolved.file();
+      settlesIn =
+          resolved.settlesAtMs().isPresent()
+              ? Optional.of(
+                  Duration.ofMillis(
+                      Math.max(0, resolved.settlesAtMs().getAsLong() - clock.millis())))
+              : Optional.empty();
+      settlesIn.ifPresent(
+          d ->
+              LOG.info(
+                  "{}: a newer source metadata file is younger than the settle time; replicating up to {}",
+                  table,
+                  headFile));
+      head =
+          before
+              .filter(b -> b.source().file().equals(headFile))
+              .map(TableHeads::sourceMetadata)
+              .orElseGet(
+                  () -> ReplicaFiles.readMetadata(source, headFile, options.maxMetadataBytes()));
+      // read again under the lease when another run may have committed since the check
+      replica =
+          switchBack.isPresent()
+              ? switchBack.map(SwitchBack::replica)
+              : noCommitSince
+                  ? checkedHead
+                  : replicaFiles.head(
+                      table,
+                      targetLocation,
+                      before
+                          .flatMap(TableHeads::replica)
+                          .or(() -> Optional.ofNullable(lastPublished.get())),
+                      state);
+      if (replica.isPresent()) {
+        MetadataMerge.checkSameTable(
+            head, replica.get().metadata(), headFile, replica.get().file());
+        // files an interrupted expiry left half deleted must not be taken as in place
+        state = pendingDeletion.finish(leased, replica.get().metadata(), state);
+      }
+    }
+
+    /** The source versions after the one the replica (or the switch-back) last applied. */
+    List<String> versionsToApply() {
+      List<String> versions =
+          VersionSequence.toApply(
+              head,
+              headFile,
+              switchBack.isPresent()
+                  ? switchBack.map(SwitchBack::resumeAfter)
+                  : replica.flatMap(ReplicaHead::lastSourceFile),
+              switchBack.isPresent()
+                  ? switchBack.map(SwitchBack::resumeAfterUpdatedMs)
+                  : replica.flatMap(ReplicaHead::lastSourceUpdatedMs),
+              options.coalesce());
+      if (versions.isEmpty()) {
+        LOG.info("{}: replica {} is up to date with {}", table, targetLocation, headFile);
+      } else {
+        LOG.info(
+            "{}: {} source version(s) to apply to {}: {}",
+            table,
+            versions.size(),
+            targetLocation,
+            versions);
+      }
+      return versions;
+    }
+
+    /** Every prefix the table wrote under, as remembered and as the versions to apply declare. */
+    void learnPrefixes(List<String> versions) {
+      // an existing replica (an original failed back into) keeps its own spelling of its location
+      spelled =
+          replica
+              .map(r -> PathSpelling.as(targetLocation, r.metadata().location()))
+              .orElse(targetLocation);
+      prefixes =
+          SourcePrefixes.of(
+                  spelled,
+                  options.extraPrefixes(),
+                  options.allowedSourcePrefixes(),
+                  state.sourcePrefixes())
+              .withMirror(state.mirrorPrefixes());
+      formerLayout = replica.isPresent() && state.sourcePrefixes().isEmpty();
+      prefixes = learnEarlierVersions(prefixes, head, headFile, replica, versions);
+    }
+
+    /**
+     * One source version as one replica commit: merged, its files copied, recorded in the state,
+     * published. A version whose files the source removed first is folded into the next, unless it
+     * is the last.
+     */
+    void apply(String file, boolean last) throws IOException {
       TableMetadata metadata;
       try {
         metadata =
@@ -547,7 +626,7 @@ public final class TableReplicator {
         }
         LOG.warn("{}: source version {} is gone; folding it into the next", table, file);
         counts.skipped.add(file);
-        continue;
+        return;
       }
       if (formerLayout) {
         prefixes = prefixes.learnFormerLayout(metadata);
@@ -593,8 +672,14 @@ public final class TableReplicator {
             e.getMessage());
         counts.skipped.add(file);
         merge.addedSnapshots().forEach(s -> pendingLost.add(s.snapshotId()));
-        continue;
+        return;
       }
+      commit(file, merge, outcome);
+    }
+
+    /** Records the commit in the state, then publishes it: the state always knows the newest. */
+    private void commit(String file, MergeResult merge, PlanExecutor.Outcome outcome)
+        throws IOException {
       long version = replica.map(ReplicaHead::version).orElse(0L) + 1;
       state = pendingDeletion.rememberReplacedStatistics(leased, state, replica, merge.metadata());
       ReplicaFiles.RecordedCommit recorded =
@@ -614,29 +699,33 @@ public final class TableReplicator {
           outcome.filesCopied(),
           outcome.filesRewritten());
     }
-    if (switchBack.isPresent() && counts.versions > 0) {
-      endPromotion(table, leased);
+
+    /** Ends a switch-back's promotion once it committed, and says what the run did. */
+    ReplicationResult finish() throws IOException {
+      if (switchBack.isPresent() && counts.versions > 0) {
+        endPromotion(table, leased);
+      }
+      Set<Long> held = new HashSet<>();
+      replica.ifPresent(r -> r.metadata().snapshots().forEach(s -> held.add(s.snapshotId())));
+      List<Long> lost = pendingLost.stream().filter(id -> !held.contains(id)).sorted().toList();
+      if (!lost.isEmpty()) {
+        LOG.warn(
+            "{}: could not keep snapshots {}: the source removed their files first", table, lost);
+      }
+      ReplicationSummary summary =
+          new ReplicationSummary(
+              counts.versions,
+              counts.snapshots,
+              counts.filesCopied,
+              counts.bytesCopied,
+              counts.filesRewritten,
+              counts.published,
+              counts.skipped,
+              lost,
+              settlesIn);
+      return new ReplicationResult(
+          summary, new TableHeads(resolved, head, replica, state.expiredSnapshotIds()));
     }
-    Set<Long> held = new HashSet<>();
-    replica.ifPresent(r -> r.metadata().snapshots().forEach(s -> held.add(s.snapshotId())));
-    List<Long> lost = pendingLost.stream().filter(id -> !held.contains(id)).sorted().toList();
-    if (!lost.isEmpty()) {
-      LOG.warn(
-          "{}: could not keep snapshots {}: the source removed their files first", table, lost);
-    }
-    ReplicationSummary summary =
-        new ReplicationSummary(
-            counts.versions,
-            counts.snapshots,
-            counts.filesCopied,
-            counts.bytesCopied,
-            counts.filesRewritten,
-            counts.published,
-            counts.skipped,
-            lost,
-            settlesIn);
-    return new ReplicationResult(
-        summary, new TableHeads(resolved, head, replica, state.expiredSnapshotIds()));
   }
 
   /**

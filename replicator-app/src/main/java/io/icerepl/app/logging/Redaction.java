@@ -87,6 +87,32 @@ public final class Redaction {
     }
   }
 
+  /**
+   * A URI as messages and the status API name it: its user info masked ({@code //****@host}, where
+   * a password rides with the user name) and its parameters after {@code ?} or {@code ;} (where a
+   * JDBC URL carries one) left out; the rest as it was.
+   */
+  public static String uri(String uri) {
+    int parameters = uri.length();
+    for (char start : new char[] {'?', ';'}) {
+      int at = uri.indexOf(start);
+      if (at >= 0 && at < parameters) {
+        parameters = at;
+      }
+    }
+    String kept = uri.substring(0, parameters);
+    int authority = kept.indexOf("//");
+    if (authority < 0) {
+      return kept;
+    }
+    // user info lies in the authority only: an '@' in the path is part of a file name
+    int path = kept.indexOf('/', authority + 2);
+    int userInfoEnd = kept.lastIndexOf('@', path < 0 ? kept.length() : path);
+    return userInfoEnd > authority
+        ? kept.substring(0, authority + 2) + MASK + kept.substring(userInfoEnd)
+        : kept;
+  }
+
   /** {@code text} with every secret masked; null stays null. */
   public static String apply(String text) {
     if (text == null || text.isEmpty()) {

@@ -7,7 +7,9 @@ import io.icerepl.app.engine.worker.Reconciler;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.SchemeStores;
 import io.icerepl.app.engine.worker.StoreFactory;
+import io.icerepl.app.engine.worker.TableContext;
 import io.icerepl.app.engine.worker.TableDiscovery;
+import io.icerepl.app.engine.worker.TableOperations;
 import io.icerepl.app.engine.worker.TableRules;
 import io.icerepl.app.engine.worker.TableRunner;
 import io.icerepl.app.service.config.EngineSettings;
@@ -79,9 +81,12 @@ class ServiceConfiguration {
         account -> new BatchJobs(BatchJobs.client(region, Optional.empty()), account));
   }
 
-  /** Closed after the coordinator, which depends on it, has let running work finish. */
+  /**
+   * What the lane's runs and the on-demand operations share; closed after the coordinator, which
+   * depends on both, has let running work finish.
+   */
   @Bean(destroyMethod = "close")
-  TableRunner tableRunner(
+  TableContext tableContext(
       ReplicatorProperties properties,
       ObjectProvider<StoreFactory> stores,
       ObjectProvider<Clock> clock,
@@ -94,7 +99,7 @@ class ServiceConfiguration {
         Executors.newFixedThreadPool(
             properties.concurrency().tables() * properties.concurrency().filesPerTable(),
             threads("replicator-files-"));
-    return new TableRunner(
+    return new TableContext(
         stores.getIfAvailable(SchemeStores::local),
         clock.getIfAvailable(Clock::systemUTC),
         fileExecutor,
@@ -106,13 +111,27 @@ class ServiceConfiguration {
         batchOperations);
   }
 
+  /** Closed with the context it runs in. */
+  @Bean(destroyMethod = "")
+  TableRunner tableRunner(TableContext context) {
+    return new TableRunner(context);
+  }
+
+  @Bean
+  TableOperations tableOperations(TableContext context) {
+    return new TableOperations(context);
+  }
+
   @Bean(destroyMethod = "close")
   ReplicationCoordinator replicationCoordinator(
-      ReplicatorProperties properties, TableRunner runner, StatusBoard board) {
+      ReplicatorProperties properties,
+      TableRunner runner,
+      TableOperations operations,
+      StatusBoard board) {
     int tables = properties.concurrency().tables();
     return new ReplicationCoordinator(
         runner::replicate,
-        runner::expire,
+        operations::expire,
         board::failed,
         board::laneRefused,
         properties.limits().lanesPerRule(),
@@ -140,13 +159,13 @@ class ServiceConfiguration {
       TableRules rules,
       Reconciler reconciler,
       TaskScheduler taskScheduler,
-      TableRunner runner) {
+      TableOperations operations) {
     return new ServiceSchedules(
         properties.reconciliationInterval(),
         rules.rules(),
         reconciler,
         taskScheduler,
-        runner::verify);
+        operations::verify);
   }
 
   @Bean

@@ -62,14 +62,15 @@ class GlueRegistrationTest {
       ReplicaRegistrar registrar =
           CatalogRegistrars.forCatalog(spec, catalog, id, new LocalObjectStore(), clients);
       TableReplicator replicator =
-          new TableReplicator(
-              new LocalObjectStore(),
-              new LocalObjectStore(),
-              Clock.systemUTC(),
-              executor,
-              ReplicationOptions.defaults(),
-              CopyProgress.Listener.NONE,
-              new TableCatalogs(Optional.empty(), Optional.of(registrar)));
+          TableReplicator.builder(
+                  new LocalObjectStore(),
+                  new LocalObjectStore(),
+                  executor,
+                  ReplicationOptions.defaults())
+              .clock(Clock.systemUTC())
+              .progress(CopyProgress.Listener.NONE)
+              .catalogs(new TableCatalogs(Optional.empty(), Optional.of(registrar)))
+              .build();
       ScenarioTable source =
           ScenarioTable.create(
               "GLUE",

@@ -280,14 +280,12 @@ class ReplicaRegistrationTest {
   }
 
   private TableReplicator replicator(Optional<ReplicaRegistrar> registrar) {
-    return new TableReplicator(
-        new LocalObjectStore(),
-        new LocalObjectStore(),
-        Clock.systemUTC(),
-        executor,
-        ReplicationOptions.defaults(),
-        CopyProgress.Listener.NONE,
-        new TableCatalogs(Optional.empty(), registrar));
+    return TableReplicator.builder(
+            new LocalObjectStore(), new LocalObjectStore(), executor, ReplicationOptions.defaults())
+        .clock(Clock.systemUTC())
+        .progress(CopyProgress.Listener.NONE)
+        .catalogs(new TableCatalogs(Optional.empty(), registrar))
+        .build();
   }
 
   private ReplicationResult replicate(ScenarioTable source, Optional<ReplicaRegistrar> registrar) {

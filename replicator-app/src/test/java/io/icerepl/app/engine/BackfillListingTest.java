@@ -90,7 +90,9 @@ class BackfillListingTest {
   }
 
   private static void replicate(ObjectStore source, ObjectStore target, String from, String to) {
-    new TableReplicator(source, target, Clock.systemUTC(), executor, ReplicationOptions.defaults())
+    TableReplicator.builder(source, target, executor, ReplicationOptions.defaults())
+        .clock(Clock.systemUTC())
+        .build()
         .replicate(from, to, Optional.empty());
   }
 

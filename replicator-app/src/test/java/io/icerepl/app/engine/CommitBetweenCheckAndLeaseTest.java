@@ -75,8 +75,10 @@ class CommitBetweenCheckAndLeaseTest {
   }
 
   private TableReplicator replicator(ObjectStore target) {
-    return new TableReplicator(
-        new LocalObjectStore(), target, Clock.systemUTC(), executor, ReplicationOptions.defaults());
+    return TableReplicator.builder(
+            new LocalObjectStore(), target, executor, ReplicationOptions.defaults())
+        .clock(Clock.systemUTC())
+        .build();
   }
 
   private static void assertSameRows(SourceTable table, String replica) {

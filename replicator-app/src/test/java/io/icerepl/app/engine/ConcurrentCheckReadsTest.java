@@ -83,8 +83,10 @@ class ConcurrentCheckReadsTest {
   }
 
   private TableReplicator replicator(ObjectStore target) {
-    return new TableReplicator(
-        new LocalObjectStore(), target, Clock.systemUTC(), executor, ReplicationOptions.defaults());
+    return TableReplicator.builder(
+            new LocalObjectStore(), target, executor, ReplicationOptions.defaults())
+        .clock(Clock.systemUTC())
+        .build();
   }
 
   /**

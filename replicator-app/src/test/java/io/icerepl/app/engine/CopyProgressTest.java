@@ -27,13 +27,10 @@ class CopyProgressTest {
     try {
       LocalObjectStore store = new LocalObjectStore();
       ReplicationSummary summary =
-          new TableReplicator(
-                  store,
-                  store,
-                  Clock.systemUTC(),
-                  executor,
-                  ReplicationOptions.defaults(),
-                  seen::add)
+          TableReplicator.builder(store, store, executor, ReplicationOptions.defaults())
+              .clock(Clock.systemUTC())
+              .progress(seen::add)
+              .build()
               .replicate(source.location, dir.resolve("replica").toString(), Optional.empty());
 
       CopyProgress last =

@@ -59,12 +59,10 @@ class CrashRecoveryTest {
   }
 
   private static ReplicationSummary replicate(ObjectStore target, String source, String replica) {
-    return new TableReplicator(
-            new LocalObjectStore(),
-            target,
-            Clock.systemUTC(),
-            executor,
-            ReplicationOptions.defaults())
+    return TableReplicator.builder(
+            new LocalObjectStore(), target, executor, ReplicationOptions.defaults())
+        .clock(Clock.systemUTC())
+        .build()
         .replicate(source, replica, Optional.empty());
   }
 

@@ -179,7 +179,9 @@ class CrossRegionReplicationTest {
             S3ObjectStore.create(
                 targetSide, settings, S3Resilience.defaults(), List.of(targetOperations))) {
       ReplicationSummary summary =
-          new TableReplicator(source, target, Clock.systemUTC(), executor, ONLY_WRITER)
+          TableReplicator.builder(source, target, executor, ONLY_WRITER)
+              .clock(Clock.systemUTC())
+              .build()
               .replicate(from, to, Optional.empty());
       assertThat(summary.snapshotsAdded()).isEqualTo(4);
     } finally {

@@ -35,8 +35,9 @@ class FallingBehindSourceRetentionTest {
     try {
       LocalObjectStore store = new LocalObjectStore();
       TableReplicator replicator =
-          new TableReplicator(
-              store, store, Clock.systemUTC(), executor, ReplicationOptions.defaults());
+          TableReplicator.builder(store, store, executor, ReplicationOptions.defaults())
+              .clock(Clock.systemUTC())
+              .build();
       replicator.replicate(source.location, replica, Optional.empty());
       Map<Long, List<String>> replicated = rowsBySnapshot(source.table);
 

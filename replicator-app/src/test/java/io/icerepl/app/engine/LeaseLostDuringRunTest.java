@@ -275,7 +275,9 @@ class LeaseLostDuringRunTest {
   }
 
   private void replicate(ObjectStore to) {
-    new TableReplicator(source, to, Clock.systemUTC(), executor, ONLY_WRITER)
+    TableReplicator.builder(source, to, executor, ONLY_WRITER)
+        .clock(Clock.systemUTC())
+        .build()
         .replicate(table.location(), REPLICA, Optional.empty());
   }
 

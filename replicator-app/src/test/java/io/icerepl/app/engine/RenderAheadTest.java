@@ -90,8 +90,9 @@ class RenderAheadTest {
   }
 
   private TableReplicator replicator(ObjectStore source, ObjectStore target) {
-    return new TableReplicator(
-        source, target, Clock.systemUTC(), executor, ReplicationOptions.defaults());
+    return TableReplicator.builder(source, target, executor, ReplicationOptions.defaults())
+        .clock(Clock.systemUTC())
+        .build();
   }
 
   /** A local store that counts how often each file is opened. */

@@ -127,12 +127,13 @@ class SettlingHeadTest {
   private static TableReplicator replicator(
       ObjectStore store, ExecutorService executor, Clock clock) {
     ReplicationOptions defaults = ReplicationOptions.defaults();
-    return new TableReplicator(
-        store,
-        store,
-        clock,
-        executor,
-        new ReplicationOptions(List.of(), false, defaults.maxMetadataBytes(), 2, SETTLE));
+    return TableReplicator.builder(
+            store,
+            store,
+            executor,
+            new ReplicationOptions(List.of(), false, defaults.maxMetadataBytes(), 2, SETTLE))
+        .clock(clock)
+        .build();
   }
 
   private static void append(Table table, Schema schema, long id) {

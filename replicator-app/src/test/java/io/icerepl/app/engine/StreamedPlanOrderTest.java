@@ -135,12 +135,10 @@ class StreamedPlanOrderTest {
     RecordingStore target = new RecordingStore();
     ExecutorService executor = Executors.newFixedThreadPool(4);
     try {
-      new TableReplicator(
-              new LocalObjectStore(),
-              target,
-              Clock.systemUTC(),
-              executor,
-              ReplicationOptions.defaults())
+      TableReplicator.builder(
+              new LocalObjectStore(), target, executor, ReplicationOptions.defaults())
+          .clock(Clock.systemUTC())
+          .build()
           .replicate(source, replica, Optional.empty());
     } finally {
       executor.shutdownNow();

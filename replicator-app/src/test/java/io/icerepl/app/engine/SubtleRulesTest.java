@@ -45,8 +45,9 @@ class SubtleRulesTest {
     executor = Executors.newFixedThreadPool(2);
     LocalObjectStore store = new LocalObjectStore();
     replicator =
-        new TableReplicator(
-            store, store, Clock.systemUTC(), executor, ReplicationOptions.defaults());
+        TableReplicator.builder(store, store, executor, ReplicationOptions.defaults())
+            .clock(Clock.systemUTC())
+            .build();
     replica = dir.resolve("replica").toUri().toString();
   }
 

@@ -33,6 +33,19 @@ class RedactionTest {
   }
 
   @Test
+  void aUriIsNamedWithoutItsUserInfoNorItsParameters() {
+    assertThat(Redaction.uri("mysql+pymysql://u:pw@db/cat"))
+        .isEqualTo("mysql+pymysql://****@db/cat");
+    assertThat(Redaction.uri("jdbc:postgresql://h:5432/db?user=u&password=pw"))
+        .isEqualTo("jdbc:postgresql://h:5432/db");
+    assertThat(Redaction.uri("jdbc:sqlserver://h;password=pw")).isEqualTo("jdbc:sqlserver://h");
+    assertThat(Redaction.uri("https://catalog.example/api"))
+        .isEqualTo("https://catalog.example/api");
+    // an '@' in the path is a file name's, not user info
+    assertThat(Redaction.uri("sqlite:///tmp/a@b.db")).isEqualTo("sqlite:///tmp/a@b.db");
+  }
+
+  @Test
   void theSecretInAUriIsRegisteredSoItIsMaskedAloneToo() {
     Redaction.secretsIn("postgresql://u:only-in-a-uri-77@h/db");
 

@@ -100,12 +100,9 @@ class StreamedBackfillCrashTest {
   }
 
   private static void replicate(ObjectStore target, String source, String replica) {
-    new TableReplicator(
-            new LocalObjectStore(),
-            target,
-            Clock.systemUTC(),
-            executor,
-            ReplicationOptions.defaults())
+    TableReplicator.builder(new LocalObjectStore(), target, executor, ReplicationOptions.defaults())
+        .clock(Clock.systemUTC())
+        .build()
         .replicate(source, replica, Optional.empty());
   }
 

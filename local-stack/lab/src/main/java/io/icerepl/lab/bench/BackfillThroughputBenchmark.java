@@ -260,7 +260,7 @@ public final class BackfillThroughputBenchmark {
           new ReplicationOptions(
               defaults.extraPrefixes(), false, defaults.maxMetadataBytes(), threads);
       TableReplicator replicator =
-          new TableReplicator(source, target, Clock.systemUTC(), pool, options);
+          TableReplicator.builder(source, target, pool, options).clock(Clock.systemUTC()).build();
       long start = System.nanoTime();
       ReplicationSummary summary =
           replicator.replicate(

@@ -101,13 +101,14 @@ public final class BigMetadataBenchmark {
       ReplicationOptions defaults = ReplicationOptions.defaults();
       LocalObjectStore store = new LocalObjectStore();
       TableReplicator replicator =
-          new TableReplicator(
-              store,
-              store,
-              Clock.systemUTC(),
-              pool,
-              new ReplicationOptions(
-                  defaults.extraPrefixes(), false, 2 * synthetic.bytes() + (1 << 20), 4));
+          TableReplicator.builder(
+                  store,
+                  store,
+                  pool,
+                  new ReplicationOptions(
+                      defaults.extraPrefixes(), false, 2 * synthetic.bytes() + (1 << 20), 4))
+              .clock(Clock.systemUTC())
+              .build();
       long replicateStart = System.nanoTime();
       summary = replicator.replicate(source, replica, Optional.empty());
       replicatorSeconds = (System.nanoTime() - replicateStart) / 1e9;

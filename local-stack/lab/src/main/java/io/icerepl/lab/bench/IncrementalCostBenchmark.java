@@ -109,8 +109,9 @@ public final class IncrementalCostBenchmark {
     ExecutorService executor = Executors.newFixedThreadPool(4);
     try {
       TableReplicator replicator =
-          new TableReplicator(
-              store, store, Clock.systemUTC(), executor, ReplicationOptions.defaults());
+          TableReplicator.builder(store, store, executor, ReplicationOptions.defaults())
+              .clock(Clock.systemUTC())
+              .build();
       replicator.replicate(sourceLocation, replicaLocation, Optional.empty());
 
       List<Double> millis = new ArrayList<>();

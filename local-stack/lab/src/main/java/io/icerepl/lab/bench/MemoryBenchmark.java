@@ -97,13 +97,14 @@ public final class MemoryBenchmark {
       ReplicationOptions defaults = ReplicationOptions.defaults();
       LocalObjectStore store = new LocalObjectStore();
       TableReplicator replicator =
-          new TableReplicator(
-              store,
-              store,
-              Clock.systemUTC(),
-              pool,
-              new ReplicationOptions(
-                  defaults.extraPrefixes(), false, defaults.maxMetadataBytes(), threads));
+          TableReplicator.builder(
+                  store,
+                  store,
+                  pool,
+                  new ReplicationOptions(
+                      defaults.extraPrefixes(), false, defaults.maxMetadataBytes(), threads))
+              .clock(Clock.systemUTC())
+              .build();
       long replicateStart = System.nanoTime();
       summary = replicator.replicate(source, replica, Optional.empty());
       seconds = (System.nanoTime() - replicateStart) / 1e9;

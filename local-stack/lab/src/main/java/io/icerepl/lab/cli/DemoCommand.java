@@ -123,8 +123,9 @@ final class DemoCommand implements Callable<Integer> {
       out.println("-- replicate " + sourceLocation + " -> " + replicaLocation);
       ReplicateCommand.print(
           out,
-          new TableReplicator(
-                  store, store, Clock.systemUTC(), executor, ReplicationOptions.defaults())
+          TableReplicator.builder(store, store, executor, ReplicationOptions.defaults())
+              .clock(Clock.systemUTC())
+              .build()
               .replicate(sourceLocation, replicaLocation, Optional.empty()));
     } finally {
       executor.shutdownNow();

@@ -10,6 +10,7 @@ import io.icerepl.app.engine.verify.VerifyReport;
 import io.icerepl.app.engine.worker.CatalogTableLocations;
 import io.icerepl.app.engine.worker.Observation;
 import io.icerepl.app.engine.worker.StoreFactory;
+import io.icerepl.app.engine.worker.TableContext;
 import io.icerepl.app.engine.worker.TableDiscovery;
 import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.engine.worker.TableRule;
@@ -99,15 +100,16 @@ public final class Backfill {
     this.tablesInParallel = tablesInParallel;
     this.runner =
         new TableRunner(
-            stores,
-            clock,
-            fileExecutor,
-            options,
-            rules,
-            new Outcomes(),
-            catalogs,
-            new CatalogTableLocations(),
-            batchOperations);
+            new TableContext(
+                stores,
+                clock,
+                fileExecutor,
+                options,
+                rules,
+                new Outcomes(),
+                catalogs,
+                new CatalogTableLocations(),
+                batchOperations));
   }
 
   /**

@@ -88,7 +88,7 @@ public record CatalogSpec(String name, Map<String, String> properties) {
         + name
         + " ("
         + type()
-        + (where.isEmpty() ? "" : " " + redactUri(where))
+        + (where.isEmpty() ? "" : " " + Redaction.uri(where))
         + ")";
   }
 
@@ -115,30 +115,10 @@ public record CatalogSpec(String name, Map<String, String> properties) {
     if (isSecret(key)) {
       return "****";
     }
-    return key.toLowerCase(Locale.ROOT).endsWith("uri") ? redactUri(value) : value;
+    return key.toLowerCase(Locale.ROOT).endsWith("uri") ? Redaction.uri(value) : value;
   }
 
   private static boolean isSecret(String key) {
     return Redaction.isSecretName(key);
-  }
-
-  /**
-   * A URI may carry a password: in its user info ({@code //user:password@host}), or as a JDBC
-   * parameter after {@code ?} or {@code ;}. Keep the rest.
-   */
-  private static String redactUri(String uri) {
-    int parameters = uri.length();
-    for (char start : new char[] {'?', ';'}) {
-      int at = uri.indexOf(start);
-      if (at >= 0 && at < parameters) {
-        parameters = at;
-      }
-    }
-    String kept = uri.substring(0, parameters);
-    int authority = kept.indexOf("//");
-    int userInfoEnd = kept.lastIndexOf('@');
-    return authority >= 0 && userInfoEnd > authority
-        ? kept.substring(0, authority + 2) + "****" + kept.substring(userInfoEnd)
-        : kept;
   }
 }

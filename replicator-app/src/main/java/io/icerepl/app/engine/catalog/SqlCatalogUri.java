@@ -1,5 +1,6 @@
 package io.icerepl.app.engine.catalog;
 
+import io.icerepl.app.logging.Redaction;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -99,16 +100,8 @@ final class SqlCatalogUri {
         "Catalog "
             + catalog
             + " has type=sql with database URL "
-            + redacted(uri)
+            + Redaction.uri(uri)
             + "; understood: sqlite:///<file>, postgresql[+<driver>]://[user[:password]@]host[:port]/<db>,"
             + " or a jdbc: URL");
-  }
-
-  private static String redacted(String uri) {
-    int at = uri.lastIndexOf('@');
-    int scheme = uri.indexOf("://");
-    return at > scheme && scheme > 0
-        ? uri.substring(0, scheme + 3) + "****" + uri.substring(at)
-        : uri;
   }
 }

@@ -161,8 +161,11 @@ public final class TableFailback {
       }
       // already failed back: replication carries the promoted table's new commits over
       ReplicationSummary summary =
-          new TableReplicator(
-                  primary, original, clock, executor, options, CopyProgress.Listener.NONE, catalogs)
+          TableReplicator.builder(primary, original, executor, options)
+              .clock(clock)
+              .progress(CopyProgress.Listener.NONE)
+              .catalogs(catalogs)
+              .build()
               .replicate(primaryLocation, originalLocation, Optional.empty());
       ReplicaState state = originalFiles.state(originalLocation);
       return new FailbackSummary(

@@ -7,7 +7,7 @@ import io.icerepl.app.engine.failover.TableFailback;
 import io.icerepl.app.engine.verify.VerifyReport;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.TableKey;
-import io.icerepl.app.engine.worker.TableRunner;
+import io.icerepl.app.engine.worker.TableOperations;
 import io.icerepl.app.logging.Redaction;
 import io.icerepl.app.service.security.ApiProperties;
 import io.icerepl.merge.failover.Promotion;
@@ -44,18 +44,18 @@ public class FailoverController {
 
   private final StatusBoard board;
   private final ReplicationCoordinator coordinator;
-  private final TableRunner runner;
+  private final TableOperations operations;
   private final OnDemandRuns<PromotionResult> promotions;
   private final OnDemandRuns<FailbackSummary> failbacks;
 
   public FailoverController(
       StatusBoard board,
       ReplicationCoordinator coordinator,
-      TableRunner runner,
+      TableOperations operations,
       ApiProperties api) {
     this.board = board;
     this.coordinator = coordinator;
-    this.runner = runner;
+    this.operations = operations;
     this.promotions =
         new OnDemandRuns<>(
             "promotions",
@@ -163,7 +163,7 @@ public class FailoverController {
                 coordinator.runInLane(
                     key,
                     "promote",
-                    k -> runner.promote(k, promotionMode, force, firstProblems, decidedOn)));
+                    k -> operations.promote(k, promotionMode, force, firstProblems, decidedOn)));
     if (outcome instanceof OnDemandRuns.Done<PromotionResult> done) {
       return ResponseEntity.ok(answer(key, done.result(), copy(problems)));
     }
@@ -257,7 +257,7 @@ public class FailoverController {
                     key,
                     "fail back",
                     k ->
-                        runner.failback(
+                        operations.failback(
                             k,
                             original,
                             prefix,

@@ -3,7 +3,7 @@ package io.icerepl.app.service.status;
 import io.icerepl.app.engine.verify.VerifyReport;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.TableKey;
-import io.icerepl.app.engine.worker.TableRunner;
+import io.icerepl.app.engine.worker.TableOperations;
 import io.icerepl.app.logging.Redaction;
 import io.icerepl.app.service.security.ApiProperties;
 import jakarta.servlet.http.HttpServletRequest;
@@ -25,17 +25,17 @@ import org.springframework.web.bind.annotation.RestController;
 public class VerifyController {
   private final StatusBoard board;
   private final ReplicationCoordinator coordinator;
-  private final TableRunner runner;
+  private final TableOperations operations;
   private final OnDemandRuns<VerifyReport> verifications;
 
   public VerifyController(
       StatusBoard board,
       ReplicationCoordinator coordinator,
-      TableRunner runner,
+      TableOperations operations,
       ApiProperties api) {
     this.board = board;
     this.coordinator = coordinator;
-    this.runner = runner;
+    this.operations = operations;
     this.verifications =
         new OnDemandRuns<>(
             "verifications",
@@ -68,7 +68,7 @@ public class VerifyController {
             "verification",
             caller.getName(),
             request.getRemoteAddr(),
-            () -> coordinator.runInLane(key, "verify", runner::verify));
+            () -> coordinator.runInLane(key, "verify", operations::verify));
     if (outcome instanceof OnDemandRuns.Done<VerifyReport> done) {
       return ResponseEntity.ok(done.result());
     }

@@ -82,20 +82,21 @@ class BatchOperationsOnAwsTest {
       rows.append("a", 3);
       rows.append("b c", 2);
 
-      new TableReplicator(
+      TableReplicator.builder(
               source,
               replica,
-              Clock.systemUTC(),
               executor,
               new ReplicationOptions(
                   List.of(),
                   false,
                   TableMetadataParser.DEFAULT_MAX_METADATA_BYTES,
                   4,
-                  Duration.ZERO),
-              CopyProgress.Listener.NONE,
-              TableCatalogs.NONE,
-              batch.preCopy((t, p) -> heard.add(p)))
+                  Duration.ZERO))
+          .clock(Clock.systemUTC())
+          .progress(CopyProgress.Listener.NONE)
+          .catalogs(TableCatalogs.NONE)
+          .batchPreCopy(batch.preCopy((t, p) -> heard.add(p)))
+          .build()
           .replicate(table.location(), target, Optional.empty());
 
       assertThat(heard).last().extracting(JobProgress::status).isEqualTo(JobProgress.COMPLETE);

@@ -307,18 +307,20 @@ class BatchPreCopyTest {
   }
 
   private TableReplicator replicator(BatchOperationsOptions options, BatchJobListener listener) {
-    return new TableReplicator(
-        source,
-        target,
-        Clock.systemUTC(),
-        executor,
-        new ReplicationOptions(
-            List.of(), false, TableMetadataParser.DEFAULT_MAX_METADATA_BYTES, 4, Duration.ZERO),
-        CopyProgress.Listener.NONE,
-        TableCatalogs.NONE,
-        Optional.of(
-            new BatchPreCopy(
-                options, new BatchJobs(control.client(), options.account()), listener)));
+    return TableReplicator.builder(
+            source,
+            target,
+            executor,
+            new ReplicationOptions(
+                List.of(), false, TableMetadataParser.DEFAULT_MAX_METADATA_BYTES, 4, Duration.ZERO))
+        .clock(Clock.systemUTC())
+        .progress(CopyProgress.Listener.NONE)
+        .catalogs(TableCatalogs.NONE)
+        .batchPreCopy(
+            Optional.of(
+                new BatchPreCopy(
+                    options, new BatchJobs(control.client(), options.account()), listener)))
+        .build();
   }
 
   private String jobIdOfFirstRequest() {

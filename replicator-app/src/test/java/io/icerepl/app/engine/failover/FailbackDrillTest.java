@@ -280,8 +280,9 @@ class FailbackDrillTest {
 
     assertThatThrownBy(
             () ->
-                new TableReplicator(
-                        new LocalObjectStore(), faulty, Clock.systemUTC(), executor, options())
+                TableReplicator.builder(new LocalObjectStore(), faulty, executor, options())
+                    .clock(Clock.systemUTC())
+                    .build()
                     .replicate(source.location, promotedLocation, java.util.Optional.empty()))
         .isInstanceOf(TableReplicationException.class)
         .hasMessageContaining("injected crash");

@@ -61,8 +61,10 @@ class TablePromoterTest {
   }
 
   private static TableReplicator replicator(ObjectStore target) {
-    return new TableReplicator(
-        new LocalObjectStore(), target, Clock.systemUTC(), executor, ReplicationOptions.defaults());
+    return TableReplicator.builder(
+            new LocalObjectStore(), target, executor, ReplicationOptions.defaults())
+        .clock(Clock.systemUTC())
+        .build();
   }
 
   private static TablePromoter promoter(ObjectStore target) {

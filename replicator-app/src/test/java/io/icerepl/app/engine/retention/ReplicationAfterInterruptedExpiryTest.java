@@ -194,12 +194,9 @@ class ReplicationAfterInterruptedExpiryTest {
           snapshot.snapshotId(), SourceTable.rows(source.table, snapshot.snapshotId()));
     }
     LocalObjectStore store = new LocalObjectStore();
-    new TableReplicator(
-            store,
-            store,
-            Clock.fixed(Instant.ofEpochMilli(newestTimestamp() + 1), ZoneOffset.UTC),
-            executor,
-            ReplicationOptions.defaults())
+    TableReplicator.builder(store, store, executor, ReplicationOptions.defaults())
+        .clock(Clock.fixed(Instant.ofEpochMilli(newestTimestamp() + 1), ZoneOffset.UTC))
+        .build()
         .replicate(source.location, replica, Optional.empty());
   }
 

@@ -97,7 +97,9 @@ class RetentionIntegrationTest {
 
   private void replicate() {
     LocalObjectStore store = new LocalObjectStore();
-    new TableReplicator(store, store, Clock.systemUTC(), executor, ReplicationOptions.defaults())
+    TableReplicator.builder(store, store, executor, ReplicationOptions.defaults())
+        .clock(Clock.systemUTC())
+        .build()
         .replicate(source.location, replica, Optional.empty());
   }
 

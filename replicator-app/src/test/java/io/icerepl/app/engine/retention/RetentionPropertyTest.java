@@ -183,12 +183,9 @@ class RetentionPropertyTest {
                 recorded.putIfAbsent(
                     s.snapshotId(), SourceTable.rows(source.table, s.snapshotId())));
     LocalObjectStore store = new LocalObjectStore();
-    new TableReplicator(
-            store,
-            store,
-            Clock.fixed(Instant.ofEpochMilli(history.newest() + 1), ZoneOffset.UTC),
-            executor,
-            ReplicationOptions.defaults())
+    TableReplicator.builder(store, store, executor, ReplicationOptions.defaults())
+        .clock(Clock.fixed(Instant.ofEpochMilli(history.newest() + 1), ZoneOffset.UTC))
+        .build()
         .replicate(source.location, replica, Optional.empty());
     assertReads(replica, recorded, source);
   }

@@ -135,14 +135,15 @@ class CatalogAskedWhileReplicaReadTest {
           }
         };
     return new TableRunner(
-        stores,
-        Clock.systemUTC(),
-        Executors.newFixedThreadPool(2),
-        ReplicationOptions.defaults(),
-        new TableRules(List.of(rule)),
-        board,
-        clients,
-        new CatalogTableLocations());
+        new TableContext(
+            stores,
+            Clock.systemUTC(),
+            Executors.newFixedThreadPool(2),
+            ReplicationOptions.defaults(),
+            new TableRules(List.of(rule)),
+            board,
+            clients,
+            new CatalogTableLocations()));
   }
 
   /** A local store that tells when a folder is being listed, its first listing waiting. */

@@ -210,14 +210,15 @@ class IdleTableCostTest {
             RetentionOptions.policy(Optional.empty(), Optional.empty(), Optional.empty(), false),
             Optional.empty());
     return new TableRunner(
-        stores,
-        Clock.systemUTC(),
-        Executors.newFixedThreadPool(2),
-        ReplicationOptions.defaults(),
-        new TableRules(List.of(rule)),
-        board,
-        new CatalogClients(),
-        new CatalogTableLocations());
+        new TableContext(
+            stores,
+            Clock.systemUTC(),
+            Executors.newFixedThreadPool(2),
+            ReplicationOptions.defaults(),
+            new TableRules(List.of(rule)),
+            board,
+            new CatalogClients(),
+            new CatalogTableLocations()));
   }
 
   /**

@@ -75,8 +75,8 @@ class ReconciliationPassCostTest {
             return target;
           }
         };
-    runner =
-        new TableRunner(
+    TableContext context =
+        new TableContext(
             stores,
             clock,
             Executors.newFixedThreadPool(2),
@@ -85,10 +85,11 @@ class ReconciliationPassCostTest {
             board,
             new CatalogClients(),
             new CatalogTableLocations());
+    runner = new TableRunner(context);
     coordinator =
         new ReplicationCoordinator(
             runner::replicate,
-            runner::expire,
+            new TableOperations(context)::expire,
             board::failed,
             board::laneRefused,
             100,

@@ -1,0 +1,272 @@
+package io.icerepl.app.engine.worker;
+
+import io.icerepl.app.engine.ReplicationOptions;
+import io.icerepl.app.engine.TableReplicationException;
+import io.icerepl.app.engine.TableReplicator;
+import io.icerepl.app.engine.catalog.CatalogClients;
+import io.icerepl.app.engine.catalog.CatalogHeadResolver;
+import io.icerepl.app.engine.catalog.CatalogRegistrars;
+import io.icerepl.app.engine.catalog.CatalogSpec;
+import io.icerepl.app.engine.catalog.ReplicaRegistrar;
+import io.icerepl.app.engine.catalog.TableCatalogs;
+import io.icerepl.app.engine.failover.FailbackReport;
+import io.icerepl.app.engine.failover.FailbackSummary;
+import io.icerepl.app.engine.failover.PromotionMode;
+import io.icerepl.app.engine.failover.PromotionResult;
+import io.icerepl.app.engine.failover.TableFailback;
+import io.icerepl.app.engine.failover.TablePromoter;
+import io.icerepl.app.engine.failover.TablePromotionException;
+import io.icerepl.app.engine.head.FileSystemHeadResolver;
+import io.icerepl.app.engine.head.SourceHeadResolver;
+import io.icerepl.app.engine.retention.DeletionProgress;
+import io.icerepl.app.engine.retention.RetentionResult;
+import io.icerepl.app.engine.retention.RetentionRunner;
+import io.icerepl.app.engine.verify.TableVerifier;
+import io.icerepl.app.engine.verify.VerifyReport;
+import io.icerepl.app.engine.verify.VerifyResult;
+import io.icerepl.app.engine.verify.VerifySource;
+import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.merge.path.PathMapping;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.ExecutorService;
+import java.util.function.Consumer;
+import org.apache.iceberg.catalog.TableIdentifier;
+
+/**
+ * The operations run on a table on demand, beside the lane's runs and sharing their context:
+ * expire, verify, promote (failover) and fail back.
+ */
+public final class TableOperations {
+  private final TableContext context;
+  private final StoreFactory stores;
+  private final Clock clock;
+  private final ExecutorService fileExecutor;
+  private final ReplicationOptions options;
+  private final TableRules rules;
+  private final TableStatus board;
+  private final CatalogClients catalogs;
+
+  public TableOperations(TableContext context) {
+    this.context = context;
+    this.stores = context.stores;
+    this.clock = context.clock;
+    this.fileExecutor = context.fileExecutor;
+    this.options = context.options;
+    this.rules = context.rules;
+    this.board = context.board;
+    this.catalogs = context.catalogs;
+  }
+
+  public RetentionResult expire(TableKey key) {
+    return RetentionRunner.expire(
+        stores.targetStore(key.targetLocation()),
+        clock,
+        key.targetLocation(),
+        rules.rule(key.rule()).retention(),
+        options.maxMetadataBytes(),
+        DeletionProgress.Listener.NONE);
+  }
+
+  /**
+   * Verifies the key's replica against its rule's source, whose head is resolved as {@link
+   * TableRunner#replicate} resolves it (the catalog's pointer, else the folder's settled head),
+   * reading only; tells the board the outcome, or that it could not complete.
+   */
+  public VerifyReport verify(TableKey key) {
+    try {
+      TableContext.Source source = context.source(key);
+      ObjectStore sourceStore = stores.sourceStore(source.location());
+      String head =
+          source
+              .catalogs()
+              .sourceHead()
+              .orElseGet(() -> new FileSystemHeadResolver(sourceStore, clock, options.settleTime()))
+              .head(source.location())
+              .file();
+      List<String> first = new ArrayList<>();
+      VerifyResult result =
+          new TableVerifier(
+                  stores.targetStore(key.targetLocation()),
+                  fileExecutor,
+                  options.parallelism(),
+                  options.maxMetadataBytes())
+              .verify(
+                  key.targetLocation(),
+                  Optional.of(new VerifySource(sourceStore, source.location(), head)),
+                  line -> {
+                    if (first.size() < VerifyReport.PROBLEMS_KEPT) {
+                      first.add(line);
+                    }
+                  });
+      VerifyReport report =
+          new VerifyReport(clock.instant(), result.checked(), result.problems(), first);
+      board.verified(key, report);
+      return report;
+    } catch (RuntimeException e) {
+      board.verifyFailed(key, e);
+      throw e;
+    }
+  }
+
+  /**
+   * Promotes the key's replica (failover) as the {@code promote} command does; safe mode first
+   * replicates what the rule's source still serves (resolved as {@link TableRunner#replicate}
+   * resolves it) and verifies the replica against it. Tells the board the replica is a primary now.
+   *
+   * @param problems receives each problem the verification of safe mode finds
+   * @throws TablePromotionException when the promotion was refused or failed; the replica is left
+   *     as it was
+   */
+  public PromotionResult promote(
+      TableKey key, PromotionMode mode, boolean force, Consumer<String> problems) {
+    return promote(key, mode, force, problems, OptionalLong.empty());
+  }
+
+  /**
+   * As above, refused when the replica is no longer at {@code decidedOn}, the replica version the
+   * caller saw when it decided.
+   */
+  public PromotionResult promote(
+      TableKey key,
+      PromotionMode mode,
+      boolean force,
+      Consumer<String> problems,
+      OptionalLong decidedOn) {
+    String table = key.targetLocation();
+    Optional<TableContext.ReplicaEntry> entry = context.replicaEntry(key);
+    ObjectStore replicaStore = stores.targetStore(key.targetLocation());
+    TablePromoter promoter =
+        new TablePromoter(
+            replicaStore,
+            clock,
+            options.maxMetadataBytes(),
+            entry.map(TableContext.ReplicaEntry::registrar));
+    PromotionResult result;
+    if (mode == PromotionMode.SAFE) {
+      TableContext.Source source = context.source(key);
+      ObjectStore sourceStore = stores.sourceStore(source.location());
+      TableReplicator replicator =
+          TableReplicator.builder(
+                  sourceStore,
+                  replicaStore,
+                  fileExecutor,
+                  context.optionsOf(key, source.location()))
+              .clock(clock)
+              .progress(progress -> board.progress(key, progress))
+              .catalogs(source.catalogs())
+              .build();
+      TableVerifier verifier =
+          new TableVerifier(
+              replicaStore, fileExecutor, options.parallelism(), options.maxMetadataBytes());
+      result =
+          promoter.promoteSafely(
+              table,
+              source.location(),
+              key.targetLocation(),
+              replicator,
+              sourceStore,
+              verifier,
+              force,
+              problems,
+              decidedOn);
+    } else {
+      result = promoter.promote(table, key.targetLocation(), mode, decidedOn);
+    }
+    board.promoted(key, result);
+    return result;
+  }
+
+  /**
+   * Fails the key's promoted replica back into {@code originalLocation} as the {@code failback}
+   * command does: the original becomes a replica of the promoted table, the old source's orphan
+   * commits kept under tags named {@code tagPrefix}. Files the rule's target maps outside the
+   * replica's folder go back to where the target's map took them from. Tells the board.
+   *
+   * @throws TableReplicationException when the fail-back was refused or failed; the original is
+   *     left as it was
+   */
+  public FailbackSummary failback(TableKey key, String originalLocation, String tagPrefix) {
+    return failback(key, originalLocation, tagPrefix, OptionalLong.empty());
+  }
+
+  /** As above, refused when the promoted table is no longer at {@code decidedOnEpoch}. */
+  public FailbackSummary failback(
+      TableKey key, String originalLocation, String tagPrefix, OptionalLong decidedOnEpoch) {
+    String primary = key.targetLocation();
+    TableRule rule = rules.rule(key.rule());
+    Optional<CatalogSpec> originalCatalog = rule.catalog().map(RuleCatalog::spec);
+    if (originalCatalog.isPresent() && "rest".equals(originalCatalog.get().type())) {
+      throw refusedFailback(
+          primary,
+          originalLocation,
+          "its source is a table of "
+              + rule.catalog().get().label()
+              + ", a REST catalog whose entry a fail-back cannot move (the failback command with"
+              + " --old-source-catalog moves a JDBC or Glue entry)");
+    }
+    ObjectStore primaryStore = stores.targetStore(primary);
+    if (new TablePromoter(primaryStore, clock, options.maxMetadataBytes())
+        .promotion(primary, primary)
+        .isEmpty()) {
+      throw refusedFailback(
+          primary, originalLocation, primary + " is a replica, not promoted: nothing to fail back");
+    }
+    List<PathMapping.Prefix> maps =
+        rule.target(key.target()).map(RuleTarget::map).orElse(List.of());
+    List<String> allowed = new ArrayList<>();
+    allowed.add(primary);
+    maps.forEach(map -> allowed.add(map.target()));
+    FailbackSummary summary =
+        new TableFailback(
+                primaryStore,
+                stores.sourceStore(originalLocation),
+                clock,
+                fileExecutor,
+                options.forTable(
+                    maps.stream()
+                        .map(map -> new PathMapping.Prefix(map.target(), map.source()))
+                        .toList(),
+                    allowed),
+                tagPrefix,
+                failbackCatalogs(key, originalLocation, originalCatalog))
+            .failback(primary, originalLocation, decidedOnEpoch);
+    board.failedBack(key, FailbackReport.of(clock.instant(), summary));
+    return summary;
+  }
+
+  /**
+   * Writers commit to a promoted replica registered in a catalog through its entry, leaving the
+   * folder's version hint behind: its head is the entry's file. The original's entry in the rule's
+   * source catalog follows each version fail-back publishes, read-only.
+   */
+  private TableCatalogs failbackCatalogs(
+      TableKey key, String originalLocation, Optional<CatalogSpec> originalCatalog) {
+    Optional<SourceHeadResolver> primaryHead =
+        context
+            .replicaEntry(key)
+            .map(
+                entry ->
+                    new CatalogHeadResolver(
+                        catalogs.get(entry.spec()), entry.spec(), entry.identifier()));
+    Optional<ReplicaRegistrar> originalEntry =
+        originalCatalog.map(
+            spec ->
+                CatalogRegistrars.forCatalog(
+                    spec,
+                    catalogs.get(spec),
+                    TableIdentifier.of(key.levels().toArray(String[]::new)),
+                    stores.sourceStore(originalLocation),
+                    catalogs));
+    return new TableCatalogs(primaryHead, originalEntry);
+  }
+
+  private static TableReplicationException refusedFailback(
+      String primary, String originalLocation, String reason) {
+    return new TableReplicationException(
+        primary, TableFailback.refused(primary, originalLocation, reason));
+  }
+}
