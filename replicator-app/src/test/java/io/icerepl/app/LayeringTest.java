@@ -33,6 +33,24 @@ class LayeringTest {
   }
 
   /**
+   * The lease is checked in one place: {@code LeasedReplica}, before each write it makes. A step
+   * that writes elsewhere on the table's behalf (an S3 Batch Operations job) asks it too.
+   */
+  @Test
+  void theLeaseIsCheckedOnlyByLeasedReplica() {
+    noClasses()
+        .that()
+        .resideInAPackage("io.icerepl.app..")
+        .and()
+        .doNotHaveFullyQualifiedName("io.icerepl.app.engine.replica.LeasedReplica")
+        .should()
+        .callMethod(io.icerepl.copier.store.ObjectStore.Lock.class, "checkHeld", String.class)
+        .because(
+            "io.icerepl.app.engine.replica.LeasedReplica is the one gateway for replica writes")
+        .check(APP);
+  }
+
+  /**
    * Promotion, fencing and fail-back live in {@code engine.failover} and build on replication,
    * never the reverse: the replicator refuses a promoted replica ({@code PromotedReplicaException})
    * but knows nothing of how one is promoted or failed back.

@@ -649,9 +649,7 @@ public final class TableReplicator {
       state = rememberPrefixes(leased, state, prefixes);
       Optional<TableMetadata> replicaMetadata = replica.map(ReplicaHead::metadata);
       if (replica.isEmpty() && batchPreCopy.isPresent()) {
-        batchPreCopy
-            .get()
-            .run(table, source, target, targetLocation, file, merge, mapping, leased.lease());
+        batchPreCopy.get().run(table, source, target, targetLocation, file, merge, mapping, leased);
       }
       PlanExecutor.Outcome outcome;
       try {

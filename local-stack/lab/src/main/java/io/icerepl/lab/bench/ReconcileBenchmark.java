@@ -8,8 +8,10 @@ import io.icerepl.app.engine.worker.Reconciler;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.RuleTarget;
 import io.icerepl.app.engine.worker.StoreFactory;
+import io.icerepl.app.engine.worker.TableContext;
 import io.icerepl.app.engine.worker.TableDiscovery;
 import io.icerepl.app.engine.worker.TableKey;
+import io.icerepl.app.engine.worker.TableOperations;
 import io.icerepl.app.engine.worker.TableRule;
 import io.icerepl.app.engine.worker.TableRules;
 import io.icerepl.app.engine.worker.TableRunner;
@@ -177,8 +179,8 @@ public final class ReconcileBenchmark {
       this.rules = new TableRules(List.of(rule));
       StatusBoard board = new StatusBoard(Clock.systemUTC(), new SimpleMeterRegistry());
       this.discovery = new TableDiscovery(stores, new CatalogClients());
-      this.runner =
-          new TableRunner(
+      TableContext context =
+          new TableContext(
               stores,
               Clock.systemUTC(),
               Executors.newFixedThreadPool(lanes),
@@ -187,10 +189,11 @@ public final class ReconcileBenchmark {
               board,
               new CatalogClients(),
               new CatalogTableLocations());
+      this.runner = new TableRunner(context);
       this.coordinator =
           new ReplicationCoordinator(
               runner::replicate,
-              runner::expire,
+              new TableOperations(context)::expire,
               board::failed,
               board::laneRefused,
               Integer.MAX_VALUE,

@@ -1,5 +1,6 @@
 package io.icerepl.app.engine.batch;
 
+import io.icerepl.app.engine.replica.LeasedReplica;
 import io.icerepl.copier.batch.BatchJobs;
 import io.icerepl.copier.batch.CompletionReport;
 import io.icerepl.copier.batch.CopyJob;
@@ -77,7 +78,7 @@ public final class BatchPreCopy {
       String sourceFile,
       MergeResult merge,
       PathMapping mapping,
-      ObjectStore.Lock lock)
+      LeasedReplica leased)
       throws IOException {
     if (!(source instanceof S3ObjectStore) || !(target instanceof S3ObjectStore targetS3)) {
       LOG.info("{}: no S3 Batch Operations job: source and replica are not both on S3", table);
@@ -97,7 +98,7 @@ public final class BatchPreCopy {
     if (jobId.isEmpty()) {
       jobId = jobs.findByDescription(description);
       if (jobId.isPresent()) {
-        writeMarker(target, folder, jobId.get(), lock);
+        writeMarker(leased, folder, jobId.get());
       }
     }
     if (jobId.isPresent()) {
@@ -114,7 +115,7 @@ public final class BatchPreCopy {
               destination,
               merge,
               mapping,
-              lock);
+              leased);
       if (created.isEmpty()) {
         return Optional.empty();
       }
@@ -151,12 +152,12 @@ public final class BatchPreCopy {
       Destination destination,
       MergeResult merge,
       PathMapping mapping,
-      ObjectStore.Lock lock)
+      LeasedReplica leased)
       throws IOException {
     String manifest = folder + "/" + MANIFEST;
     Counts counts = new Counts();
     try {
-      target.write(
+      leased.writeFile(
           manifest,
           out -> {
             Writer lines = new java.io.OutputStreamWriter(out, StandardCharsets.UTF_8);
@@ -166,7 +167,8 @@ public final class BatchPreCopy {
             if (!options.worthAJob(counts.files, counts.bytes)) {
               throw new NotWorthAJob();
             }
-          });
+          },
+          "write the manifest of an S3 Batch Operations job");
     } catch (NotWorthAJob e) {
       LOG.info(
           "{}: no S3 Batch Operations job: {} files ({} bytes) to copy are below the thresholds of"
@@ -188,7 +190,7 @@ public final class BatchPreCopy {
         target
             .eTag(manifest)
             .orElseThrow(() -> new NoSuchFileException(manifest, null, "written, then gone"));
-    lock.checkHeld("create an S3 Batch Operations job");
+    leased.checkHeld("create an S3 Batch Operations job");
     String jobId =
         jobs.create(
             new CopyJob(
@@ -201,7 +203,7 @@ public final class BatchPreCopy {
                 folder + "/" + REPORT,
                 options.roleArn().orElseThrow(),
                 options.priority()));
-    writeMarker(target, folder, jobId, lock);
+    writeMarker(leased, folder, jobId);
     LOG.info(
         "{}: S3 Batch Operations job {} copies {} files ({} bytes) listed in {}",
         table,
@@ -281,10 +283,12 @@ public final class BatchPreCopy {
     }
   }
 
-  private static void writeMarker(
-      ObjectStore target, String folder, String jobId, ObjectStore.Lock lock) throws IOException {
-    lock.checkHeld("record S3 Batch Operations job " + jobId);
-    target.write(folder + "/" + MARKER, out -> out.write(jobId.getBytes(StandardCharsets.UTF_8)));
+  private static void writeMarker(LeasedReplica leased, String folder, String jobId)
+      throws IOException {
+    leased.writeFile(
+        folder + "/" + MARKER,
+        out -> out.write(jobId.getBytes(StandardCharsets.UTF_8)),
+        "record S3 Batch Operations job " + jobId);
   }
 
   /** The client request token of the job of one backfill commit: the same on every attempt. */

@@ -59,6 +59,18 @@ public final class LeasedReplica {
   }
 
   /**
+   * Writes one of the replicator's own files under the replica (an S3 Batch Operations job's
+   * manifest or marker), never a table file.
+   *
+   * @param why what the file records, for the message should the lease be lost
+   * @return the bytes written
+   */
+  public long writeFile(String path, ObjectStore.Writer writer, String why) throws IOException {
+    lease.checkHeld(why);
+    return store.write(path, writer);
+  }
+
+  /**
    * Writes the replicator's state.
    *
    * @param why what the state records, for the message should the lease be lost ("record the
