@@ -56,6 +56,8 @@ public final class BackfillCommand implements Callable<Integer> {
 
   @CommandLine.Mixin BatchOperationsOption batchOperations;
 
+  @CommandLine.Mixin OutputOptions output;
+
   @Override
   public Integer call() throws InterruptedException {
     if (tablesInParallel < 1) {
@@ -86,8 +88,13 @@ public final class BackfillCommand implements Callable<Integer> {
               catalogs,
               tablesInParallel,
               batch);
-      List<TableOutcome> outcomes = backfill.run(new BackfillLines(out));
-      BackfillLines.summary(out, outcomes);
+      // progress on stderr, beside the logs; the result on stdout
+      PrintWriter progress =
+          output.quiet()
+              ? new PrintWriter(java.io.Writer.nullWriter())
+              : spec.commandLine().getErr();
+      List<TableOutcome> outcomes = backfill.run(new BackfillLines(progress));
+      output.print(out, BackfillLines.summary(outcomes));
       return outcomes.stream().anyMatch(TableOutcome::failed) ? 1 : 0;
     } finally {
       files.shutdownNow();

@@ -78,32 +78,52 @@ final class BackfillLines implements BackfillListener {
     out.flush();
   }
 
-  /** One row per table and target, then the totals. */
-  static void summary(PrintWriter out, List<TableOutcome> outcomes) {
+  /** One row per table and target, then the totals; in JSON one object per row. */
+  static Report summary(List<TableOutcome> outcomes) {
+    Report report = Report.aligned().list("tables");
     int width = outcomes.stream().mapToInt(o -> name(o).length()).max().orElse(5);
-    String row = "%-" + Math.max(width, 5) + "s  %8s  %8s  %10s  %10s  %s%n";
-    out.printf(Locale.ROOT, row, "table", "versions", "files", "bytes", "time", "result");
+    String row = "%-" + Math.max(width, 5) + "s  %8s  %8s  %10s  %10s  %s";
+    report.text(
+        String.format(Locale.ROOT, row, "table", "versions", "files", "bytes", "time", "result"));
     for (TableOutcome o : outcomes) {
       ReplicationSummary s = o.summary().orElse(ReplicationSummary.none());
-      out.printf(
-          Locale.ROOT,
-          row,
-          name(o),
-          s.versionsApplied(),
-          s.filesCopied(),
-          HumanUnits.bytes(s.bytesCopied()),
-          HumanUnits.time(o.time()),
-          result(o));
+      Map<String, Object> json = new java.util.LinkedHashMap<>();
+      json.put("rule", o.rule());
+      json.put("table", o.table());
+      json.put("target", o.target());
+      json.put("versionsApplied", s.versionsApplied());
+      json.put("filesCopied", s.filesCopied());
+      json.put("bytesCopied", s.bytesCopied());
+      json.put("timeMs", o.time().toMillis());
+      json.put("result", o.failed() ? "failed" : o.upToDate() ? "up to date" : "replicated");
+      json.put("error", o.error().orElse(null));
+      report.row(
+          "tables",
+          json,
+          String.format(
+              Locale.ROOT,
+              row,
+              name(o),
+              s.versionsApplied(),
+              s.filesCopied(),
+              HumanUnits.bytes(s.bytesCopied()),
+              HumanUnits.time(o.time()),
+              result(o)));
     }
     long failed = outcomes.stream().filter(TableOutcome::failed).count();
     long upToDate = outcomes.stream().filter(TableOutcome::upToDate).count();
-    out.printf(
-        Locale.ROOT,
-        "%d replicated, %d already up to date, %d failed%n",
-        outcomes.size() - failed - upToDate,
-        upToDate,
-        failed);
-    out.flush();
+    long replicated = outcomes.size() - failed - upToDate;
+    return report
+        .json("replicated", replicated)
+        .json("upToDate", upToDate)
+        .json("failed", failed)
+        .text(
+            String.format(
+                Locale.ROOT,
+                "%d replicated, %d already up to date, %d failed",
+                replicated,
+                upToDate,
+                failed));
   }
 
   private static String name(TableOutcome o) {

@@ -5,7 +5,6 @@ import io.icerepl.app.engine.retention.RetentionResult;
 import io.icerepl.app.engine.retention.RetentionRunner;
 import io.icerepl.merge.retention.Durations;
 import io.icerepl.merge.retention.ExpireOptions;
-import java.io.PrintWriter;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -37,6 +36,8 @@ final class ExpireCommand implements Callable<Integer> {
   @CommandLine.Mixin TargetOption target;
 
   @CommandLine.Mixin MetadataLimitOption metadataLimit;
+
+  @CommandLine.Mixin OutputOptions output;
 
   @Option(
       names = "--retention-period",
@@ -103,7 +104,8 @@ final class ExpireCommand implements Callable<Integer> {
                 dryRun),
             Optional.ofNullable(maxRefAge).map(Durations::parseMillis),
             replicaOwnsFiles);
-    ProgressBar.Drawing progress = ProgressBar.on(System.console(), spec.commandLine().getErr());
+    ProgressBar.Drawing progress =
+        ProgressBar.on(output.quiet() ? null : System.console(), spec.commandLine().getErr());
     try (StoreOptions opened = stores) {
       RetentionResult result;
       try {
@@ -118,7 +120,7 @@ final class ExpireCommand implements Callable<Integer> {
       } finally {
         progress.clear();
       }
-      print(spec.commandLine().getOut(), result);
+      output.print(spec.commandLine().getOut(), report(target.target(), result));
       return 0;
     }
   }
@@ -134,17 +136,29 @@ final class ExpireCommand implements Callable<Integer> {
     }
   }
 
-  static void print(PrintWriter out, RetentionResult result) {
-    result.metrics().forEach((name, value) -> out.println(name + " " + value));
-    result.expiredSnapshotIds().forEach(id -> out.println("expired_snapshot " + id));
+  /** The metrics as Iceberg's {@code expire_snapshots} names them, then what was removed. */
+  static Report report(String table, RetentionResult result) {
+    Report report = Report.spaced().json("table", table);
+    result.metrics().forEach((name, value) -> report.put(name, name, value));
+    report.list("expired_snapshots").list("dropped_refs").list("warnings");
+    result
+        .expiredSnapshotIds()
+        .forEach(id -> report.item("expired_snapshots", "expired_snapshot", id));
     result
         .droppedRefs()
-        .forEach(r -> out.println("dropped_ref " + r.name() + " (" + r.reason() + ")"));
-    result.warnings().forEach(w -> out.println("warning " + w));
+        .forEach(
+            r ->
+                report.item(
+                    "dropped_refs",
+                    "dropped_ref",
+                    java.util.Map.of("name", r.name(), "reason", r.reason()),
+                    r.name() + " (" + r.reason() + ")"));
+    result.warnings().forEach(w -> report.item("warnings", "warning", w));
+    report.json("files_kept", result.filesKept());
     if (result.filesKept()) {
-      out.println(
+      report.text(
           "note gc.enabled=false: no file deleted (use --replica-owns-files if the replica's files are its own)");
     }
-    out.flush();
+    return report;
   }
 }

@@ -10,7 +10,6 @@ import io.icerepl.app.engine.catalog.TableCatalogs;
 import io.icerepl.app.engine.failover.FailbackSummary;
 import io.icerepl.app.engine.failover.TableFailback;
 import io.icerepl.app.engine.head.SourceHeadResolver;
-import java.io.PrintWriter;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
@@ -122,6 +121,8 @@ public final class FailbackCommand implements Callable<Integer> {
 
   @CommandLine.Mixin ThreadsOption threads;
 
+  @CommandLine.Mixin OutputOptions output;
+
   @Override
   public Integer call() {
     ReplicationOptions options =
@@ -171,19 +172,29 @@ public final class FailbackCommand implements Callable<Integer> {
                   epoch == null
                       ? java.util.OptionalLong.empty()
                       : java.util.OptionalLong.of(epoch));
-      PrintWriter out = spec.commandLine().getOut();
-      out.println("primary            " + primary);
-      out.println("old source         " + summary.originalLocation());
-      out.println("snapshots added    " + summary.snapshotsAdded());
-      out.println("files copied       " + summary.filesCopied());
-      out.println("bytes copied       " + summary.bytesCopied());
-      summary.replicaMetadataFiles().forEach(f -> out.println("replica metadata   " + f));
-      out.println("orphan snapshots   " + summary.orphanSnapshotIds());
+      Report report =
+          Report.aligned()
+              .put("primary", "primary", primary)
+              .put("oldSource", "old source", summary.originalLocation())
+              .put("snapshotsAdded", "snapshots added", summary.snapshotsAdded())
+              .put("filesCopied", "files copied", summary.filesCopied())
+              .put("bytesCopied", "bytes copied", summary.bytesCopied())
+              .list("replicaMetadataFiles");
+      summary
+          .replicaMetadataFiles()
+          .forEach(f -> report.item("replicaMetadataFiles", "replica metadata", f));
+      report
+          .put("orphanSnapshots", "orphan snapshots", summary.orphanSnapshotIds())
+          .list("orphanTags");
       for (Map.Entry<String, Long> tag : new java.util.TreeMap<>(summary.orphanTags()).entrySet()) {
-        out.println("orphan tag         " + tag.getKey() + " -> " + tag.getValue());
+        report.item(
+            "orphanTags",
+            "orphan tag",
+            Map.of("name", tag.getKey(), "snapshotId", tag.getValue()),
+            tag.getKey() + " -> " + tag.getValue());
       }
-      originalTable.ifPresent(t -> out.println("catalog entry      " + t.describe()));
-      out.flush();
+      originalTable.ifPresent(t -> report.put("catalogEntry", "catalog entry", t.describe()));
+      output.print(spec.commandLine().getOut(), report);
       return 0;
     } finally {
       executor.shutdownNow();

@@ -84,6 +84,8 @@ final class PromoteCommand implements Callable<Integer> {
 
   @CommandLine.Mixin ThreadsOption threads;
 
+  @CommandLine.Mixin OutputOptions output;
+
   @CommandLine.Mixin MetadataLimitOption metadataLimit;
 
   private OptionalLong decidedOn() {
@@ -103,6 +105,7 @@ final class PromoteCommand implements Callable<Integer> {
               + " --source-catalog/--source-table (--mode now promotes without one)");
     }
     PrintWriter out = spec.commandLine().getOut();
+    Report report = Report.aligned().list("problems");
     ExecutorService pool = Executors.newFixedThreadPool(threads.threads());
     try (StoreOptions opened = stores;
         CatalogClients catalogs = new CatalogClients()) {
@@ -142,17 +145,17 @@ final class PromoteCommand implements Callable<Integer> {
                 sourceStore,
                 verifier,
                 force,
-                line -> out.println("problem            " + line),
+                line -> report.item("problems", "problem", line),
                 decidedOn());
       } else {
         if (hasSource) {
-          reportSource(out, catalogs);
+          reportSource(report, catalogs);
         }
         result = promoter.promote(targetLocation, targetLocation, promotionMode, decidedOn());
       }
-      print(out, targetLocation, result);
-      entryTable.ifPresent(t -> out.println("catalog entry      " + t.describe()));
-      out.flush();
+      describe(report, targetLocation, result);
+      entryTable.ifPresent(t -> report.put("catalogEntry", "catalog entry", t.describe()));
+      output.print(out, report);
       return 0;
     } finally {
       pool.shutdownNow();
@@ -186,41 +189,56 @@ final class PromoteCommand implements Callable<Integer> {
    * Now mode: where the source stands, if it answers. Unreachable is what the mode is for, so it is
    * reported and the promotion goes on.
    */
-  private void reportSource(PrintWriter out, CatalogClients catalogs) {
+  private void reportSource(Report report, CatalogClients catalogs) {
     try {
       SourceHeadResolver head = sourceHead(catalogs);
-      out.println("source head        " + head.head(sourceLocation(head)).file());
+      report.put("sourceHead", "source head", head.head(sourceLocation(head)).file());
     } catch (RuntimeException e) {
-      out.println("source unreachable " + e.getMessage());
+      report.put("sourceUnreachable", "source unreachable", e.getMessage());
     }
   }
 
-  private static void print(PrintWriter out, String table, PromotionResult result) {
+  private static void describe(Report report, String table, PromotionResult result) {
     Promotion promotion = result.promotion();
     TableMetadata metadata = result.metadata();
+    report.json("alreadyPromoted", result.alreadyPromoted());
     if (result.alreadyPromoted()) {
-      out.println(
+      report.text(
           "already promoted at "
               + Instant.ofEpochMilli(promotion.promotedAtMillis())
               + ", epoch "
               + promotion.epoch());
     }
-    out.println("table              " + table);
-    out.println("epoch              " + promotion.epoch());
-    out.println("mode               " + promotion.mode());
-    out.println("promoted at        " + Instant.ofEpochMilli(promotion.promotedAtMillis()));
-    out.println("replica version    " + promotion.replicaVersion() + " " + result.metadataFile());
-    out.println("last source file   " + promotion.lastSourceMetadataFile());
-    out.println(
-        "last source commit "
-            + Optional.ofNullable(promotion.lastSourceLastUpdatedMs())
-                .map(ms -> Instant.ofEpochMilli(ms).toString())
-                .orElse("unknown"));
-    out.println(
-        "replica snapshots  "
-            + metadata.snapshots().size()
-            + ", head "
-            + metadata.currentSnapshotId().map(String::valueOf).orElse("none"));
-    out.flush();
+    Optional<String> lastSourceCommit =
+        Optional.ofNullable(promotion.lastSourceLastUpdatedMs())
+            .map(ms -> Instant.ofEpochMilli(ms).toString());
+    report
+        .put("table", "table", table)
+        .put("epoch", "epoch", promotion.epoch())
+        .put("mode", "mode", promotion.mode())
+        .put(
+            "promotedAt",
+            "promoted at",
+            Instant.ofEpochMilli(promotion.promotedAtMillis()).toString())
+        .put(
+            "replicaVersion",
+            "replica version",
+            promotion.replicaVersion(),
+            promotion.replicaVersion() + " " + result.metadataFile())
+        .json("replicaMetadataFile", result.metadataFile())
+        .put("lastSourceFile", "last source file", promotion.lastSourceMetadataFile())
+        .put(
+            "lastSourceCommit",
+            "last source commit",
+            lastSourceCommit.orElse(null),
+            lastSourceCommit.orElse("unknown"))
+        .put(
+            "replicaSnapshots",
+            "replica snapshots",
+            metadata.snapshots().size(),
+            metadata.snapshots().size()
+                + ", head "
+                + metadata.currentSnapshotId().map(String::valueOf).orElse("none"))
+        .json("currentSnapshotId", metadata.currentSnapshotId().orElse(null));
   }
 }

@@ -95,6 +95,8 @@ public final class ReplicateCommand implements Callable<Integer> {
 
   @CommandLine.Mixin BatchOperationsOption batchOperations;
 
+  @CommandLine.Mixin OutputOptions output;
+
   @Override
   public Integer call() {
     List<PathMapping.Prefix> prefixes = new ArrayList<>();
@@ -159,7 +161,8 @@ public final class ReplicateCommand implements Callable<Integer> {
                     stores.target(targetLocation),
                     catalogs);
               });
-      ProgressBar.Drawing progress = ProgressBar.on(System.console(), spec.commandLine().getErr());
+      ProgressBar.Drawing progress =
+          ProgressBar.on(output.quiet() ? null : System.console(), spec.commandLine().getErr());
       ReplicationSummary summary;
       try {
         summary =
@@ -175,11 +178,14 @@ public final class ReplicateCommand implements Callable<Integer> {
       } finally {
         progress.clear();
       }
-      PrintWriter out = spec.commandLine().getOut();
-      out.println(
-          "source             "
-              + sourceHead.map(CatalogHeadResolver::describe).orElse(sourceLocation));
-      print(out, summary);
+      Report report =
+          Report.aligned()
+              .put(
+                  "source",
+                  "source",
+                  sourceHead.map(CatalogHeadResolver::describe).orElse(sourceLocation))
+              .json("target", targetLocation);
+      output.print(spec.commandLine().getOut(), describe(report, summary));
       return 0;
     } finally {
       executor.shutdownNow();
@@ -217,19 +223,39 @@ public final class ReplicateCommand implements Callable<Integer> {
 
   /** Prints a run's figures, one per line. */
   public static void print(PrintWriter out, ReplicationSummary summary) {
-    out.println("versions applied   " + summary.versionsApplied());
-    out.println("snapshots added    " + summary.snapshotsAdded());
-    out.println("files copied       " + summary.filesCopied());
-    out.println("bytes copied       " + summary.bytesCopied());
-    out.println("files rewritten    " + summary.filesRewritten());
-    summary.replicaMetadataFiles().forEach(f -> out.println("replica metadata   " + f));
-    summary.skippedVersions().forEach(f -> out.println("skipped version    " + f));
+    describe(Report.aligned(), summary).print(out, false);
+  }
+
+  /** A run's figures, added to {@code report}. */
+  static Report describe(Report report, ReplicationSummary summary) {
+    report
+        .put("versionsApplied", "versions applied", summary.versionsApplied())
+        .put("snapshotsAdded", "snapshots added", summary.snapshotsAdded())
+        .put("filesCopied", "files copied", summary.filesCopied())
+        .put("bytesCopied", "bytes copied", summary.bytesCopied())
+        .put("filesRewritten", "files rewritten", summary.filesRewritten())
+        .list("replicaMetadataFiles")
+        .list("skippedVersions")
+        .list("mirroredPrefixes")
+        .json("lostSnapshots", summary.lostSnapshots());
+    summary
+        .replicaMetadataFiles()
+        .forEach(f -> report.item("replicaMetadataFiles", "replica metadata", f));
+    summary.skippedVersions().forEach(f -> report.item("skippedVersions", "skipped version", f));
     summary
         .inferredMirror()
-        .forEach(p -> out.println("mirrored prefix    " + p.source() + " -> " + p.target()));
+        .forEach(
+            p ->
+                report.item(
+                    "mirroredPrefixes",
+                    "mirrored prefix",
+                    java.util.Map.of("source", p.source(), "target", p.target()),
+                    p.source() + " -> " + p.target()));
     if (!summary.lostSnapshots().isEmpty()) {
-      out.println("snapshots not kept " + summary.lostSnapshots());
+      report.text(
+          String.format(
+              "%-" + Report.LABEL_WIDTH + "s %s", "snapshots not kept", summary.lostSnapshots()));
     }
-    out.flush();
+    return report;
   }
 }

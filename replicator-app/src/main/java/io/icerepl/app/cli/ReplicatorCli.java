@@ -6,8 +6,8 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * Command line entry point of the service jar: {@code replicate}, {@code expire}, {@code verify},
- * {@code serve}.
+ * Command line entry point of the service jar: {@code replicate}, {@code backfill}, {@code verify},
+ * {@code expire}, {@code promote}, {@code failback} and {@code serve}.
  */
 @Command(
     name = "replicator",
@@ -45,18 +45,51 @@ public final class ReplicatorCli implements Runnable {
   /**
    * Runs one command of {@code root}, a picocli command, with the exit codes of every command line
    * of the project: 0 on success, 2 for a bad argument, 1 for any other failure, its message on
-   * {@code err}.
+   * {@code err} as one line (and with {@code --json} also as {@code {"error": ...}} on {@code
+   * out}). A log level a command chose is put back afterwards, so commands run in one process do
+   * not inherit it.
    */
   public static int execute(Object root, PrintWriter out, PrintWriter err, String... args) {
+    boolean json = java.util.Arrays.asList(args).contains(OutputOptions.JSON);
     CommandLine cli = new CommandLine(root);
     cli.setOut(out);
     cli.setErr(err);
     cli.setExecutionExceptionHandler(
         (e, commandLine, parseResult) -> {
-          commandLine.getErr().println("error: " + Redaction.apply(e.getMessage()));
-          return e instanceof IllegalArgumentException ? 2 : 1;
+          int exitCode = e instanceof IllegalArgumentException ? 2 : 1;
+          String message = Redaction.apply(messageOf(e));
+          if (json) {
+            printJsonError(commandLine.getOut(), message, exitCode);
+          }
+          commandLine.getErr().println("error: " + message);
+          return exitCode;
         });
-    return cli.execute(args);
+    CommandLine.IParameterExceptionHandler parameters = cli.getParameterExceptionHandler();
+    cli.setParameterExceptionHandler(
+        (e, arguments) -> {
+          if (json) {
+            printJsonError(e.getCommandLine().getOut(), Redaction.apply(e.getMessage()), 2);
+          }
+          return parameters.handleParseException(e, arguments);
+        });
+    Runnable restoreLogLevel = LogOptions.restorer();
+    try {
+      return cli.execute(args);
+    } finally {
+      restoreLogLevel.run();
+    }
+  }
+
+  private static String messageOf(Exception e) {
+    return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+  }
+
+  private static void printJsonError(PrintWriter out, String message, int exitCode) {
+    java.util.Map<String, Object> error = new java.util.LinkedHashMap<>();
+    error.put("message", message);
+    error.put("exitCode", exitCode);
+    out.println(Report.toJson(java.util.Map.of("error", error)));
+    out.flush();
   }
 
   @Override

@@ -27,12 +27,17 @@ public final class ServeCommand implements Callable<Integer> {
 
   @CommandLine.Unmatched List<String> springArgs = new ArrayList<>();
 
+  @CommandLine.Mixin LogOptions log;
+
   // The command line reflects on every command's methods at start-up: none of them names a Spring
   // type, so replicate, expire and the others load no Spring class.
   @Override
   public Integer call() throws Exception {
     refuseUnknownOptions(springArgs);
-    return ReplicatorApplication.serve(springArgs);
+    List<String> args = new ArrayList<>(springArgs);
+    // Spring sets the log levels up again as it starts: the chosen one goes in as its property
+    log.chosenLevel().ifPresent(level -> args.add(0, "--logging.level.io.icerepl=" + level));
+    return ReplicatorApplication.serve(args);
   }
 
   /**

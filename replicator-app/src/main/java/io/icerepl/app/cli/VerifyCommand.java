@@ -7,13 +7,17 @@ import io.icerepl.app.engine.head.FileSystemHeadResolver;
 import io.icerepl.app.engine.verify.TableVerifier;
 import io.icerepl.app.engine.verify.VerifyResult;
 import io.icerepl.app.engine.verify.VerifySource;
+import io.icerepl.app.logging.Redaction;
 import io.icerepl.copier.store.ObjectStore;
 import java.io.PrintWriter;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.Consumer;
 import org.apache.iceberg.TableMetadata;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -47,6 +51,11 @@ final class VerifyCommand implements Callable<Integer> {
 
   @CommandLine.Mixin MetadataLimitOption metadataLimit;
 
+  @CommandLine.Mixin OutputOptions output;
+
+  /** The problems a JSON result lists at the most; {@code problems} counts them all. */
+  static final int PROBLEMS_IN_JSON = 10_000;
+
   @Override
   public Integer call() {
     if (threads.threads() < 1) {
@@ -57,15 +66,31 @@ final class VerifyCommand implements Callable<Integer> {
     ExecutorService pool = Executors.newFixedThreadPool(threads.threads());
     try (StoreOptions opened = stores;
         CatalogClients catalogs = new CatalogClients()) {
+      // people see each problem as it is found; scripts get them in the one JSON object
+      List<String> problems = new ArrayList<>();
+      Consumer<String> problem =
+          output.json()
+              ? line -> {
+                if (problems.size() < PROBLEMS_IN_JSON) {
+                  problems.add(line);
+                }
+              }
+              : line -> out.println(Redaction.apply(line));
       VerifyResult result =
           new TableVerifier(
                   stores.target(target.target()),
                   pool,
                   threads.threads(),
                   metadataLimit.maxMetadataBytes())
-              .verify(target.target(), source(catalogs), out::println);
-      out.println(result.checked() + " checked, " + result.problems() + " problems");
-      out.flush();
+              .verify(target.target(), source(catalogs), problem);
+      output.print(
+          out,
+          Report.aligned()
+              .json("replica", target.target())
+              .json("checked", result.checked())
+              .json("problems", result.problems())
+              .json("problemLines", problems)
+              .text(result.checked() + " checked, " + result.problems() + " problems"));
       return result.problems() == 0 ? 0 : 1;
     } finally {
       pool.shutdownNow();

@@ -62,8 +62,10 @@ class BackfillCommandTest {
       int code = backfill(out, err, config);
 
       assertThat(code).as(out + "\n" + err).isEqualTo(1);
+      // progress on stderr, the result on stdout
+      assertThat(err.toString()).contains("tables to backfill 4");
       assertThat(out.toString())
-          .contains("tables to backfill 4")
+          .doesNotContain("tables to backfill")
           .containsPattern("two:ns/bad -> dr +.*failed: Cannot .*s3://source/wh2/ns/bad/metadata/")
           .containsPattern("one:ns/a -> dr +1 +3 .* replicated")
           .contains("3 replicated, 0 already up to date, 1 failed");
@@ -73,12 +75,19 @@ class BackfillCommandTest {
       assertReadsAsSource(s3, io, c, "s3://replica/wh2/ns/c");
 
       StringWriter rerun = new StringWriter();
-      code = backfill(rerun, err, config);
+      StringWriter rerunProgress = new StringWriter();
+      code = backfill(rerun, rerunProgress, config, "--json");
 
       assertThat(code).isEqualTo(1);
-      assertThat(rerun.toString())
-          .contains("0 replicated, 3 already up to date, 1 failed")
-          .contains("[4/4 tables, 0 files, 0 B]");
+      assertThat(rerunProgress.toString()).contains("[4/4 tables, 0 files, 0 B]");
+      com.fasterxml.jackson.databind.JsonNode result =
+          new com.fasterxml.jackson.databind.ObjectMapper().readTree(rerun.toString());
+      assertThat(result.get("replicated").asInt()).isZero();
+      assertThat(result.get("upToDate").asInt()).isEqualTo(3);
+      assertThat(result.get("failed").asInt()).isEqualTo(1);
+      assertThat(result.get("tables")).hasSize(4);
+      assertThat(result.get("tables").findValuesAsText("result"))
+          .containsExactlyInAnyOrder("up to date", "up to date", "up to date", "failed");
 
       s3.client().deleteObject(r -> r.bucket("source").key("wh2/ns/bad/metadata/v1.metadata.json"));
       StringWriter clean = new StringWriter();
@@ -97,17 +106,20 @@ class BackfillCommandTest {
         .contains("Cannot read configuration " + dir.resolve("missing.yml") + ": no such file");
   }
 
-  private static int backfill(StringWriter out, StringWriter err, Path config) {
+  private static int backfill(StringWriter out, StringWriter err, Path config, String... more) {
+    java.util.List<String> args =
+        new java.util.ArrayList<>(
+            java.util.List.of(
+                "backfill",
+                "--config",
+                config.toString(),
+                "--tables-in-parallel",
+                "2",
+                "--threads",
+                "4"));
+    args.addAll(java.util.List.of(more));
     return ReplicatorCli.execute(
-        new PrintWriter(out, true),
-        new PrintWriter(err, true),
-        "backfill",
-        "--config",
-        config.toString(),
-        "--tables-in-parallel",
-        "2",
-        "--threads",
-        "4");
+        new PrintWriter(out, true), new PrintWriter(err, true), args.toArray(String[]::new));
   }
 
   private static String config(EmbeddedS3 s3) {

@@ -39,13 +39,18 @@ class CommandLineStartupTest {
                 source.location(),
                 "--target",
                 target)
-            .redirectErrorStream(true)
             .redirectOutput(dir.resolve("replicate.out").toFile())
+            .redirectError(dir.resolve("replicate.err").toFile())
             .start();
     assertThat(process.waitFor(2, TimeUnit.MINUTES)).as("replicate finished").isTrue();
-    assertThat(process.exitValue())
-        .as(Files.readString(dir.resolve("replicate.out"), StandardCharsets.UTF_8))
-        .isZero();
+    String err = Files.readString(dir.resolve("replicate.err"), StandardCharsets.UTF_8);
+    assertThat(process.exitValue()).as(err).isZero();
+    // the result alone on stdout, the logs on stderr
+    assertThat(Files.readAllLines(dir.resolve("replicate.out"), StandardCharsets.UTF_8))
+        .isNotEmpty()
+        .allMatch(line -> line.matches("[a-z][a-z ]{17} \\S.*"), "a result line")
+        .anyMatch(line -> line.startsWith("versions applied   "));
+    assertThat(err).contains(" INFO ").contains("committed replica version");
 
     List<String> loaded = Files.readAllLines(log, StandardCharsets.UTF_8);
     assertThat(loaded)
@@ -64,5 +69,50 @@ class CommandLineStartupTest {
         .filteredOn(line -> line.contains(" software.amazon."))
         .isEmpty();
     new ReplicaVerifier().verify(source, target);
+  }
+
+  /** {@code --quiet --json}: one JSON object on stdout and no INFO line on stderr. */
+  @Test
+  void quietJsonPrintsOneObjectAndLogsNoInfo(@TempDir Path dir) throws Exception {
+    ScenarioTable source = Scenario.APPENDS_OVER_IDENTITY_AND_BUCKET_PARTITIONS.write(dir);
+    String target = Replication.targetFor(source, dir);
+    Process process =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar",
+                JAR.toString(),
+                "replicate",
+                "--source",
+                source.location(),
+                "--target",
+                target,
+                "--quiet",
+                "--json")
+            .redirectOutput(dir.resolve("replicate.out").toFile())
+            .redirectError(dir.resolve("replicate.err").toFile())
+            .start();
+    assertThat(process.waitFor(2, TimeUnit.MINUTES)).as("replicate finished").isTrue();
+    String err = Files.readString(dir.resolve("replicate.err"), StandardCharsets.UTF_8);
+    assertThat(process.exitValue()).as(err).isZero();
+    List<String> out = Files.readAllLines(dir.resolve("replicate.out"), StandardCharsets.UTF_8);
+    assertThat(out).hasSize(1);
+    com.fasterxml.jackson.databind.JsonNode result =
+        new com.fasterxml.jackson.databind.ObjectMapper().readTree(out.get(0));
+    assertThat(result.get("versionsApplied").asInt()).isPositive();
+    assertThat(result.get("snapshotsAdded").asInt())
+        .isEqualTo(
+            new ReplicaVerifier().load(target).currentSnapshot() == null
+                ? 0
+                : countSnapshots(target));
+    assertThat(err).doesNotContain(" INFO ");
+    new ReplicaVerifier().verify(source, target);
+  }
+
+  private static int countSnapshots(String location) {
+    int n = 0;
+    for (org.apache.iceberg.Snapshot ignored : new ReplicaVerifier().load(location).snapshots()) {
+      n++;
+    }
+    return n;
   }
 }

@@ -121,9 +121,9 @@ class BatchOperationsCommandTest {
 
       assertThat(run.exit()).as(run.out() + run.err()).isZero();
       assertThat(control.jobsCreated()).isEqualTo(1);
-      assertThat(run.out())
-          .containsPattern("batch job ns/t -> dr: \\S+ Complete, 3 of 3 tasks succeeded, 0 failed")
-          .contains("1 replicated");
+      assertThat(run.err())
+          .containsPattern("batch job ns/t -> dr: \\S+ Complete, 3 of 3 tasks succeeded, 0 failed");
+      assertThat(run.out()).contains("1 replicated");
       try (S3FileIO io = S3CommandFixture.fileIO(s3)) {
         Table replica =
             S3CommandFixture.load(io, "s3://replica/warehouse/ns/t/metadata/v1.metadata.json");
