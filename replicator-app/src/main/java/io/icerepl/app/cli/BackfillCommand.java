@@ -26,12 +26,17 @@ import picocli.CommandLine.Option;
     name = "backfill",
     mixinStandardHelpOptions = true,
     showDefaultValues = true,
+    header = "Replicates every table of the service's rules once, then exits.",
     description = {
-      "Replicates every table under each rule of the service's configuration (replicator.rules) to",
-      "each of its targets, once, then prints a line per table and exits: 1 if any table failed, 0",
-      "otherwise. Each replica is taken under the lease the service takes, so a running service and a",
-      "backfill never write one replica at once. Safe to rerun: a rerun continues where a stopped run",
-      "left off, and reports replicas already up to date as such."
+      "Each table under each rule of the service's configuration (replicator.rules) goes to each of its targets, under the lease the service takes, so a running service and a backfill never write one replica at once. Progress goes to stderr, a line per finished table; the result is a row per table. Safe to rerun: a rerun continues where a stopped run left off and reports replicas already up to date as such."
+    },
+    footerHeading = "%nExamples:%n",
+    footer = {"  replicator backfill --config replicator.yml --tables-in-parallel 8"},
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+      "0:every table replicated or up to date",
+      "1:at least one table failed (the others went on)",
+      "2:a bad argument or configuration"
     })
 public final class BackfillCommand implements Callable<Integer> {
 

@@ -32,28 +32,27 @@ public final class BatchOperationsOption {
       names = "--batch-operations-min-files",
       paramLabel = "<n>",
       description =
-          "Files still missing on the target from which a job is created. Default:"
-              + " replicator.batch-operations.min-files of --config, else "
+          "Files still missing on the target from which a job is created. Default: "
               + BatchOperationsOptions.DEFAULT_MIN_FILES
-              + ".")
+              + " (backfill: replicator.batch-operations.min-files of its --config).")
   Long minFiles;
 
   @Option(
       names = "--batch-operations-min-bytes",
-      paramLabel = "<bytes>",
+      paramLabel = "<size>",
+      converter = ByteSize.class,
       description =
-          "Bytes still missing on the target from which a job is created; either minimum suffices."
-              + " Default: replicator.batch-operations.min-bytes of --config, else "
-              + BatchOperationsOptions.DEFAULT_MIN_BYTES
-              + " (1 TiB).")
+          "Bytes still missing on the target from which a job is created; either minimum"
+              + " suffices. Default: 1TiB (backfill: replicator.batch-operations.min-bytes of its"
+              + " --config).")
   Long minBytes;
 
   @Option(
       names = "--batch-operations-poll-interval",
       paramLabel = "<duration>",
       description =
-          "How often a running job is asked where it stands (units ms, s, m, h). Default:"
-              + " replicator.batch-operations.poll-interval of --config, else 30s.")
+          "How often a running job is asked where it stands (e.g. 30s, 2m). Default: 30s"
+              + " (backfill: replicator.batch-operations.poll-interval of its --config).")
   String pollInterval;
 
   @Option(

@@ -22,11 +22,20 @@ import picocli.CommandLine.Option;
     name = "expire",
     mixinStandardHelpOptions = true,
     showDefaultValues = true,
+    header = "Expires a replica's snapshots by its own retention.",
     description = {
-      "Expires snapshots on a replica by the replica's own policy, then deletes the files no",
-      "retained snapshot reaches. The table-level policy is the replica's history.expire.*",
-      "properties (else 1 snapshot / 5 days / refs forever); refs' own fields override it.",
-      "Prints the metrics as 'name value' lines."
+      "The table-level policy is the replica's history.expire.* properties (else 1 snapshot, 5 days, refs kept forever); refs' own fields override it; the options below override both. Files no retained snapshot reaches are deleted, unless the table says gc.enabled=false. Prints the metrics as 'name value' lines, named as Iceberg's expire_snapshots names them."
+    },
+    footerHeading = "%nExamples:%n",
+    footer = {
+      "  replicator expire --target s3://dr/db/t --retention-period 90d --retain-last 5",
+      "  replicator expire --target /backup/db/t --expire-before 2026-11-01T00:00:00Z"
+    },
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+      "0:expired (or nothing to expire)",
+      "1:the expiry failed; an interrupted one is finished by the next run",
+      "2:a bad argument"
     })
 final class ExpireCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -69,6 +78,7 @@ final class ExpireCommand implements Callable<Integer> {
 
   @Option(
       names = "--snapshot-ids",
+      showDefaultValue = CommandLine.Help.Visibility.NEVER,
       split = ",",
       paramLabel = "<id>",
       description =

@@ -27,14 +27,17 @@ import picocli.CommandLine.Option;
     name = "failback",
     mixinStandardHelpOptions = true,
     showDefaultValues = true,
+    header = "Makes the original location a replica of the promoted table.",
     description = {
-      "Fails back: the original location becomes a replica of the promoted table, holding its",
-      "whole history. Commits only the old source made (after its last replicated version) are",
-      "kept under tags <tag-prefix>-<time>[-<ref>] and listed. Rerun it to carry the promoted",
-      "table's new commits over; the tags stay. The --source-* store options apply to the",
-      "promoted table, the --target-* ones to the original. With --primary-catalog the promoted",
-      "table's head is the file its catalog names; --old-source-catalog moves the original's",
-      "catalog entry to what fail-back publishes. Exit 1 on error, the original left as it was."
+      "The original gets the promoted table's whole history. Commits only the old source made after its last replicated version are kept under tags <tag-prefix>-<time>[-<ref>] and listed. Rerun it to carry the promoted table's new commits over; the tags stay. The --source-* store options apply to the promoted table, the --target-* ones to the original. With --primary-catalog the promoted table's head is the file its catalog names; --old-source-catalog moves the original's catalog entry to what fail-back publishes."
+    },
+    footerHeading = "%nExamples:%n",
+    footer = {"  replicator failback --primary s3://dr/db/t --old-source s3://lake/db/t"},
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+      "0:failed back",
+      "1:refused or failed; the original is left as it was",
+      "2:a bad argument"
     })
 public final class FailbackCommand implements Callable<Integer> {
 

@@ -9,8 +9,10 @@ import picocli.CommandLine.Option;
 public final class MetadataLimitOption {
   @Option(
       names = "--max-metadata-bytes",
-      paramLabel = "<bytes>",
-      description = "Largest metadata file read, after decompression.")
+      paramLabel = "<size>",
+      converter = ByteSize.class,
+      defaultValue = "256MiB",
+      description = "Largest metadata file read, after decompression (e.g. 512MiB).")
   long maxMetadataBytes = TableMetadataParser.DEFAULT_MAX_METADATA_BYTES;
 
   public long maxMetadataBytes() {

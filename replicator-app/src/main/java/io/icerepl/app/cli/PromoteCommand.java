@@ -36,15 +36,20 @@ import picocli.CommandLine.Option;
     name = "promote",
     mixinStandardHelpOptions = true,
     showDefaultValues = true,
+    header = "Promotes a replica to a writable table (failover).",
     description = {
-      "Promotes a replica (failover): publishes one more version without the read-only marking,",
-      "with replicator.epoch set and sequence numbers (and v3 row ids) raised past anything the",
-      "old source may still have committed, and records the promotion in the replica's state:",
-      "no replicator replicates into it again. --mode safe (default) first replicates what the",
-      "source still serves and verifies the replica against it, refusing when verify finds a",
-      "problem unless --force; --mode now promotes what the replica holds and reports how far",
-      "behind the source it was known to be. --target-catalog moves the replica's catalog entry to",
-      "the promoted version, writable. A rerun finishes or reports an earlier promotion."
+      "Publishes one more version without the read-only marking, with replicator.epoch set and sequence numbers (and v3 row ids) raised past anything the old source may still have committed, and records the promotion in the replica's state: no replicator replicates into it again. --mode safe (the default) first replicates what the source still serves and verifies the replica against it, refusing when verify finds a problem unless --force; --mode now promotes what the replica holds and reports how far behind the source it was known to be. --target-catalog moves the replica's catalog entry to the promoted version, writable. A rerun finishes or reports an earlier promotion."
+    },
+    footerHeading = "%nExamples:%n",
+    footer = {
+      "  replicator promote --target s3://dr/db/t --source s3://lake/db/t",
+      "  replicator promote --target s3://dr/db/t --mode now --json"
+    },
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+      "0:promoted, or already promoted",
+      "1:refused or failed; the replica is left as it was",
+      "2:a bad argument"
     })
 final class PromoteCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

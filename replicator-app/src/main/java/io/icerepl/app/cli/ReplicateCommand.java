@@ -35,13 +35,20 @@ import picocli.CommandLine.Option;
     name = "replicate",
     mixinStandardHelpOptions = true,
     showDefaultValues = true,
+    header = "Replicates one table to its replica, commit by commit.",
     description = {
-      "Replicates a table: the first run backfills the replica from the source's current metadata;",
-      "later runs apply each newer source metadata version, in the source's order, as one replica",
-      "commit each. Nothing new: no new replica file, exit 0. On error the replica is left as it",
-      "was and the exit code is 1. The source is a table location, or a catalog's table",
-      "(--source-catalog, --source-table), whose head is the metadata file its catalog names;",
-      "--target-catalog registers the replica there after every run."
+      "The first run backfills the replica from the source's current metadata; later runs apply each newer source metadata version, in the source's order, as one replica commit each. With nothing new it writes nothing. The source is a table location, or a catalog's table (--source-catalog, --source-table) whose head is the metadata file its catalog names; --target-catalog registers the replica there after every run."
+    },
+    footerHeading = "%nExamples:%n",
+    footer = {
+      "  replicator replicate --source s3://lake/db/t --target s3://dr/db/t",
+      "  replicator replicate --source /data/wh/db/t --target /backup/wh/db/t --json"
+    },
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+      "0:replicated, or nothing new",
+      "1:the table could not be replicated; the replica is left as it was",
+      "2:a bad argument"
     })
 public final class ReplicateCommand implements Callable<Integer> {
 
@@ -66,6 +73,7 @@ public final class ReplicateCommand implements Callable<Integer> {
 
   @Option(
       names = "--map",
+      showDefaultValue = CommandLine.Help.Visibility.NEVER,
       paramLabel = "<source-prefix>=<target-prefix>",
       description =
           "Maps one more path prefix (repeatable), for files outside the table location"
@@ -76,6 +84,7 @@ public final class ReplicateCommand implements Callable<Integer> {
 
   @Option(
       names = "--allow-source-prefix",
+      showDefaultValue = CommandLine.Help.Visibility.NEVER,
       paramLabel = "<prefix>",
       description =
           "With --source-catalog: where the catalog's table may lie (repeatable). Default: the"

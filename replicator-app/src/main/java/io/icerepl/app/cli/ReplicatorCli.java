@@ -52,6 +52,13 @@ public final class ReplicatorCli implements Runnable {
   public static int execute(Object root, PrintWriter out, PrintWriter err, String... args) {
     boolean json = java.util.Arrays.asList(args).contains(OutputOptions.JSON);
     CommandLine cli = new CommandLine(root);
+    withoutOptionsThatDoNotApply(cli);
+    // one duration format everywhere: 5s, 500ms, 3m, 90d, as the replicator's settings
+    cli.registerConverter(
+        java.time.Duration.class,
+        text ->
+            java.time.Duration.ofMillis(io.icerepl.merge.retention.Durations.parseMillis(text)));
+    asParagraphs(cli);
     cli.setOut(out);
     cli.setErr(err);
     cli.setExecutionExceptionHandler(
@@ -78,6 +85,65 @@ public final class ReplicatorCli implements Runnable {
     } finally {
       restoreLogLevel.run();
     }
+  }
+
+  /**
+   * The shared store options, less those a command never uses: {@code expire} reads no source,
+   * {@code verify} takes no lease. Its help then lists only what applies, and giving one is an
+   * unknown option.
+   */
+  private static final java.util.Map<String, java.util.List<String>> NOT_TAKEN =
+      java.util.Map.of(
+          "expire", java.util.List.of("--source-endpoint", "--source-region"),
+          "verify", java.util.List.of("--lock-prefix"));
+
+  private static void withoutOptionsThatDoNotApply(CommandLine cli) {
+    NOT_TAKEN.forEach(
+        (command, options) -> {
+          CommandLine sub = cli.getSubcommands().get(command);
+          if (sub == null) {
+            return;
+          }
+          for (String option : options) {
+            CommandLine.Model.OptionSpec spec = sub.getCommandSpec().findOption(option);
+            if (spec != null) {
+              sub.getCommandSpec().remove(spec);
+            }
+          }
+        });
+  }
+
+  /**
+   * Descriptions written over several source lines read as one paragraph each, wrapped by picocli
+   * to the terminal's width; an empty line starts a new paragraph.
+   */
+  private static void asParagraphs(CommandLine cli) {
+    CommandLine.Model.UsageMessageSpec usage = cli.getCommandSpec().usageMessage();
+    usage.description(paragraphs(usage.description()));
+    cli.getSubcommands().values().forEach(ReplicatorCli::asParagraphs);
+  }
+
+  private static String[] paragraphs(String[] lines) {
+    java.util.List<String> paragraphs = new java.util.ArrayList<>();
+    StringBuilder current = new StringBuilder();
+    for (String line : lines) {
+      if (line.isBlank()) {
+        if (current.length() > 0) {
+          paragraphs.add(current.toString());
+          current.setLength(0);
+        }
+        paragraphs.add("");
+        continue;
+      }
+      if (current.length() > 0) {
+        current.append(' ');
+      }
+      current.append(line.strip());
+    }
+    if (current.length() > 0) {
+      paragraphs.add(current.toString());
+    }
+    return paragraphs.toArray(String[]::new);
   }
 
   private static String messageOf(Exception e) {

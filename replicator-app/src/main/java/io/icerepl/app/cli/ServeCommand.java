@@ -12,11 +12,14 @@ import picocli.CommandLine.Command;
 @Command(
     name = "serve",
     mixinStandardHelpOptions = true,
+    header = "Runs the replication service until it is stopped.",
     description = {
-      "Runs the replication service: reconciliation, SQS event intake, retention schedule, status API,",
-      "metrics and health. Every other argument is a Spring property as --name=value, e.g.",
-      "--spring.config.additional-location=file:replicator.yml or --server.port=8081."
-    })
+      "Reconciliation, SQS event intake, the retention schedule, the status API, metrics and health. Every other argument is a Spring property as --name=value, e.g. --spring.config.additional-location=file:replicator.yml or --server.port=8081."
+    },
+    footerHeading = "%nExamples:%n",
+    footer = {"  replicator serve --spring.config.additional-location=file:replicator.yml"},
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {"0:stopped", "1:the service could not start", "2:a bad argument"})
 public final class ServeCommand implements Callable<Integer> {
 
   /** A Spring property on the command line: {@code --name=value}, the name in relaxed form. */

@@ -14,7 +14,7 @@ public final class SettleTimeOption {
       description =
           "Without a version hint, a <V>-<uuid>.metadata.json file younger than this is not"
               + " yet taken for the source's head: a writer that lost its catalog commit leaves one"
-              + " (units ms, s, m, h).")
+              + " (e.g. 5s, 500ms).")
   String settleTime = "5s";
 
   /**

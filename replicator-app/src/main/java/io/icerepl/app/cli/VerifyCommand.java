@@ -27,13 +27,17 @@ import picocli.CommandLine.Command;
     name = "verify",
     mixinStandardHelpOptions = true,
     showDefaultValues = true,
+    header = "Checks that a replica is complete and self-contained, reading only.",
     description = {
-      "Checks a replica: every snapshot's manifest list and manifests decode; every file a",
-      "snapshot or statistics entry names exists with its recorded length (and the source's",
-      "checksum for byte-for-byte copies, where both stores keep one); no path points outside",
-      "the replica; with --source, every snapshot and ref of the source is on the replica unless",
-      "the replica's own retention removed it. Prints one line per problem, then",
-      "'N checked, M problems'; exits 0 only when there is no problem."
+      "Every snapshot's manifest list and manifests decode; every file a snapshot or statistics entry names exists with its recorded length (and the source's checksum for byte-for-byte copies, where both stores keep one); no path points outside the replica. With --source, every snapshot and ref of the source is on the replica unless the replica's own retention removed it. Prints one line per problem, then 'N checked, M problems'."
+    },
+    footerHeading = "%nExamples:%n",
+    footer = {"  replicator verify --target s3://dr/db/t --source s3://lake/db/t"},
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+      "0:no problem found",
+      "1:a problem found, or the replica could not be read",
+      "2:a bad argument"
     })
 final class VerifyCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

@@ -46,10 +46,7 @@ class SharedOptionsTest {
 
     assertThat(replicate)
         .contains(
-            "--threads, --parallelism=<n>",
-            "Default: 8",
-            "Default: 268435456",
-            "Default: us-east-1");
+            "--threads, --parallelism=<n>", "Default: 8", "Default: 256MiB", "Default: us-east-1");
   }
 
   /** The command the arguments select, with its options parsed. */

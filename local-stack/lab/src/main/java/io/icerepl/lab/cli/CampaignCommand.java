@@ -67,29 +67,34 @@ final class CampaignCommand implements Runnable {
     Path jar = Path.of("replicator-app", "target", "replicator-app.jar");
 
     @Option(
+        defaultValue = "200ms",
         names = "--min-delay",
         description =
             "Shortest time from the service serving to its kill (default: ${DEFAULT-VALUE}); one kill in five lands during start-up instead.")
     Duration minDelay = Duration.ofMillis(200);
 
     @Option(
+        defaultValue = "8s",
         names = "--max-delay",
         description =
             "Longest time from the service serving to its kill (default: ${DEFAULT-VALUE}).")
     Duration maxDelay = Duration.ofSeconds(8);
 
     @Option(
+        defaultValue = "20ms",
         names = "--reader-pause",
         description =
             "Pause between the reader's opens of the replica (default: ${DEFAULT-VALUE}).")
     Duration readerPause = Duration.ofMillis(20);
 
     @Option(
+        defaultValue = "1s",
         names = "--commit-interval",
         description = "Pause between the writer's commits (default: ${DEFAULT-VALUE}).")
     Duration commitInterval = Duration.ofSeconds(1);
 
     @Option(
+        defaultValue = "5m",
         names = "--converge-timeout",
         description =
             "How long the last service run may take to reach the source head (default: ${DEFAULT-VALUE}).")
@@ -136,7 +141,7 @@ final class CampaignCommand implements Runnable {
         "For each rate: the service in-process on an embedded S3 and SQS, with an SDK interceptor on both sides",
         "answering that percentage of S3 requests with 503 SlowDown, 500 InternalError, a connection reset or",
         "a slow response, and every event published twice (some late). A writer makes its commits; the time",
-        "until the replica holds the head is measured and every snapshot is compared. A 0 % baseline runs first."
+        "until the replica holds the head is measured and every snapshot is compared. A 0 %% baseline runs first."
       })
   static final class Faults implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -155,6 +160,7 @@ final class CampaignCommand implements Runnable {
     @CommandLine.Mixin SeedOption seed;
 
     @Option(
+        defaultValue = "3m",
         names = "--converge-timeout",
         description =
             "How long a rate may take to reach the source head (default: ${DEFAULT-VALUE}).")

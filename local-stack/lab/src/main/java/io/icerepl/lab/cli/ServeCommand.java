@@ -31,6 +31,7 @@ final class ServeCommand implements Callable<Integer> {
   boolean local;
 
   @Option(
+      defaultValue = "5s",
       names = "--demo-interval",
       paramLabel = "<duration>",
       description =

@@ -21,6 +21,18 @@ class LabCliTest {
     assertThat(run("benchmark", "--help"))
         .contains("incremental-cost", "backfill-throughput", "lag", "memory");
     assertThat(run("campaign", "--help")).contains("crash", "faults", "failover");
+    // a '%' in a description is picocli's format: written %%, it prints once and warns of nothing
+    java.io.PrintStream stderr = System.err;
+    java.io.ByteArrayOutputStream warnings = new java.io.ByteArrayOutputStream();
+    System.setErr(new java.io.PrintStream(warnings, true));
+    try {
+      assertThat(run("campaign", "faults", "--help").replaceAll("\\s+", " "))
+          .contains("A 0 % baseline runs first.")
+          .contains("(default: 3m)");
+    } finally {
+      System.setErr(stderr);
+    }
+    assertThat(warnings.toString()).doesNotContain("picocli WARN");
     assertThat(run("campaign", "failover", "--help"))
         .contains("--drills=<n>", "Default: 5", "--seed=<n>", "--work-dir=<folder>")
         .contains("replicator-app/target/replicator-app.jar");
