@@ -44,10 +44,48 @@ public class ReplicatorApplication {
           }
         });
     ConfigurableApplicationContext context = application.run(args.toArray(String[]::new));
+    printWhereToLook(context);
     try (AutoCloseable running = alongside.apply(context)) {
       // main() exits the JVM when this returns: wait until the context closes
       closed.await();
     }
     return SpringApplication.exit(context);
+  }
+
+  /**
+   * Where the running service answers, on stdout once it is ready: the status page, the status API
+   * and what a client needs to be let in (never the token itself).
+   */
+  private static void printWhereToLook(ConfigurableApplicationContext context) {
+    whereToLook(context).forEach(System.out::println);
+    System.out.flush();
+  }
+
+  /** The lines {@link #printWhereToLook} prints. */
+  static java.util.List<String> whereToLook(ConfigurableApplicationContext context) {
+    if (!(context
+        instanceof org.springframework.boot.web.server.context.WebServerApplicationContext web)) {
+      return java.util.List.of();
+    }
+    String base = "http://localhost:" + web.getWebServer().getPort();
+    org.springframework.core.env.Environment env = context.getEnvironment();
+    boolean token =
+        env.containsProperty("replicator.api.token")
+            || env.containsProperty("replicator.api.token-secret-id");
+    boolean publicStatus = env.getProperty("replicator.api.public-status", Boolean.class, false);
+    String access =
+        token
+            ? publicStatus
+                ? "the status answers everyone; promote, fail back and expire need the API token"
+                : "send the API token: Authorization: Bearer <token>"
+            : publicStatus
+                ? "the status answers everyone; no API token is set, so promote, fail back and"
+                    + " expire are refused (set replicator.api.token)"
+                : "no API token is set: only /actuator/health answers (set replicator.api.token)";
+    return java.util.List.of(
+        "status page        " + base + "/",
+        "status API         " + base + "/api/replications",
+        "metrics            " + base + "/actuator/prometheus",
+        "access             " + access);
   }
 }

@@ -22,6 +22,11 @@ public final class HttpJson {
   }
 
   /** The same service, with another token (null: none). */
+  /** The service's port, for clients other than this one (a browser). */
+  public int port() {
+    return port;
+  }
+
   public HttpJson withToken(String other) {
     return new HttpJson(port, other);
   }

@@ -48,6 +48,12 @@ final class ServeCommand implements Callable<Integer> {
     try (EmbeddedAws aws = EmbeddedAws.start()) {
       List<String> args = new ArrayList<>(aws.springArguments());
       args.add("--spring.profiles.active=local");
+      // a token of the demo's own, printed, so a failover drill can promote right away
+      if (springArgs.stream().noneMatch(a -> a.startsWith("--replicator.api.token"))) {
+        String token = "local-" + java.util.UUID.randomUUID();
+        args.add("--replicator.api.token=" + token);
+        System.out.println("demo API token     " + token);
+      }
       args.addAll(springArgs);
       return ReplicatorApplication.serve(
           args,

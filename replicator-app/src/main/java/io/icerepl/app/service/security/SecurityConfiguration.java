@@ -39,7 +39,8 @@ class SecurityConfiguration {
     } else {
       LOG.warn(
           "No API token configured (replicator.api.token or replicator.api.token-secret-id): "
-              + "only /actuator/health answers{}",
+              + "only /actuator/health and the status page answer{}; promote, fail back, expire"
+              + " and verify are refused",
           properties.publicStatus() ? ", with the status API and Prometheus" : "");
     }
     token.ifPresent(Redaction::secret);
@@ -84,6 +85,8 @@ class SecurityConfiguration {
               requests
                   .requestMatchers(HttpMethod.GET, "/actuator/health", "/actuator/health/**")
                   .permitAll();
+              // the status page holds no data: it asks the status API, with the same token
+              requests.requestMatchers(HttpMethod.GET, "/", "/index.html").permitAll();
               if (properties.publicStatus()) {
                 requests
                     .requestMatchers(

@@ -1,0 +1,143 @@
+package io.icerepl.app.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.icerepl.app.engine.SourceTable;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The status page at {@code /}, served by a running service with one replicated table: it loads
+ * without a token and says how to get in, and with the token shows the table, read in a real
+ * headless browser (Chromium), which writes a screenshot to {@code target/status-page.png}. The
+ * browser steps are skipped, saying so, where no Chromium is installed ({@code .ci/run} installs
+ * one).
+ */
+class StatusPageTest {
+  @TempDir static Path dir;
+  private static RunningService service;
+
+  @BeforeAll
+  static void start() throws Exception {
+    Path warehouse = dir.resolve("warehouse");
+    SourceTable orders = SourceTable.create(warehouse.resolve("ns/orders"), 2);
+    orders.append("books", 3);
+    service =
+        RunningService.start(
+            Map.of(
+                "replicator.rules[0].name", "lake",
+                "replicator.rules[0].source", "file:" + warehouse,
+                "replicator.rules[0].targets[0].name", "dr",
+                "replicator.rules[0].targets[0].prefix", "file:" + dir.resolve("replica"),
+                "replicator.reconciliation-interval", "300ms"));
+    Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
+    while (!service.http.get("/api/replications").body().contains("\"IN_SYNC\"")) {
+      assertThat(Instant.now()).as("the table replicated").isBefore(deadline);
+      Thread.sleep(200);
+    }
+  }
+
+  @AfterAll
+  static void stop() {
+    if (service != null) {
+      service.close();
+    }
+  }
+
+  @Test
+  void theServiceSaysWhereItAnswersAndHowToGetIn() {
+    assertThat(ReplicatorApplication.whereToLook(service.context))
+        .containsExactly(
+            "status page        http://localhost:" + service.http.port() + "/",
+            "status API         http://localhost:" + service.http.port() + "/api/replications",
+            "metrics            http://localhost:" + service.http.port() + "/actuator/prometheus",
+            "access             send the API token: Authorization: Bearer <token>");
+  }
+
+  @Test
+  void thePageLoadsWithoutATokenAndTheDataDoesNot() {
+    HttpJson anonymous = service.http.withToken(null);
+    HttpJson.Response page = anonymous.get("/");
+    assertThat(page.status()).isEqualTo(200);
+    assertThat(page.body()).contains("Iceberg replicator", "replicator.api.token");
+    assertThat(page.body()).doesNotContain("ns/orders");
+    HttpJson.Response data = anonymous.get("/api/replications");
+    assertThat(data.status()).isEqualTo(401);
+    assertThat(data.body()).contains("Authorization: Bearer");
+  }
+
+  @Test
+  void aBrowserWithTheTokenShowsTheTableAndWithoutItTheWayIn() throws Exception {
+    Optional<String> chromium = chromium();
+    Assumptions.assumeTrue(
+        chromium.isPresent(), "no Chromium installed (apt-get install chromium): browser skipped");
+    String url = "http://127.0.0.1:" + service.http.port() + "/";
+
+    String dom = run(chromium.get(), "--dump-dom", url + "#token=" + RunningService.TOKEN);
+    assertThat(dom)
+        .contains("data-table=\"ns/orders\"")
+        .contains("IN_SYNC")
+        .contains("1 replica(s)");
+
+    String anonymous = run(chromium.get(), "--dump-dom", url);
+    assertThat(anonymous)
+        .contains("id=\"login\" style=\"display: block;\"")
+        .doesNotContain("ns/orders");
+
+    Path screenshot = Path.of("target", "status-page.png").toAbsolutePath();
+    Files.deleteIfExists(screenshot);
+    run(
+        chromium.get(),
+        "--screenshot=" + screenshot,
+        "--window-size=1280,720",
+        url + "#token=" + RunningService.TOKEN);
+    assertThat(screenshot).isRegularFile();
+    assertThat(Files.size(screenshot)).isPositive();
+  }
+
+  private static String run(String chromium, String... args) throws Exception {
+    List<String> command = new ArrayList<>();
+    command.add(chromium);
+    command.addAll(
+        List.of(
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--user-data-dir=" + dir.resolve("chromium-profile"),
+            // lets the page's fetch and rendering finish before the DOM is taken
+            "--virtual-time-budget=10000"));
+    command.addAll(List.of(args));
+    Path out = Files.createTempFile(dir, "chromium", ".out");
+    Process process =
+        new ProcessBuilder(command)
+            .redirectOutput(out.toFile())
+            .redirectError(ProcessBuilder.Redirect.DISCARD)
+            .start();
+    assertThat(process.waitFor(90, TimeUnit.SECONDS)).as("chromium finished").isTrue();
+    return Files.readString(out, StandardCharsets.UTF_8);
+  }
+
+  private static Optional<String> chromium() {
+    String path = System.getenv().getOrDefault("PATH", "");
+    return Stream.of("chromium", "chromium-browser", "google-chrome")
+        .flatMap(name -> Stream.of(path.split(":")).map(d -> Path.of(d, name)))
+        .filter(Files::isExecutable)
+        .map(Path::toString)
+        .findFirst();
+  }
+}
