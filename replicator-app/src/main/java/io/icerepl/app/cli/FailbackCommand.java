@@ -49,6 +49,7 @@ public final class FailbackCommand implements Callable<Integer> {
       names = "--primary",
       required = true,
       paramLabel = "<location>",
+      converter = LocationConverter.class,
       description = "The promoted table's location, the primary now.")
   String primary;
 
@@ -56,6 +57,7 @@ public final class FailbackCommand implements Callable<Integer> {
       names = "--old-source",
       required = true,
       paramLabel = "<location>",
+      converter = LocationConverter.class,
       description = "The original table's location, the old source.")
   String oldSource;
 

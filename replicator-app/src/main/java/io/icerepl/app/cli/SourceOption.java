@@ -18,6 +18,7 @@ public final class SourceOption {
         names = "--source",
         required = true,
         paramLabel = "<location>",
+        converter = LocationConverter.class,
         description = "Source table location: an absolute path, a file: URI or s3://bucket/path.")
     String location;
 

@@ -8,6 +8,7 @@ public final class TargetOption {
       names = "--target",
       required = true,
       paramLabel = "<location>",
+      converter = LocationConverter.class,
       description = "Replica table location: an absolute path, a file: URI or s3://bucket/path.")
   String target;
 

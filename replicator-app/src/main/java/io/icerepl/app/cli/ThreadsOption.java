@@ -9,12 +9,19 @@ public final class ThreadsOption {
    */
   public static final int DEFAULT_THREADS = 8;
 
-  // --parallelism is the name replicate had first; scripts that use it keep working
   @Option(
-      names = {"--threads", "--parallelism"},
+      names = "--threads",
       paramLabel = "<n>",
+      converter = PositiveInt.class,
       description = "Files copied at once.")
   int threads = DEFAULT_THREADS;
+
+  // --parallelism is the name replicate had first; scripts that use it keep working. An option of
+  // its own, so an error names the one the user typed.
+  @Option(names = "--parallelism", hidden = true, converter = PositiveInt.class)
+  void parallelism(int n) {
+    threads = n;
+  }
 
   public int threads() {
     return threads;

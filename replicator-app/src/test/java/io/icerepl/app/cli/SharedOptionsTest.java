@@ -45,8 +45,7 @@ class SharedOptionsTest {
         cli.getSubcommands().get("replicate").getUsageMessage(CommandLine.Help.Ansi.OFF);
 
     assertThat(replicate)
-        .contains(
-            "--threads, --parallelism=<n>", "Default: 8", "Default: 256MiB", "Default: us-east-1");
+        .contains("--threads=<n>", "Default: 8", "Default: 256MiB", "Default: us-east-1");
   }
 
   /** The command the arguments select, with its options parsed. */

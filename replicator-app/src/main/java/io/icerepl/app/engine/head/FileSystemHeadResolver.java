@@ -50,7 +50,9 @@ public final class FileSystemHeadResolver implements SourceHeadResolver {
                       new BadInputException(
                           "Cannot resolve the current metadata of "
                               + folder
-                              + ": it holds no metadata file"));
+                              + ": no *.metadata.json there (is "
+                              + location
+                              + " an Iceberg table's location?)"));
       return new Head(
           TableLayout.join(folder, name),
           resolution.settlesAtMs(),
