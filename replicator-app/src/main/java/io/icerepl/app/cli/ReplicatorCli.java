@@ -22,7 +22,9 @@ import picocli.CommandLine.Command;
       PromoteCommand.class,
       FailbackCommand.class,
       ServeCommand.class,
-      CommandLine.HelpCommand.class
+      CommandLine.HelpCommand.class,
+      // hidden: bin/replicator generate-completion > replicator.bash, then source it
+      picocli.AutoComplete.GenerateCompletion.class
     })
 public final class ReplicatorCli implements Runnable {
 
@@ -53,6 +55,10 @@ public final class ReplicatorCli implements Runnable {
     boolean json = java.util.Arrays.asList(args).contains(OutputOptions.JSON);
     CommandLine cli = new CommandLine(root);
     withoutOptionsThatDoNotApply(cli);
+    CommandLine completion = cli.getSubcommands().get("generate-completion");
+    if (completion != null) {
+      completion.getCommandSpec().usageMessage().hidden(true);
+    }
     // one duration format everywhere: 5s, 500ms, 3m, 90d, as the replicator's settings
     cli.registerConverter(
         java.time.Duration.class,
