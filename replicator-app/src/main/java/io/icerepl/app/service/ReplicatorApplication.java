@@ -81,7 +81,7 @@ public class ReplicatorApplication {
             : publicStatus
                 ? "the status answers everyone; no API token is set, so promote, fail back and"
                     + " expire are refused (set replicator.api.token)"
-                : "no API token is set: only /actuator/health and this page answer (set"
+                : "no API token is set: only /actuator/health and the status page answer (set"
                     + " replicator.api.token)";
     return java.util.List.of(
         "status page        " + base + "/",
