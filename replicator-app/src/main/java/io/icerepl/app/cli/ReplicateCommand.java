@@ -106,6 +106,13 @@ public final class ReplicateCommand implements Callable<Integer> {
 
   @CommandLine.Mixin OutputOptions output;
 
+  @Option(
+      names = "--dry-run",
+      description =
+          "Plan and count what a run would do (versions, snapshots, files and bytes to copy, files"
+              + " to rewrite) and write nothing: no replica file, no state, no lease.")
+  boolean dryRun;
+
   @Override
   public Integer call() {
     List<PathMapping.Prefix> prefixes = new ArrayList<>();
@@ -174,16 +181,23 @@ public final class ReplicateCommand implements Callable<Integer> {
           ProgressBar.on(output.quiet() ? null : System.console(), spec.commandLine().getErr());
       ReplicationSummary summary;
       try {
-        summary =
+        TableReplicator replicator =
             TableReplicator.builder(
                     stores.source(sourceLocation), stores.target(targetLocation), executor, options)
                 .clock(Clock.systemUTC())
                 .progress(progress.listener())
                 .catalogs(
-                    new TableCatalogs(sourceHead.map(SourceHeadResolver.class::cast), registrar))
-                .batchPreCopy(batch.preCopy(batchLines(progress)))
-                .build()
-                .replicate(sourceLocation, targetLocation, Optional.ofNullable(sourceMetadata));
+                    new TableCatalogs(
+                        sourceHead.map(SourceHeadResolver.class::cast),
+                        dryRun ? Optional.empty() : registrar))
+                .batchPreCopy(dryRun ? Optional.empty() : batch.preCopy(batchLines(progress)))
+                .build();
+        summary =
+            dryRun
+                ? replicator.dryRun(
+                    sourceLocation, targetLocation, Optional.ofNullable(sourceMetadata))
+                : replicator.replicate(
+                    sourceLocation, targetLocation, Optional.ofNullable(sourceMetadata));
       } finally {
         progress.clear();
       }
@@ -193,7 +207,13 @@ public final class ReplicateCommand implements Callable<Integer> {
                   "source",
                   "source",
                   sourceHead.map(CatalogHeadResolver::describe).orElse(sourceLocation))
-              .json("target", targetLocation);
+              .json("target", targetLocation)
+              .json("dryRun", dryRun);
+      if (dryRun) {
+        report.text(
+            String.format(
+                "%-" + Report.LABEL_WIDTH + "s %s", "dry run", "nothing written; a run would do:"));
+      }
       output.print(spec.commandLine().getOut(), describe(report, summary));
       return 0;
     } finally {

@@ -12,6 +12,7 @@ import io.icerepl.app.engine.retention.PendingDeletion;
 import io.icerepl.app.engine.retention.RetentionSettings;
 import io.icerepl.copier.copy.CopyPlanner;
 import io.icerepl.copier.copy.CopyProgress;
+import io.icerepl.copier.copy.PlanCounter;
 import io.icerepl.copier.copy.PlanExecutor;
 import io.icerepl.copier.publish.ReplicaLayout;
 import io.icerepl.copier.store.ObjectStore;
@@ -306,6 +307,165 @@ public final class TableReplicator {
     return replicate(
             sourceLocation, targetLocation, sourceMetadata, Optional.empty(), Optional.empty())
         .summary();
+  }
+
+  /**
+   * What {@link #replicate(String, String, Optional)} would do, planned and counted, writing
+   * nothing and taking no lease: the source versions to apply, the snapshots they add, the files
+   * copied byte for byte with their bytes, and the files rewritten. Each version is merged as the
+   * run would merge it, onto the replica as the versions before it would have left it.
+   *
+   * @throws TableReplicationException with the error the run would meet; nothing was written
+   */
+  public ReplicationSummary dryRun(
+      String sourceLocation, String targetLocation, Optional<String> sourceMetadata) {
+    String table = sourceLocation;
+    refuseOverlap(sourceLocation, targetLocation);
+    try {
+      ReplicaState state = replicaFiles.state(targetLocation);
+      if (state.promotion() != null) {
+        throw PromotedReplicaException.of(table, targetLocation, state.promotion(), null);
+      }
+      String headFile =
+          sourceMetadata
+              .map(f -> resolveGiven(sourceLocation, f))
+              .orElseGet(() -> headResolver.head(sourceLocation).file());
+      TableMetadata head = ReplicaFiles.readMetadata(source, headFile, options.maxMetadataBytes());
+      Optional<ReplicaHead> replica = replicaFiles.head(table, targetLocation);
+      if (replica.isPresent()) {
+        MetadataMerge.checkSameTable(
+            head, replica.get().metadata(), headFile, replica.get().file());
+      }
+      List<String> versions =
+          VersionSequence.toApply(
+              head,
+              headFile,
+              replica.flatMap(ReplicaHead::lastSourceFile),
+              replica.flatMap(ReplicaHead::lastSourceUpdatedMs),
+              options.coalesce());
+      try {
+        return count(
+            table,
+            targetLocation,
+            state,
+            state.mirrorPrefixes(),
+            head,
+            headFile,
+            replica,
+            versions);
+      } catch (PathOutsideMappingException e) {
+        Optional<MirrorMapping.Inferred> mirror =
+            state.mirrorPrefixes().isEmpty() && e.path().isPresent()
+                ? MirrorMapping.infer(
+                        sourceLocation, targetLocation, options.allowedSourcePrefixes())
+                    .filter(m -> PathMapping.of(m.prefixes()).covers(e.path().get()))
+                : Optional.empty();
+        if (mirror.isEmpty()) {
+          throw new PathOutsideMappingException(
+              e.path().orElse(null),
+              e.getMessage() + outsideHint(sourceLocation, targetLocation, e.path()));
+        }
+        return count(
+                table,
+                targetLocation,
+                state,
+                mirror.get().prefixes(),
+                head,
+                headFile,
+                replica,
+                versions)
+            .withInferredMirror(mirror.get().prefixes());
+      }
+    } catch (ReplicationException | UncheckedIOException e) {
+      throw new TableReplicationException(table, e);
+    } catch (IOException e) {
+      throw new TableReplicationException(table, new UncheckedIOException(e.getMessage(), e));
+    }
+  }
+
+  /** The dry run's versions, each merged and planned into one {@link PlanCounter}. */
+  private ReplicationSummary count(
+      String table,
+      String targetLocation,
+      ReplicaState state,
+      List<PathMapping.Prefix> mirror,
+      TableMetadata head,
+      String headFile,
+      Optional<ReplicaHead> replica,
+      List<String> versions) {
+    String spelled =
+        replica
+            .map(r -> PathSpelling.as(targetLocation, r.metadata().location()))
+            .orElse(targetLocation);
+    SourcePrefixes prefixes =
+        SourcePrefixes.of(
+                spelled,
+                options.extraPrefixes(),
+                options.allowedSourcePrefixes(),
+                state.sourcePrefixes())
+            .withMirror(mirror);
+    boolean formerLayout = replica.isPresent() && state.sourcePrefixes().isEmpty();
+    prefixes = learnEarlierVersions(prefixes, head, headFile, replica, versions);
+    PlanCounter counter = new PlanCounter();
+    Optional<TableMetadata> replicaMetadata = replica.map(ReplicaHead::metadata);
+    Optional<String> replicaFile = replica.map(ReplicaHead::file);
+    long version = replica.map(ReplicaHead::version).orElse(0L);
+    int snapshots = 0;
+    List<String> wouldPublish = new ArrayList<>();
+    List<String> skipped = new ArrayList<>();
+    for (int i = 0; i < versions.size(); i++) {
+      String file = versions.get(i);
+      TableMetadata metadata;
+      try {
+        metadata =
+            file.equals(headFile)
+                ? head
+                : ReplicaFiles.readMetadata(source, file, options.maxMetadataBytes());
+      } catch (MissingFileException e) {
+        if (i == versions.size() - 1) {
+          throw e;
+        }
+        skipped.add(file);
+        continue;
+      }
+      if (formerLayout) {
+        prefixes = prefixes.learnFormerLayout(metadata);
+        formerLayout = false;
+      }
+      prefixes = prefixes.learn(metadata, file).learnFolderOf(file);
+      PathMapping mapping = prefixes.mapping();
+      MergeRequest.Builder request =
+          MergeRequest.builder()
+              .source(metadata, file)
+              .targetLocation(spelled)
+              .mapping(mapping)
+              .commitTimeMs(clock.millis())
+              .expiredSnapshotIds(state.expiredSnapshotIds())
+              .droppedRefs(state.droppedRefs())
+              .keptRefs(state.keptRefs())
+              .previousVersionsMax(ReplicaCommits.previousVersionsMax(metadata));
+      if (replicaMetadata.isPresent()) {
+        request.replica(replicaMetadata.get(), replicaFile.get());
+      }
+      MergeResult merge = MetadataMerge.merge(request.build());
+      Optional<TableMetadata> before = replicaMetadata;
+      planner.plan(table, merge, before, mapping, counter);
+      version++;
+      replicaMetadata = Optional.of(merge.metadata());
+      replicaFile = Optional.of(ReplicaLayout.metadataFile(targetLocation, version));
+      wouldPublish.add(replicaFile.get());
+      snapshots += merge.addedSnapshots().size();
+    }
+    return new ReplicationSummary(
+        wouldPublish.size(),
+        snapshots,
+        counter.filesCopied(),
+        counter.bytesCopied(),
+        counter.filesRewritten(),
+        wouldPublish,
+        skipped,
+        List.of(),
+        Optional.empty());
   }
 
   /**
