@@ -80,6 +80,10 @@ public final class DemoWriter implements AutoCloseable {
     if (table == null) {
       table = warehouse.createSample(NAMESPACE, TABLE);
       LOG.info("demo writer: created {}", table.location());
+      nameHead();
+      // the first rows at once, so the live demo shows a data snapshot within seconds
+      step++;
+      LOG.info("demo writer: commit {} ({})", step, append());
     } else {
       String what =
           switch ((int) (step % 8)) {
@@ -91,7 +95,25 @@ public final class DemoWriter implements AutoCloseable {
       LOG.info("demo writer: commit {} ({})", step, what);
     }
     step++;
+    nameHead();
     publish(S3Warehouse.metadataFile(table));
+  }
+
+  /**
+   * Names the new head in the table's {@code version-hint.text}, as a writer without a catalog can:
+   * the replicator then takes it at once, where an unnamed {@code <N>-<uuid>.metadata.json} waits
+   * out the settle time (a writer that lost its catalog commit leaves such files).
+   */
+  private void nameHead() {
+    String file = S3Warehouse.metadataFile(table);
+    String hint = file.substring(0, file.lastIndexOf('/')) + "/version-hint.text";
+    byte[] name =
+        file.substring(file.lastIndexOf('/') + 1).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    try (java.io.OutputStream out = table.io().newOutputFile(hint).createOrOverwrite()) {
+      out.write(name);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("Cannot write " + hint, e);
+    }
   }
 
   private String append() {
