@@ -60,10 +60,7 @@ public final class ReplicatorCli implements Runnable {
       completion.getCommandSpec().usageMessage().hidden(true);
     }
     // one duration format everywhere: 5s, 500ms, 3m, 90d, as the replicator's settings
-    cli.registerConverter(
-        java.time.Duration.class,
-        text ->
-            java.time.Duration.ofMillis(io.icerepl.merge.retention.Durations.parseMillis(text)));
+    cli.registerConverter(java.time.Duration.class, new DurationConverter());
     asParagraphs(cli);
     cli.setOut(out);
     cli.setErr(err);

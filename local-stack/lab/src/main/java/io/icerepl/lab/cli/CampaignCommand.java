@@ -68,6 +68,7 @@ final class CampaignCommand implements Runnable {
 
     @Option(
         defaultValue = "200ms",
+        converter = io.icerepl.app.cli.DurationConverter.class,
         names = "--min-delay",
         description =
             "Shortest time from the service serving to its kill (default: ${DEFAULT-VALUE}); one kill in five lands during start-up instead.")
@@ -75,6 +76,7 @@ final class CampaignCommand implements Runnable {
 
     @Option(
         defaultValue = "8s",
+        converter = io.icerepl.app.cli.DurationConverter.class,
         names = "--max-delay",
         description =
             "Longest time from the service serving to its kill (default: ${DEFAULT-VALUE}).")
@@ -82,6 +84,7 @@ final class CampaignCommand implements Runnable {
 
     @Option(
         defaultValue = "20ms",
+        converter = io.icerepl.app.cli.DurationConverter.class,
         names = "--reader-pause",
         description =
             "Pause between the reader's opens of the replica (default: ${DEFAULT-VALUE}).")
@@ -89,12 +92,14 @@ final class CampaignCommand implements Runnable {
 
     @Option(
         defaultValue = "1s",
+        converter = io.icerepl.app.cli.DurationConverter.class,
         names = "--commit-interval",
         description = "Pause between the writer's commits (default: ${DEFAULT-VALUE}).")
     Duration commitInterval = Duration.ofSeconds(1);
 
     @Option(
         defaultValue = "5m",
+        converter = io.icerepl.app.cli.DurationConverter.class,
         names = "--converge-timeout",
         description =
             "How long the last service run may take to reach the source head (default: ${DEFAULT-VALUE}).")
@@ -161,6 +166,7 @@ final class CampaignCommand implements Runnable {
 
     @Option(
         defaultValue = "3m",
+        converter = io.icerepl.app.cli.DurationConverter.class,
         names = "--converge-timeout",
         description =
             "How long a rate may take to reach the source head (default: ${DEFAULT-VALUE}).")

@@ -32,6 +32,7 @@ final class ServeCommand implements Callable<Integer> {
 
   @Option(
       defaultValue = "5s",
+      converter = io.icerepl.app.cli.DurationConverter.class,
       names = "--demo-interval",
       paramLabel = "<duration>",
       description =
