@@ -68,6 +68,17 @@ final class S3Calls {
               + (code == null ? "" : " " + code),
           e);
     }
+    if (e.getMessage() != null && e.getMessage().startsWith("Unable to load credentials")) {
+      // the SDK's message lists every provider of its chain and why each failed
+      return new IOException(
+          "Cannot "
+              + verb
+              + " "
+              + path
+              + ": no AWS credentials found (environment variables, profile, web identity,"
+              + " container or instance role)",
+          e);
+    }
     return new IOException("Cannot " + verb + " " + path + ": " + e.getMessage(), e);
   }
 

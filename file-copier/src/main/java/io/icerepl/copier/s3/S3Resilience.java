@@ -130,7 +130,26 @@ public final class S3Resilience {
         || error instanceof ApiCallAttemptTimeoutException) {
       return true;
     }
-    return error instanceof SdkClientException && error.getCause() instanceof IOException;
+    return error instanceof SdkClientException
+        && error.getCause() instanceof IOException
+        && !nothingListens(error);
+  }
+
+  /**
+   * Whether the endpoint refused the connection or its host has no address: a setting to correct,
+   * not a blip to wait out, so the call fails in seconds instead of after every retry's back-off.
+   */
+  static boolean nothingListens(Throwable error) {
+    for (Throwable cause = error; cause != null; cause = cause.getCause()) {
+      if (cause instanceof java.net.ConnectException
+          || cause instanceof java.net.UnknownHostException) {
+        return true;
+      }
+      if (cause.getCause() == cause) {
+        break;
+      }
+    }
+    return false;
   }
 
   private static String errorCode(S3Exception e) {

@@ -129,6 +129,35 @@ class S3ResilienceTest {
                 SdkClientException.create("reset", new SocketException("Connection reset"))))
         .isTrue();
     assertThat(S3Resilience.isRetryable(SdkClientException.create("bad request built"))).isFalse();
+    // nothing listens there: a setting to correct, failed at once
+    assertThat(
+            S3Resilience.isRetryable(
+                SdkClientException.create(
+                    "Unable to execute HTTP request",
+                    new java.net.ConnectException("Connection refused"))))
+        .isFalse();
+    assertThat(
+            S3Resilience.isRetryable(
+                SdkClientException.create(
+                    "Unable to execute HTTP request",
+                    new java.io.IOException(new java.net.UnknownHostException("no.such.host")))))
+        .isFalse();
+  }
+
+  @Test
+  void missingCredentialsAreSaidInOneLineWithoutTheSdksChain() {
+    IOException error =
+        S3Calls.translate(
+            "read",
+            "s3://b/k",
+            SdkClientException.create(
+                "Unable to load credentials from any of the providers in the chain"
+                    + " AwsCredentialsProviderChain(credentialsProviders=[SystemProperties...]) :"
+                    + " [SystemPropertyCredentialsProvider(): Unable to load credentials...]"));
+    assertThat(error)
+        .hasMessage(
+            "Cannot read s3://b/k: no AWS credentials found (environment variables, profile, web"
+                + " identity, container or instance role)");
   }
 
   @Test
