@@ -355,11 +355,7 @@ public final class TableReplicator {
             versions);
       } catch (PathOutsideMappingException e) {
         Optional<MirrorMapping.Inferred> mirror =
-            state.mirrorPrefixes().isEmpty() && e.path().isPresent()
-                ? MirrorMapping.infer(
-                        sourceLocation, targetLocation, options.allowedSourcePrefixes())
-                    .filter(m -> PathMapping.of(m.prefixes()).covers(e.path().get()))
-                : Optional.empty();
+            mirrorCovering(sourceLocation, targetLocation, state, e);
         if (mirror.isEmpty()) {
           throw new PathOutsideMappingException(
               e.path().orElse(null),
@@ -383,6 +379,42 @@ public final class TableReplicator {
     }
   }
 
+  /** An existing replica (an original failed back into) keeps its own spelling of its location. */
+  private static String spelled(String targetLocation, Optional<ReplicaHead> replica) {
+    return replica
+        .map(r -> PathSpelling.as(targetLocation, r.metadata().location()))
+        .orElse(targetLocation);
+  }
+
+  /** The prefixes configured, remembered in the replica's state, and its mirror. */
+  private SourcePrefixes prefixesOf(
+      String spelled, ReplicaState state, List<PathMapping.Prefix> mirror) {
+    return SourcePrefixes.of(
+            spelled,
+            options.extraPrefixes(),
+            options.allowedSourcePrefixes(),
+            state.sourcePrefixes())
+        .withMirror(mirror);
+  }
+
+  /** The merge of one source version, as the run and the dry run both ask for it. */
+  private MergeRequest.Builder mergeRequest(
+      TableMetadata metadata,
+      String file,
+      String spelled,
+      PathMapping mapping,
+      ReplicaState state) {
+    return MergeRequest.builder()
+        .source(metadata, file)
+        .targetLocation(spelled)
+        .mapping(mapping)
+        .commitTimeMs(clock.millis())
+        .expiredSnapshotIds(state.expiredSnapshotIds())
+        .droppedRefs(state.droppedRefs())
+        .keptRefs(state.keptRefs())
+        .previousVersionsMax(ReplicaCommits.previousVersionsMax(metadata));
+  }
+
   /** The dry run's versions, each merged and planned into one {@link PlanCounter}. */
   private ReplicationSummary count(
       String table,
@@ -393,17 +425,8 @@ public final class TableReplicator {
       String headFile,
       Optional<ReplicaHead> replica,
       List<String> versions) {
-    String spelled =
-        replica
-            .map(r -> PathSpelling.as(targetLocation, r.metadata().location()))
-            .orElse(targetLocation);
-    SourcePrefixes prefixes =
-        SourcePrefixes.of(
-                spelled,
-                options.extraPrefixes(),
-                options.allowedSourcePrefixes(),
-                state.sourcePrefixes())
-            .withMirror(mirror);
+    String spelled = spelled(targetLocation, replica);
+    SourcePrefixes prefixes = prefixesOf(spelled, state, mirror);
     boolean formerLayout = replica.isPresent() && state.sourcePrefixes().isEmpty();
     prefixes = learnEarlierVersions(prefixes, head, headFile, replica, versions);
     PlanCounter counter = new PlanCounter();
@@ -434,16 +457,7 @@ public final class TableReplicator {
       }
       prefixes = prefixes.learn(metadata, file).learnFolderOf(file);
       PathMapping mapping = prefixes.mapping();
-      MergeRequest.Builder request =
-          MergeRequest.builder()
-              .source(metadata, file)
-              .targetLocation(spelled)
-              .mapping(mapping)
-              .commitTimeMs(clock.millis())
-              .expiredSnapshotIds(state.expiredSnapshotIds())
-              .droppedRefs(state.droppedRefs())
-              .keptRefs(state.keptRefs())
-              .previousVersionsMax(ReplicaCommits.previousVersionsMax(metadata));
+      MergeRequest.Builder request = mergeRequest(metadata, file, spelled, mapping, state);
       if (replicaMetadata.isPresent()) {
         request.replica(replicaMetadata.get(), replicaFile.get());
       }
@@ -539,13 +553,9 @@ public final class TableReplicator {
       LeasedReplica leased)
       throws IOException {
     ReplicaState state = replicaFiles.state(targetLocation);
-    if (outside.path().isEmpty() || !state.mirrorPrefixes().isEmpty()) {
-      return Optional.empty();
-    }
     Optional<MirrorMapping.Inferred> inferred =
-        MirrorMapping.infer(sourceLocation, targetLocation, options.allowedSourcePrefixes());
-    if (inferred.isEmpty()
-        || !PathMapping.of(inferred.get().prefixes()).covers(outside.path().get())) {
+        mirrorCovering(sourceLocation, targetLocation, state, outside);
+    if (inferred.isEmpty()) {
       return Optional.empty();
     }
     List<PathMapping.Prefix> mirror = inferred.get().prefixes();
@@ -558,6 +568,23 @@ public final class TableReplicator {
         inferred.get().commonPath(),
         describe(mirror));
     return Optional.of(mirror);
+  }
+
+  /**
+   * The mirror mapping that would cover the path nothing else did: none when the replica already
+   * has one recorded (it did not cover the path), when the exception names no path, or when the two
+   * locations imply no mirror holding it.
+   */
+  private Optional<MirrorMapping.Inferred> mirrorCovering(
+      String sourceLocation,
+      String targetLocation,
+      ReplicaState state,
+      PathOutsideMappingException outside) {
+    if (outside.path().isEmpty() || !state.mirrorPrefixes().isEmpty()) {
+      return Optional.empty();
+    }
+    return MirrorMapping.infer(sourceLocation, targetLocation, options.allowedSourcePrefixes())
+        .filter(m -> PathMapping.of(m.prefixes()).covers(outside.path().get()));
   }
 
   /** Mirror pairs as {@code source -> target}, for messages. */
@@ -752,18 +779,8 @@ public final class TableReplicator {
 
     /** Every prefix the table wrote under, as remembered and as the versions to apply declare. */
     void learnPrefixes(List<String> versions) {
-      // an existing replica (an original failed back into) keeps its own spelling of its location
-      spelled =
-          replica
-              .map(r -> PathSpelling.as(targetLocation, r.metadata().location()))
-              .orElse(targetLocation);
-      prefixes =
-          SourcePrefixes.of(
-                  spelled,
-                  options.extraPrefixes(),
-                  options.allowedSourcePrefixes(),
-                  state.sourcePrefixes())
-              .withMirror(state.mirrorPrefixes());
+      spelled = spelled(targetLocation, replica);
+      prefixes = prefixesOf(spelled, state, state.mirrorPrefixes());
       formerLayout = replica.isPresent() && state.sourcePrefixes().isEmpty();
       prefixes = learnEarlierVersions(prefixes, head, headFile, replica, versions);
     }
@@ -794,16 +811,7 @@ public final class TableReplicator {
       }
       prefixes = prefixes.learn(metadata, file).learnFolderOf(file);
       PathMapping mapping = prefixes.mapping();
-      MergeRequest.Builder request =
-          MergeRequest.builder()
-              .source(metadata, file)
-              .targetLocation(spelled)
-              .mapping(mapping)
-              .commitTimeMs(clock.millis())
-              .expiredSnapshotIds(state.expiredSnapshotIds())
-              .droppedRefs(state.droppedRefs())
-              .keptRefs(state.keptRefs())
-              .previousVersionsMax(ReplicaCommits.previousVersionsMax(metadata));
+      MergeRequest.Builder request = mergeRequest(metadata, file, spelled, mapping, state);
       replica.ifPresent(r -> request.replica(r.metadata(), r.file()));
       MergeResult merge = MetadataMerge.merge(request.build());
       state = rememberPrefixes(leased, state, prefixes);
