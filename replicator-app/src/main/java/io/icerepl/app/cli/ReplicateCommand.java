@@ -210,9 +210,7 @@ public final class ReplicateCommand implements Callable<Integer> {
               .json("target", targetLocation)
               .json("dryRun", dryRun);
       if (dryRun) {
-        report.text(
-            String.format(
-                "%-" + Report.LABEL_WIDTH + "s %s", "dry run", "nothing written; a run would do:"));
+        report.text("dry run", "nothing written; a run would do:");
       }
       output.print(spec.commandLine().getOut(), describe(report, summary));
       return 0;
@@ -281,9 +279,7 @@ public final class ReplicateCommand implements Callable<Integer> {
                     java.util.Map.of("source", p.source(), "target", p.target()),
                     p.source() + " -> " + p.target()));
     if (!summary.lostSnapshots().isEmpty()) {
-      report.text(
-          String.format(
-              "%-" + Report.LABEL_WIDTH + "s %s", "snapshots not kept", summary.lostSnapshots()));
+      report.text("snapshots not kept", String.valueOf(summary.lostSnapshots()));
     }
     return report;
   }

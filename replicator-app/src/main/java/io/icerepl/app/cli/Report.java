@@ -17,7 +17,7 @@ import java.util.Map;
  */
 public final class Report {
   /** Labels are padded to this width, so values line up in a column. */
-  static final int LABEL_WIDTH = 18;
+  private static final int LABEL_WIDTH = 18;
 
   private static final ObjectMapper JSON =
       new ObjectMapper().disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
@@ -82,6 +82,12 @@ public final class Report {
   /** A fact only scripts get, with no line of its own (the text says it another way). */
   public Report json(String key, Object value) {
     fields.put(key, value);
+    return this;
+  }
+
+  /** A labelled line only people get (the JSON says it under its own keys). */
+  public Report text(String label, String text) {
+    lines.add(line(label, text));
     return this;
   }
 
