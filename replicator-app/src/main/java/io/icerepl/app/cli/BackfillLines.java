@@ -4,6 +4,7 @@ import io.icerepl.app.engine.ReplicationSummary;
 import io.icerepl.app.engine.backfill.BackfillListener;
 import io.icerepl.app.engine.backfill.TableOutcome;
 import io.icerepl.app.engine.worker.TableKey;
+import io.icerepl.app.logging.Redaction;
 import io.icerepl.copier.batch.JobProgress;
 import io.icerepl.copier.copy.CopyProgress;
 import io.icerepl.copier.copy.HumanUnits;
@@ -66,15 +67,18 @@ final class BackfillLines implements BackfillListener {
               files += s.filesCopied();
               bytes += s.bytesCopied();
             });
-    out.printf(
-        Locale.ROOT,
-        "[%d/%d tables, %d files, %s] %s %s%n",
-        done,
-        total,
-        files,
-        HumanUnits.bytes(bytes),
-        name(outcome),
-        result(outcome));
+    // a failed table's error may quote a catalog's URL: through the one redaction, as the result
+    out.println(
+        Redaction.apply(
+            String.format(
+                Locale.ROOT,
+                "[%d/%d tables, %d files, %s] %s %s",
+                done,
+                total,
+                files,
+                HumanUnits.bytes(bytes),
+                name(outcome),
+                result(outcome))));
     out.flush();
   }
 
