@@ -338,6 +338,10 @@ final class S3TableLocks implements AutoCloseable {
         }
         written = etag;
       }
+      // A run interrupted by a stopping service releases its lease too, so that another instance
+      // takes the table at once rather than after the TTL; the SDK refuses to call from a thread
+      // whose interrupt flag is set, so the flag is put aside for the one request and restored.
+      boolean interrupted = Thread.interrupted();
       try {
         calls.run(
             "release lease",
@@ -355,6 +359,10 @@ final class S3TableLocks implements AutoCloseable {
         LOG.warn(
             "{}: lease expired and was taken over before release; left to its new holder",
             location);
+      } finally {
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
       }
     }
   }

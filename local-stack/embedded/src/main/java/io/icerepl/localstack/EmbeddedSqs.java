@@ -1,10 +1,15 @@
 package io.icerepl.localstack;
 
+import com.typesafe.config.ConfigFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.pekko.actor.ActorSystem;
 import org.elasticmq.NodeAddress;
 import org.elasticmq.rest.sqs.SQSRestServer;
 import org.elasticmq.rest.sqs.SQSRestServerBuilder;
@@ -20,10 +25,21 @@ import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
  * account: standard queues, visibility timeouts, long polling and dead-letter redrive.
  */
 public final class EmbeddedSqs implements AutoCloseable {
+  /**
+   * The actor system is this class's own, closed by {@link #close}: left to itself, Pekko adds a
+   * JVM shutdown hook on first use, which is during shutdown when the server is closed by one, and
+   * warns "Could not addJvmShutdownHook".
+   */
+  private static final String NO_SHUTDOWN_HOOKS =
+      "pekko.jvm-shutdown-hooks = off\n"
+          + "pekko.coordinated-shutdown.run-by-jvm-shutdown-hook = off\n";
+
+  private final ActorSystem system;
   private final SQSRestServer server;
   private final int port;
 
-  private EmbeddedSqs(SQSRestServer server, int port) {
+  private EmbeddedSqs(ActorSystem system, SQSRestServer server, int port) {
+    this.system = system;
     this.server = server;
     this.port = port;
   }
@@ -35,13 +51,18 @@ public final class EmbeddedSqs implements AutoCloseable {
 
   public static EmbeddedSqs start(int port) {
     // The server address must carry the real port, or queue URLs name the wrong one.
+    ActorSystem system =
+        ActorSystem.create(
+            "embedded-sqs",
+            ConfigFactory.parseString(NO_SHUTDOWN_HOOKS).withFallback(ConfigFactory.load()));
     SQSRestServer server =
-        SQSRestServerBuilder.withInterface("127.0.0.1")
+        SQSRestServerBuilder.withActorSystem(system)
+            .withInterface("127.0.0.1")
             .withPort(port)
             .withServerAddress(new NodeAddress("http", "127.0.0.1", port, ""))
             .start();
     server.waitUntilStarted();
-    return new EmbeddedSqs(server, port);
+    return new EmbeddedSqs(system, server, port);
   }
 
   public URI endpoint() {
@@ -98,6 +119,14 @@ public final class EmbeddedSqs implements AutoCloseable {
   @Override
   public void close() {
     server.stopAndWait();
+    system.terminate();
+    try {
+      system.getWhenTerminated().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("Cannot stop the embedded SQS: " + e.getMessage(), e);
+    }
   }
 
   private static int freePort() {

@@ -26,6 +26,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -122,7 +123,8 @@ class ServiceConfiguration {
     return new TableOperations(context);
   }
 
-  @Bean(destroyMethod = "close")
+  /** Stopped by {@link #coordinatorShutdown}, with the configured bound. */
+  @Bean(destroyMethod = "")
   ReplicationCoordinator replicationCoordinator(
       ReplicatorProperties properties,
       TableRunner runner,
@@ -140,6 +142,17 @@ class ServiceConfiguration {
         tables,
         properties.retry().initialBackoff(),
         properties.retry().maxBackoff());
+  }
+
+  /**
+   * Stops the coordinator when the context closes (SIGTERM): running replications get {@code
+   * replicator.shutdown-timeout}, then are abandoned. Depending on the coordinator, it is destroyed
+   * before it, and so before the runner and the stores the runs write through.
+   */
+  @Bean
+  DisposableBean coordinatorShutdown(
+      ReplicationCoordinator coordinator, ReplicatorProperties properties, TableContext context) {
+    return () -> coordinator.shutdown(properties.shutdownTimeout(), context::abandonFileSteps);
   }
 
   @Bean

@@ -46,6 +46,12 @@ final class ServiceOnS3 implements AutoCloseable {
 
   /** Starts the service with the rule's settings and {@code extra} properties. */
   RunningService start(Map<String, String> extra) {
+    service = RunningService.start(properties(extra));
+    return service;
+  }
+
+  /** The properties {@link #start} starts the service with. */
+  Map<String, String> properties(Map<String, String> extra) {
     Map<String, String> properties = new HashMap<>();
     properties.put("replicator.rules[0].name", "lake");
     properties.put("replicator.rules[0].source", "s3://source/warehouse");
@@ -59,8 +65,7 @@ final class ServiceOnS3 implements AutoCloseable {
     }
     properties.put("replicator.reconciliation-interval", "PT1S");
     properties.putAll(extra);
-    service = RunningService.start(properties);
-    return service;
+    return properties;
   }
 
   /** Waits until the status API shows the table (e.g. {@code /api/replications/a/ns/orders}). */

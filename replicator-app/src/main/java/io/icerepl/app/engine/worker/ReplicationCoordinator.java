@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -211,14 +212,26 @@ public final class ReplicationCoordinator implements AutoCloseable {
   }
 
   /**
-   * Takes no more triggers, drops queued work (reconciliation finds it again after a restart), lets
-   * running work finish for at most {@code timeout}, then stops the executors.
+   * Takes no more triggers, drops queued work (reconciliation finds it again after a restart, or on
+   * another instance), lets running work finish for at most {@code timeout}, then interrupts it and
+   * waits at most {@link #ABANDON_WAIT} for it to unwind: an interrupted run stops before its next
+   * change to the replica and releases its table's lease on the way out, so another instance takes
+   * the table at once rather than after the lease's TTL.
    *
    * @return whether all running work finished in time
    */
   public boolean shutdown(Duration timeout) throws InterruptedException {
+    return shutdown(timeout, () -> {});
+  }
+
+  /**
+   * As {@link #shutdown(Duration)}, running {@code abandon} once runs are interrupted: it stops
+   * what they wait for on other threads (their file copies), so that they unwind in time.
+   */
+  public boolean shutdown(Duration timeout, Runnable abandon) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     boolean finished;
+    List<TableKey> abandoned;
     synchronized (this) {
       closed = true;
       ready.clear();
@@ -244,15 +257,31 @@ public final class ReplicationCoordinator implements AutoCloseable {
         TimeUnit.NANOSECONDS.timedWait(this, left);
       }
       finished = running == 0;
+      abandoned = lanes.values().stream().filter(l -> l.running).map(l -> l.key).toList();
     }
     scheduler.shutdownNow();
     executor.shutdown();
     if (!finished) {
-      LOG.warn("Shutdown: runs still going after {}; interrupting them", timeout);
+      LOG.warn(
+          "Shutdown: {} run(s) still going after {}; abandoning them (their replicas stay as they"
+              + " were): {}",
+          abandoned.size(),
+          timeout,
+          abandoned);
       executor.shutdownNow();
+      abandon.run();
+      if (!executor.awaitTermination(ABANDON_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+        LOG.warn(
+            "Shutdown: runs did not stop within {} of being abandoned; their leases expire on"
+                + " their own",
+            ABANDON_WAIT);
+      }
     }
     return finished;
   }
+
+  /** How long abandoned runs get to unwind (and release their leases) before the process goes. */
+  static final Duration ABANDON_WAIT = Duration.ofSeconds(2);
 
   @Override
   public void close() throws InterruptedException {

@@ -230,9 +230,18 @@ public final class TableContext implements AutoCloseable {
     return published.computeIfAbsent(key, k -> new AtomicReference<>());
   }
 
+  /**
+   * Interrupts the file copies and rewrites in flight and takes no more: a stopping service's
+   * abandoned runs then fail at once instead of waiting for their files (a copy blocked in a socket
+   * read that ignores interrupts still finishes its file first).
+   */
+  public void abandonFileSteps() {
+    fileExecutor.shutdownNow();
+  }
+
   /** Stops the file copies; call after the coordinator has let running work finish. */
   @Override
   public void close() {
-    fileExecutor.shutdownNow();
+    abandonFileSteps();
   }
 }

@@ -35,6 +35,10 @@ import org.springframework.validation.annotation.Validated;
  *     units)
  * @param limits bounds on what events can make the service hold
  * @param batchOperations when a backfill hands its byte-for-byte copies to S3 Batch Operations
+ * @param shutdownTimeout how long a stopping service lets running replications finish before it
+ *     abandons them (default PT10S); a run abandoned half-way leaves the replica as it was (its
+ *     commit is the last step) and releases its table's lease, so another instance takes the table
+ *     at once
  */
 @Validated
 @ConfigurationProperties("replicator")
@@ -48,7 +52,8 @@ public record ReplicatorProperties(
     @DefaultValue("false") boolean coalesceVersions,
     @NotNull @DefaultValue("256MB") DataSize maxMetadataBytes,
     @Valid @DefaultValue Limits limits,
-    @Valid @DefaultValue BatchOperations batchOperations) {
+    @Valid @DefaultValue BatchOperations batchOperations,
+    @NotNull @DefaultValue("PT10S") Duration shutdownTimeout) {
 
   public ReplicatorProperties {
     rules = List.copyOf(rules);
