@@ -172,7 +172,7 @@ public final class ReplicateCommand implements Callable<Integer> {
                 CatalogSpec spec = t.catalog().withDefaults(stores.targetCatalogDefaults());
                 return CatalogRegistrars.forCatalog(
                     spec,
-                    catalogs.get(spec),
+                    catalogs.registering(spec),
                     t.identifier(),
                     stores.target(targetLocation),
                     catalogs);

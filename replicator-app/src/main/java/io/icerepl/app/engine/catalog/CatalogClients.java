@@ -2,6 +2,7 @@ package io.icerepl.app.engine.catalog;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.iceberg.aws.AwsClientFactories;
@@ -17,9 +18,36 @@ public final class CatalogClients implements AutoCloseable {
   private final Map<CatalogSpec, GlueClient> glue = new ConcurrentHashMap<>();
 
   /**
-   * @throws CatalogException when the catalog's client cannot be set up; tried again next time
+   * An existing catalog: the one tables are read from, promoted or failed back in. Opening it never
+   * creates it.
+   *
+   * @throws CatalogException when the catalog's client cannot be set up, or its SQLite file does
+   *     not exist (naming the file); tried again next time
    */
   public Catalog get(CatalogSpec spec) {
+    SqliteFile.of(spec)
+        .filter(file -> !Files.exists(file))
+        .ifPresent(
+            file -> {
+              throw new CatalogException(
+                  "Cannot open "
+                      + spec.describe()
+                      + ": its SQLite file "
+                      + file
+                      + " does not exist (the replicator creates a catalog file only to register"
+                      + " replicas in)",
+                  null);
+            });
+    return open.computeIfAbsent(spec, IcebergCatalogs::open);
+  }
+
+  /**
+   * The catalog replicas are registered in, created by the first registration when it is a SQLite
+   * file not made yet, as Iceberg's JDBC catalog does, so a new DR catalog needs no setup.
+   *
+   * @throws CatalogException when the catalog's client cannot be set up; tried again next time
+   */
+  public Catalog registering(CatalogSpec spec) {
     return open.computeIfAbsent(spec, IcebergCatalogs::open);
   }
 

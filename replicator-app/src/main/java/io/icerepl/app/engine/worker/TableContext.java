@@ -152,7 +152,7 @@ public final class TableContext implements AutoCloseable {
                               identifier,
                               CatalogRegistrars.forCatalog(
                                   spec,
-                                  catalogs.get(spec),
+                                  catalogs.registering(spec),
                                   identifier,
                                   stores.targetStore(key.targetLocation()),
                                   catalogs));
