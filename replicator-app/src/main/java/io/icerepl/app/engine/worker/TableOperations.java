@@ -1,9 +1,7 @@
 package io.icerepl.app.engine.worker;
 
-import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.TableReplicationException;
 import io.icerepl.app.engine.TableReplicator;
-import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.catalog.CatalogHeadResolver;
 import io.icerepl.app.engine.catalog.CatalogRegistrars;
 import io.icerepl.app.engine.catalog.CatalogSpec;
@@ -27,12 +25,10 @@ import io.icerepl.app.engine.verify.VerifyResult;
 import io.icerepl.app.engine.verify.VerifySource;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.path.PathMapping;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.ExecutorService;
 import java.util.function.Consumer;
 import org.apache.iceberg.catalog.TableIdentifier;
 
@@ -42,32 +38,18 @@ import org.apache.iceberg.catalog.TableIdentifier;
  */
 public final class TableOperations {
   private final TableContext context;
-  private final StoreFactory stores;
-  private final Clock clock;
-  private final ExecutorService fileExecutor;
-  private final ReplicationOptions options;
-  private final TableRules rules;
-  private final TableStatus board;
-  private final CatalogClients catalogs;
 
   public TableOperations(TableContext context) {
     this.context = context;
-    this.stores = context.stores;
-    this.clock = context.clock;
-    this.fileExecutor = context.fileExecutor;
-    this.options = context.options;
-    this.rules = context.rules;
-    this.board = context.board;
-    this.catalogs = context.catalogs;
   }
 
   public RetentionResult expire(TableKey key) {
     return RetentionRunner.expire(
-        stores.targetStore(key.targetLocation()),
-        clock,
+        context.stores.targetStore(key.targetLocation()),
+        context.clock,
         key.targetLocation(),
-        rules.rule(key.rule()).retention(),
-        options.maxMetadataBytes(),
+        context.rules.rule(key.rule()).retention(),
+        context.options.maxMetadataBytes(),
         DeletionProgress.Listener.NONE);
   }
 
@@ -79,21 +61,24 @@ public final class TableOperations {
   public VerifyReport verify(TableKey key) {
     try {
       TableContext.Source source = context.source(key);
-      ObjectStore sourceStore = stores.sourceStore(source.location());
+      ObjectStore sourceStore = context.stores.sourceStore(source.location());
       String head =
           source
               .catalogs()
               .sourceHead()
-              .orElseGet(() -> new FileSystemHeadResolver(sourceStore, clock, options.settleTime()))
+              .orElseGet(
+                  () ->
+                      new FileSystemHeadResolver(
+                          sourceStore, context.clock, context.options.settleTime()))
               .head(source.location())
               .file();
       List<String> first = new ArrayList<>();
       VerifyResult result =
           new TableVerifier(
-                  stores.targetStore(key.targetLocation()),
-                  fileExecutor,
-                  options.parallelism(),
-                  options.maxMetadataBytes())
+                  context.stores.targetStore(key.targetLocation()),
+                  context.fileExecutor,
+                  context.options.parallelism(),
+                  context.options.maxMetadataBytes())
               .verify(
                   key.targetLocation(),
                   Optional.of(new VerifySource(sourceStore, source.location(), head)),
@@ -103,11 +88,11 @@ public final class TableOperations {
                     }
                   });
       VerifyReport report =
-          new VerifyReport(clock.instant(), result.checked(), result.problems(), first);
-      board.verified(key, report);
+          new VerifyReport(context.clock.instant(), result.checked(), result.problems(), first);
+      context.board.verified(key, report);
       return report;
     } catch (RuntimeException e) {
-      board.verifyFailed(key, e);
+      context.board.verifyFailed(key, e);
       throw e;
     }
   }
@@ -138,30 +123,33 @@ public final class TableOperations {
       OptionalLong decidedOn) {
     String table = key.targetLocation();
     Optional<TableContext.ReplicaEntry> entry = context.replicaEntry(key);
-    ObjectStore replicaStore = stores.targetStore(key.targetLocation());
+    ObjectStore replicaStore = context.stores.targetStore(key.targetLocation());
     TablePromoter promoter =
         new TablePromoter(
             replicaStore,
-            clock,
-            options.maxMetadataBytes(),
+            context.clock,
+            context.options.maxMetadataBytes(),
             entry.map(TableContext.ReplicaEntry::registrar));
     PromotionResult result;
     if (mode == PromotionMode.SAFE) {
       TableContext.Source source = context.source(key);
-      ObjectStore sourceStore = stores.sourceStore(source.location());
+      ObjectStore sourceStore = context.stores.sourceStore(source.location());
       TableReplicator replicator =
           TableReplicator.builder(
                   sourceStore,
                   replicaStore,
-                  fileExecutor,
+                  context.fileExecutor,
                   context.optionsOf(key, source.location()))
-              .clock(clock)
-              .progress(progress -> board.progress(key, progress))
+              .clock(context.clock)
+              .progress(progress -> context.board.progress(key, progress))
               .catalogs(source.catalogs())
               .build();
       TableVerifier verifier =
           new TableVerifier(
-              replicaStore, fileExecutor, options.parallelism(), options.maxMetadataBytes());
+              replicaStore,
+              context.fileExecutor,
+              context.options.parallelism(),
+              context.options.maxMetadataBytes());
       result =
           promoter.promoteSafely(
               table,
@@ -176,7 +164,7 @@ public final class TableOperations {
     } else {
       result = promoter.promote(table, key.targetLocation(), mode, decidedOn);
     }
-    board.promoted(key, result);
+    context.board.promoted(key, result);
     return result;
   }
 
@@ -197,7 +185,7 @@ public final class TableOperations {
   public FailbackSummary failback(
       TableKey key, String originalLocation, String tagPrefix, OptionalLong decidedOnEpoch) {
     String primary = key.targetLocation();
-    TableRule rule = rules.rule(key.rule());
+    TableRule rule = context.rules.rule(key.rule());
     Optional<CatalogSpec> originalCatalog = rule.catalog().map(RuleCatalog::spec);
     if (originalCatalog.isPresent() && "rest".equals(originalCatalog.get().type())) {
       throw refusedFailback(
@@ -208,8 +196,8 @@ public final class TableOperations {
               + ", a REST catalog whose entry a fail-back cannot move (the failback command with"
               + " --old-source-catalog moves a JDBC or Glue entry)");
     }
-    ObjectStore primaryStore = stores.targetStore(primary);
-    if (new TablePromoter(primaryStore, clock, options.maxMetadataBytes())
+    ObjectStore primaryStore = context.stores.targetStore(primary);
+    if (new TablePromoter(primaryStore, context.clock, context.options.maxMetadataBytes())
         .promotion(primary, primary)
         .isEmpty()) {
       throw refusedFailback(
@@ -223,10 +211,10 @@ public final class TableOperations {
     FailbackSummary summary =
         new TableFailback(
                 primaryStore,
-                stores.sourceStore(originalLocation),
-                clock,
-                fileExecutor,
-                options.forTable(
+                context.stores.sourceStore(originalLocation),
+                context.clock,
+                context.fileExecutor,
+                context.options.forTable(
                     maps.stream()
                         .map(map -> new PathMapping.Prefix(map.target(), map.source()))
                         .toList(),
@@ -234,7 +222,7 @@ public final class TableOperations {
                 tagPrefix,
                 failbackCatalogs(key, originalLocation, originalCatalog))
             .failback(primary, originalLocation, decidedOnEpoch);
-    board.failedBack(key, FailbackReport.of(clock.instant(), summary));
+    context.board.failedBack(key, FailbackReport.of(context.clock.instant(), summary));
     return summary;
   }
 
@@ -251,16 +239,16 @@ public final class TableOperations {
             .map(
                 entry ->
                     new CatalogHeadResolver(
-                        catalogs.get(entry.spec()), entry.spec(), entry.identifier()));
+                        context.catalogs.get(entry.spec()), entry.spec(), entry.identifier()));
     Optional<ReplicaRegistrar> originalEntry =
         originalCatalog.map(
             spec ->
                 CatalogRegistrars.forCatalog(
                     spec,
-                    catalogs.get(spec),
+                    context.catalogs.get(spec),
                     TableIdentifier.of(key.levels().toArray(String[]::new)),
-                    stores.sourceStore(originalLocation),
-                    catalogs));
+                    context.stores.sourceStore(originalLocation),
+                    context.catalogs));
     return new TableCatalogs(primaryHead, originalEntry);
   }
 

@@ -1,10 +1,8 @@
 package io.icerepl.app.engine.worker;
 
-import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.ReplicationResult;
 import io.icerepl.app.engine.TableHeads;
 import io.icerepl.app.engine.TableReplicator;
-import io.icerepl.app.engine.batch.BatchOperations;
 import io.icerepl.app.engine.head.MetadataListing;
 import io.icerepl.app.engine.replica.ReplicaFiles;
 import io.icerepl.app.engine.replica.ReplicaHead;
@@ -15,7 +13,6 @@ import io.icerepl.merge.model.Snapshot;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.path.TableLayout;
 import java.io.IOException;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -26,7 +23,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,13 +36,6 @@ public final class TableRunner implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TableRunner.class);
 
   private final TableContext context;
-  private final StoreFactory stores;
-  private final Clock clock;
-  private final ExecutorService fileExecutor;
-  private final ReplicationOptions options;
-  private final TableStatus board;
-  private final CatalogTableLocations catalogLocations;
-  private final BatchOperations batchOperations;
 
   /**
    * For each key whose last run (or restore) found its replica holding the source head with nothing
@@ -59,13 +48,6 @@ public final class TableRunner implements AutoCloseable {
 
   public TableRunner(TableContext context) {
     this.context = context;
-    this.stores = context.stores;
-    this.clock = context.clock;
-    this.fileExecutor = context.fileExecutor;
-    this.options = context.options;
-    this.board = context.board;
-    this.catalogLocations = context.catalogLocations;
-    this.batchOperations = context.batchOperations;
   }
 
   /**
@@ -73,11 +55,11 @@ public final class TableRunner implements AutoCloseable {
    *     a version an event announced that the table's catalog does not name yet
    */
   public Optional<Duration> replicate(TableKey key) {
-    board.seen(key);
+    context.board.seen(key);
     AtomicReference<ReplicaHead> publishedLast = context.publishedLast(key);
     // the source is located (for a catalog table, its catalog asked) while the replica is read
     CompletableFuture<TableContext.Source> located =
-        CompletableFuture.supplyAsync(() -> context.source(key), fileExecutor);
+        CompletableFuture.supplyAsync(() -> context.source(key), context.fileExecutor);
     Optional<ReplicaFiles.Replica> replicaRead = readReplica(key, publishedLast);
     TableContext.Source source;
     try {
@@ -90,14 +72,15 @@ public final class TableRunner implements AutoCloseable {
     }
     TableReplicator replicator =
         TableReplicator.builder(
-                stores.sourceStore(source.location()),
-                stores.targetStore(key.targetLocation()),
-                fileExecutor,
+                context.stores.sourceStore(source.location()),
+                context.stores.targetStore(key.targetLocation()),
+                context.fileExecutor,
                 context.optionsOf(key, source.location()))
-            .clock(clock)
-            .progress(progress -> board.progress(key, progress))
+            .clock(context.clock)
+            .progress(progress -> context.board.progress(key, progress))
             .catalogs(source.catalogs())
-            .batchPreCopy(batchOperations.preCopy((table, job) -> board.batchJob(key, job)))
+            .batchPreCopy(
+                context.batchOperations.preCopy((table, job) -> context.board.batchJob(key, job)))
             .lastPublished(publishedLast)
             .build();
     ReplicationResult result;
@@ -108,7 +91,7 @@ public final class TableRunner implements AutoCloseable {
       // a failed run may still be behind by a known amount (a held lease, a bad file): the lag
       // shows it
       try {
-        board.observed(
+        context.board.observed(
             key,
             observation(
                 source.location(), replicator.read(source.location(), key.targetLocation())));
@@ -117,10 +100,11 @@ public final class TableRunner implements AutoCloseable {
       }
       throw e;
     }
-    board.succeeded(key, result.summary(), observation(source.location(), result.heads()));
+    context.board.succeeded(key, result.summary(), observation(source.location(), result.heads()));
     rememberListing(key, result.heads());
     Optional<Duration> settles = result.summary().settlesIn();
-    Optional<Duration> recheck = catalogLocations.recheckIn(key, result.heads().source().file());
+    Optional<Duration> recheck =
+        context.catalogLocations.recheckIn(key, result.heads().source().file());
     if (settles.isPresent() && recheck.isPresent()) {
       return settles.get().compareTo(recheck.get()) < 0 ? settles : recheck;
     }
@@ -135,12 +119,14 @@ public final class TableRunner implements AutoCloseable {
       TableKey key, AtomicReference<ReplicaHead> publishedLast) {
     try {
       return Optional.of(
-          new ReplicaFiles(stores.targetStore(key.targetLocation()), options.maxMetadataBytes())
+          new ReplicaFiles(
+                  context.stores.targetStore(key.targetLocation()),
+                  context.options.maxMetadataBytes())
               .read(
                   key.sourceLocation(),
                   key.targetLocation(),
                   Optional.ofNullable(publishedLast.get()),
-                  fileExecutor));
+                  context.fileExecutor));
     } catch (IOException | RuntimeException e) {
       return Optional.empty();
     }
@@ -177,7 +163,8 @@ public final class TableRunner implements AutoCloseable {
     try {
       return Optional.of(
           MetadataListing.of(
-              stores
+              context
+                  .stores
                   .targetStore(key.targetLocation())
                   .listEntries(ReplicaLayout.metadataFolder(key.targetLocation()))));
     } catch (IOException | RuntimeException e) {
@@ -190,23 +177,23 @@ public final class TableRunner implements AutoCloseable {
    * and the source head, so its status and lag are right before its first run.
    */
   public void restore(TableKey key) {
-    if (board.known(key)) {
+    if (context.board.known(key)) {
       return;
     }
     try {
       TableContext.Source source = context.source(key);
       TableReplicator replicator =
           TableReplicator.builder(
-                  stores.sourceStore(source.location()),
-                  stores.targetStore(key.targetLocation()),
-                  fileExecutor,
-                  options)
-              .clock(clock)
+                  context.stores.sourceStore(source.location()),
+                  context.stores.targetStore(key.targetLocation()),
+                  context.fileExecutor,
+                  context.options)
+              .clock(context.clock)
               .progress(CopyProgress.Listener.NONE)
               .catalogs(source.catalogs())
               .build();
       TableHeads heads = replicator.read(source.location(), key.targetLocation());
-      board.restored(key, observation(source.location(), heads));
+      context.board.restored(key, observation(source.location(), heads));
       rememberListing(key, heads);
     } catch (RuntimeException e) {
       // the table's run reports the same error with its state
