@@ -78,7 +78,16 @@ public final class TableMetadataParser {
    * history-long fields are held compactly as they are read, never as a tree of the whole file.
    */
   public static TableMetadata read(InputStream input, String fileName, long maxBytes) {
-    try (InputStream limited = new LimitedInputStream(decompress(input), maxBytes, fileName);
+    return read(input, fileName, maxBytes, MetadataHeapBound.ofThisJvm());
+  }
+
+  /**
+   * As {@link #read(InputStream, String, long)}, refusing a file larger than {@code heap} holds as
+   * soon as that many bytes of it were read.
+   */
+  static TableMetadata read(
+      InputStream input, String fileName, long maxBytes, MetadataHeapBound heap) {
+    try (InputStream limited = new LimitedInputStream(decompress(input), maxBytes, heap, fileName);
         JsonParser parser = MAPPER.createParser(limited);
         RawBuffer buffer = new RawBuffer()) {
       if (parser.nextToken() != JsonToken.START_OBJECT) {
@@ -429,12 +438,16 @@ public final class TableMetadataParser {
   /** Fails once more than the configured number of (decompressed) bytes was read. */
   private static final class LimitedInputStream extends java.io.FilterInputStream {
     private final long maxBytes;
+    private final MetadataHeapBound heap;
+    private final long heapBytes;
     private final String fileName;
     private long count;
 
-    LimitedInputStream(InputStream in, long maxBytes, String fileName) {
+    LimitedInputStream(InputStream in, long maxBytes, MetadataHeapBound heap, String fileName) {
       super(in);
       this.maxBytes = maxBytes;
+      this.heap = heap;
+      this.heapBytes = heap.largestFileBytes();
       this.fileName = fileName;
     }
 
@@ -458,6 +471,25 @@ public final class TableMetadataParser {
 
     private void count(long n) {
       count += n;
+      if (count > heapBytes && heapBytes < maxBytes) {
+        long mib = 1024 * 1024;
+        throw new BadInputException(
+            "Cannot read table metadata "
+                + fileName
+                + ": larger than this process's heap holds (over "
+                + heapBytes / mib
+                + " MiB read; a maximum heap of "
+                + heap.maxHeapBytes() / mib
+                + " MiB holds metadata files up to "
+                + heapBytes / mib
+                + " MiB, at 1.5× their size plus "
+                + MetadataHeapBound.RESERVE_BYTES / mib
+                + " MiB); give the JVM -Xmx"
+                + MetadataHeapBound.heapMibFor(maxBytes)
+                + "m to read files up to the configured limit of "
+                + maxBytes / mib
+                + " MiB");
+      }
       if (count > maxBytes) {
         throw new BadInputException(
             "Cannot read table metadata "

@@ -104,4 +104,65 @@ class MetadataLimitsTest {
         .hasMessageContaining("larger than the configured limit of " + MIB + " bytes");
     assertThat(taken[0]).isLessThanOrEqualTo(256 * 1024).isLessThan(bomb.length / 2);
   }
+
+  @Test
+  void aFileLargerThanTheHeapHoldsIsRefusedNamingTheHeapAsSoonAsThatMuchWasRead() {
+    // a heap that holds files of 1 MiB, a configured limit of 256 MiB, a file without end: only a
+    // reader that stops at the heap's bound passes
+    MetadataHeapBound heap =
+        new MetadataHeapBound(MetadataHeapBound.RESERVE_BYTES + (long) (1.5 * MIB));
+    assertThat(heap.largestFileBytes()).isEqualTo(MIB);
+    long allowed = MIB + 64 * 1024;
+    java.io.InputStream endless =
+        new java.io.InputStream() {
+          long read;
+
+          @Override
+          public int read() {
+            if (++read > allowed) {
+              throw new AssertionError("read " + read + " bytes, past the heap's bound");
+            }
+            return read == 1 ? '{' : ' ';
+          }
+        };
+
+    assertThatThrownBy(
+            () ->
+                TableMetadataParser.read(
+                    endless,
+                    "s3://b/t/metadata/v9.metadata.json",
+                    TableMetadataParser.DEFAULT_MAX_METADATA_BYTES,
+                    heap))
+        .isInstanceOf(BadInputException.class)
+        .hasMessage(
+            "Cannot read table metadata s3://b/t/metadata/v9.metadata.json: larger than this"
+                + " process's heap holds (over 1 MiB read; a maximum heap of 257 MiB holds metadata"
+                + " files up to 1 MiB, at 1.5× their size plus 256 MiB); give the JVM -Xmx640m to"
+                + " read files up to the configured limit of 256 MiB");
+  }
+
+  @Test
+  void aFileWithinTheHeapsBoundReadsAsBefore() {
+    MetadataHeapBound heap =
+        new MetadataHeapBound(MetadataHeapBound.RESERVE_BYTES + (long) (1.5 * MIB));
+    byte[] small = GzipBomb.of("{", ' ', MIB / 2, "}");
+    assertThatThrownBy(
+            () ->
+                TableMetadataParser.read(
+                    new ByteArrayInputStream(small), "v1.metadata.json.gz", MIB / 4, heap))
+        .as("the configured limit, the smaller bound here, is the one named")
+        .hasMessage(
+            "Cannot read table metadata v1.metadata.json.gz: larger than the configured limit of "
+                + MIB / 4
+                + " bytes");
+  }
+
+  @Test
+  void theHeapTheBigMetadataFigureRunsInHoldsItsFile() {
+    // benchmark big-metadata: a 1000 MiB file under -Xmx1792m
+    MetadataHeapBound heap = new MetadataHeapBound(1792 * MIB);
+    assertThat(heap.largestFileBytes()).isEqualTo(1024 * MIB);
+    assertThat(MetadataHeapBound.heapMibFor(1024 * MIB)).isEqualTo(1792);
+    assertThat(new MetadataHeapBound(128 * MIB).largestFileBytes()).isZero();
+  }
 }

@@ -10,17 +10,22 @@ import io.icerepl.app.engine.worker.TableRule;
 import io.icerepl.app.engine.worker.TableRules;
 import io.icerepl.app.logging.Redaction;
 import io.icerepl.app.service.s3.S3Properties;
+import io.icerepl.merge.model.MetadataHeapBound;
 import io.icerepl.merge.path.PathMapping;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Maps the {@code replicator.*} properties onto the engine's settings: the engine knows no Spring.
  */
 public final class EngineSettings {
+  private static final Logger LOG = LoggerFactory.getLogger(EngineSettings.class);
+
   private EngineSettings() {}
 
   /**
@@ -42,6 +47,19 @@ public final class EngineSettings {
   }
 
   public static ReplicationOptions replication(ReplicatorProperties properties) {
+    long limit = properties.maxMetadataBytes().toBytes();
+    MetadataHeapBound heap = MetadataHeapBound.ofThisJvm();
+    if (heap.largestFileBytes() < limit) {
+      // said once at start: the refusal itself names the file and the heap when it happens
+      LOG.warn(
+          "replicator.max-metadata-bytes is {} MiB, but this process's maximum heap of {} MiB holds"
+              + " metadata files up to {} MiB: larger ones are refused; -Xmx{}m reads files up to"
+              + " the configured limit",
+          limit >> 20,
+          heap.maxHeapBytes() >> 20,
+          heap.largestFileBytes() >> 20,
+          MetadataHeapBound.heapMibFor(limit));
+    }
     return new ReplicationOptions(
         List.of(),
         properties.coalesceVersions(),
