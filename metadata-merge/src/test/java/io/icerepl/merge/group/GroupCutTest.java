@@ -1,0 +1,222 @@
+package io.icerepl.merge.group;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.icerepl.merge.model.TableMetadata;
+import io.icerepl.merge.model.TableMetadataParser;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.hadoop.HadoopTables;
+import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.SnapshotUtil;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Cuts across two tables written in lockstep by the Iceberg library, each batch committed to {@code
+ * orders} and then to {@code order_items} with its batch id in the snapshot summary. What each cut
+ * picks is checked against Iceberg's own time travel ({@code SnapshotUtil.snapshotIdAsOfTime}, what
+ * {@code TIMESTAMP AS OF} reads) and for consistency: at no cut do the items hold a batch the
+ * orders lack, and the orders hold at most the one batch whose items were being committed.
+ */
+class GroupCutTest {
+  private static final Schema SCHEMA =
+      new Schema(Types.NestedField.required(1, "id", Types.LongType.get()));
+
+  @Test
+  void atEveryMomentEachTableIsAtItsSnapshotOfThatMomentAndTheBatchesAgree(@TempDir Path dir)
+      throws Exception {
+    Table orders = table(dir, "orders");
+    Table items = table(dir, "order_items");
+    for (int batch = 1; batch <= 6; batch++) {
+      append(orders, batch);
+      append(items, batch);
+    }
+    TableMetadata ordersMetadata = read(orders);
+    TableMetadata itemsMetadata = read(items);
+    long first = orders.history().get(0).timestampMillis();
+    long last = items.currentSnapshot().timestampMillis();
+
+    int checked = 0;
+    for (long at = first - 2; at <= last + 2; at++) {
+      GroupCut cut =
+          GroupCut.of(
+              List.of(
+                  new GroupMember("orders", at, ordersMetadata),
+                  new GroupMember("order_items", at, itemsMetadata)),
+              Duration.ZERO);
+      assertThat(cut.cutMs()).isEqualTo(at);
+      OptionalLong ordersAt = cut.snapshotIds().get("orders");
+      OptionalLong itemsAt = cut.snapshotIds().get("order_items");
+      assertThat(ordersAt).as("orders at %d", at).isEqualTo(icebergAsOf(orders, at));
+      assertThat(itemsAt).as("order_items at %d", at).isEqualTo(icebergAsOf(items, at));
+
+      Set<Integer> orderBatches = batches(orders, ordersAt);
+      Set<Integer> itemBatches = batches(items, itemsAt);
+      assertThat(orderBatches).as("at %d", at).containsAll(itemBatches);
+      Set<Integer> withoutItems = new TreeSet<>(orderBatches);
+      withoutItems.removeAll(itemBatches);
+      assertThat(withoutItems)
+          .as("orders without items at %d: only the batch in flight", at)
+          .hasSizeLessThanOrEqualTo(1);
+      withoutItems.forEach(batch -> assertThat(batch).isEqualTo(orderBatches.size()));
+      checked++;
+    }
+    assertThat(checked).isGreaterThan(12);
+  }
+
+  @Test
+  void theCutIsTheTableKnownCurrentLeastRecentlyAndTheAllowanceReadsEarlier(@TempDir Path dir)
+      throws Exception {
+    Table orders = table(dir, "orders");
+    Table items = table(dir, "order_items");
+    append(orders, 1);
+    append(items, 1);
+    append(orders, 2);
+    append(items, 2);
+    long batchTwoItems = items.currentSnapshot().timestampMillis();
+    long later = batchTwoItems + 1000;
+
+    GroupCut cut =
+        GroupCut.of(
+            List.of(
+                new GroupMember("orders", later, read(orders)),
+                new GroupMember("order_items", batchTwoItems, read(items))),
+            Duration.ZERO);
+    assertThat(cut.cutMs()).isEqualTo(batchTwoItems);
+    assertThat(cut.heldBackBy()).isEqualTo("order_items");
+    assertThat(batches(orders, cut.snapshotIds().get("orders"))).containsExactly(1, 2);
+    assertThat(batches(items, cut.snapshotIds().get("order_items"))).containsExactly(1, 2);
+
+    long skew = batchTwoItems - items.snapshots().iterator().next().timestampMillis();
+    GroupCut allowed =
+        GroupCut.of(
+            List.of(
+                new GroupMember("orders", later, read(orders)),
+                new GroupMember("order_items", batchTwoItems, read(items))),
+            Duration.ofMillis(skew));
+    assertThat(allowed.cutMs()).isEqualTo(batchTwoItems);
+    assertThat(batches(items, allowed.snapshotIds().get("order_items")))
+        .as("taken as of the cut less the allowance")
+        .containsExactly(1);
+  }
+
+  @Test
+  void aRollbackIsSeenAsTheTablesReadersSawIt(@TempDir Path dir) throws Exception {
+    Table items = table(dir, "order_items");
+    append(items, 1);
+    long first = items.currentSnapshot().snapshotId();
+    append(items, 2);
+    append(items, 3);
+    long third = items.currentSnapshot().snapshotId();
+    long beforeRollback = items.currentSnapshot().timestampMillis();
+    pause();
+    items.manageSnapshots().rollbackTo(first).commit();
+    long rolledBack = System.currentTimeMillis();
+    pause();
+    append(items, 4);
+    TableMetadata metadata = read(items);
+
+    assertThat(MainAt.snapshotAt(metadata, beforeRollback))
+        .as("batch 3 was current until the rollback, though no longer an ancestor of main")
+        .isEqualTo(icebergAsOf(items, beforeRollback))
+        .hasValue(third);
+    OptionalLong at = MainAt.snapshotAt(metadata, rolledBack);
+    assertThat(at).isEqualTo(icebergAsOf(items, rolledBack)).hasValue(first);
+    assertThat(batches(items, MainAt.snapshotAt(metadata, Long.MAX_VALUE))).containsExactly(1, 4);
+  }
+
+  @Test
+  void aMomentBeforeTheHistoryTheReplicaKeepsHasNoSnapshot(@TempDir Path dir) throws Exception {
+    Table items = table(dir, "order_items");
+    append(items, 1);
+    long firstAt = items.currentSnapshot().timestampMillis();
+    append(items, 2);
+    append(items, 3);
+    items.expireSnapshots().expireOlderThan(Long.MAX_VALUE).retainLast(1).commit();
+    TableMetadata metadata = read(items);
+
+    assertThat(MainAt.snapshotAt(metadata, firstAt - 1)).isEmpty();
+    assertThat(MainAt.snapshotAt(metadata, firstAt))
+        .as("batch 1's snapshot is expired: the replica cannot show that moment")
+        .isEmpty();
+    assertThat(MainAt.snapshotAt(metadata, Long.MAX_VALUE))
+        .hasValue(items.currentSnapshot().snapshotId());
+  }
+
+  @Test
+  void aGroupNeedsATableAndANonNegativeAllowance() {
+    assertThatThrownBy(() -> GroupCut.of(List.of(), Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("A group needs at least one table");
+  }
+
+  private static Table table(Path dir, String name) {
+    return new HadoopTables(new Configuration())
+        .create(SCHEMA, PartitionSpec.unpartitioned(), dir.resolve(name).toUri().toString());
+  }
+
+  /** One batch, committed with its id in the snapshot summary, a few milliseconds apart. */
+  private static void append(Table table, int batch) throws InterruptedException {
+    pause();
+    DataFile file =
+        DataFiles.builder(PartitionSpec.unpartitioned())
+            .withPath(table.location() + "/data/batch-" + batch + ".parquet")
+            .withFormat(FileFormat.PARQUET)
+            .withFileSizeInBytes(100)
+            .withRecordCount(1)
+            .build();
+    table.newAppend().appendFile(file).set("batch", Integer.toString(batch)).commit();
+  }
+
+  private static void pause() throws InterruptedException {
+    Thread.sleep(3);
+  }
+
+  private static TableMetadata read(Table table) throws IOException {
+    String file =
+        ((org.apache.iceberg.HasTableOperations) table)
+            .operations()
+            .current()
+            .metadataFileLocation();
+    try (InputStream in = Files.newInputStream(Path.of(java.net.URI.create(file)))) {
+      return TableMetadataParser.read(in, file, TableMetadataParser.DEFAULT_MAX_METADATA_BYTES);
+    }
+  }
+
+  private static OptionalLong icebergAsOf(Table table, long at) {
+    try {
+      return OptionalLong.of(SnapshotUtil.snapshotIdAsOfTime(table, at));
+    } catch (IllegalArgumentException none) {
+      return OptionalLong.empty();
+    }
+  }
+
+  /** The batches a reader of the table at this snapshot sees: its ancestry's summaries. */
+  private static Set<Integer> batches(Table table, OptionalLong snapshotId) {
+    Set<Integer> batches = new TreeSet<>();
+    if (snapshotId.isEmpty()) {
+      return batches;
+    }
+    for (Snapshot s : SnapshotUtil.ancestorsOf(snapshotId.getAsLong(), table::snapshot)) {
+      batches.add(Integer.parseInt(s.summary().get("batch")));
+    }
+    return batches;
+  }
+}
