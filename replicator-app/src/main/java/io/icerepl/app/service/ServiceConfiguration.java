@@ -2,6 +2,7 @@ package io.icerepl.app.service;
 
 import io.icerepl.app.engine.batch.BatchOperations;
 import io.icerepl.app.engine.catalog.CatalogClients;
+import io.icerepl.app.engine.group.GroupCutReader;
 import io.icerepl.app.engine.worker.CatalogTableLocations;
 import io.icerepl.app.engine.worker.Reconciler;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
@@ -61,6 +62,13 @@ class ServiceConfiguration {
   @Bean
   CatalogTableLocations catalogTableLocations() {
     return new CatalogTableLocations();
+  }
+
+  @Bean
+  GroupCutReader groupCutReader(
+      ObjectProvider<StoreFactory> stores, ReplicatorProperties properties) {
+    return new GroupCutReader(
+        stores.getIfAvailable(SchemeStores::local), properties.maxMetadataBytes().toBytes());
   }
 
   @Bean
@@ -161,9 +169,16 @@ class ServiceConfiguration {
       TableDiscovery discovery,
       ReplicationCoordinator coordinator,
       StatusBoard board,
-      TableRunner runner) {
+      TableRunner runner,
+      ObjectProvider<Clock> clock) {
     return new Reconciler(
-        rules, discovery, coordinator, board, runner::restore, runner::unchangedSince);
+        rules,
+        discovery,
+        coordinator,
+        board,
+        runner::restore,
+        runner::unchangedSince,
+        clock.getIfAvailable(Clock::systemUTC));
   }
 
   @Bean

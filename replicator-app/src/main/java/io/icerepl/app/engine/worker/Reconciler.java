@@ -1,6 +1,7 @@
 package io.icerepl.app.engine.worker;
 
 import io.icerepl.app.engine.head.MetadataListing;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -30,6 +31,7 @@ public final class Reconciler {
   private final TableStatus board;
   private final Consumer<TableKey> restore;
   private final BiPredicate<TableKey, MetadataListing> unchanged;
+  private final Clock clock;
 
   /** Keys whose scheduled verification is queued or running, so a slow one is not queued twice. */
   private final Set<TableKey> verifying = ConcurrentHashMap.newKeySet();
@@ -50,6 +52,21 @@ public final class Reconciler {
       TableStatus board,
       Consumer<TableKey> restore,
       BiPredicate<TableKey, MetadataListing> unchanged) {
+    this(rules, discovery, coordinator, board, restore, unchanged, Clock.systemUTC());
+  }
+
+  /**
+   * @param clock when each rule's source is listed: an unchanged table is known current from then
+   */
+  public Reconciler(
+      TableRules rules,
+      TableDiscovery discovery,
+      ReplicationCoordinator coordinator,
+      TableStatus board,
+      Consumer<TableKey> restore,
+      BiPredicate<TableKey, MetadataListing> unchanged,
+      Clock clock) {
+    this.clock = clock;
     this.rules = rules;
     this.discovery = discovery;
     this.coordinator = coordinator;
@@ -66,10 +83,15 @@ public final class Reconciler {
    */
   public void reconcile() {
     for (TableRule rule : rules.rules()) {
+      // before the rule's source is listed: a folder that lists as its replica left it holds no
+      // commit made before then that the replica lacks
+      long listedFrom = clock.millis();
       for (Found found : found(rule)) {
         restore.accept(found.key());
         if (found.listing().filter(l -> unchanged.test(found.key(), l)).isEmpty()) {
           coordinator.trigger(found.key());
+        } else {
+          board.knownCurrent(found.key(), listedFrom);
         }
       }
     }

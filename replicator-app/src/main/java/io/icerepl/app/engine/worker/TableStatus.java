@@ -24,6 +24,13 @@ public interface TableStatus {
 
   void succeeded(TableKey key, ReplicationSummary summary, Observation observed);
 
+  /**
+   * The key's replica is known to hold every commit its source made before {@code fromMs}: a run or
+   * a check that began then read the source's head (nothing settling) and found the replica holding
+   * it, or replicated it. What a replication group's cut is made of.
+   */
+  default void knownCurrent(TableKey key, long fromMs) {}
+
   void progress(TableKey key, CopyProgress progress);
 
   /** The rule's source was listed. */

@@ -39,6 +39,7 @@ import org.springframework.validation.annotation.Validated;
  *     abandons them (default PT10S); a run abandoned half-way leaves the replica as it was (its
  *     commit is the last step) and releases its table's lease, so another instance takes the table
  *     at once
+ * @param groups replication groups: tables whose replicas are read at one moment
  */
 @Validated
 @ConfigurationProperties("replicator")
@@ -53,10 +54,19 @@ public record ReplicatorProperties(
     @NotNull @DefaultValue("256MB") DataSize maxMetadataBytes,
     @Valid @DefaultValue Limits limits,
     @Valid @DefaultValue BatchOperations batchOperations,
-    @NotNull @DefaultValue("PT10S") Duration shutdownTimeout) {
+    @NotNull @DefaultValue("PT10S") Duration shutdownTimeout,
+    @Valid @DefaultValue List<Group> groups) {
 
   public ReplicatorProperties {
     rules = List.copyOf(rules);
+    groups = List.copyOf(groups);
+    java.util.Set<String> groupNames = new java.util.HashSet<>();
+    for (Group group : groups) {
+      if (!groupNames.add(group.name())) {
+        throw new IllegalArgumentException(
+            "replicator.groups: two groups are named " + group.name());
+      }
+    }
     if (maxMetadataBytes.toBytes() < 1) {
       throw new IllegalArgumentException(
           "replicator.max-metadata-bytes must be positive, got " + maxMetadataBytes);
@@ -322,6 +332,40 @@ public record ReplicatorProperties(
         throw new IllegalArgumentException(
             "replicator.batch-operations.role-arn is required when"
                 + " replicator.batch-operations.enabled is true");
+      }
+    }
+  }
+
+  /**
+   * A replication group: tables of one target read at one moment, the group's cut (the status API's
+   * {@code /api/groups}).
+   *
+   * @param name how the status API names the group
+   * @param target the target the group's replicas are in
+   * @param tables the group's tables as the status API addresses them: {@code <namespace>/<table>}
+   * @param clockSkew how far a writer's clock may run behind the replicator's: each replica is read
+   *     as of the cut less this (default one second)
+   */
+  public record Group(
+      @NotBlank String name,
+      @NotBlank String target,
+      @NotEmpty List<@NotBlank String> tables,
+      @NotNull @DefaultValue("PT1S") Duration clockSkew) {
+    public Group {
+      tables = List.copyOf(tables);
+      if (clockSkew.isNegative()) {
+        throw new IllegalArgumentException(
+            "replicator.groups: group " + name + " has a negative clock-skew " + clockSkew);
+      }
+      for (String table : tables) {
+        if (table.indexOf('/') <= 0 || table.endsWith("/")) {
+          throw new IllegalArgumentException(
+              "replicator.groups: group "
+                  + name
+                  + " names table '"
+                  + table
+                  + "': expected <namespace>/<table>, as the status API addresses it");
+        }
       }
     }
   }

@@ -93,6 +93,8 @@ class SecurityConfiguration {
                         HttpMethod.GET,
                         "/api/replications",
                         "/api/replications/**",
+                        "/api/groups",
+                        "/api/groups/**",
                         "/actuator/prometheus")
                     .permitAll();
               }

@@ -25,6 +25,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -442,6 +443,32 @@ public final class StatusBoard implements TableStatus {
     }
   }
 
+  @Override
+  public void knownCurrent(TableKey key, long fromMs) {
+    Entry e = entry(key);
+    synchronized (e) {
+      if (e.knownCurrentFromMs == null || fromMs > e.knownCurrentFromMs) {
+        e.knownCurrentFromMs = fromMs;
+      }
+    }
+  }
+
+  /**
+   * Since when the key's replica is known to hold every source commit made before; empty when it
+   * never was (not replicated yet, or failing since the service started).
+   */
+  public OptionalLong knownCurrentFrom(TableKey key) {
+    Entry e = entries.get(key);
+    if (e == null) {
+      return OptionalLong.empty();
+    }
+    synchronized (e) {
+      return e.knownCurrentFromMs == null
+          ? OptionalLong.empty()
+          : OptionalLong.of(e.knownCurrentFromMs);
+    }
+  }
+
   public List<ReplicationStatus> all() {
     long now = clock.millis();
     return entries.entrySet().stream()
@@ -456,6 +483,13 @@ public final class StatusBoard implements TableStatus {
   }
 
   /** The key of a target's table given by its namespace (levels joined with U+001F) and name. */
+  /** The lane of a table of {@code target} by its path under the prefixes ({@code ns/orders}). */
+  public Optional<TableKey> findTable(String target, String table) {
+    return entries.keySet().stream()
+        .filter(k -> k.target().equals(target) && k.table().equals(table))
+        .findFirst();
+  }
+
   public Optional<TableKey> find(String target, String namespace, String table) {
     return entries.keySet().stream()
         .filter(
@@ -541,6 +575,9 @@ public final class StatusBoard implements TableStatus {
 
     /** When the replica was last seen in sync; null before. */
     Long inSyncAtMs;
+
+    /** Since when every source commit made before is known in the replica; null before. */
+    Long knownCurrentFromMs;
 
     /** Whether the running (or last) run read where source and replica stand. */
     boolean observedThisRun;

@@ -1,0 +1,133 @@
+package io.icerepl.app.engine.group;
+
+import io.icerepl.app.engine.replica.ReplicaFiles;
+import io.icerepl.app.engine.replica.ReplicaHead;
+import io.icerepl.app.engine.worker.StoreFactory;
+import io.icerepl.app.engine.worker.TableKey;
+import io.icerepl.merge.group.GroupCut;
+import io.icerepl.merge.group.GroupMember;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * Where a replication group's cut stands: each member's replica read as it is now, with since when
+ * the replicator knows it current, through {@link GroupCut}. Reads only.
+ */
+public final class GroupCutReader {
+  private final StoreFactory stores;
+  private final long maxMetadataBytes;
+
+  public GroupCutReader(StoreFactory stores, long maxMetadataBytes) {
+    this.stores = stores;
+    this.maxMetadataBytes = maxMetadataBytes;
+  }
+
+  /**
+   * One table of a group as the service knows it.
+   *
+   * @param table the table as the group names it, {@code <namespace>/<table>}
+   * @param key its lane, once the table was found under its rule
+   * @param knownCurrentFromMs since when its replica is known to hold every earlier source commit
+   */
+  public record Member(String table, Optional<TableKey> key, OptionalLong knownCurrentFromMs) {}
+
+  /**
+   * A group's cut as the status API shows it.
+   *
+   * @param cut the moment every table is known replicated; null while a table never was
+   * @param cutLagSeconds how far the cut is behind now; null without a cut
+   * @param heldBackBy the table the cut waits for (the one known current least recently, or one not
+   *     replicated yet)
+   * @param heldBackSince since when that table holds the cut; null when it never was replicated
+   * @param reason why that table holds it back, when it is not merely the least recent
+   * @param tables each table's snapshot at the cut
+   */
+  public record Report(
+      String name,
+      Instant cut,
+      Double cutLagSeconds,
+      String heldBackBy,
+      Instant heldBackSince,
+      String reason,
+      Duration clockSkew,
+      List<TableAtCut> tables) {}
+
+  /**
+   * @param snapshotId the replica's {@code main} at the cut, to read with {@code VERSION AS OF};
+   *     null when the table had no snapshot then
+   * @param knownCurrentFrom since when the table is known replicated
+   */
+  public record TableAtCut(String table, Long snapshotId, Instant knownCurrentFrom) {}
+
+  public Report read(String name, List<Member> members, Duration clockSkew, Instant now) {
+    List<GroupMember> known = new ArrayList<>();
+    for (Member member : members) {
+      if (member.key().isEmpty()) {
+        return noCut(name, member.table(), "not found under its rule's target", clockSkew, members);
+      }
+      if (member.knownCurrentFromMs().isEmpty()) {
+        return noCut(name, member.table(), "not known replicated yet", clockSkew, members);
+      }
+      TableKey key = member.key().get();
+      Optional<ReplicaHead> head;
+      try {
+        head =
+            new ReplicaFiles(stores.targetStore(key.targetLocation()), maxMetadataBytes)
+                .head(key.table(), key.targetLocation());
+      } catch (IOException | RuntimeException e) {
+        return noCut(
+            name,
+            member.table(),
+            "its replica cannot be read: " + e.getMessage(),
+            clockSkew,
+            members);
+      }
+      if (head.isEmpty()) {
+        return noCut(name, member.table(), "it has no replica yet", clockSkew, members);
+      }
+      known.add(
+          new GroupMember(
+              member.table(), member.knownCurrentFromMs().getAsLong(), head.get().metadata()));
+    }
+    GroupCut cut = GroupCut.of(known, clockSkew);
+    List<TableAtCut> tables = new ArrayList<>();
+    for (Member member : members) {
+      OptionalLong snapshot = cut.snapshotIds().get(member.table());
+      tables.add(
+          new TableAtCut(
+              member.table(),
+              snapshot.isPresent() ? snapshot.getAsLong() : null,
+              Instant.ofEpochMilli(member.knownCurrentFromMs().getAsLong())));
+    }
+    Instant at = Instant.ofEpochMilli(cut.cutMs());
+    return new Report(
+        name,
+        at,
+        Math.max(0, now.toEpochMilli() - cut.cutMs()) / 1000.0,
+        cut.heldBackBy(),
+        at,
+        null,
+        clockSkew,
+        tables);
+  }
+
+  private static Report noCut(
+      String name, String table, String reason, Duration clockSkew, List<Member> members) {
+    List<TableAtCut> tables = new ArrayList<>();
+    for (Member member : members) {
+      tables.add(
+          new TableAtCut(
+              member.table(),
+              null,
+              member.knownCurrentFromMs().isPresent()
+                  ? Instant.ofEpochMilli(member.knownCurrentFromMs().getAsLong())
+                  : null));
+    }
+    return new Report(name, null, null, table, null, reason, clockSkew, tables);
+  }
+}
