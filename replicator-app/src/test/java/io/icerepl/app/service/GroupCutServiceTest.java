@@ -112,6 +112,10 @@ class GroupCutServiceTest {
       assertAtCut(moved, cutMs(moved), io, orders, items);
       assertThat(batchesAt(io, "order_items", snapshotAt(moved, "sales/order_items")))
           .containsExactly("batch-1", "batch-2", "batch-3", "batch-4");
+      assertThat(service.http.get("/actuator/prometheus").body())
+          .containsPattern("replicator_group_cut_lag_seconds\\{group=\"sales\"[^}]*} [0-9.]+");
+      assertThat(service.http.get("/api/groups").json()).hasSize(1);
+      assertThat(service.http.get("/api/groups/nothing").status()).isEqualTo(404);
     }
   }
 

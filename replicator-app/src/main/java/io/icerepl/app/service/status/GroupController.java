@@ -1,10 +1,7 @@
 package io.icerepl.app.service.status;
 
 import io.icerepl.app.engine.group.GroupCutReader;
-import io.icerepl.app.service.config.ReplicatorProperties;
-import java.time.Clock;
 import java.util.List;
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -19,48 +16,21 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 @RequestMapping("/api/groups")
 public class GroupController {
-  private final StatusBoard board;
-  private final ReplicatorProperties properties;
-  private final GroupCutReader reader;
-  private final Clock clock;
+  private final GroupCuts cuts;
 
-  public GroupController(
-      StatusBoard board,
-      ReplicatorProperties properties,
-      GroupCutReader reader,
-      ObjectProvider<Clock> clock) {
-    this.board = board;
-    this.properties = properties;
-    this.reader = reader;
-    this.clock = clock.getIfAvailable(Clock::systemUTC);
+  public GroupController(GroupCuts cuts) {
+    this.cuts = cuts;
   }
 
   @GetMapping
   public List<GroupCutReader.Report> list() {
-    return properties.groups().stream().map(this::report).toList();
+    return cuts.all();
   }
 
   @GetMapping("/{name}")
   public ResponseEntity<GroupCutReader.Report> get(@PathVariable String name) {
-    return properties.groups().stream()
-        .filter(group -> group.name().equals(name))
-        .findFirst()
-        .map(group -> ResponseEntity.ok(report(group)))
+    return cuts.get(name)
+        .map(ResponseEntity::ok)
         .orElseGet(() -> ResponseEntity.notFound().build());
-  }
-
-  private GroupCutReader.Report report(ReplicatorProperties.Group group) {
-    List<GroupCutReader.Member> members =
-        group.tables().stream()
-            .map(
-                table -> {
-                  var key = board.findTable(group.target(), table);
-                  return new GroupCutReader.Member(
-                      table,
-                      key,
-                      key.map(board::knownCurrentFrom).orElse(java.util.OptionalLong.empty()));
-                })
-            .toList();
-    return reader.read(group.name(), members, group.clockSkew(), clock.instant());
   }
 }
