@@ -51,19 +51,7 @@ class MetadataLimitsTest {
     // "{" then spaces without end: the stream fails the test once more than the limit (and a
     // read buffer) has been taken from it, so only a reader that stops at the limit passes
     long limit = MIB;
-    long allowed = limit + 64 * 1024;
-    java.io.InputStream endless =
-        new java.io.InputStream() {
-          long read;
-
-          @Override
-          public int read() {
-            if (++read > allowed) {
-              throw new AssertionError("read " + read + " bytes, past the limit of " + limit);
-            }
-            return read == 1 ? '{' : ' ';
-          }
-        };
+    java.io.InputStream endless = endlessObject(limit);
 
     assertThatThrownBy(() -> TableMetadataParser.read(endless, "v1.metadata.json", limit))
         .isInstanceOf(BadInputException.class)
@@ -112,19 +100,7 @@ class MetadataLimitsTest {
     MetadataHeapBound heap =
         new MetadataHeapBound(MetadataHeapBound.RESERVE_BYTES + (long) (1.5 * MIB));
     assertThat(heap.largestFileBytes()).isEqualTo(MIB);
-    long allowed = MIB + 64 * 1024;
-    java.io.InputStream endless =
-        new java.io.InputStream() {
-          long read;
-
-          @Override
-          public int read() {
-            if (++read > allowed) {
-              throw new AssertionError("read " + read + " bytes, past the heap's bound");
-            }
-            return read == 1 ? '{' : ' ';
-          }
-        };
+    java.io.InputStream endless = endlessObject(heap.largestFileBytes());
 
     assertThatThrownBy(
             () ->
@@ -164,5 +140,24 @@ class MetadataLimitsTest {
     assertThat(heap.largestFileBytes()).isEqualTo(1024 * MIB);
     assertThat(MetadataHeapBound.heapMibFor(1024 * MIB)).isEqualTo(1792);
     assertThat(new MetadataHeapBound(128 * MIB).largestFileBytes()).isZero();
+  }
+
+  /**
+   * "{" then spaces without end: the stream fails the test once more than {@code limit} (and a read
+   * buffer) has been taken from it, so only a reader that stops at the limit passes.
+   */
+  private static java.io.InputStream endlessObject(long limit) {
+    long allowed = limit + 64 * 1024;
+    return new java.io.InputStream() {
+      long read;
+
+      @Override
+      public int read() {
+        if (++read > allowed) {
+          throw new AssertionError("read " + read + " bytes, past the limit of " + limit);
+        }
+        return read == 1 ? '{' : ' ';
+      }
+    };
   }
 }

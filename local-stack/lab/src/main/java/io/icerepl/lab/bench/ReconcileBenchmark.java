@@ -204,7 +204,13 @@ public final class ReconcileBenchmark {
               Duration.ofMinutes(1));
       this.reconciler =
           new Reconciler(
-              rules, discovery, coordinator, board, runner::restore, runner::unchangedSince);
+              rules,
+              discovery,
+              coordinator,
+              board,
+              runner::restore,
+              runner::unchangedSince,
+              java.time.Clock.systemUTC());
     }
 
     void reconcile() throws InterruptedException {

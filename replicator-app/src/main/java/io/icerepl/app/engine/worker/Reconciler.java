@@ -44,18 +44,6 @@ public final class Reconciler {
    * @param restore reads where a replica not known yet stands, before it is first triggered
    * @param unchanged whether a key's replica held the head its source resolved from a metadata
    *     folder listed alike, with nothing settling, at the key's last run (or restore)
-   */
-  public Reconciler(
-      TableRules rules,
-      TableDiscovery discovery,
-      ReplicationCoordinator coordinator,
-      TableStatus board,
-      Consumer<TableKey> restore,
-      BiPredicate<TableKey, MetadataListing> unchanged) {
-    this(rules, discovery, coordinator, board, restore, unchanged, Clock.systemUTC());
-  }
-
-  /**
    * @param clock when each rule's source is listed: an unchanged table is known current from then
    */
   public Reconciler(

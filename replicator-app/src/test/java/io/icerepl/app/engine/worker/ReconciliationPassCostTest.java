@@ -105,7 +105,8 @@ class ReconciliationPassCostTest {
             coordinator,
             board,
             runner::restore,
-            runner::unchangedSince);
+            runner::unchangedSince,
+            java.time.Clock.systemUTC());
   }
 
   @AfterEach
