@@ -43,7 +43,10 @@ class StatusPageTest {
                 "replicator.rules[0].source", "file:" + warehouse,
                 "replicator.rules[0].targets[0].name", "dr",
                 "replicator.rules[0].targets[0].prefix", "file:" + dir.resolve("replica"),
-                "replicator.reconciliation-interval", "300ms"));
+                "replicator.reconciliation-interval", "300ms",
+                "replicator.groups[0].name", "lake-group",
+                "replicator.groups[0].target", "dr",
+                "replicator.groups[0].tables[0]", "ns/orders"));
     Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
     while (!service.http.get("/api/replications").body().contains("\"IN_SYNC\"")) {
       assertThat(Instant.now()).as("the table replicated").isBefore(deadline);
@@ -91,7 +94,19 @@ class StatusPageTest {
     assertThat(dom)
         .contains("data-table=\"ns/orders\"")
         .contains("IN_SYNC")
-        .contains("1 replica(s)");
+        .contains("1 replica(s)")
+        .contains("data-group=\"lake-group\"")
+        .as("the snapshot at the cut, to the last digit")
+        .contains(
+            "ns/orders @ "
+                + service
+                    .http
+                    .get("/api/groups/lake-group")
+                    .json()
+                    .path("tables")
+                    .get(0)
+                    .path("snapshotId")
+                    .asText());
 
     String anonymous = run(chromium.get(), "--dump-dom", url);
     assertThat(anonymous)
