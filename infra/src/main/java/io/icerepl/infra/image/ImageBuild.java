@@ -67,6 +67,7 @@ public final class ImageBuild {
     for (String layer : JAR_LAYERS) {
       JarLayers.layer(extracted.resolve(layer), layer, APP).ifPresent(layers::add);
     }
+    ClassDataLayer.record(layers, work, APP, USER).ifPresent(layers::add);
     Files.createDirectories(tarball.toAbsolutePath().getParent());
     Jib.fromScratch()
         .setFileEntriesLayers(layers)
@@ -80,8 +81,12 @@ public final class ImageBuild {
         .setUser(USER)
         .addExposedPort(Port.tcp(PORT))
         // arguments given to the container follow `serve` and go to Spring (--server.port=8081)
+        // the archive is used when the image has one and this JVM can map it, ignored quietly else
         .setEntrypoint(
             JAVA_HOME.resolve("bin/java").toString(),
+            "-XX:SharedArchiveFile=" + APP.resolve(ClassDataLayer.ARCHIVE),
+            "-Xshare:auto",
+            "-Xlog:cds=off",
             "-jar",
             APP.resolve("replicator-app.jar").toString(),
             "serve")

@@ -106,6 +106,9 @@ record ImageTarball(JsonNode manifest, JsonNode config, List<Layer> layers) {
             Files.setPosixFilePermissions(
                 target,
                 java.nio.file.attribute.PosixFilePermissions.fromString(rwx(file.getMode())));
+            // as a container runtime does: a class-data archive checks its jars' times
+            Files.setLastModifiedTime(
+                target, java.nio.file.attribute.FileTime.from(file.getModTime().toInstant()));
           }
         }
       }

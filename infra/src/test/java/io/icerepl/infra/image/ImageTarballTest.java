@@ -46,7 +46,14 @@ class ImageTarballTest {
         .isEqualTo(System.getProperty("image.name"));
     JsonNode config = image.config().get("config");
     assertThat(strings(config.get("Entrypoint")))
-        .containsExactly("/opt/java/bin/java", "-jar", "/app/replicator-app.jar", "serve");
+        .containsExactly(
+            "/opt/java/bin/java",
+            "-XX:SharedArchiveFile=/app/serve.jsa",
+            "-Xshare:auto",
+            "-Xlog:cds=off",
+            "-jar",
+            "/app/replicator-app.jar",
+            "serve");
     assertThat(config.get("User").asText()).isEqualTo("10001:10001");
     assertThat(fieldNames(config.get("ExposedPorts"))).containsExactly("8080/tcp");
     assertThat(config.get("WorkingDir").asText()).isEqualTo("/app");
@@ -60,7 +67,10 @@ class ImageTarballTest {
     assertThat(
             StreamSupport.stream(image.config().get("history").spliterator(), false)
                 .map(h -> h.get("comment").asText()))
-        .containsExactly("runtime", "dependencies", "application");
+        .containsExactlyElementsOf(
+            ClassDataLayer.canRunImages()
+                ? List.of("runtime", "dependencies", "application", "class-data")
+                : List.of("runtime", "dependencies", "application"));
     assertThat(strings(image.config().get("rootfs").get("diff_ids")))
         .as("what a container runtime checks each layer against")
         .containsExactlyElementsOf(
@@ -91,6 +101,58 @@ class ImageTarballTest {
         .allMatch(entry -> entry.uid() == 0);
   }
 
+  /**
+   * The image's JVM maps the archive recorded in the image (with {@code -Xshare:on} a JVM that
+   * cannot use it stops instead of starting without it): recorded with another JVM, class path or
+   * jar times, it would be ignored at every start.
+   */
+  @Test
+  void theImagesJvmUsesTheClassDataArchiveRecordedInTheImage(@TempDir Path work) throws Exception {
+    assumeTrue(ClassDataLayer.canRunImages(), "needs root, unshare and chroot to run the image");
+    assertThat(image.layers().get(3).entries()).containsKey("app/serve.jsa");
+    Path root = work.resolve("root");
+    ImageTarball.unpack(TARBALL, root);
+    Files.createDirectories(root.resolve("proc"));
+    Process java =
+        new ProcessBuilder(
+                inImage(
+                    root,
+                    "10001:10001",
+                    List.of(
+                        "/opt/java/bin/java",
+                        "-XX:SharedArchiveFile=/app/serve.jsa",
+                        "-Xshare:on",
+                        "-jar",
+                        "/app/replicator-app.jar",
+                        "--version")))
+            .redirectErrorStream(true)
+            .start();
+    String output = new String(java.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(java.waitFor()).as(output).isZero();
+    assertThat(output).contains("iceberg-replicator");
+  }
+
+  /** A command run as {@code user} inside the unpacked image at {@code root}. */
+  private static List<String> inImage(Path root, String user, List<String> command) {
+    List<String> out =
+        new ArrayList<>(
+            List.of(
+                "unshare",
+                "--mount",
+                "--propagation",
+                "private",
+                "--fork",
+                "--kill-child",
+                "sh",
+                "-c",
+                "mount -t proc proc \"$0\"/proc && exec chroot --userspec="
+                    + user
+                    + " \"$0\" \"$@\"",
+                root.toString()));
+    out.addAll(command);
+    return out;
+  }
+
   @Test
   void everyJarTheServiceJarNamesIsInTheImage() throws IOException {
     byte[] jar = image.layers().get(2).entries().get("app/replicator-app.jar").contents();
@@ -118,9 +180,7 @@ class ImageTarballTest {
   @Test
   void theServiceStartsInsideTheImageAndAnswersItsHealthCheck(@TempDir Path work) throws Exception {
     assumeTrue(
-        "root".equals(System.getProperty("user.name"))
-            && Files.isExecutable(Path.of("/usr/bin/unshare"))
-            && Files.isExecutable(Path.of("/usr/sbin/chroot")),
+        ClassDataLayer.canRunImages(),
         "needs root, unshare and chroot to run the image without a container runtime");
     Path root = work.resolve("root");
     ImageTarball.unpack(TARBALL, root);
@@ -141,23 +201,7 @@ class ImageTarballTest {
             "--replicator.s3.source.endpoint=http://127.0.0.1:9",
             "--replicator.s3.target.endpoint=http://127.0.0.1:9",
             "--spring.cloud.aws.region.static=us-east-1"));
-    String user = image.config().get("config").get("User").asText();
-    String script =
-        "mount -t proc proc \"$0\"/proc && exec chroot --userspec=" + user + " \"$0\" \"$@\"";
-    List<String> command =
-        new ArrayList<>(
-            List.of(
-                "unshare",
-                "--mount",
-                "--propagation",
-                "private",
-                "--fork",
-                "--kill-child",
-                "sh",
-                "-c",
-                script,
-                root.toString()));
-    command.addAll(inside);
+    List<String> command = inImage(root, image.config().get("config").get("User").asText(), inside);
     Path log = work.resolve("service.log");
     Process service =
         new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
