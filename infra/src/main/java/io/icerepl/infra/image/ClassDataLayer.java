@@ -20,9 +20,10 @@ import java.util.Set;
  * A class-data-sharing archive of the service's start, recorded inside the image's own file system
  * with the image's own JVM, as the Dockerfile's build step does: an archive is valid only for the
  * JVM, the class path and the jars' times and sizes it was recorded with, so it is recorded over
- * the layers as a container would see them (a mount namespace and {@code chroot}, which need root).
- * The service's context is built and the JVM exits before anything starts: no port is bound, no
- * endpoint called. Without root the image has no archive and starts as fast as a plain jar.
+ * the layers as a container would see them (a mount namespace with {@code /proc} and {@code /dev},
+ * and {@code chroot}, which need root). The service's context is built and the JVM exits before
+ * anything starts: no port is bound, no endpoint called. Without root the image has no archive and
+ * starts as fast as a plain jar.
  */
 final class ClassDataLayer {
   static final String ARCHIVE = "serve.jsa";
@@ -76,6 +77,7 @@ final class ClassDataLayer {
       }
     }
     Files.createDirectories(root.resolve("proc"));
+    Files.createDirectories(root.resolve("dev"));
     List<String> command =
         new ArrayList<>(
             List.of(
@@ -87,7 +89,8 @@ final class ClassDataLayer {
                 "--kill-child",
                 "sh",
                 "-c",
-                "mount -t proc proc \"$0\"/proc && exec chroot --userspec="
+                "mount -t proc proc \"$0\"/proc && mount --rbind /dev \"$0\"/dev"
+                    + " && exec chroot --userspec="
                     + user
                     + " \"$0\" \"$@\"",
                 root.toString(),

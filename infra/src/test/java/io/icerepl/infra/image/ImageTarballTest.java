@@ -113,6 +113,7 @@ class ImageTarballTest {
     Path root = work.resolve("root");
     ImageTarball.unpack(TARBALL, root);
     Files.createDirectories(root.resolve("proc"));
+    Files.createDirectories(root.resolve("dev"));
     Process java =
         new ProcessBuilder(
                 inImage(
@@ -145,7 +146,8 @@ class ImageTarballTest {
                 "--kill-child",
                 "sh",
                 "-c",
-                "mount -t proc proc \"$0\"/proc && exec chroot --userspec="
+                "mount -t proc proc \"$0\"/proc && mount --rbind /dev \"$0\"/dev"
+                    + " && exec chroot --userspec="
                     + user
                     + " \"$0\" \"$@\"",
                 root.toString()));
@@ -185,6 +187,7 @@ class ImageTarballTest {
     Path root = work.resolve("root");
     ImageTarball.unpack(TARBALL, root);
     Files.createDirectories(root.resolve("proc"));
+    Files.createDirectories(root.resolve("dev"));
     int port;
     try (ServerSocket free = new ServerSocket(0)) {
       port = free.getLocalPort();
