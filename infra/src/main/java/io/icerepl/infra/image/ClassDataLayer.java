@@ -78,7 +78,30 @@ final class ClassDataLayer {
     }
     Files.createDirectories(root.resolve("proc"));
     Files.createDirectories(root.resolve("dev"));
-    List<String> command =
+    List<String> command = new ArrayList<>();
+    command.add(ImageBuild.JAVA_HOME.resolve("bin/java").toString());
+    command.addAll(TRAINING);
+    command = inImage(root, user, command);
+    ImageBuild.run(command);
+    Path archive = work.resolve("class-data").resolve(ARCHIVE);
+    Files.createDirectories(archive.getParent());
+    Files.copy(root.resolve("tmp").resolve(ARCHIVE), archive, StandardCopyOption.REPLACE_EXISTING);
+    JavaRuntime.delete(root);
+    return Optional.of(
+        FileEntriesLayer.builder()
+            .setName("class-data")
+            .addEntry(archive, app.resolve(ARCHIVE), FilePermissions.fromOctalString("644"))
+            .build());
+  }
+
+  /**
+   * {@code command} run as {@code user} inside the image's files laid out at {@code root}, as a
+   * container would run it: a private mount namespace with {@code /proc} (the loader finds the
+   * runtime's libraries through it) and {@code /dev} (a JVM seeds its random numbers from it), then
+   * {@code chroot}. Needs root ({@link #canRunImages}).
+   */
+  static List<String> inImage(Path root, String user, List<String> command) {
+    List<String> out =
         new ArrayList<>(
             List.of(
                 "unshare",
@@ -93,19 +116,9 @@ final class ClassDataLayer {
                     + " && exec chroot --userspec="
                     + user
                     + " \"$0\" \"$@\"",
-                root.toString(),
-                ImageBuild.JAVA_HOME.resolve("bin/java").toString()));
-    command.addAll(TRAINING);
-    ImageBuild.run(command);
-    Path archive = work.resolve("class-data").resolve(ARCHIVE);
-    Files.createDirectories(archive.getParent());
-    Files.copy(root.resolve("tmp").resolve(ARCHIVE), archive, StandardCopyOption.REPLACE_EXISTING);
-    JavaRuntime.delete(root);
-    return Optional.of(
-        FileEntriesLayer.builder()
-            .setName("class-data")
-            .addEntry(archive, app.resolve(ARCHIVE), FilePermissions.fromOctalString("644"))
-            .build());
+                root.toString()));
+    out.addAll(command);
+    return out;
   }
 
   /** One entry where the image puts it, with its permissions and time as the image holds them. */

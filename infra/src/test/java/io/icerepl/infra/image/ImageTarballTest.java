@@ -116,7 +116,7 @@ class ImageTarballTest {
     Files.createDirectories(root.resolve("dev"));
     Process java =
         new ProcessBuilder(
-                inImage(
+                ClassDataLayer.inImage(
                     root,
                     "10001:10001",
                     List.of(
@@ -131,28 +131,6 @@ class ImageTarballTest {
     String output = new String(java.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(java.waitFor()).as(output).isZero();
     assertThat(output).contains("iceberg-replicator");
-  }
-
-  /** A command run as {@code user} inside the unpacked image at {@code root}. */
-  private static List<String> inImage(Path root, String user, List<String> command) {
-    List<String> out =
-        new ArrayList<>(
-            List.of(
-                "unshare",
-                "--mount",
-                "--propagation",
-                "private",
-                "--fork",
-                "--kill-child",
-                "sh",
-                "-c",
-                "mount -t proc proc \"$0\"/proc && mount --rbind /dev \"$0\"/dev"
-                    + " && exec chroot --userspec="
-                    + user
-                    + " \"$0\" \"$@\"",
-                root.toString()));
-    out.addAll(command);
-    return out;
   }
 
   @Test
@@ -204,7 +182,8 @@ class ImageTarballTest {
             "--replicator.s3.source.endpoint=http://127.0.0.1:9",
             "--replicator.s3.target.endpoint=http://127.0.0.1:9",
             "--spring.cloud.aws.region.static=us-east-1"));
-    List<String> command = inImage(root, image.config().get("config").get("User").asText(), inside);
+    List<String> command =
+        ClassDataLayer.inImage(root, image.config().get("config").get("User").asText(), inside);
     Path log = work.resolve("service.log");
     Process service =
         new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
