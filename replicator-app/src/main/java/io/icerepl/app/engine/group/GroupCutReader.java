@@ -4,6 +4,7 @@ import io.icerepl.app.engine.replica.ReplicaFiles;
 import io.icerepl.app.engine.replica.ReplicaHead;
 import io.icerepl.app.engine.worker.StoreFactory;
 import io.icerepl.app.engine.worker.TableKey;
+import io.icerepl.app.logging.Redaction;
 import io.icerepl.merge.group.GroupCut;
 import io.icerepl.merge.group.GroupMember;
 import java.io.IOException;
@@ -83,7 +84,8 @@ public final class GroupCutReader {
         return noCut(
             name,
             member.table(),
-            "its replica cannot be read: " + e.getMessage(),
+            // shown by the status API: redacted as every error it shows
+            "its replica cannot be read: " + Redaction.apply(String.valueOf(e.getMessage())),
             clockSkew,
             members);
       }
