@@ -23,6 +23,8 @@ import java.util.Set;
  * @param previousVersionsMax how many previous replica metadata files the metadata-log keeps
  * @param keptRefs tags the replica keeps although the source does not have them (a fail-back's
  *     orphan tags: name → snapshot id); their snapshots stay, off the main history
+ * @param cutTags tags the replication groups put on the replica (name → snapshot id, see {@link
+ *     io.icerepl.merge.group.CutTags}): kept as tags; their snapshots are on the main history
  */
 public record MergeRequest(
     TableMetadata source,
@@ -35,9 +37,11 @@ public record MergeRequest(
     Set<Long> expiredSnapshotIds,
     Map<String, Long> droppedRefs,
     int previousVersionsMax,
-    Map<String, Long> keptRefs) {
+    Map<String, Long> keptRefs,
+    Map<String, Long> cutTags) {
 
   public MergeRequest {
+    cutTags = Map.copyOf(cutTags);
     Objects.requireNonNull(source, "source");
     Objects.requireNonNull(sourceMetadataFile, "sourceMetadataFile");
     Objects.requireNonNull(targetLocation, "targetLocation");
@@ -67,6 +71,7 @@ public record MergeRequest(
     private Map<String, Long> droppedRefs = Map.of();
     private int previousVersionsMax = 100;
     private Map<String, Long> keptRefs = Map.of();
+    private Map<String, Long> cutTags = Map.of();
 
     public Builder source(TableMetadata metadata, String file) {
       this.source = metadata;
@@ -115,6 +120,11 @@ public record MergeRequest(
       return this;
     }
 
+    public Builder cutTags(Map<String, Long> tags) {
+      this.cutTags = tags;
+      return this;
+    }
+
     public MergeRequest build() {
       return new MergeRequest(
           source,
@@ -127,7 +137,8 @@ public record MergeRequest(
           expiredSnapshotIds,
           droppedRefs,
           previousVersionsMax,
-          keptRefs);
+          keptRefs,
+          cutTags);
     }
   }
 }

@@ -84,7 +84,8 @@ public final class MetadataMerge {
             sourceFile));
 
     removeDroppedRefs(out, request.droppedRefs());
-    addKeptRefs(out, request.keptRefs(), sourceFile);
+    addKeptRefs(out, request.keptRefs(), "a tag", sourceFile);
+    addKeptRefs(out, request.cutTags(), "a group's cut tag", sourceFile);
     Set<Long> protectedIds = protectedSnapshotIds(out);
     SnapshotUnion snapshots = unionSnapshots(request, replica, protectedIds);
     builder.snapshots(snapshots.list());
@@ -243,11 +244,11 @@ public final class MetadataMerge {
 
   /**
    * Kept refs become tags; a source ref of the same name elsewhere is a conflict, never a choice.
-   * Each tag's own {@code max-ref-age-ms} is the largest there is: it is the only thing keeping
-   * commits no other table holds, so no expiry (the replica's, or an engine's once the table is
-   * writable again) may drop it for its age, whatever the table-level ref age says.
+   *
+   * @param what how the message names such a tag
    */
-  private static void addKeptRefs(ObjectNode out, Map<String, Long> keptRefs, String sourceFile) {
+  private static void addKeptRefs(
+      ObjectNode out, Map<String, Long> keptRefs, String what, String sourceFile) {
     if (keptRefs.isEmpty()) {
       return;
     }
@@ -263,16 +264,27 @@ public final class MetadataMerge {
                     + name
                     + "' names snapshot "
                     + existing.get(SNAPSHOT_ID).asLong()
-                    + ", but the replica keeps a tag of that name at snapshot "
+                    + ", but the replica keeps "
+                    + what
+                    + " of that name at snapshot "
                     + snapshotId);
           }
           if (existing == null) {
-            refs.putObject(name)
-                .put(SNAPSHOT_ID, snapshotId)
-                .put(REF_TYPE, "tag")
-                .put(KEPT_REF_MAX_AGE_MS, Long.MAX_VALUE);
+            putKeptTag(refs, name, snapshotId);
           }
         });
+  }
+
+  /**
+   * A tag only the replica has, in {@code refs}. Its own {@code max-ref-age-ms} is the largest
+   * there is: it alone keeps its snapshot, so no expiry (the replica's, or an engine's once the
+   * table is writable again) may drop it for its age, whatever the table-level ref age says.
+   */
+  public static void putKeptTag(ObjectNode refs, String name, long snapshotId) {
+    refs.putObject(name)
+        .put(SNAPSHOT_ID, snapshotId)
+        .put(REF_TYPE, "tag")
+        .put(KEPT_REF_MAX_AGE_MS, Long.MAX_VALUE);
   }
 
   /**

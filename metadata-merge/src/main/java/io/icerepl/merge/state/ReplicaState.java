@@ -25,6 +25,8 @@ import java.util.Set;
  *     orphan tags (name → snapshot id), which every later replication keeps with their snapshots
  * @param mirrorPrefixes the mirror mapping inferred for files no metadata version declares a prefix
  *     for (see {@link io.icerepl.merge.path.MirrorMapping}); empty until one was needed
+ * @param cutTags the replication groups' tags on the replica (see {@link
+ *     io.icerepl.merge.group.CutTags}): name → snapshot id, kept by every later replication
  */
 public record ReplicaState(
     Set<Long> expiredSnapshotIds,
@@ -35,9 +37,11 @@ public record ReplicaState(
     List<String> replacedStatisticsFiles,
     Promotion promotion,
     Map<String, Long> keptRefs,
-    List<PathMapping.Prefix> mirrorPrefixes) {
+    List<PathMapping.Prefix> mirrorPrefixes,
+    Map<String, Long> cutTags) {
 
   public ReplicaState {
+    cutTags = Map.copyOf(cutTags);
     expiredSnapshotIds = Set.copyOf(expiredSnapshotIds);
     droppedRefs = Map.copyOf(droppedRefs);
     pendingDeletes = List.copyOf(pendingDeletes);
@@ -45,6 +49,29 @@ public record ReplicaState(
     replacedStatisticsFiles = List.copyOf(replacedStatisticsFiles);
     keptRefs = Map.copyOf(keptRefs);
     mirrorPrefixes = List.copyOf(mirrorPrefixes);
+  }
+
+  public ReplicaState(
+      Set<Long> expiredSnapshotIds,
+      Map<String, Long> droppedRefs,
+      List<ExpiredSnapshot> pendingDeletes,
+      LastCommit lastCommit,
+      List<PathMapping.Prefix> sourcePrefixes,
+      List<String> replacedStatisticsFiles,
+      Promotion promotion,
+      Map<String, Long> keptRefs,
+      List<PathMapping.Prefix> mirrorPrefixes) {
+    this(
+        expiredSnapshotIds,
+        droppedRefs,
+        pendingDeletes,
+        lastCommit,
+        sourcePrefixes,
+        replacedStatisticsFiles,
+        promotion,
+        keptRefs,
+        mirrorPrefixes,
+        Map.of());
   }
 
   public ReplicaState(
@@ -135,7 +162,8 @@ public record ReplicaState(
         replacedStatisticsFiles,
         promotion,
         keptRefs,
-        mirrorPrefixes);
+        mirrorPrefixes,
+        cutTags);
   }
 
   public ReplicaState withLastCommit(LastCommit commit) {
@@ -148,7 +176,8 @@ public record ReplicaState(
         replacedStatisticsFiles,
         promotion,
         keptRefs,
-        mirrorPrefixes);
+        mirrorPrefixes,
+        cutTags);
   }
 
   public ReplicaState withSourcePrefixes(List<PathMapping.Prefix> prefixes) {
@@ -161,7 +190,8 @@ public record ReplicaState(
         replacedStatisticsFiles,
         promotion,
         keptRefs,
-        mirrorPrefixes);
+        mirrorPrefixes,
+        cutTags);
   }
 
   public ReplicaState withReplacedStatisticsFiles(List<String> files) {
@@ -174,7 +204,8 @@ public record ReplicaState(
         files,
         promotion,
         keptRefs,
-        mirrorPrefixes);
+        mirrorPrefixes,
+        cutTags);
   }
 
   /** The same state recording the replica's promotion to a writable table. */
@@ -188,7 +219,8 @@ public record ReplicaState(
         replacedStatisticsFiles,
         promoted,
         keptRefs,
-        mirrorPrefixes);
+        mirrorPrefixes,
+        cutTags);
   }
 
   /** The same state with the mirror mapping inferred for the replica. */
@@ -202,7 +234,8 @@ public record ReplicaState(
         replacedStatisticsFiles,
         promotion,
         keptRefs,
-        prefixes);
+        prefixes,
+        cutTags);
   }
 
   /** The same state keeping these tags (a fail-back's orphan tags). */
@@ -216,7 +249,23 @@ public record ReplicaState(
         replacedStatisticsFiles,
         promotion,
         refs,
-        mirrorPrefixes);
+        mirrorPrefixes,
+        cutTags);
+  }
+
+  /** The same state with these group cut tags. */
+  public ReplicaState withCutTags(Map<String, Long> tags) {
+    return new ReplicaState(
+        expiredSnapshotIds,
+        droppedRefs,
+        pendingDeletes,
+        lastCommit,
+        sourcePrefixes,
+        replacedStatisticsFiles,
+        promotion,
+        keptRefs,
+        mirrorPrefixes,
+        tags);
   }
 
   /**

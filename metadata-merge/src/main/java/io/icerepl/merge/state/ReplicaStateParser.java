@@ -45,6 +45,7 @@ public final class ReplicaStateParser {
   static final String REPLICA_VERSION = "replica-version";
   static final String KEPT_REFS = "kept-refs";
   static final String MIRROR_PREFIXES = "mirror-prefixes";
+  static final String CUT_TAGS = "cut-tags";
   private static final int VERSION = 1;
   private static final ObjectMapper MAPPER = TableMetadataParser.mapper();
 
@@ -86,6 +87,10 @@ public final class ReplicaStateParser {
     if (!state.keptRefs().isEmpty()) {
       ObjectNode kept = json.putObject(KEPT_REFS);
       new java.util.TreeMap<>(state.keptRefs()).forEach(kept::put);
+    }
+    if (!state.cutTags().isEmpty()) {
+      ObjectNode tags = json.putObject(CUT_TAGS);
+      new java.util.TreeMap<>(state.cutTags()).forEach(tags::put);
     }
     try {
       return MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(json);
@@ -160,8 +165,22 @@ public final class ReplicaStateParser {
     json.path(KEPT_REFS)
         .fields()
         .forEachRemaining(e -> kept.put(e.getKey(), e.getValue().asLong()));
+    // absent until a replication group tags the replica
+    Map<String, Long> cutTags = new LinkedHashMap<>();
+    json.path(CUT_TAGS)
+        .fields()
+        .forEachRemaining(e -> cutTags.put(e.getKey(), e.getValue().asLong()));
     return new ReplicaState(
-        ids, refs, pending, lastCommit, prefixes, replacedStatistics, promotion, kept, mirror);
+        ids,
+        refs,
+        pending,
+        lastCommit,
+        prefixes,
+        replacedStatistics,
+        promotion,
+        kept,
+        mirror,
+        cutTags);
   }
 
   private static void writePrefixes(

@@ -52,6 +52,24 @@ class ReplicaStateParserTest {
   }
 
   @Test
+  void cutTagsSurviveARoundTripAndEveryLaterStateChange() {
+    ReplicaState state =
+        ReplicaState.empty()
+            .withCutTags(Map.of("sales", 11L, "sales-20261203T154817Z", 11L))
+            .withKeptRefs(Map.of("failback-orphan", 3L));
+    ReplicaState read = ReplicaStateParser.fromJson(ReplicaStateParser.toJson(state), "state.json");
+    assertThat(read).isEqualTo(state);
+    assertThat(
+            read.withLastCommit(new ReplicaState.LastCommit(2, "t2", null))
+                .withRetention(Set.of(1L), Map.of(), List.of())
+                .withPromotion(null)
+                .cutTags())
+        .containsExactlyInAnyOrderEntriesOf(Map.of("sales", 11L, "sales-20261203T154817Z", 11L));
+    byte[] before = "{\"state-version\": 1}".getBytes(StandardCharsets.UTF_8);
+    assertThat(ReplicaStateParser.fromJson(before, "state.json").cutTags()).isEmpty();
+  }
+
+  @Test
   void anInferredMirrorSurvivesARoundTripAndAStateWithoutOneReadsAsNone() {
     ReplicaState state =
         ReplicaState.empty()

@@ -412,6 +412,7 @@ public final class TableReplicator {
         .expiredSnapshotIds(state.expiredSnapshotIds())
         .droppedRefs(state.droppedRefs())
         .keptRefs(state.keptRefs())
+        .cutTags(state.cutTags())
         .previousVersionsMax(ReplicaCommits.previousVersionsMax(metadata));
   }
 
