@@ -4,12 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.icerepl.merge.group.CutTags;
 import java.io.IOException;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadataParser;
 import org.apache.iceberg.aws.s3.S3FileIO;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
@@ -25,7 +30,9 @@ import software.amazon.awssdk.services.s3.S3Client;
  * batch), replicated by the service on the embedded S3. The group's cut names, for each replica,
  * the snapshot Iceberg's own time travel finds on the source at that moment, and the replicas read
  * there hold the same batches; while one table's replication fails, the cut stays where that table
- * was last known replicated, and the other replica, read at the cut, does not run ahead of it.
+ * was last known replicated, and the other replica, read at the cut, does not run ahead of it. The
+ * cut is tagged on both replicas: read at the group's cut tag with the Iceberg library, they hold
+ * the same batches, each the source's snapshot of the tag's moment.
  */
 class GroupCutServiceTest {
   private static final String GROUP = "/api/groups/sales";
@@ -47,7 +54,9 @@ class GroupCutServiceTest {
                   "replicator.groups[0].target", "a",
                   "replicator.groups[0].tables[0]", "sales/orders",
                   "replicator.groups[0].tables[1]", "sales/order_items",
-                  "replicator.groups[0].clock-skew", "PT0.1S"));
+                  "replicator.groups[0].clock-skew", "PT0.1S",
+                  "replicator.groups[0].tag-interval", "PT0.3S",
+                  "replicator.groups[0].keep-tags", "PT1H"));
       S3FileIO io = fixture.io();
 
       // every batch is in the cut once both tables were seen current after the last commit
@@ -62,6 +71,11 @@ class GroupCutServiceTest {
       long cut = cutMs(group);
       assertAtCut(group, cut, io, orders, items);
       assertThat(batchesAt(io, "orders", snapshotAt(group, "sales/orders")))
+          .containsExactly("batch-1", "batch-2", "batch-3");
+      // the cut is tagged on both replicas, for readers that name it in any engine
+      String firstTag = awaitCutTagAfter(service, lastCommit);
+      assertAtTag(firstTag, io, orders, items);
+      assertThat(batchesAtRef(io, "orders", firstTag))
           .containsExactly("batch-1", "batch-2", "batch-3");
 
       // order_items' source gets a newest metadata file no reader can parse: its runs fail
@@ -94,6 +108,13 @@ class GroupCutServiceTest {
       assertThat(batchesAt(io, "orders", snapshotAt(held, "sales/orders")))
           .as("orders' replica holds batch-4, but not at the cut")
           .containsExactly("batch-1", "batch-2", "batch-3");
+      String heldTag = service.http.get(GROUP).json().path("cutTag").asText();
+      assertThat(CutTags.momentOfTag("sales", heldTag).getAsLong()).isLessThanOrEqualTo(broken);
+      assertAtTag(heldTag, io, orders, items);
+      assertThat(batchesAtRef(io, "orders", "sales"))
+          .as("the moving tag stays at the cut too")
+          .containsExactly("batch-1", "batch-2", "batch-3");
+      assertKeptSinceTagged(io, "orders", firstTag);
 
       // order_items recovers and gets its batch-4; orders stays idle and must not hold the cut
       try (S3Client client = fixture.s3.client()) {
@@ -114,11 +135,80 @@ class GroupCutServiceTest {
       assertAtCut(moved, cutMs(moved), io, orders, items);
       assertThat(batchesAt(io, "order_items", snapshotAt(moved, "sales/order_items")))
           .containsExactly("batch-1", "batch-2", "batch-3", "batch-4");
+      String movedTag = awaitCutTagAfter(service, recovered);
+      assertAtTag(movedTag, io, orders, items);
+      assertThat(batchesAtRef(io, "order_items", movedTag))
+          .containsExactly("batch-1", "batch-2", "batch-3", "batch-4");
+      assertThat(batchesAtRef(io, "orders", firstTag))
+          .as("an earlier cut tag still reads its moment")
+          .containsExactly("batch-1", "batch-2", "batch-3");
       assertThat(service.http.get("/actuator/prometheus").body())
           .containsPattern("replicator_group_cut_lag_seconds\\{group=\"sales\"[^}]*} [0-9.]+");
       assertThat(service.http.get("/api/groups").json()).hasSize(1);
       assertThat(service.http.get("/api/groups/nothing").status()).isEqualTo(404);
     }
+  }
+
+  /** The group's cut tag once it tags a moment after {@code afterMs}. */
+  private static String awaitCutTagAfter(RunningService service, long afterMs) {
+    await()
+        .atMost(ServiceOnS3.PATIENCE)
+        .until(
+            () -> {
+              String tag = service.http.get(GROUP).json().path("cutTag").asText(null);
+              return tag != null && CutTags.momentOfTag("sales", tag).getAsLong() > afterMs;
+            });
+    return service.http.get(GROUP).json().path("cutTag").asText();
+  }
+
+  /**
+   * Each replica's tag names the source's snapshot as of the tag's moment (Iceberg's own time
+   * travel), and the replicas read at it hold one batch set.
+   */
+  private static void assertAtTag(String tag, S3FileIO io, Table orders, Table items)
+      throws IOException {
+    long moment = CutTags.momentOfTag("sales", tag).getAsLong();
+    orders.refresh();
+    items.refresh();
+    for (String name : new String[] {"orders", "order_items"}) {
+      Table replica = HintedReplica.open(io, "s3://replica/warehouse/sales/" + name);
+      assertThat(replica.refs().get(tag).isTag()).isTrue();
+      Table source = name.equals("orders") ? orders : items;
+      assertThat(replica.snapshot(tag).snapshotId())
+          .as("%s at %s", name, tag)
+          .isEqualTo(SnapshotUtil.snapshotIdAsOfTime(source, moment));
+    }
+    assertThat(batchesAtRef(io, "orders", tag))
+        .as("the batches of both replicas read at %s", tag)
+        .isEqualTo(batchesAtRef(io, "order_items", tag));
+  }
+
+  /**
+   * Every replica version from the first that carries {@code tag} carries it: replication (here of
+   * batch-4) keeps the tags, it does not drop them for the next tagging round to put back.
+   */
+  private static void assertKeptSinceTagged(S3FileIO io, String name, String tag) {
+    Table replica = HintedReplica.open(io, "s3://replica/warehouse/sales/" + name);
+    org.apache.iceberg.TableMetadata current =
+        ((HasTableOperations) replica).operations().current();
+    List<String> files = new ArrayList<>();
+    current.previousFiles().forEach(entry -> files.add(entry.file()));
+    files.add(current.metadataFileLocation());
+    boolean seen = false;
+    int after = 0;
+    for (String file : files) {
+      boolean has = TableMetadataParser.read(io, file).refs().containsKey(tag);
+      assertThat(has || !seen).as("%s dropped %s", file, tag).isTrue();
+      after += seen ? 1 : 0;
+      seen |= has;
+    }
+    assertThat(seen).isTrue();
+    assertThat(after).as("versions after the tag's").isPositive();
+  }
+
+  private static Set<String> batchesAtRef(S3FileIO io, String name, String ref) throws IOException {
+    Table replica = HintedReplica.open(io, "s3://replica/warehouse/sales/" + name);
+    return batchesAt(io, name, replica.snapshot(ref).snapshotId());
   }
 
   private static long cutMs(JsonNode group) {

@@ -5,15 +5,18 @@ import io.icerepl.app.engine.replica.ReplicaHead;
 import io.icerepl.app.engine.worker.StoreFactory;
 import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.logging.Redaction;
+import io.icerepl.merge.group.CutTags;
 import io.icerepl.merge.group.GroupCut;
 import io.icerepl.merge.group.GroupMember;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 
 /**
  * Where a replication group's cut stands: each member's replica read as it is now, with since when
@@ -46,10 +49,16 @@ public final class GroupCutReader {
    *     replicated yet)
    * @param heldBackSince since when that table holds the cut; null when it never was replicated
    * @param reason why that table holds it back, when it is not merely the least recent
+   * @param ref the name of the group's tags on the replicas: the moving tag, and the prefix of the
+   *     cut tags
+   * @param cutTag the newest cut tag every replica carries: the name to read each table at with
+   *     {@code VERSION AS OF} for one moment of them all; null before the first
    * @param tables each table's snapshot at the cut
    */
   public record Report(
       String name,
+      String ref,
+      String cutTag,
       Instant cut,
       Double cutLagSeconds,
       String heldBackBy,
@@ -65,14 +74,20 @@ public final class GroupCutReader {
    */
   public record TableAtCut(String table, Long snapshotId, Instant knownCurrentFrom) {}
 
-  public Report read(String name, List<Member> members, Duration clockSkew, Instant now) {
+  /**
+   * @param ref the name of the group's tags (see {@link io.icerepl.merge.group.CutTags})
+   */
+  public Report read(
+      String name, String ref, List<Member> members, Duration clockSkew, Instant now) {
     List<GroupMember> known = new ArrayList<>();
+    Set<String> tagged = null;
     for (Member member : members) {
       if (member.key().isEmpty()) {
-        return noCut(name, member.table(), "not found under its rule's target", clockSkew, members);
+        return noCut(
+            name, ref, member.table(), "not found under its rule's target", clockSkew, members);
       }
       if (member.knownCurrentFromMs().isEmpty()) {
-        return noCut(name, member.table(), "not known replicated yet", clockSkew, members);
+        return noCut(name, ref, member.table(), "not known replicated yet", clockSkew, members);
       }
       TableKey key = member.key().get();
       Optional<ReplicaHead> head;
@@ -83,6 +98,7 @@ public final class GroupCutReader {
       } catch (IOException | RuntimeException e) {
         return noCut(
             name,
+            ref,
             member.table(),
             // shown by the status API: redacted as every error it shows
             "its replica cannot be read: " + Redaction.apply(String.valueOf(e.getMessage())),
@@ -90,7 +106,14 @@ public final class GroupCutReader {
             members);
       }
       if (head.isEmpty()) {
-        return noCut(name, member.table(), "it has no replica yet", clockSkew, members);
+        return noCut(name, ref, member.table(), "it has no replica yet", clockSkew, members);
+      }
+      Set<String> tags = new HashSet<>(head.get().metadata().refs().keySet());
+      tags.removeIf(tag -> CutTags.momentOfTag(ref, tag).isEmpty());
+      if (tagged == null) {
+        tagged = tags;
+      } else {
+        tagged.retainAll(tags);
       }
       known.add(
           new GroupMember(
@@ -107,8 +130,11 @@ public final class GroupCutReader {
               Instant.ofEpochMilli(member.knownCurrentFromMs().getAsLong())));
     }
     Instant at = Instant.ofEpochMilli(cut.cutMs());
+    OptionalLong newest = CutTags.newest(ref, tagged);
     return new Report(
         name,
+        ref,
+        newest.isPresent() ? CutTags.name(ref, newest.getAsLong()) : null,
         at,
         Math.max(0, now.toEpochMilli() - cut.cutMs()) / 1000.0,
         cut.heldBackBy(),
@@ -119,7 +145,12 @@ public final class GroupCutReader {
   }
 
   private static Report noCut(
-      String name, String table, String reason, Duration clockSkew, List<Member> members) {
+      String name,
+      String ref,
+      String table,
+      String reason,
+      Duration clockSkew,
+      List<Member> members) {
     List<TableAtCut> tables = new ArrayList<>();
     for (Member member : members) {
       tables.add(
@@ -130,6 +161,6 @@ public final class GroupCutReader {
                   ? Instant.ofEpochMilli(member.knownCurrentFromMs().getAsLong())
                   : null));
     }
-    return new Report(name, null, null, table, null, reason, clockSkew, tables);
+    return new Report(name, ref, null, null, null, table, null, reason, clockSkew, tables);
   }
 }

@@ -14,6 +14,7 @@ import io.icerepl.app.engine.failover.PromotionResult;
 import io.icerepl.app.engine.failover.TableFailback;
 import io.icerepl.app.engine.failover.TablePromoter;
 import io.icerepl.app.engine.failover.TablePromotionException;
+import io.icerepl.app.engine.group.CutTagWriter;
 import io.icerepl.app.engine.head.FileSystemHeadResolver;
 import io.icerepl.app.engine.head.SourceHeadResolver;
 import io.icerepl.app.engine.retention.DeletionProgress;
@@ -25,6 +26,9 @@ import io.icerepl.app.engine.verify.VerifyResult;
 import io.icerepl.app.engine.verify.VerifySource;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.path.PathMapping;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -51,6 +55,29 @@ public final class TableOperations {
         context.rules.rule(key.rule()).retention(),
         context.options.maxMetadataBytes(),
         DeletionProgress.Listener.NONE);
+  }
+
+  /**
+   * Tags the cut {@code momentMs} of a replication group whose tags are named {@code ref} on the
+   * key's replica (see {@link CutTagWriter}); its catalog entry, if any, follows.
+   */
+  public CutTagWriter.Outcome tagCut(TableKey key, String ref, long momentMs, Duration keep) {
+    try {
+      return new CutTagWriter(
+              context.stores.targetStore(key.targetLocation()),
+              context.clock,
+              context.options.maxMetadataBytes())
+          .move(
+              key.table(),
+              key.targetLocation(),
+              ref,
+              momentMs,
+              keep,
+              context.replicaEntry(key).map(TableContext.ReplicaEntry::registrar));
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "Cannot tag group ref '" + ref + "' on " + key.table() + ": " + e.getMessage(), e);
+    }
   }
 
   /**

@@ -345,14 +345,32 @@ public record ReplicatorProperties(
    * @param tables the group's tables as the status API addresses them: {@code <namespace>/<table>}
    * @param clockSkew how far a writer's clock may run behind the replicator's: each replica is read
    *     as of the cut less this (default one second)
+   * @param ref the name of the group's tags on each replica: the moving tag {@code <ref>} and a cut
+   *     tag {@code <ref>-<yyyyMMdd'T'HHmmss'Z'>} per cut (default the group's name)
+   * @param tagInterval how often the cut is tagged (default a minute; zero tags nothing)
+   * @param keepTags how long each cut tag stays on the replicas (default a day; the newest stays)
    */
   public record Group(
       @NotBlank String name,
       @NotBlank String target,
       @NotEmpty List<@NotBlank String> tables,
-      @NotNull @DefaultValue("PT1S") Duration clockSkew) {
+      @NotNull @DefaultValue("PT1S") Duration clockSkew,
+      String ref,
+      @NotNull @DefaultValue("PT1M") Duration tagInterval,
+      @NotNull @DefaultValue("P1D") Duration keepTags) {
     public Group {
       tables = List.copyOf(tables);
+      ref = ref == null || ref.isBlank() ? name : ref.trim();
+      if ("main".equals(ref)) {
+        throw new IllegalArgumentException(
+            "replicator.groups: group "
+                + name
+                + " cannot name its tags 'main', the table's branch");
+      }
+      if (tagInterval.isNegative() || keepTags.isNegative()) {
+        throw new IllegalArgumentException(
+            "replicator.groups: group " + name + " has a negative tag-interval or keep-tags");
+      }
       if (clockSkew.isNegative()) {
         throw new IllegalArgumentException(
             "replicator.groups: group " + name + " has a negative clock-skew " + clockSkew);

@@ -63,6 +63,13 @@ public class GroupCuts {
   }
 
   private GroupCutReader.Report report(ReplicatorProperties.Group group) {
+    return read(group).report();
+  }
+
+  /** A group's cut as read now, with the tables' lanes. */
+  record Read(List<GroupCutReader.Member> members, GroupCutReader.Report report) {}
+
+  Read read(ReplicatorProperties.Group group) {
     List<GroupCutReader.Member> members =
         group.tables().stream()
             .map(
@@ -73,9 +80,9 @@ public class GroupCuts {
                 })
             .toList();
     GroupCutReader.Report report =
-        reader.read(group.name(), members, group.clockSkew(), clock.instant());
+        reader.read(group.name(), group.ref(), members, group.clockSkew(), clock.instant());
     cached.put(group.name(), new Cached(clock.millis(), report));
-    return report;
+    return new Read(members, report);
   }
 
   private double cutLagSeconds(ReplicatorProperties.Group group) {

@@ -1,0 +1,144 @@
+package io.icerepl.app.service.status;
+
+import io.icerepl.app.engine.group.CutTagWriter;
+import io.icerepl.app.engine.group.GroupCutReader;
+import io.icerepl.app.engine.worker.ReplicationCoordinator;
+import io.icerepl.app.engine.worker.TableKey;
+import io.icerepl.app.engine.worker.TableOperations;
+import io.icerepl.app.service.config.ReplicatorProperties;
+import io.icerepl.merge.group.CutTags;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.scheduling.TaskScheduler;
+import org.springframework.stereotype.Component;
+
+/**
+ * Tags each group's cut on its replicas every {@code tag-interval}: the moment tagged is the cut
+ * less the clock-skew allowance, rounded down to its second, and each table's tag is written in the
+ * table's lane (never beside its replication). The status API names a cut tag only once every
+ * replica carries it, so a reader told of it finds it on all of them; a round that fails on a table
+ * leaves the previous cut tag as the group's and the next round tags a newer cut.
+ */
+@Component
+public class GroupTagging implements SmartLifecycle {
+  private static final Logger LOG = LoggerFactory.getLogger(GroupTagging.class);
+
+  private final GroupCuts cuts;
+  private final List<ReplicatorProperties.Group> groups;
+  private final ReplicationCoordinator coordinator;
+  private final TableOperations operations;
+  private final TaskScheduler scheduler;
+  private final List<ScheduledFuture<?>> scheduled = new ArrayList<>();
+  // a round of a group never overlaps the group's previous one
+  private final Map<String, AtomicBoolean> tagging = new ConcurrentHashMap<>();
+
+  public GroupTagging(
+      GroupCuts cuts,
+      ReplicatorProperties properties,
+      ReplicationCoordinator coordinator,
+      TableOperations operations,
+      TaskScheduler scheduler) {
+    this.cuts = cuts;
+    this.groups = properties.groups();
+    this.coordinator = coordinator;
+    this.operations = operations;
+    this.scheduler = scheduler;
+  }
+
+  /**
+   * One round: tags the group's current cut on every replica that had a snapshot then.
+   *
+   * @return whether every replica carries the cut's tag now
+   */
+  boolean tag(ReplicatorProperties.Group group) {
+    AtomicBoolean running = tagging.computeIfAbsent(group.name(), name -> new AtomicBoolean());
+    if (!running.compareAndSet(false, true)) {
+      return false;
+    }
+    try {
+      GroupCuts.Read read = cuts.read(group);
+      GroupCutReader.Report report = read.report();
+      if (report.cut() == null) {
+        return false;
+      }
+      long moment = CutTags.momentOf(report.cut().toEpochMilli() - group.clockSkew().toMillis());
+      if (report.cutTag() != null
+          && CutTags.momentOfTag(group.ref(), report.cutTag()).getAsLong() >= moment) {
+        return true;
+      }
+      List<CompletableFuture<CutTagWriter.Outcome>> moves = new ArrayList<>();
+      List<TableKey> keys = new ArrayList<>();
+      for (GroupCutReader.Member member : read.members()) {
+        TableKey key = member.key().orElseThrow(); // a cut means every table was found
+        keys.add(key);
+        moves.add(
+            coordinator.runInLane(
+                key,
+                "tag the cut of group " + group.name(),
+                k -> operations.tagCut(k, group.ref(), moment, group.keepTags())));
+      }
+      boolean all = true;
+      for (int i = 0; i < moves.size(); i++) {
+        try {
+          moves.get(i).get(Math.max(1, group.tagInterval().toSeconds()), TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+          all = false;
+          Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+          LOG.warn(
+              "group {}: cannot tag cut {} on {}: {}",
+              group.name(),
+              CutTags.name(group.ref(), moment),
+              keys.get(i).table(),
+              cause.getMessage());
+        }
+      }
+      if (all) {
+        LOG.info("group {}: tagged cut {}", group.name(), CutTags.name(group.ref(), moment));
+      }
+      return all;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    } catch (RuntimeException e) {
+      LOG.warn("group {}: cannot tag its cut: {}", group.name(), e.getMessage());
+      return false;
+    } finally {
+      running.set(false);
+    }
+  }
+
+  @Override
+  public synchronized void start() {
+    for (ReplicatorProperties.Group group : groups) {
+      if (!group.tagInterval().isZero()) {
+        scheduled.add(
+            scheduler.scheduleWithFixedDelay(
+                () -> tag(group),
+                scheduler.getClock().instant().plus(group.tagInterval()),
+                group.tagInterval()));
+      }
+    }
+  }
+
+  @Override
+  public synchronized void stop() {
+    scheduled.forEach(f -> f.cancel(false));
+    scheduled.clear();
+  }
+
+  @Override
+  public synchronized boolean isRunning() {
+    return !scheduled.isEmpty();
+  }
+}
