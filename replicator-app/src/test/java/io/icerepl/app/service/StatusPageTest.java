@@ -47,7 +47,8 @@ class StatusPageTest {
                 "replicator.reconciliation-interval", "300ms",
                 "replicator.groups[0].name", "lake-group",
                 "replicator.groups[0].target", "dr",
-                "replicator.groups[0].tables[0]", "ns/orders"));
+                "replicator.groups[0].tables[0]", "ns/orders",
+                "replicator.groups[0].tag-interval", "PT0.2S"));
     Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
     while (!service.http.get("/api/replications").body().contains("\"IN_SYNC\"")) {
       assertThat(Instant.now()).as("the table replicated").isBefore(deadline);
@@ -101,12 +102,20 @@ class StatusPageTest {
       atCut = table.path("snapshotId").isNumber() ? table.path("snapshotId").asText() : "";
       Thread.sleep(100);
     }
+    String cutTag = "";
+    while (cutTag.isEmpty()) {
+      assertThat(Instant.now()).as("the group's cut is tagged").isBefore(deadline);
+      cutTag = service.http.get("/api/groups/lake-group").json().path("cutTag").asText("");
+      Thread.sleep(100);
+    }
     String dom = run(chromium.get(), "--dump-dom", url + "#token=" + RunningService.TOKEN);
     assertThat(dom)
         .contains("data-table=\"ns/orders\"")
         .contains("IN_SYNC")
         .contains("1 replica(s)")
         .contains("data-group=\"lake-group\"")
+        .as("the group's cut tag (it moves every 0.2 s: %s or a later one)", cutTag)
+        .containsPattern("<td[^>]*>lake-group-\\d{8}T\\d{6}Z</td>")
         .as("the snapshot at the cut, to the last digit")
         .contains("ns/orders @ " + atCut);
 
