@@ -1,12 +1,20 @@
 package io.icerepl.merge.failover;
 
+import static io.icerepl.merge.model.TableMetadataFields.CURRENT_SNAPSHOT_ID;
 import static io.icerepl.merge.model.TableMetadataFields.LAST_SEQUENCE_NUMBER;
+import static io.icerepl.merge.model.TableMetadataFields.LAST_UPDATED_MS;
 import static io.icerepl.merge.model.TableMetadataFields.NEXT_ROW_ID;
 import static io.icerepl.merge.model.TableMetadataFields.PROPERTIES;
+import static io.icerepl.merge.model.TableMetadataFields.REFS;
+import static io.icerepl.merge.model.TableMetadataFields.REF_TYPE;
+import static io.icerepl.merge.model.TableMetadataFields.SNAPSHOT_ID;
+import static io.icerepl.merge.model.TableMetadataFields.SNAPSHOT_LOG;
+import static io.icerepl.merge.model.TableMetadataFields.TIMESTAMP_MS;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icerepl.merge.merge.ReplicaCommits;
 import io.icerepl.merge.merge.ReplicaProperties;
+import io.icerepl.merge.model.Snapshot;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.model.TableMetadataParser;
 import java.util.Optional;
@@ -30,6 +38,12 @@ public final class PromotedMetadata {
    * after the last replicated version are never assigned again by the promoted table.
    */
   public static final long ROW_ID_GAP = 1L << 40;
+
+  private static final String MAIN = "main";
+  private static final String BRANCH = "branch";
+  private static final String MIN_SNAPSHOTS_TO_KEEP = "min-snapshots-to-keep";
+  private static final String MAX_SNAPSHOT_AGE_MS = "max-snapshot-age-ms";
+  private static final String MAX_REF_AGE_MS = "max-ref-age-ms";
 
   private PromotedMetadata() {}
 
@@ -67,6 +81,27 @@ public final class PromotedMetadata {
    */
   public static TableMetadata of(
       TableMetadata replica, String replicaFile, long epoch, long commitTimeMs) {
+    return of(replica, replicaFile, epoch, commitTimeMs, null);
+  }
+
+  /**
+   * The branch that keeps, on a table promoted at a group's cut, every snapshot replicated after
+   * the cut: nothing replicated is lost, and a writer may still take it back.
+   */
+  public static String replicatedAfterCut(String cutTag) {
+    return cutTag + "-replicated";
+  }
+
+  /**
+   * As above, promoted at a replication group's cut when {@code cutTag} is given: {@code main} is
+   * moved back to that tag's snapshot (a {@code snapshot-log} entry records the move, as for a
+   * rollback), and {@link #replicatedAfterCut the branch} keeps main's former head with every
+   * snapshot after the cut ({@code min-snapshots-to-keep}, no age limits).
+   *
+   * @throws IllegalArgumentException when the replica has no such tag
+   */
+  public static TableMetadata of(
+      TableMetadata replica, String replicaFile, long epoch, long commitTimeMs, String cutTag) {
     ObjectNode out = replica.copyOfJson();
     ObjectNode properties = out.with(PROPERTIES);
     properties.remove(ReplicaProperties.READ_ONLY);
@@ -85,6 +120,43 @@ public final class PromotedMetadata {
         Optional.of(replicaFile),
         ReplicaCommits.previousVersionsMax(replica));
     ReplicaCommits.setLastUpdatedMs(out, Optional.of(replica), commitTimeMs, 0L);
+    if (cutTag != null) {
+      moveMainToCut(out, replica, cutTag);
+    }
     return TableMetadataParser.fromJson(out, "promoted " + replicaFile);
+  }
+
+  private static void moveMainToCut(ObjectNode out, TableMetadata replica, String cutTag) {
+    Long cut = replica.refs().get(cutTag);
+    if (cut == null) {
+      throw new IllegalArgumentException(
+          "Cannot promote "
+              + replica.location()
+              + " at cut tag "
+              + cutTag
+              + ": it has no such tag");
+    }
+    Optional<Long> head = replica.currentSnapshotId();
+    if (head.isEmpty() || head.get().equals(cut)) {
+      return;
+    }
+    int after = 0;
+    for (Long id = head.get(); id != null && !id.equals(cut); ) {
+      after++;
+      id = replica.snapshot(id).flatMap(Snapshot::parentSnapshotId).orElse(null);
+    }
+    out.put(CURRENT_SNAPSHOT_ID, cut);
+    ObjectNode refs = out.with(REFS);
+    refs.with(MAIN).put(SNAPSHOT_ID, cut).put(REF_TYPE, BRANCH);
+    refs.putObject(replicatedAfterCut(cutTag))
+        .put(SNAPSHOT_ID, head.get())
+        .put(REF_TYPE, BRANCH)
+        .put(MIN_SNAPSHOTS_TO_KEEP, after)
+        .put(MAX_SNAPSHOT_AGE_MS, Long.MAX_VALUE)
+        .put(MAX_REF_AGE_MS, Long.MAX_VALUE);
+    out.withArray(SNAPSHOT_LOG)
+        .addObject()
+        .put(TIMESTAMP_MS, out.get(LAST_UPDATED_MS).asLong())
+        .put(SNAPSHOT_ID, cut);
   }
 }

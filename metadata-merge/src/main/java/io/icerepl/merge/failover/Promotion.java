@@ -23,6 +23,8 @@ import java.util.Set;
  * @param lastSourceLastUpdatedMs that file's {@code last-updated-ms}, null when the replica did not
  *     record it
  * @param replicaVersion the replica version number the promotion commit wrote
+ * @param cutTag the replication group's cut tag the table was promoted at (a consistent promotion:
+ *     its {@code main} is that tag's snapshot), null for a promotion of the table alone
  */
 public record Promotion(
     long epoch,
@@ -30,11 +32,30 @@ public record Promotion(
     String mode,
     String lastSourceMetadataFile,
     Long lastSourceLastUpdatedMs,
-    long replicaVersion) {
+    long replicaVersion,
+    String cutTag) {
 
   public Promotion {
     Objects.requireNonNull(mode, "mode");
     Objects.requireNonNull(lastSourceMetadataFile, "lastSourceMetadataFile");
+  }
+
+  /** A promotion of the table alone, at what the replica holds. */
+  public Promotion(
+      long epoch,
+      long promotedAtMillis,
+      String mode,
+      String lastSourceMetadataFile,
+      Long lastSourceLastUpdatedMs,
+      long replicaVersion) {
+    this(
+        epoch,
+        promotedAtMillis,
+        mode,
+        lastSourceMetadataFile,
+        lastSourceLastUpdatedMs,
+        replicaVersion,
+        null);
   }
 
   /** What a source head means for the promoted replica: every value but the last fences it. */

@@ -46,6 +46,7 @@ public final class ReplicaStateParser {
   static final String KEPT_REFS = "kept-refs";
   static final String MIRROR_PREFIXES = "mirror-prefixes";
   static final String CUT_TAGS = "cut-tags";
+  static final String CUT_TAG = "cut-tag";
   private static final int VERSION = 1;
   private static final ObjectMapper MAPPER = TableMetadataParser.mapper();
 
@@ -220,6 +221,9 @@ public final class ReplicaStateParser {
       node.put(LAST_SOURCE_LAST_UPDATED_MS, promotion.lastSourceLastUpdatedMs());
     }
     node.put(REPLICA_VERSION, promotion.replicaVersion());
+    if (promotion.cutTag() != null) {
+      node.put(CUT_TAG, promotion.cutTag());
+    }
   }
 
   private static Promotion readPromotion(JsonNode node, String fileName) {
@@ -237,6 +241,8 @@ public final class ReplicaStateParser {
         node.get(MODE).asText(),
         node.get(LAST_SOURCE_METADATA_FILE).asText(),
         updated == null || updated.isNull() ? null : updated.asLong(),
-        node.get(REPLICA_VERSION).asLong());
+        node.get(REPLICA_VERSION).asLong(),
+        // absent for a promotion of the table alone
+        node.hasNonNull(CUT_TAG) ? node.get(CUT_TAG).asText() : null);
   }
 }

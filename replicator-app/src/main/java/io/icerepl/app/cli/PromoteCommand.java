@@ -8,6 +8,7 @@ import io.icerepl.app.engine.catalog.CatalogRegistrars;
 import io.icerepl.app.engine.catalog.CatalogSpec;
 import io.icerepl.app.engine.catalog.ReplicaRegistrar;
 import io.icerepl.app.engine.catalog.TableCatalogs;
+import io.icerepl.app.engine.failover.GroupPromotion;
 import io.icerepl.app.engine.failover.PromotionMode;
 import io.icerepl.app.engine.failover.PromotionResult;
 import io.icerepl.app.engine.failover.TablePromoter;
@@ -43,7 +44,8 @@ import picocli.CommandLine.Option;
     footerHeading = "%nExamples:%n",
     footer = {
       "  replicator promote --target s3://dr/db/t --source s3://lake/db/t",
-      "  replicator promote --target s3://dr/db/t --mode now --json"
+      "  replicator promote --target s3://dr/db/t --mode now --json",
+      "  replicator promote --consistent sales --mode now --target s3://dr/sales/orders --target s3://dr/sales/order_items"
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
@@ -59,7 +61,25 @@ final class PromoteCommand implements Callable<Integer> {
   /** The source: needed by safe mode, reported on (if reachable) by now mode. */
   @CommandLine.Mixin OptionalSourceOption source;
 
-  @CommandLine.Mixin TargetOption target;
+  @Option(
+      names = "--target",
+      required = true,
+      paramLabel = "<location>",
+      converter = LocationConverter.class,
+      description =
+          "Replica table location: an absolute path, a file: URI or s3://bucket/path. With"
+              + " --consistent, once per table of the group.")
+  List<String> targets;
+
+  @Option(
+      names = "--consistent",
+      paramLabel = "<ref>",
+      description =
+          "Promote every --target at one cut of the replication group whose tags are named <ref>:"
+              + " the newest cut tag all of them carry (--mode now). Each table's main becomes its"
+              + " cut snapshot; what was replicated after the cut stays on the branch"
+              + " <cut tag>-replicated. A rerun completes the same cut.")
+  String consistent;
 
   /** The replica's catalog entry, moved to the promoted version and left writable. */
   @CommandLine.Mixin TargetCatalogOption targetCatalog;
@@ -100,7 +120,16 @@ final class PromoteCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PromotionMode promotionMode = PromotionMode.parse(mode);
-    String targetLocation = target.target();
+    if (consistent != null) {
+      return promoteGroup(promotionMode);
+    }
+    if (targets.size() != 1) {
+      throw new IllegalArgumentException(
+          "Cannot promote "
+              + targets
+              + ": give one --target, or --consistent <ref> to promote a group's tables at its cut");
+    }
+    String targetLocation = targets.get(0);
     boolean hasSource = source.location().isPresent() || source.catalogTable().isPresent();
     if (promotionMode == PromotionMode.SAFE && !hasSource) {
       throw new IllegalArgumentException(
@@ -164,6 +193,80 @@ final class PromoteCommand implements Callable<Integer> {
       return 0;
     } finally {
       pool.shutdownNow();
+    }
+  }
+
+  /** {@code --consistent}: every target at the group's cut. */
+  private Integer promoteGroup(PromotionMode promotionMode) {
+    if (promotionMode != PromotionMode.NOW) {
+      throw new IllegalArgumentException(
+          "Cannot promote "
+              + targets
+              + " at a cut of "
+              + consistent
+              + ": --consistent promotes what the replicas hold at the group's newest cut tag, give"
+              + " --mode now (safe mode's replicate-and-verify is for one table)");
+    }
+    if (source.location().isPresent()
+        || source.catalogTable().isPresent()
+        || targetCatalog.catalogTable(Optional.empty()).isPresent()) {
+      throw new IllegalArgumentException(
+          "Cannot promote "
+              + targets
+              + " at a cut of "
+              + consistent
+              + ": --consistent takes the replicas' locations only (no source, no catalog entry)");
+    }
+    if (new java.util.HashSet<>(targets).size() != targets.size()) {
+      throw new IllegalArgumentException("Cannot promote " + targets + ": a --target is repeated");
+    }
+    try (StoreOptions opened = stores) {
+      List<GroupPromotion.Member> members =
+          targets.stream()
+              .map(
+                  location ->
+                      new GroupPromotion.Member(
+                          location, location, stores.target(location), Optional.empty()))
+              .toList();
+      GroupPromotion.Result result =
+          new GroupPromotion(Clock.systemUTC(), metadataLimit.maxMetadataBytes())
+              .promote(members, consistent);
+      Report report =
+          Report.aligned()
+              .put("cutTag", "cut tag", result.cutTag())
+              .put("cut", "cut", result.cut().toString())
+              .list("tables");
+      for (GroupPromotion.TableResult table : result.tables()) {
+        java.util.Map<String, Object> item = new java.util.LinkedHashMap<>();
+        item.put("table", table.table());
+        item.put("alreadyPromoted", table.result().alreadyPromoted());
+        item.put("epoch", table.result().promotion().epoch());
+        item.put("replicaMetadataFile", table.result().metadataFile());
+        item.put("cutSnapshotId", table.cutSnapshotId());
+        item.put("keptAfterCut", table.keptAfterCut());
+        item.put("branch", table.branch());
+        item.put(
+            "newestKeptCommit",
+            table.newestKeptCommit() == null ? null : table.newestKeptCommit().toString());
+        report.item(
+            "tables",
+            "table",
+            item,
+            table.table()
+                + ": main at "
+                + table.cutSnapshotId()
+                + (table.keptAfterCut() == 0
+                    ? ", nothing replicated after the cut"
+                    : ", "
+                        + table.keptAfterCut()
+                        + " later snapshot(s) up to "
+                        + table.newestKeptCommit()
+                        + " on branch "
+                        + table.branch())
+                + (table.result().alreadyPromoted() ? " (already promoted)" : ""));
+      }
+      output.print(spec.commandLine().getOut(), report);
+      return 0;
     }
   }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.icerepl.app.engine.S3CommandFixture;
 import io.icerepl.merge.group.CutTags;
 import java.io.IOException;
 import java.time.Instant;
@@ -147,6 +148,127 @@ class GroupCutServiceTest {
       assertThat(service.http.get("/api/groups").json()).hasSize(1);
       assertThat(service.http.get("/api/groups/nothing").status()).isEqualTo(404);
     }
+  }
+
+  @Test
+  void aConsistentPromotionLeavesBothTablesAtOneBatchAndKeepsWhatCameAfterOnABranch()
+      throws Exception {
+    try (ServiceOnS3 fixture = new ServiceOnS3()) {
+      Table orders = fixture.warehouse.createSample("sales", "orders");
+      Table items = fixture.warehouse.createSample("sales", "order_items");
+      for (int batch = 1; batch <= 2; batch++) {
+        ServiceOnS3.append(orders, "batch-" + batch, 2);
+        ServiceOnS3.append(items, "batch-" + batch, 3);
+      }
+      RunningService service =
+          fixture.start(
+              Map.of(
+                  "replicator.settle-time", "PT0.2S",
+                  "replicator.groups[0].name", "sales",
+                  "replicator.groups[0].target", "a",
+                  "replicator.groups[0].tables[0]", "sales/orders",
+                  "replicator.groups[0].tables[1]", "sales/order_items",
+                  "replicator.groups[0].clock-skew", "PT0.1S",
+                  "replicator.groups[0].tag-interval", "PT0.3S"));
+      S3FileIO io = fixture.io();
+      awaitCutTagAfter(service, items.currentSnapshot().timestampMillis());
+
+      // order_items' replication fails; batch-3 reaches the orders replica only
+      try (S3Client client = fixture.s3.client()) {
+        client.putObject(
+            b ->
+                b.bucket("source")
+                    .key("warehouse/sales/order_items/metadata/99999-broken.metadata.json"),
+            RequestBody.fromString("{not json"));
+      }
+      fixture.awaitState("/api/replications/a/sales/order_items", "FAILED");
+      ServiceOnS3.append(orders, "batch-3", 2);
+      ServiceOnS3.append(items, "batch-3", 3);
+      await()
+          .atMost(ServiceOnS3.PATIENCE)
+          .untilAsserted(
+              () ->
+                  assertThat(
+                          batchesAt(
+                              io,
+                              "orders",
+                              HintedReplica.open(io, ORDERS).currentSnapshot().snapshotId()))
+                      .contains("batch-3"));
+      String cutTag = service.http.get(GROUP).json().path("cutTag").asText();
+      service.close();
+      fixture.service = null;
+
+      String[] promote = {
+        "promote",
+        "--consistent",
+        "sales",
+        "--mode",
+        "now",
+        "--target",
+        ORDERS,
+        "--target",
+        ITEMS,
+        "--endpoint",
+        fixture.s3.endpoint().toString(),
+        "--path-style",
+        "--json"
+      };
+      S3CommandFixture.setCredentials();
+      try {
+        S3CommandFixture.Run run = S3CommandFixture.run(promote);
+        assertThat(run.exit()).as(run.err()).isZero();
+        JsonNode result = MAPPER.readTree(run.out());
+        assertThat(result.path("cutTag").asText()).isEqualTo(cutTag);
+        assertThat(batchesAt(io, "orders", currentOf(io, ORDERS)))
+            .as("both promoted tables at one batch")
+            .containsExactly("batch-1", "batch-2")
+            .isEqualTo(batchesAt(io, "order_items", currentOf(io, ITEMS)));
+        long moment = CutTags.momentOfTag("sales", cutTag).getAsLong();
+        orders.refresh();
+        assertThat(currentOf(io, ORDERS))
+            .isEqualTo(SnapshotUtil.snapshotIdAsOfTime(orders, moment));
+        Table promotedOrders = HintedReplica.open(io, ORDERS);
+        assertThat(
+                batchesAt(
+                    io, "orders", promotedOrders.snapshot(cutTag + "-replicated").snapshotId()))
+            .as("what was replicated after the cut stays on its branch")
+            .containsExactly("batch-1", "batch-2", "batch-3");
+        JsonNode ordersResult = tableIn(result, ORDERS);
+        assertThat(ordersResult.path("keptAfterCut").asInt()).isEqualTo(1);
+        assertThat(ordersResult.path("branch").asText()).isEqualTo(cutTag + "-replicated");
+        assertThat(tableIn(result, ITEMS).path("keptAfterCut").asInt()).isZero();
+
+        S3CommandFixture.Run rerun = S3CommandFixture.run(promote);
+        assertThat(rerun.exit()).as(rerun.err()).isZero();
+        JsonNode again = MAPPER.readTree(rerun.out());
+        assertThat(again.path("cutTag").asText())
+            .as("a rerun completes the same cut")
+            .isEqualTo(cutTag);
+        assertThat(tableIn(again, ORDERS).path("alreadyPromoted").asBoolean()).isTrue();
+        assertThat(currentOf(io, ITEMS))
+            .isEqualTo(tableIn(result, ITEMS).path("cutSnapshotId").asLong());
+      } finally {
+        S3CommandFixture.clearCredentials();
+      }
+    }
+  }
+
+  private static final String ORDERS = "s3://replica/warehouse/sales/orders";
+  private static final String ITEMS = "s3://replica/warehouse/sales/order_items";
+  private static final com.fasterxml.jackson.databind.ObjectMapper MAPPER =
+      new com.fasterxml.jackson.databind.ObjectMapper();
+
+  private static long currentOf(S3FileIO io, String location) {
+    return HintedReplica.open(io, location).currentSnapshot().snapshotId();
+  }
+
+  private static JsonNode tableIn(JsonNode result, String location) {
+    for (JsonNode table : result.path("tables")) {
+      if (table.path("table").asText().equals(location)) {
+        return table;
+      }
+    }
+    throw new AssertionError("no table " + location + " in " + result);
   }
 
   /** The group's cut tag once it tags a moment after {@code afterMs}. */

@@ -162,6 +162,21 @@ public final class TablePromoter {
    */
   public PromotionResult promote(
       String table, String targetLocation, PromotionMode mode, OptionalLong decidedOn) {
+    return promote(table, targetLocation, mode, decidedOn, Optional.empty());
+  }
+
+  /**
+   * As above; with {@code cutTag}, at a replication group's cut: the promoted {@code main} is that
+   * tag's snapshot, and what was replicated after it stays on a branch (see {@link
+   * PromotedMetadata#replicatedAfterCut}). A rerun finishes the promotion at the cut it recorded,
+   * and refuses another.
+   */
+  public PromotionResult promote(
+      String table,
+      String targetLocation,
+      PromotionMode mode,
+      OptionalLong decidedOn,
+      Optional<String> cutTag) {
     try (ObjectStore.Lock lock = target.lock(targetLocation)) {
       LeasedReplica leased = new LeasedReplica(target, replicaFiles, targetLocation, lock);
       ReplicaState state = replicaFiles.state(targetLocation);
@@ -169,6 +184,17 @@ public final class TablePromoter {
         long promotedFrom = state.promotion().replicaVersion() - 1;
         if (decidedOn.isPresent() && decidedOn.getAsLong() != promotedFrom) {
           throw refused(table, decidedOn.getAsLong(), "was promoted from version " + promotedFrom);
+        }
+        if (cutTag.isPresent() && !cutTag.get().equals(state.promotion().cutTag())) {
+          throw new TablePromotionException(
+              table,
+              "it was promoted "
+                  + (state.promotion().cutTag() == null
+                      ? "on its own"
+                      : "at cut " + state.promotion().cutTag())
+                  + ", not at cut "
+                  + cutTag.get()
+                  + "; nothing was written");
         }
         return moveEntry(table, targetLocation, finish(table, state.promotion(), leased));
       }
@@ -179,6 +205,14 @@ public final class TablePromoter {
               () ->
                   new TablePromotionException(
                       table, targetLocation + " holds no replica to promote"));
+      if (cutTag.isPresent() && !head.metadata().refs().containsKey(cutTag.get())) {
+        throw new TablePromotionException(
+            table,
+            head.file()
+                + " has no cut tag "
+                + cutTag.get()
+                + " to promote at; nothing was written");
+      }
       Promotion promotion =
           new Promotion(
               PromotedMetadata.nextEpoch(head.metadata()),
@@ -186,7 +220,8 @@ public final class TablePromoter {
               mode.label(),
               head.lastSourceFile().orElseThrow(),
               head.lastSourceUpdatedMs().orElse(null),
-              head.version() + 1);
+              head.version() + 1,
+              cutTag.orElse(null));
       leased.writeState(state.withPromotion(promotion), "record the promotion");
       return moveEntry(
           table, targetLocation, publish(table, head.metadata(), head.file(), promotion, leased));
@@ -249,7 +284,8 @@ public final class TablePromoter {
       throws IOException {
     String location = leased.location();
     TableMetadata promoted =
-        PromotedMetadata.of(replica, replicaFile, promotion.epoch(), clock.millis());
+        PromotedMetadata.of(
+            replica, replicaFile, promotion.epoch(), clock.millis(), promotion.cutTag());
     String file = leased.publish(table, promotion.replicaVersion(), promoted);
     LOG.info(
         "{}: promoted {} at version {}, epoch {}, mode {}, last source version {}",

@@ -1,0 +1,183 @@
+package io.icerepl.app.engine.failover;
+
+import io.icerepl.app.engine.catalog.ReplicaRegistrar;
+import io.icerepl.app.engine.replica.ReplicaFiles;
+import io.icerepl.app.engine.replica.ReplicaHead;
+import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.merge.failover.PromotedMetadata;
+import io.icerepl.merge.failover.Promotion;
+import io.icerepl.merge.group.CutTags;
+import io.icerepl.merge.model.Snapshot;
+import io.icerepl.merge.model.TableMetadata;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * A consistent promotion (failover) of a replication group: every table promoted at one cut, the
+ * newest cut tag of the group every replica carries (see {@link CutTags}), so the promoted tables
+ * show one moment of their sources. Each table's {@code main} is its cut tag's snapshot; what was
+ * replicated after the cut stays on a branch. The cut is chosen once: a rerun after a crash finds
+ * the cut the promoted tables recorded and completes that one, never a newer one.
+ */
+public final class GroupPromotion {
+  private final Clock clock;
+  private final long maxMetadataBytes;
+
+  public GroupPromotion(Clock clock, long maxMetadataBytes) {
+    this.clock = clock;
+    this.maxMetadataBytes = maxMetadataBytes;
+  }
+
+  /**
+   * One table of the group.
+   *
+   * @param table how messages name it
+   * @param location the replica's table location
+   * @param store the replica's store
+   * @param entry the replica's catalog entry, moved to the promoted version
+   */
+  public record Member(
+      String table, String location, ObjectStore store, Optional<ReplicaRegistrar> entry) {}
+
+  /**
+   * What the promotion did to one table.
+   *
+   * @param cutSnapshotId the promoted {@code main}: the snapshot at the cut
+   * @param keptAfterCut snapshots replicated after the cut, kept on {@code branch}
+   * @param branch the branch keeping them, null when there were none
+   * @param newestKeptCommit the newest of them, null when there were none: between the cut and it
+   *     lies what the tables' readers lose unless a writer takes the branch back
+   */
+  public record TableResult(
+      String table,
+      PromotionResult result,
+      long cutSnapshotId,
+      int keptAfterCut,
+      String branch,
+      Instant newestKeptCommit) {}
+
+  /**
+   * @param cutTag the cut every table was promoted at
+   * @param cut its moment
+   */
+  public record Result(String cutTag, Instant cut, List<TableResult> tables) {}
+
+  /**
+   * Promotes every member at the group's cut, in now mode (what the replicas hold).
+   *
+   * @param ref the group's tag name
+   * @throws TablePromotionException when no cut is common to every replica, or a table was promoted
+   *     on its own or at another cut; the tables not promoted yet are left as they were
+   */
+  public Result promote(List<Member> members, String ref) {
+    String cutTag = chooseCut(members, ref);
+    List<TableResult> tables = new ArrayList<>();
+    for (Member member : members) {
+      PromotionResult result =
+          new TablePromoter(member.store(), clock, maxMetadataBytes, member.entry())
+              .promote(
+                  member.table(),
+                  member.location(),
+                  PromotionMode.NOW,
+                  OptionalLong.empty(),
+                  Optional.of(cutTag));
+      tables.add(describe(member.table(), result, cutTag));
+    }
+    return new Result(
+        cutTag, Instant.ofEpochMilli(CutTags.momentOfTag(ref, cutTag).getAsLong()), tables);
+  }
+
+  /**
+   * The cut a promotion of the group uses: the one a promoted table recorded (an earlier run
+   * stopped part-way), else the newest cut tag every replica carries.
+   */
+  String chooseCut(List<Member> members, String ref) {
+    if (members.isEmpty()) {
+      throw new IllegalArgumentException("A consistent promotion needs at least one table");
+    }
+    Set<String> recorded = new TreeSet<>();
+    Set<String> common = null;
+    for (Member member : members) {
+      ReplicaFiles files = new ReplicaFiles(member.store(), maxMetadataBytes);
+      try {
+        Promotion promotion = files.state(member.location()).promotion();
+        if (promotion != null) {
+          if (promotion.cutTag() == null || !CutTags.isOf(ref, promotion.cutTag())) {
+            throw new TablePromotionException(
+                member.table(),
+                "it was promoted on its own, not at a cut of "
+                    + ref
+                    + "; the group cannot be promoted at one cut");
+          }
+          recorded.add(promotion.cutTag());
+          continue;
+        }
+        Optional<ReplicaHead> head = files.head(member.table(), member.location());
+        Set<String> tags = new HashSet<>();
+        head.ifPresent(h -> tags.addAll(h.metadata().refs().keySet()));
+        tags.removeIf(tag -> CutTags.momentOfTag(ref, tag).isEmpty());
+        if (common == null) {
+          common = tags;
+        } else {
+          common.retainAll(tags);
+        }
+      } catch (IOException e) {
+        throw new TablePromotionException(
+            member.table(), e.getMessage(), new UncheckedIOException(e));
+      }
+    }
+    if (recorded.size() > 1) {
+      throw new TablePromotionException(
+          members.get(0).table(),
+          "the group's tables were promoted at different cuts "
+              + recorded
+              + "; nothing was written");
+    }
+    if (recorded.size() == 1) {
+      String cut = recorded.iterator().next();
+      return cut; // the tables not promoted yet are refused by their promoter if they lack it
+    }
+    OptionalLong newest = CutTags.newest(ref, common == null ? Set.of() : common);
+    if (newest.isEmpty()) {
+      throw new TablePromotionException(
+          members.get(0).table(),
+          "no cut tag of "
+              + ref
+              + " is on every table of the group (the service tags a group's cut on its replicas"
+              + " every tag-interval); nothing was written");
+    }
+    return CutTags.name(ref, newest.getAsLong());
+  }
+
+  private static TableResult describe(String table, PromotionResult result, String cutTag) {
+    TableMetadata metadata = result.metadata();
+    long cut = metadata.currentSnapshotId().orElseThrow();
+    String branch = PromotedMetadata.replicatedAfterCut(cutTag);
+    Long kept = metadata.refs().get(branch);
+    if (kept == null) {
+      return new TableResult(table, result, cut, 0, null, null);
+    }
+    int count = 0;
+    Instant newest = null;
+    for (Long id = kept; id != null && id != cut; ) {
+      Optional<Snapshot> snapshot = metadata.snapshot(id);
+      if (snapshot.isEmpty()) {
+        break;
+      }
+      count++;
+      Instant at = Instant.ofEpochMilli(snapshot.get().timestampMs());
+      newest = newest == null || at.isAfter(newest) ? at : newest;
+      id = snapshot.get().parentSnapshotId().orElse(null);
+    }
+    return new TableResult(table, result, cut, count, branch, newest);
+  }
+}
