@@ -14,9 +14,9 @@ import io.icerepl.app.engine.failover.PromotionResult;
 import io.icerepl.app.engine.failover.TableFailback;
 import io.icerepl.app.engine.failover.TablePromoter;
 import io.icerepl.app.engine.failover.TablePromotionException;
-import io.icerepl.app.engine.group.CutTagWriter;
 import io.icerepl.app.engine.head.FileSystemHeadResolver;
 import io.icerepl.app.engine.head.SourceHeadResolver;
+import io.icerepl.app.engine.replica.CutTagWriter;
 import io.icerepl.app.engine.retention.DeletionProgress;
 import io.icerepl.app.engine.retention.RetentionResult;
 import io.icerepl.app.engine.retention.RetentionRunner;
@@ -73,7 +73,10 @@ public final class TableOperations {
               ref,
               momentMs,
               keep,
-              context.replicaEntry(key).map(TableContext.ReplicaEntry::registrar));
+              file ->
+                  context
+                      .replicaEntry(key)
+                      .ifPresent(entry -> entry.registrar().register(key.targetLocation(), file)));
     } catch (IOException e) {
       throw new UncheckedIOException(
           "Cannot tag group ref '" + ref + "' on " + key.table() + ": " + e.getMessage(), e);

@@ -1,7 +1,7 @@
 package io.icerepl.app.service.status;
 
-import io.icerepl.app.engine.group.CutTagWriter;
 import io.icerepl.app.engine.group.GroupCutReader;
+import io.icerepl.app.engine.replica.CutTagWriter;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.engine.worker.TableOperations;

@@ -1,9 +1,5 @@
-package io.icerepl.app.engine.group;
+package io.icerepl.app.engine.replica;
 
-import io.icerepl.app.engine.catalog.ReplicaRegistrar;
-import io.icerepl.app.engine.replica.LeasedReplica;
-import io.icerepl.app.engine.replica.ReplicaFiles;
-import io.icerepl.app.engine.replica.ReplicaHead;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.group.CutTags;
@@ -16,14 +12,14 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Moves a replication group's tags ({@link CutTags}) on one replica: a ref-only replica commit,
  * under the table's lease and through {@link LeasedReplica} as every replica write, recorded in the
- * replica's state first so that every later replication keeps the tags. The catalog entry, when the
- * replica has one, follows.
+ * replica's state first so that every later replication keeps the tags.
  */
 public final class CutTagWriter {
   private static final Logger LOG = LoggerFactory.getLogger(CutTagWriter.class);
@@ -56,6 +52,8 @@ public final class CutTagWriter {
    * moment is read under the lease: replication only adds to it.
    *
    * @param keep how long the cut tags stay
+   * @param published told of the new replica version's metadata file, for the replica's catalog
+   *     entry to follow it
    * @throws BadInputException when a ref of the replica's own bears one of the group's names; the
    *     replica is left as it was
    */
@@ -65,7 +63,7 @@ public final class CutTagWriter {
       String ref,
       long momentMs,
       Duration keep,
-      Optional<ReplicaRegistrar> registrar)
+      Consumer<String> published)
       throws IOException {
     try (ObjectStore.Lock lock = store.lock(location)) {
       LeasedReplica replica = new LeasedReplica(store, files, location, lock);
@@ -97,7 +95,7 @@ public final class CutTagWriter {
       TableMetadata tagged = CutTags.commit(metadata, head.file(), before, after, clock.millis());
       ReplicaFiles.RecordedCommit recorded =
           replica.recordCommit(state.withCutTags(after), Optional.of(head), version, tagged);
-      String published = replica.publish(table, version, recorded.metadata());
+      String file = replica.publish(table, version, recorded.metadata());
       LOG.info(
           "{}: tagged cut {} of {} at snapshot {} in replica version {}",
           table,
@@ -105,9 +103,7 @@ public final class CutTagWriter {
           ref,
           snapshotId,
           version);
-      if (registrar.isPresent()) {
-        registrar.get().register(location, published);
-      }
+      published.accept(file);
       return Outcome.MOVED;
     }
   }
