@@ -71,6 +71,12 @@ public final class GroupPromotion {
    */
   public record Result(String cutTag, Instant cut, List<TableResult> tables) {}
 
+  /** Promotes one table at a cut tag: directly, or in the table's lane in the service. */
+  @FunctionalInterface
+  public interface AtCut {
+    PromotionResult promote(Member member, String cutTag);
+  }
+
   /**
    * Promotes every member at the group's cut, in now mode (what the replicas hold).
    *
@@ -79,21 +85,29 @@ public final class GroupPromotion {
    *     on its own or at another cut; the tables not promoted yet are left as they were
    */
   public Result promote(List<Member> members, String ref) {
+    return promote(members, ref, this::promoteAtCut);
+  }
+
+  /** As above, each table promoted by {@code atCut}. */
+  public Result promote(List<Member> members, String ref, AtCut atCut) {
     String cutTag = chooseCut(members, ref);
     List<TableResult> tables = new ArrayList<>();
     for (Member member : members) {
-      PromotionResult result =
-          new TablePromoter(member.store(), clock, maxMetadataBytes, member.entry())
-              .promote(
-                  member.table(),
-                  member.location(),
-                  PromotionMode.NOW,
-                  OptionalLong.empty(),
-                  Optional.of(cutTag));
-      tables.add(describe(member.table(), result, cutTag));
+      tables.add(describe(member.table(), atCut.promote(member, cutTag), cutTag));
     }
     return new Result(
         cutTag, Instant.ofEpochMilli(CutTags.momentOfTag(ref, cutTag).getAsLong()), tables);
+  }
+
+  /** Promotes {@code member} at {@code cutTag}, in now mode, as {@code promote} does. */
+  public PromotionResult promoteAtCut(Member member, String cutTag) {
+    return new TablePromoter(member.store(), clock, maxMetadataBytes, member.entry())
+        .promote(
+            member.table(),
+            member.location(),
+            PromotionMode.NOW,
+            OptionalLong.empty(),
+            Optional.of(cutTag));
   }
 
   /**

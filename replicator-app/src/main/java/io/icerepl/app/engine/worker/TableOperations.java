@@ -9,6 +9,7 @@ import io.icerepl.app.engine.catalog.ReplicaRegistrar;
 import io.icerepl.app.engine.catalog.TableCatalogs;
 import io.icerepl.app.engine.failover.FailbackReport;
 import io.icerepl.app.engine.failover.FailbackSummary;
+import io.icerepl.app.engine.failover.GroupPromotion;
 import io.icerepl.app.engine.failover.PromotionMode;
 import io.icerepl.app.engine.failover.PromotionResult;
 import io.icerepl.app.engine.failover.TableFailback;
@@ -194,6 +195,47 @@ public final class TableOperations {
     } else {
       result = promoter.promote(table, key.targetLocation(), mode, decidedOn);
     }
+    context.board.promoted(key, result);
+    return result;
+  }
+
+  /** The key's replica as a member of a group's consistent promotion. */
+  public GroupPromotion.Member groupMember(TableKey key) {
+    return new GroupPromotion.Member(
+        key.table(),
+        key.targetLocation(),
+        context.stores.targetStore(key.targetLocation()),
+        context.replicaEntry(key).map(TableContext.ReplicaEntry::registrar));
+  }
+
+  /**
+   * Promotes the keys' replicas at one cut of the group whose tags are named {@code ref} ({@link
+   * GroupPromotion}): the cut chosen once, then each table promoted at it by {@code atCut} (the
+   * service runs {@link #promoteAtCut} in the table's lane).
+   */
+  public GroupPromotion.Result promoteGroup(
+      List<TableKey> keys,
+      String ref,
+      java.util.function.BiFunction<TableKey, String, PromotionResult> atCut) {
+    java.util.Map<GroupPromotion.Member, TableKey> byMember = new java.util.IdentityHashMap<>();
+    List<GroupPromotion.Member> members = new ArrayList<>();
+    for (TableKey key : keys) {
+      GroupPromotion.Member member = groupMember(key);
+      byMember.put(member, key);
+      members.add(member);
+    }
+    return new GroupPromotion(context.clock, context.options.maxMetadataBytes())
+        .promote(members, ref, (member, cutTag) -> atCut.apply(byMember.get(member), cutTag));
+  }
+
+  /**
+   * Promotes the key's replica at a group's cut tag ({@link GroupPromotion}), in now mode; tells
+   * the board the replica is a primary now.
+   */
+  public PromotionResult promoteAtCut(TableKey key, String cutTag) {
+    PromotionResult result =
+        new GroupPromotion(context.clock, context.options.maxMetadataBytes())
+            .promoteAtCut(groupMember(key), cutTag);
     context.board.promoted(key, result);
     return result;
   }

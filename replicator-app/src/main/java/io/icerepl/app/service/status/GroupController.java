@@ -1,11 +1,33 @@
 package io.icerepl.app.service.status;
 
+import io.icerepl.app.engine.failover.GroupPromotion;
+import io.icerepl.app.engine.failover.PromotionMode;
+import io.icerepl.app.engine.failover.PromotionResult;
+import io.icerepl.app.engine.failover.TablePromotionException;
 import io.icerepl.app.engine.group.GroupCutReader;
+import io.icerepl.app.engine.worker.ReplicationCoordinator;
+import io.icerepl.app.engine.worker.TableKey;
+import io.icerepl.app.engine.worker.TableOperations;
+import io.icerepl.app.logging.Redaction;
+import io.icerepl.app.service.config.ReplicatorProperties;
+import jakarta.servlet.http.HttpServletRequest;
+import java.security.Principal;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
@@ -16,10 +38,138 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 @RequestMapping("/api/groups")
 public class GroupController {
-  private final GroupCuts cuts;
+  private static final Logger LOG = LoggerFactory.getLogger(GroupController.class);
 
-  public GroupController(GroupCuts cuts) {
+  private final GroupCuts cuts;
+  private final ReplicatorProperties properties;
+  private final StatusBoard board;
+  private final ReplicationCoordinator coordinator;
+  private final TableOperations operations;
+
+  public GroupController(
+      GroupCuts cuts,
+      ReplicatorProperties properties,
+      StatusBoard board,
+      ReplicationCoordinator coordinator,
+      TableOperations operations) {
     this.cuts = cuts;
+    this.properties = properties;
+    this.board = board;
+    this.coordinator = coordinator;
+    this.operations = operations;
+  }
+
+  /**
+   * One table of a consistent promotion's answer.
+   *
+   * @param cutSnapshotId the promoted {@code main}
+   * @param keptAfterCut snapshots replicated after the cut, kept on {@code branch}
+   * @param newestKeptCommit the newest of them: what the promoted table's readers do not see
+   */
+  public record TableAnswer(
+      String table,
+      long cutSnapshotId,
+      int keptAfterCut,
+      String branch,
+      Instant newestKeptCommit,
+      boolean alreadyPromoted,
+      long epoch,
+      String metadataFile) {}
+
+  /** A consistent promotion's answer: the cut every table was promoted at. */
+  public record PromotionAnswer(
+      String group, String cutTag, Instant cut, List<TableAnswer> tables) {}
+
+  /**
+   * Promotes every table of the group at its newest cut tag all replicas carry (failover at one
+   * cut, as {@code promote --consistent} does), each in its table's lane. {@code mode=now} is
+   * required: a group is promoted at what its replicas hold. 200 with the cut and each table's
+   * promotion (also on a rerun, which completes the same cut); 400 without {@code mode=now}; 404
+   * for an unknown group; 409 when a table is not found, no cut is common to every replica, or a
+   * table was promoted on its own or at another cut (tables not promoted yet are left as they
+   * were).
+   */
+  @PostMapping("/{name}/promote")
+  public ResponseEntity<Object> promote(
+      @PathVariable String name,
+      @RequestParam(required = false) String mode,
+      Principal caller,
+      HttpServletRequest request) {
+    Optional<ReplicatorProperties.Group> group =
+        properties.groups().stream().filter(g -> g.name().equals(name)).findFirst();
+    if (group.isEmpty()) {
+      return ResponseEntity.notFound().build();
+    }
+    if (!PromotionMode.NOW.label().equals(mode)) {
+      return error(
+          HttpStatus.BAD_REQUEST,
+          "A group is promoted at the newest cut its replicas carry: give mode=now");
+    }
+    List<TableKey> keys = new ArrayList<>();
+    for (String table : group.get().tables()) {
+      Optional<TableKey> key = board.findTable(group.get().target(), table);
+      if (key.isEmpty()) {
+        return error(
+            HttpStatus.CONFLICT,
+            "Cannot promote group " + name + ": " + table + " is not found under its target");
+      }
+      keys.add(key.get());
+    }
+    LOG.info(
+        "group {}: consistent promotion asked by {} from {}",
+        name,
+        caller.getName(),
+        request.getRemoteAddr());
+    try {
+      GroupPromotion.Result result =
+          operations.promoteGroup(
+              keys,
+              group.get().ref(),
+              (key, cutTag) ->
+                  join(
+                      coordinator.runInLane(
+                          key,
+                          "promote at cut " + cutTag,
+                          k -> operations.promoteAtCut(k, cutTag))));
+      LOG.info("group {}: promoted at cut {}", name, result.cutTag());
+      return ResponseEntity.ok(answer(name, result));
+    } catch (TablePromotionException | IllegalStateException e) {
+      LOG.warn("group {}: consistent promotion refused: {}", name, e.getMessage());
+      return error(HttpStatus.CONFLICT, e.getMessage());
+    }
+  }
+
+  private static PromotionAnswer answer(String name, GroupPromotion.Result result) {
+    List<TableAnswer> tables = new ArrayList<>();
+    for (GroupPromotion.TableResult table : result.tables()) {
+      tables.add(
+          new TableAnswer(
+              table.table(),
+              table.cutSnapshotId(),
+              table.keptAfterCut(),
+              table.branch(),
+              table.newestKeptCommit(),
+              table.result().alreadyPromoted(),
+              table.result().promotion().epoch(),
+              table.result().metadataFile()));
+    }
+    return new PromotionAnswer(name, result.cutTag(), result.cut(), tables);
+  }
+
+  /** The lane's result; its failure as thrown by the promotion itself. */
+  private static PromotionResult join(CompletableFuture<PromotionResult> promotion) {
+    try {
+      return promotion.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException cause) {
+        throw cause;
+      }
+      throw e;
+    }
+  }
+
+  private static ResponseEntity<Object> error(HttpStatus status, String message) {
+    return ResponseEntity.status(status).body(Map.of("error", Redaction.apply(message)));
   }
 
   @GetMapping
