@@ -170,6 +170,46 @@ class CutTagsTest {
         .hasMessageContaining("a group's cut tag of that name");
   }
 
+  @Test
+  void aTablePromotedAtACutIsWrittenAndExpiredByIcebergWithWhatCameAfterKept(@TempDir Path dir)
+      throws Exception {
+    Table table = table(dir);
+    append(table, 1);
+    long cut = table.currentSnapshot().snapshotId();
+    append(table, 2);
+    append(table, 3);
+    long head = table.currentSnapshot().snapshotId();
+    String replicaFile = metadataFile(table);
+    Map<String, Long> tags = CutTags.moved(Map.of(), "sales", CutTags.momentOf(CUT), cut, 0);
+    publish(table, CutTags.commit(read(replicaFile), replicaFile, Map.of(), tags, CUT));
+    String tagged = metadataFile(table);
+    String cutTag = CutTags.name("sales", CutTags.momentOf(CUT));
+    publish(
+        table,
+        io.icerepl.merge.failover.PromotedMetadata.of(
+            read(tagged), tagged, 1, System.currentTimeMillis(), cutTag));
+
+    Table promoted = new HadoopTables(new Configuration()).load(table.location());
+    assertThat(promoted.currentSnapshot().snapshotId()).isEqualTo(cut);
+    SnapshotRef kept = promoted.refs().get(cutTag + "-replicated");
+    assertThat(kept.isBranch()).isTrue();
+    assertThat(kept.snapshotId()).isEqualTo(head);
+    assertThat(kept.minSnapshotsToKeep()).isEqualTo(2);
+    assertThat(promoted.history().get(promoted.history().size() - 1).snapshotId())
+        .as("the move to the cut is in the snapshot log, as a rollback")
+        .isEqualTo(cut);
+
+    // a writer commits to the promoted main, then Iceberg's own expiry runs
+    append(promoted, 4);
+    promoted.expireSnapshots().expireOlderThan(Long.MAX_VALUE).retainLast(1).commit();
+    promoted.refresh();
+    assertThat(promoted.currentSnapshot().parentId()).isEqualTo(cut);
+    assertThat(promoted.snapshot(head)).isNotNull();
+    assertThat(promoted.snapshot(promoted.snapshot(head).parentId()))
+        .as("every snapshot replicated after the cut stays on the branch")
+        .isNotNull();
+  }
+
   private static io.icerepl.merge.merge.MergeResult merge(
       TableMetadata source,
       String sourceFile,
