@@ -5,6 +5,7 @@ import io.icerepl.app.cli.WorkDirOption;
 import io.icerepl.lab.campaign.CrashCampaign;
 import io.icerepl.lab.campaign.FailoverCampaign;
 import io.icerepl.lab.campaign.FaultCampaign;
+import io.icerepl.lab.campaign.GroupFailoverCampaign;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -192,13 +193,23 @@ final class CampaignCommand implements Runnable {
         "between. The Iceberg library then reads both tables: every commit of either writer",
         "must read in the original (the unreplicated ones under the printed orphan tags),",
         "and verify must pass. Prints drills, kills, commits lost, RTO and RPO; exit 1 if a",
-        "drill failed or lost a commit."
+        "drill failed or lost a commit.",
+        "With --group: a replication group's failover at one cut. orders and order_items are",
+        "written in lockstep while serve replicates them as a group and tags its cut; serve is",
+        "SIGKILLed (the region is lost), then promote --consistent runs, SIGKILLed 0-2 times and",
+        "rerun until it exits 0. Both promoted tables must be at one cut tag, with no items",
+        "without their order, and no replicated snapshot lost."
       })
   static final class Failover implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     @Option(names = "--drills", paramLabel = "<n>", description = "Drills to run.")
     int drills = 5;
+
+    @Option(
+        names = "--group",
+        description = "Drill a replication group's consistent failover instead of one table's.")
+    boolean group;
 
     @CommandLine.Mixin SeedOption seed;
 
@@ -219,6 +230,15 @@ final class CampaignCommand implements Runnable {
                 + " (build it with mvn package, or give it with --jar)");
       }
       PrintWriter out = spec.commandLine().getOut();
+      if (group) {
+        return new GroupFailoverCampaign(
+                    new GroupFailoverCampaign.Settings(
+                        drills, seed.seed(), jar, work.dir().orElse(null), SERVICE_JVM_OPTIONS),
+                    out)
+                .run()
+            ? 0
+            : 1;
+      }
       FailoverCampaign campaign =
           new FailoverCampaign(
               new FailoverCampaign.Settings(
