@@ -1,8 +1,8 @@
 package io.icerepl.lab.campaign;
 
+import io.icerepl.lab.campaign.KilledRuns.Attempts;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,10 +11,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.hadoop.HadoopTables;
 
@@ -33,9 +31,6 @@ public final class FailoverCampaign {
   /** The first id the writer on the promoted table writes, far from the old source's ids. */
   private static final long PROMOTED_FIRST_ID = 1_000_000;
 
-  /** How many times in a row an attempt meant to be killed may finish first before it stands. */
-  private static final int MAX_MISSES = 5;
-
   /** Settings; see the {@code campaign failover} options. */
   public record Settings(int drills, long seed, Path jar, Path workDir, List<String> jvmOptions) {}
 
@@ -49,17 +44,11 @@ public final class FailoverCampaign {
       FailoverCheck.Result check,
       String failure) {}
 
-  /**
-   * The runs of one command until it exited 0; {@code undone} counts the runs meant to be killed
-   * that finished first and were undone.
-   */
-  private record Attempts(
-      int kills, int killsAfterWriting, int undone, double seconds, String output) {}
-
   private final Settings settings;
   private final ServiceJar jar;
   private final PrintWriter out;
   private final Random random;
+  private final KilledRuns runs;
   private Double promoteWindow;
   private Double failbackWindow;
 
@@ -68,6 +57,7 @@ public final class FailoverCampaign {
     this.jar = new ServiceJar(settings.jar(), settings.jvmOptions());
     this.out = out;
     this.random = new Random(settings.seed());
+    this.runs = new KilledRuns(jar, random);
   }
 
   /** Runs the drills, prints their figures and returns whether every drill passed. */
@@ -202,7 +192,7 @@ public final class FailoverCampaign {
           failback,
           check,
           verdict.ok() ? null : String.join(", ", verdict.failed()));
-    } catch (CommandFailed e) {
+    } catch (KilledRuns.CommandFailed e) {
       return failed(rpoCommits, rpoSeconds, rtoSeconds, promote, failback, e.getMessage());
     } catch (Exception e) {
       return failed(rpoCommits, rpoSeconds, rtoSeconds, promote, failback, e.toString());
@@ -221,80 +211,23 @@ public final class FailoverCampaign {
 
   /**
    * Runs one service-jar command, SIGKILLing its first {@code kills} attempts at a random moment
-   * within {@code window} seconds of their start, then running it until it exits 0. A kill counts
-   * as after writing when the table's folder changed before it.
-   *
-   * <p>An attempt meant to be killed that exits 0 before its moment came (this drill's command ran
-   * faster than the first drill's) did not crash: both tables are put back as they were before it
-   * and the attempt is drawn again within the time it took, so every kill drawn lands in a real
-   * run. Only a command that keeps finishing first {@link #MAX_MISSES} times keeps its result.
+   * within {@code window} seconds of their start, then running it until it exits 0 (see {@link
+   * KilledRuns}). A kill counts as after writing when {@code table}'s folder changed before it.
    */
   private Attempts runToSuccess(
       Path dir, String name, List<String> arguments, int kills, Double window, String table)
       throws IOException, InterruptedException {
     List<String> command = new ArrayList<>(arguments);
     command.addAll(List.of("--settle-time", "0ms"));
-    Path folder = Path.of(URI.create(table).getPath());
-    List<Path> tables = List.of(dir.resolve("original"), dir.resolve("promoted"));
-    long started = System.nanoTime();
-    int killed = 0;
-    int killedAfterWriting = 0;
-    int misses = 0;
-    double drawWindow = window == null ? 0 : window;
-    for (int attempt = 1; ; attempt++) {
-      Path log = dir.resolve(name + "-" + attempt + ".log");
-      List<String> before = listing(folder);
-      boolean toKill = killed < kills && misses < MAX_MISSES;
-      Path saved = toKill ? TableFolders.save(tables, dir.resolve("before-" + name)) : null;
-      long attemptStarted = System.nanoTime();
-      Process process = jar.start(log, command);
-      if (toKill) {
-        long delay = (long) (random.nextDouble() * drawWindow * 1000);
-        if (!process.waitFor(delay, TimeUnit.MILLISECONDS)) {
-          process.destroyForcibly(); // SIGKILL on Linux: no shutdown hook, no graceful stop
-          process.waitFor();
-          killed++;
-          if (!listing(folder).equals(before)) {
-            killedAfterWriting++;
-          }
-          continue;
-        }
-        if (process.exitValue() == 0) {
-          misses++;
-          drawWindow = (System.nanoTime() - attemptStarted) / 1e9;
-          TableFolders.restore(tables, saved);
-          continue;
-        }
-      }
-      int exit = process.waitFor();
-      String output = Files.readString(log);
-      if (exit != 0) {
-        throw new CommandFailed(name + " exited " + exit + " (see " + log + "): " + tail(output));
-      }
-      return new Attempts(
-          killed, killedAfterWriting, misses, (System.nanoTime() - started) / 1e9, output);
-    }
-  }
-
-  /** Every file under a table's folder with its length, so a kill after a write shows. */
-  private static List<String> listing(Path folder) {
-    if (!Files.isDirectory(folder)) {
-      return List.of();
-    }
-    try (Stream<Path> files = Files.walk(folder)) {
-      return files
-          .filter(Files::isRegularFile)
-          .map(f -> folder.relativize(f) + " " + f.toFile().length())
-          .sorted()
-          .toList();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  private static String tail(String output) {
-    String trimmed = output.strip();
-    return trimmed.length() <= 400 ? trimmed : "…" + trimmed.substring(trimmed.length() - 400);
+    return runs.runToSuccess(
+        dir,
+        name,
+        command,
+        kills,
+        window == null ? 0 : window,
+        false,
+        List.of(Path.of(URI.create(table).getPath())),
+        List.of(dir.resolve("original"), dir.resolve("promoted")));
   }
 
   /**
@@ -433,12 +366,5 @@ public final class FailoverCampaign {
 
   private void row(String name, String value) {
     out.println("| " + name + " | " + value + " |");
-  }
-
-  /** A command that exited non-zero without being killed: the drill fails with its output. */
-  private static final class CommandFailed extends IOException {
-    CommandFailed(String message) {
-      super(message);
-    }
   }
 }

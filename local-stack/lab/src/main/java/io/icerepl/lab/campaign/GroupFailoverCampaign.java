@@ -20,7 +20,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
@@ -56,7 +55,6 @@ public final class GroupFailoverCampaign {
       new Schema(
           Types.NestedField.required(1, "id", Types.LongType.get()),
           Types.NestedField.required(2, "batch", Types.IntegerType.get()));
-  private static final int MAX_MISSES = 5;
 
   /** Settings; see the {@code campaign failover --group} options. */
   public record Settings(int drills, long seed, Path jar, Path workDir, List<String> jvmOptions) {}
@@ -77,6 +75,7 @@ public final class GroupFailoverCampaign {
   private final ServiceJar jar;
   private final PrintWriter out;
   private final Random random;
+  private final KilledRuns runs;
   private Double promoteWindow;
 
   public GroupFailoverCampaign(Settings settings, PrintWriter out) {
@@ -84,6 +83,7 @@ public final class GroupFailoverCampaign {
     this.jar = new ServiceJar(settings.jar(), settings.jvmOptions());
     this.out = out;
     this.random = new Random(settings.seed());
+    this.runs = new KilledRuns(jar, random);
   }
 
   /** Runs the drills, prints their figures and returns whether every drill passed. */
@@ -190,8 +190,7 @@ public final class GroupFailoverCampaign {
         tables.load(location).snapshots().forEach(s -> ids.add(s.snapshotId()));
         heldBefore.add(ids);
       }
-      int[] kills = new int[2];
-      String output =
+      KilledRuns.Attempts promotion =
           promoteToSuccess(
               dir,
               List.of(
@@ -205,11 +204,11 @@ public final class GroupFailoverCampaign {
                   "--target",
                   itemsReplica),
               random.nextInt(3),
-              List.of(replica.resolve("sales/orders"), replica.resolve("sales/order_items")),
-              kills);
-      Matcher tag = CUT_TAG.matcher(output);
+              List.of(replica.resolve("sales/orders"), replica.resolve("sales/order_items")));
+      int[] kills = {promotion.kills(), promotion.killsAfterWriting()};
+      Matcher tag = CUT_TAG.matcher(promotion.output());
       if (!tag.find()) {
-        return failed(written.get(), kills, "promote printed no cut tag: " + output);
+        return failed(written.get(), kills, "promote printed no cut tag: " + promotion.output());
       }
       String cutTag = tag.group(1);
       long cutMs = cutMoment(cutTag);
@@ -270,98 +269,27 @@ public final class GroupFailoverCampaign {
   }
 
   /**
-   * Runs {@code promote}, SIGKILLing its first {@code kills} attempts at a random moment within the
-   * first drill's promote time, then until it exits 0. An attempt meant to be killed that finishes
-   * first is undone (both replicas put back) and drawn again within the time it took.
-   *
-   * @param counted receives the kills and the kills after the command had written
-   * @return the output of the run that exited 0
+   * Runs {@code promote}, SIGKILLing its first {@code kills} attempts, each at a random moment
+   * within the first drill's promote time or just after the attempt began writing, then until it
+   * exits 0 (see {@link KilledRuns}).
    */
-  private String promoteToSuccess(
-      Path dir, List<String> command, int kills, List<Path> tables, int[] counted)
+  private KilledRuns.Attempts promoteToSuccess(
+      Path dir, List<String> command, int kills, List<Path> tables)
       throws IOException, InterruptedException {
-    long started = System.nanoTime();
-    int misses = 0;
-    double window = promoteWindow == null ? 0 : promoteWindow;
-    int toKill = promoteWindow == null ? 0 : kills;
-    for (int attempt = 1; ; attempt++) {
-      Path log = dir.resolve("promote-" + attempt + ".log");
-      boolean kill = counted[0] < toKill && misses < MAX_MISSES;
-      Path saved = kill ? TableFolders.save(tables, dir.resolve("before-promote")) : null;
-      List<String> before = listing(tables);
-      long attemptStarted = System.nanoTime();
-      Process process = jar.start(log, command);
-      if (kill) {
-        // half the kills at a random moment of the run, half just after it began writing (once
-        // the first table is promoted, the second may not be yet)
-        boolean afterWrite = random.nextBoolean();
-        long deadline = System.nanoTime() + (long) (window * 3e9);
-        boolean running;
-        if (afterWrite) {
-          while (process.isAlive()
-              && listing(tables).equals(before)
-              && System.nanoTime() < deadline) {
-            Thread.sleep(2);
-          }
-          running = !process.waitFor(random.nextInt(20), TimeUnit.MILLISECONDS);
-        } else {
-          running =
-              !process.waitFor((long) (random.nextDouble() * window * 1000), TimeUnit.MILLISECONDS);
-        }
-        if (running) {
-          process.destroyForcibly();
-          process.waitFor();
-          counted[0]++;
-          if (!listing(tables).equals(before)) {
-            counted[1]++;
-          }
-          continue;
-        }
-        if (process.exitValue() == 0) {
-          misses++;
-          window = (System.nanoTime() - attemptStarted) / 1e9;
-          TableFolders.restore(tables, saved);
-          continue;
-        }
-      }
-      int exit = process.waitFor();
-      String output = Files.readString(log);
-      if (exit != 0) {
-        throw new IOException("promote exited " + exit + " (see " + log + ")");
-      }
-      if (promoteWindow == null) {
-        promoteWindow = (System.nanoTime() - started) / 1e9;
-      }
-      return output;
+    KilledRuns.Attempts attempts =
+        runs.runToSuccess(
+            dir,
+            "promote",
+            command,
+            promoteWindow == null ? 0 : kills,
+            promoteWindow == null ? 0 : promoteWindow,
+            true,
+            tables,
+            tables);
+    if (promoteWindow == null) {
+      promoteWindow = attempts.seconds();
     }
-  }
-
-  /**
-   * Every file of the tables with its length. Read while the command writes: a file renamed or
-   * removed during the walk (a temporary file published) makes it walk again.
-   */
-  private static List<String> listing(List<Path> tables) throws IOException {
-    while (true) {
-      try {
-        List<String> files = new ArrayList<>();
-        for (Path table : tables) {
-          if (Files.isDirectory(table)) {
-            try (var walk = Files.walk(table)) {
-              walk.filter(Files::isRegularFile)
-                  .forEach(f -> files.add(f + " " + f.toFile().length()));
-            }
-          }
-        }
-        files.sort(null);
-        return files;
-      } catch (java.io.UncheckedIOException e) {
-        if (!(e.getCause() instanceof java.nio.file.NoSuchFileException)) {
-          throw e;
-        }
-      } catch (java.nio.file.NoSuchFileException e) {
-        // the same, thrown by the walk's first step
-      }
-    }
+    return attempts;
   }
 
   private static void awaitCutTag(int port, Instant deadline) throws Exception {
