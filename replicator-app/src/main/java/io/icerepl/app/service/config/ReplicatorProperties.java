@@ -347,7 +347,7 @@ public record ReplicatorProperties(
    *     as of the cut less this (default one second)
    * @param ref the name of the group's tags on each replica: the moving tag {@code <ref>} and a cut
    *     tag {@code <ref>-<yyyyMMdd'T'HHmmss'Z'>} per cut (default the group's name)
-   * @param tagInterval how often the cut is tagged (default a minute; zero tags nothing)
+   * @param tagInterval how often the cut is tagged (default five minutes; zero tags nothing)
    * @param keepTags how long each cut tag stays on the replicas (default a day; the newest stays)
    */
   public record Group(
@@ -356,7 +356,7 @@ public record ReplicatorProperties(
       @NotEmpty List<@NotBlank String> tables,
       @NotNull @DefaultValue("PT1S") Duration clockSkew,
       String ref,
-      @NotNull @DefaultValue("PT1M") Duration tagInterval,
+      @NotNull @DefaultValue("PT5M") Duration tagInterval,
       @NotNull @DefaultValue("P1D") Duration keepTags) {
     public Group {
       tables = List.copyOf(tables);
