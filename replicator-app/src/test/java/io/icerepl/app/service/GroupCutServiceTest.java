@@ -232,6 +232,29 @@ class GroupCutServiceTest {
           };
       S3CommandFixture.setCredentials();
       try {
+        // refused before anything is written: another mode, or a ref no replica carries a cut of
+        long ordersBefore = currentOf(io, ORDERS);
+        if (by.equals("api")) {
+          HttpJson.Response safe = service.http.post(GROUP + "/promote?mode=safe");
+          assertThat(safe.status()).isEqualTo(400);
+          assertThat(safe.json().path("error").asText()).contains("give mode=now");
+          assertThat(service.http.post("/api/groups/nothing/promote?mode=now").status())
+              .isEqualTo(404);
+        } else {
+          String[] unknownRef = promote.clone();
+          unknownRef[2] = "nosuchref";
+          S3CommandFixture.Run refused = S3CommandFixture.run(unknownRef);
+          assertThat(refused.exit()).isEqualTo(1);
+          assertThat(refused.err()).contains("no cut tag of nosuchref is on every table");
+          String[] safeMode = promote.clone();
+          safeMode[4] = "safe";
+          S3CommandFixture.Run wrongMode = S3CommandFixture.run(safeMode);
+          assertThat(wrongMode.exit()).isEqualTo(2);
+          assertThat(wrongMode.err()).contains("give --mode now");
+        }
+        assertThat(currentOf(io, ORDERS)).as("nothing promoted").isEqualTo(ordersBefore);
+        assertThat(HintedReplica.open(io, ORDERS).refs()).doesNotContainKey(cutTag + "-replicated");
+
         JsonNode result = promotion.call();
         assertThat(result.path("cutTag").asText()).isEqualTo(cutTag);
         assertThat(batchesAt(io, "orders", currentOf(io, ORDERS)))
