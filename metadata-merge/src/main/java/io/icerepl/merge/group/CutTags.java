@@ -12,10 +12,13 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -82,6 +85,25 @@ public final class CutTags {
       }
     }
     return newest;
+  }
+
+  /**
+   * The newest cut tag of {@code ref} that every table carries, given each table's ref names: the
+   * cut a reader of all of them, or a consistent promotion, may name. Empty when none is common.
+   */
+  public static Optional<String> newestOnAll(String ref, List<? extends Collection<String>> refs) {
+    Set<String> common = null;
+    for (Collection<String> names : refs) {
+      Set<String> tags = new HashSet<>(names);
+      tags.removeIf(tag -> momentOfTag(ref, tag).isEmpty());
+      if (common == null) {
+        common = tags;
+      } else {
+        common.retainAll(tags);
+      }
+    }
+    OptionalLong newest = newest(ref, common == null ? Set.of() : common);
+    return newest.isPresent() ? Optional.of(name(ref, newest.getAsLong())) : Optional.empty();
   }
 
   /**

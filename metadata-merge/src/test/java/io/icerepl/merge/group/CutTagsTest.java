@@ -87,6 +87,14 @@ class CutTagsTest {
         .containsEntry("sales", 12L);
     assertThat(CutTags.newest("sales", moved.keySet())).hasValue(second);
     assertThat(CutTags.newest("orders", moved.keySet())).isEmpty();
+    assertThat(
+            CutTags.newestOnAll(
+                "sales",
+                List.of(moved.keySet(), java.util.Set.of("sales-20261203T154817Z", "sales"))))
+        .as("the newest cut tag both tables carry")
+        .hasValue("sales-20261203T154817Z");
+    assertThat(CutTags.newestOnAll("sales", List.of(moved.keySet(), java.util.Set.of("main"))))
+        .isEmpty();
   }
 
   @Test

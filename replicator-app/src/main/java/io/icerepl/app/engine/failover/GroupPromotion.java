@@ -2,7 +2,6 @@ package io.icerepl.app.engine.failover;
 
 import io.icerepl.app.engine.catalog.ReplicaRegistrar;
 import io.icerepl.app.engine.replica.ReplicaFiles;
-import io.icerepl.app.engine.replica.ReplicaHead;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.failover.PromotedMetadata;
 import io.icerepl.merge.failover.Promotion;
@@ -14,7 +13,6 @@ import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -119,7 +117,7 @@ public final class GroupPromotion {
       throw new IllegalArgumentException("A consistent promotion needs at least one table");
     }
     Set<String> recorded = new TreeSet<>();
-    Set<String> common = null;
+    List<Set<String>> refs = new ArrayList<>();
     for (Member member : members) {
       ReplicaFiles files = new ReplicaFiles(member.store(), maxMetadataBytes);
       try {
@@ -135,15 +133,11 @@ public final class GroupPromotion {
           recorded.add(promotion.cutTag());
           continue;
         }
-        Optional<ReplicaHead> head = files.head(member.table(), member.location());
-        Set<String> tags = new HashSet<>();
-        head.ifPresent(h -> tags.addAll(h.metadata().refs().keySet()));
-        tags.removeIf(tag -> CutTags.momentOfTag(ref, tag).isEmpty());
-        if (common == null) {
-          common = tags;
-        } else {
-          common.retainAll(tags);
-        }
+        refs.add(
+            files
+                .head(member.table(), member.location())
+                .map(head -> head.metadata().refs().keySet())
+                .orElse(Set.of()));
       } catch (IOException e) {
         throw new TablePromotionException(
             member.table(), e.getMessage(), new UncheckedIOException(e));
@@ -160,16 +154,15 @@ public final class GroupPromotion {
       String cut = recorded.iterator().next();
       return cut; // the tables not promoted yet are refused by their promoter if they lack it
     }
-    OptionalLong newest = CutTags.newest(ref, common == null ? Set.of() : common);
-    if (newest.isEmpty()) {
-      throw new TablePromotionException(
-          members.get(0).table(),
-          "no cut tag of "
-              + ref
-              + " is on every table of the group (the service tags a group's cut on its replicas"
-              + " every tag-interval); nothing was written");
-    }
-    return CutTags.name(ref, newest.getAsLong());
+    return CutTags.newestOnAll(ref, refs)
+        .orElseThrow(
+            () ->
+                new TablePromotionException(
+                    members.get(0).table(),
+                    "no cut tag of "
+                        + ref
+                        + " is on every table of the group (the service tags a group's cut on its"
+                        + " replicas every tag-interval); nothing was written"));
   }
 
   private static TableResult describe(String table, PromotionResult result, String cutTag) {

@@ -12,7 +12,6 @@ import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -80,7 +79,7 @@ public final class GroupCutReader {
   public Report read(
       String name, String ref, List<Member> members, Duration clockSkew, Instant now) {
     List<GroupMember> known = new ArrayList<>();
-    Set<String> tagged = null;
+    List<Set<String>> refs = new ArrayList<>();
     for (Member member : members) {
       if (member.key().isEmpty()) {
         return noCut(
@@ -108,13 +107,7 @@ public final class GroupCutReader {
       if (head.isEmpty()) {
         return noCut(name, ref, member.table(), "it has no replica yet", clockSkew, members);
       }
-      Set<String> tags = new HashSet<>(head.get().metadata().refs().keySet());
-      tags.removeIf(tag -> CutTags.momentOfTag(ref, tag).isEmpty());
-      if (tagged == null) {
-        tagged = tags;
-      } else {
-        tagged.retainAll(tags);
-      }
+      refs.add(head.get().metadata().refs().keySet());
       known.add(
           new GroupMember(
               member.table(), member.knownCurrentFromMs().getAsLong(), head.get().metadata()));
@@ -130,11 +123,10 @@ public final class GroupCutReader {
               Instant.ofEpochMilli(member.knownCurrentFromMs().getAsLong())));
     }
     Instant at = Instant.ofEpochMilli(cut.cutMs());
-    OptionalLong newest = CutTags.newest(ref, tagged);
     return new Report(
         name,
         ref,
-        newest.isPresent() ? CutTags.name(ref, newest.getAsLong()) : null,
+        CutTags.newestOnAll(ref, refs).orElse(null),
         at,
         Math.max(0, now.toEpochMilli() - cut.cutMs()) / 1000.0,
         cut.heldBackBy(),
