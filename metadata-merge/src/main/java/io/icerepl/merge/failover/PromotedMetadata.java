@@ -17,6 +17,8 @@ import io.icerepl.merge.merge.ReplicaProperties;
 import io.icerepl.merge.model.Snapshot;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.model.TableMetadataParser;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -126,6 +128,21 @@ public final class PromotedMetadata {
     return TableMetadataParser.fromJson(out, "promoted " + replicaFile);
   }
 
+  /**
+   * The snapshots from {@code head} back along its parents to the cut snapshot, the cut left out,
+   * newest first: what a promotion at the cut keeps on {@link #replicatedAfterCut its branch}. The
+   * walk stops at a snapshot the table no longer holds.
+   */
+  public static List<Snapshot> afterCut(TableMetadata metadata, long head, long cut) {
+    List<Snapshot> after = new ArrayList<>();
+    Optional<Snapshot> snapshot = metadata.snapshot(head);
+    while (snapshot.isPresent() && snapshot.get().snapshotId() != cut) {
+      after.add(snapshot.get());
+      snapshot = snapshot.get().parentSnapshotId().flatMap(metadata::snapshot);
+    }
+    return after;
+  }
+
   private static void moveMainToCut(ObjectNode out, TableMetadata replica, String cutTag) {
     Long cut = replica.refs().get(cutTag);
     if (cut == null) {
@@ -140,11 +157,7 @@ public final class PromotedMetadata {
     if (head.isEmpty() || head.get().equals(cut)) {
       return;
     }
-    int after = 0;
-    for (Long id = head.get(); id != null && !id.equals(cut); ) {
-      after++;
-      id = replica.snapshot(id).flatMap(Snapshot::parentSnapshotId).orElse(null);
-    }
+    int after = afterCut(replica, head.get(), cut).size();
     out.put(CURRENT_SNAPSHOT_ID, cut);
     ObjectNode refs = out.with(REFS);
     refs.with(MAIN).put(SNAPSHOT_ID, cut).put(REF_TYPE, BRANCH);

@@ -173,18 +173,12 @@ public final class GroupPromotion {
     if (kept == null) {
       return new TableResult(table, result, cut, 0, null, null);
     }
-    int count = 0;
-    Instant newest = null;
-    for (Long id = kept; id != null && id != cut; ) {
-      Optional<Snapshot> snapshot = metadata.snapshot(id);
-      if (snapshot.isEmpty()) {
-        break;
-      }
-      count++;
-      Instant at = Instant.ofEpochMilli(snapshot.get().timestampMs());
-      newest = newest == null || at.isAfter(newest) ? at : newest;
-      id = snapshot.get().parentSnapshotId().orElse(null);
-    }
-    return new TableResult(table, result, cut, count, branch, newest);
+    List<Snapshot> after = PromotedMetadata.afterCut(metadata, kept, cut);
+    Instant newest =
+        after.stream()
+            .map(snapshot -> Instant.ofEpochMilli(snapshot.timestampMs()))
+            .max(Instant::compareTo)
+            .orElse(null);
+    return new TableResult(table, result, cut, after.size(), branch, newest);
   }
 }
