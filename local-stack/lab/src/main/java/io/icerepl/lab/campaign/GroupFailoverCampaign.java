@@ -3,6 +3,7 @@ package io.icerepl.lab.campaign;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.icerepl.localstack.TableWrites;
+import io.icerepl.merge.group.CutTags;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
@@ -211,7 +212,7 @@ public final class GroupFailoverCampaign {
         return failed(written.get(), kills, "promote printed no cut tag: " + promotion.output());
       }
       String cutTag = tag.group(1);
-      long cutMs = cutMoment(cutTag);
+      long cutMs = CutTags.momentOfTag("sales", cutTag).orElseThrow();
       Table promotedOrders = tables.load(ordersReplica);
       Table promotedItems = tables.load(itemsReplica);
       Set<Integer> orderBatches = batches(promotedOrders);
@@ -314,14 +315,6 @@ public final class GroupFailoverCampaign {
       Thread.sleep(200);
     }
     throw new IOException("the group's cut was not tagged within 90 s");
-  }
-
-  private static long cutMoment(String cutTag) {
-    String stamp = cutTag.substring(cutTag.lastIndexOf('-') + 1);
-    return java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")
-        .withZone(java.time.ZoneOffset.UTC)
-        .parse(stamp, Instant::from)
-        .toEpochMilli();
   }
 
   private static Long snapshotOf(Table table, String ref) {
