@@ -18,6 +18,7 @@ import io.icerepl.app.service.config.ReplicatorProperties;
 import io.icerepl.app.service.events.EventIntake;
 import io.icerepl.app.service.events.EventParser;
 import io.icerepl.app.service.s3.S3Properties;
+import io.icerepl.app.service.status.GroupTagging;
 import io.icerepl.app.service.status.StatusBoard;
 import io.icerepl.copier.batch.BatchJobs;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -187,13 +188,16 @@ class ServiceConfiguration {
       TableRules rules,
       Reconciler reconciler,
       TaskScheduler taskScheduler,
-      TableOperations operations) {
+      TableOperations operations,
+      GroupTagging tagging) {
     return new ServiceSchedules(
         properties.reconciliationInterval(),
         rules.rules(),
         reconciler,
         taskScheduler,
-        operations::verify);
+        operations::verify,
+        properties.groups(),
+        tagging::tag);
   }
 
   @Bean

@@ -3,10 +3,12 @@ package io.icerepl.app.service;
 import io.icerepl.app.engine.worker.Reconciler;
 import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.engine.worker.TableRule;
+import io.icerepl.app.service.config.ReplicatorProperties;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ScheduledFuture;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.scheduling.TaskScheduler;
@@ -14,8 +16,9 @@ import org.springframework.scheduling.TaskScheduler;
 /**
  * Starts reconciliation every {@code replicator.reconciliation-interval} (the first pass at once,
  * which is also the backfill of new tables), each rule's retention every {@code retention.interval}
- * when enabled and its verification every {@code verify.interval} when enabled; stops them before
- * the coordinator shuts down.
+ * when enabled, its verification every {@code verify.interval} when enabled and each replication
+ * group's tagging every {@code tag-interval} unless zero; stops them before the coordinator shuts
+ * down.
  */
 public final class ServiceSchedules implements SmartLifecycle {
   private final Duration reconciliationInterval;
@@ -23,22 +26,29 @@ public final class ServiceSchedules implements SmartLifecycle {
   private final Reconciler reconciler;
   private final TaskScheduler scheduler;
   private final Function<TableKey, ?> verification;
+  private final List<ReplicatorProperties.Group> groups;
+  private final Consumer<ReplicatorProperties.Group> tagging;
   private final List<ScheduledFuture<?>> scheduled = new ArrayList<>();
 
   /**
    * @param verification verifies one replica and records the outcome (run in its lane)
+   * @param tagging one tagging round of a group's cut
    */
   public ServiceSchedules(
       Duration reconciliationInterval,
       List<TableRule> rules,
       Reconciler reconciler,
       TaskScheduler scheduler,
-      Function<TableKey, ?> verification) {
+      Function<TableKey, ?> verification,
+      List<ReplicatorProperties.Group> groups,
+      Consumer<ReplicatorProperties.Group> tagging) {
     this.reconciliationInterval = reconciliationInterval;
     this.rules = List.copyOf(rules);
     this.reconciler = reconciler;
     this.scheduler = scheduler;
     this.verification = verification;
+    this.groups = List.copyOf(groups);
+    this.tagging = tagging;
   }
 
   @Override
@@ -61,6 +71,15 @@ public final class ServiceSchedules implements SmartLifecycle {
                           () -> reconciler.verify(rule, verification),
                           scheduler.getClock().instant().plus(interval),
                           interval)));
+    }
+    for (ReplicatorProperties.Group group : groups) {
+      if (!group.tagInterval().isZero()) {
+        scheduled.add(
+            scheduler.scheduleWithFixedDelay(
+                () -> tagging.accept(group),
+                scheduler.getClock().instant().plus(group.tagInterval()),
+                group.tagInterval()));
+      }
     }
   }
 

@@ -13,33 +13,28 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.context.SmartLifecycle;
-import org.springframework.scheduling.TaskScheduler;
 import org.springframework.stereotype.Component;
 
 /**
- * Tags each group's cut on its replicas every {@code tag-interval}: the moment tagged is the cut
- * less the clock-skew allowance, rounded down to its second, and each table's tag is written in the
- * table's lane (never beside its replication). The status API names a cut tag only once every
- * replica carries it, so a reader told of it finds it on all of them; a round that fails on a table
- * leaves the previous cut tag as the group's and the next round tags a newer cut.
+ * Tags each group's cut on its replicas, every {@code tag-interval} ({@link
+ * io.icerepl.app.service.ServiceSchedules} runs the rounds): the moment tagged is the cut less the
+ * clock-skew allowance, rounded down to its second, and each table's tag is written in the table's
+ * lane (never beside its replication). The status API names a cut tag only once every replica
+ * carries it, so a reader told of it finds it on all of them; a round that fails on a table leaves
+ * the previous cut tag as the group's and the next round tags a newer cut.
  */
 @Component
-public class GroupTagging implements SmartLifecycle {
+public class GroupTagging {
   private static final Logger LOG = LoggerFactory.getLogger(GroupTagging.class);
 
   private final GroupCuts cuts;
-  private final List<ReplicatorProperties.Group> groups;
   private final ReplicationCoordinator coordinator;
   private final TableOperations operations;
-  private final TaskScheduler scheduler;
-  private final List<ScheduledFuture<?>> scheduled = new ArrayList<>();
   // a round of a group never overlaps the group's previous one
   private final Map<String, AtomicBoolean> tagging = new ConcurrentHashMap<>();
 
@@ -47,13 +42,10 @@ public class GroupTagging implements SmartLifecycle {
       GroupCuts cuts,
       ReplicatorProperties properties,
       ReplicationCoordinator coordinator,
-      TableOperations operations,
-      TaskScheduler scheduler) {
+      TableOperations operations) {
     this.cuts = cuts;
-    this.groups = properties.groups();
     this.coordinator = coordinator;
     this.operations = operations;
-    this.scheduler = scheduler;
   }
 
   /**
@@ -61,7 +53,7 @@ public class GroupTagging implements SmartLifecycle {
    *
    * @return whether every replica carries the cut's tag now
    */
-  boolean tag(ReplicatorProperties.Group group) {
+  public boolean tag(ReplicatorProperties.Group group) {
     AtomicBoolean running = tagging.computeIfAbsent(group.name(), name -> new AtomicBoolean());
     if (!running.compareAndSet(false, true)) {
       return false;
@@ -116,29 +108,5 @@ public class GroupTagging implements SmartLifecycle {
     } finally {
       running.set(false);
     }
-  }
-
-  @Override
-  public synchronized void start() {
-    for (ReplicatorProperties.Group group : groups) {
-      if (!group.tagInterval().isZero()) {
-        scheduled.add(
-            scheduler.scheduleWithFixedDelay(
-                () -> tag(group),
-                scheduler.getClock().instant().plus(group.tagInterval()),
-                group.tagInterval()));
-      }
-    }
-  }
-
-  @Override
-  public synchronized void stop() {
-    scheduled.forEach(f -> f.cancel(false));
-    scheduled.clear();
-  }
-
-  @Override
-  public synchronized boolean isRunning() {
-    return !scheduled.isEmpty();
   }
 }
