@@ -19,6 +19,7 @@ import io.icerepl.copier.copy.CopyProgress;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.failover.Promotion;
 import io.icerepl.merge.model.TableMetadata;
+import io.icerepl.merge.path.TableLocation;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.time.Instant;
@@ -217,7 +218,8 @@ final class PromoteCommand implements Callable<Integer> {
               + consistent
               + ": --consistent takes the replicas' locations only (no source, no catalog entry)");
     }
-    if (new java.util.HashSet<>(targets).size() != targets.size()) {
+    // the same table however it is spelled (a trailing slash, file: forms)
+    if (targets.stream().map(TableLocation::of).distinct().count() != targets.size()) {
       throw new IllegalArgumentException("Cannot promote " + targets + ": a --target is repeated");
     }
     try (StoreOptions opened = stores) {

@@ -251,6 +251,11 @@ class GroupCutServiceTest {
           S3CommandFixture.Run wrongMode = S3CommandFixture.run(safeMode);
           assertThat(wrongMode.exit()).isEqualTo(2);
           assertThat(wrongMode.err()).contains("give --mode now");
+          String[] repeated = promote.clone();
+          repeated[8] = ORDERS + "/";
+          S3CommandFixture.Run twice = S3CommandFixture.run(repeated);
+          assertThat(twice.exit()).isEqualTo(2);
+          assertThat(twice.err()).contains("a --target is repeated");
         }
         assertThat(currentOf(io, ORDERS)).as("nothing promoted").isEqualTo(ordersBefore);
         assertThat(HintedReplica.open(io, ORDERS).refs()).doesNotContainKey(cutTag + "-replicated");
