@@ -1095,7 +1095,8 @@ public final class TableReplicator {
     try {
       ReplicaRegistrar.Registration done =
           registrar.get().register(targetLocation, heads.replica().get().file());
-      if (done != ReplicaRegistrar.Registration.UNCHANGED) {
+      if (done == ReplicaRegistrar.Registration.REGISTERED
+          || done == ReplicaRegistrar.Registration.ADVANCED) {
         LOG.info(
             "{}: {} {} at {}",
             table,

@@ -10,6 +10,7 @@ import io.icerepl.app.engine.worker.SchemeStores;
 import io.icerepl.app.engine.worker.StoreFactory;
 import io.icerepl.app.engine.worker.TableContext;
 import io.icerepl.app.engine.worker.TableDiscovery;
+import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.engine.worker.TableOperations;
 import io.icerepl.app.engine.worker.TableRules;
 import io.icerepl.app.engine.worker.TableRunner;
@@ -118,7 +119,21 @@ class ServiceConfiguration {
         board,
         catalogs,
         catalogLocations,
-        batchOperations);
+        batchOperations,
+        key -> groupRef(properties, key));
+  }
+
+  /**
+   * The ref of the group a table belongs to, when the group's cuts are tagged: only then do rounds
+   * move the group's catalog entries, so only then are they held for it.
+   */
+  private static Optional<String> groupRef(ReplicatorProperties properties, TableKey key) {
+    return properties.groups().stream()
+        .filter(group -> !group.tagInterval().isZero())
+        .filter(
+            group -> group.target().equals(key.target()) && group.tables().contains(key.table()))
+        .map(ReplicatorProperties.Group::ref)
+        .findFirst();
   }
 
   /** Closed with the context it runs in. */

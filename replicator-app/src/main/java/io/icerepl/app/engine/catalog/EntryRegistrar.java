@@ -171,6 +171,16 @@ abstract class EntryRegistrar implements ReplicaRegistrar {
     return true;
   }
 
+  /** The metadata the entry names now, as Iceberg's client loads it; empty when there is none. */
+  Optional<TableMetadata> entryMetadata() {
+    try {
+      return Optional.of(
+          ((HasTableOperations) catalog.loadTable(identifier)).operations().current());
+    } catch (NoSuchTableException e) {
+      return Optional.empty();
+    }
+  }
+
   /** {@inheritDoc} Read as Iceberg's client loads the table. */
   @Override
   public Optional<String> entryFile() {

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
@@ -81,19 +82,80 @@ final class JdbcRegistrar extends EntryRegistrar {
 
   /** Points the row at {@code metadataFile} if it still names {@code expected}. */
   private boolean swap(String expected, String metadataFile) {
-    try (Connection connection =
-            DriverManager.getConnection(spec.properties().get("uri"), driverProperties());
+    try (Connection connection = connect();
         PreparedStatement update = connection.prepareStatement(SWAP)) {
-      update.setString(1, metadataFile);
-      update.setString(2, expected);
-      update.setString(3, catalog.name());
-      update.setString(4, String.join(".", identifier.namespace().levels()));
-      update.setString(5, identifier.name());
-      update.setString(6, expected);
-      return update.executeUpdate() == 1;
+      return bind(update, expected, metadataFile).executeUpdate() == 1;
     } catch (SQLException e) {
       throw new CatalogException(cannot(metadataFile) + ": " + e.getMessage(), e);
     }
+  }
+
+  /** A row's move planned to be made with others of the same catalog in one transaction. */
+  record Swap(JdbcRegistrar registrar, String expected, String metadataFile) {}
+
+  /**
+   * The move of the row to {@code currentFile}, the replica's current version, which carries the
+   * group's new cut; empty when the row is already there or there is no row yet (the replica's own
+   * run registers it).
+   */
+  Optional<Swap> planSwap(String replicaLocation, String currentFile) {
+    Optional<String> entryFile = entryFile();
+    if (entryFile.isEmpty() || !isBehind(replicaLocation, currentFile, entryFile.get())) {
+      return Optional.empty();
+    }
+    return Optional.of(new Swap(this, entryFile.get(), currentFile));
+  }
+
+  /**
+   * Makes every swap in one database transaction, each the compare-and-swap of {@link #SWAP}: when
+   * any row no longer names the file it was read with, none is moved.
+   *
+   * @param swaps rows of one catalog
+   * @return whether all were moved
+   */
+  static boolean swapAll(List<Swap> swaps) {
+    JdbcRegistrar first = swaps.get(0).registrar();
+    try (Connection connection = first.connect()) {
+      connection.setAutoCommit(false);
+      try (PreparedStatement update = connection.prepareStatement(SWAP)) {
+        for (Swap swap : swaps) {
+          if (swap.registrar().bind(update, swap.expected(), swap.metadataFile()).executeUpdate()
+              != 1) {
+            connection.rollback();
+            return false;
+          }
+        }
+        connection.commit();
+        return true;
+      } catch (SQLException e) {
+        connection.rollback();
+        throw e;
+      }
+    } catch (SQLException e) {
+      throw new CatalogException(
+          "Cannot move the entries "
+              + swaps.stream().map(swap -> swap.registrar().identifier.toString()).toList()
+              + " together in "
+              + first.spec.describe()
+              + ": "
+              + e.getMessage(),
+          e);
+    }
+  }
+
+  private Connection connect() throws SQLException {
+    return DriverManager.getConnection(spec.properties().get("uri"), driverProperties());
+  }
+
+  private PreparedStatement bind(PreparedStatement update, String expected, String metadataFile)
+      throws SQLException {
+    update.setString(1, metadataFile);
+    update.setString(2, expected);
+    update.setString(3, catalog.name());
+    update.setString(4, String.join(".", identifier.namespace().levels()));
+    update.setString(5, identifier.name());
+    update.setString(6, expected);
+    return update;
   }
 
   private Properties driverProperties() {

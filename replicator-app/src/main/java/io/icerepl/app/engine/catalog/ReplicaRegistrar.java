@@ -16,7 +16,13 @@ public interface ReplicaRegistrar {
     /** The entry named an older replica version and now names the current one. */
     ADVANCED,
     /** The entry already named the current version. */
-    UNCHANGED
+    UNCHANGED,
+    /**
+     * The entry was left where it is: the version carries a replication group's cut its other
+     * entries in the catalog may not show yet, and the group's entries move to it together ({@link
+     * EntriesTogether}).
+     */
+    HELD
   }
 
   /**

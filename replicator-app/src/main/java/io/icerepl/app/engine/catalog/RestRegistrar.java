@@ -9,9 +9,11 @@ import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableCommit;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.rest.RESTCatalog;
 
 /**
  * An Iceberg REST catalog has no conditional "point at this file": the entry is moved with the
@@ -89,24 +91,106 @@ final class RestRegistrar extends EntryRegistrar {
       String file = ReplicaLayout.metadataFile(replicaLocation, number);
       TableMetadata next =
           number == current.number() ? current.metadata() : versions.readPublished(file);
-      TableMetadata moved = RestChanges.toward(operations.current(), next);
-      List<String> lost = TableContent.of(next).differences(TableContent.of(moved));
-      if (!lost.isEmpty()) {
-        throw new UnsupportedFeatureException(
-            cannot(metadataFile)
-                + ": the catalog's commit would not reproduce "
-                + file
-                + " (its "
-                + String.join(", ", lost)
-                + " would differ)");
-      }
       try {
-        operations.commit(operations.current(), moved);
+        operations.commit(operations.current(), toward(operations.current(), next, file));
       } catch (CommitFailedException e) {
         return Optional.empty();
       }
     }
     return Optional.of(Registration.ADVANCED);
+  }
+
+  /**
+   * The entry's metadata with the changes toward the replica version {@code next} ({@code file}).
+   *
+   * @throws UnsupportedFeatureException when the catalog's commit would not reproduce it
+   */
+  private TableMetadata toward(TableMetadata entry, TableMetadata next, String file) {
+    TableMetadata moved = RestChanges.toward(entry, next);
+    List<String> lost = TableContent.of(next).differences(TableContent.of(moved));
+    if (!lost.isEmpty()) {
+      throw new UnsupportedFeatureException(
+          cannot(file)
+              + ": the catalog's commit would not reproduce "
+              + file
+              + " (its "
+              + String.join(", ", lost)
+              + " would differ)");
+    }
+    return moved;
+  }
+
+  /**
+   * The commit that moves the entry to the first replica version carrying {@code cutTag}, to be
+   * sent with the group's others in one multi-table commit; the versions before it, which do not
+   * carry the cut, are committed first one at a time, as a lone entry's are. Empty when the entry
+   * carries the cut already, when there is no entry yet (the replica's own run registers it) or
+   * when no version carries the cut.
+   *
+   * @param currentFile the replica's current version
+   */
+  Optional<TableCommit> planCommit(String replicaLocation, String currentFile, String cutTag) {
+    Optional<TableMetadata> entry = entryMetadata();
+    if (entry.isEmpty() || entry.get().refs().containsKey(cutTag)) {
+      return Optional.empty();
+    }
+    ReplicaVersions.Version current =
+        new ReplicaVersions.Version(
+            ReplicaVersions.number(replicaLocation, currentFile).orElseThrow(),
+            currentFile,
+            versions.readPublished(currentFile));
+    ReplicaVersions.Version held = held(replicaLocation, current, entry.get());
+    for (long number = held.number() + 1; number <= current.number(); number++) {
+      String file = ReplicaLayout.metadataFile(replicaLocation, number);
+      TableMetadata next =
+          number == current.number() ? current.metadata() : versions.readPublished(file);
+      if (!next.refs().containsKey(cutTag)) {
+        continue;
+      }
+      TableMetadata base = entry.get();
+      if (number > held.number() + 1) {
+        String before = ReplicaLayout.metadataFile(replicaLocation, number - 1);
+        if (attempt(replicaLocation, before).isEmpty()) {
+          throw new CatalogException(
+              cannot(before) + ": the entry moved while it was being moved forward", null);
+        }
+        base = entryMetadata().orElseThrow();
+      }
+      return Optional.of(TableCommit.create(identifier, base, toward(base, next, file)));
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Sends the commits in one request, the protocol's multi-table commit: the catalog checks every
+   * table's requirements before it applies any change.
+   *
+   * @param registrars the registrars the commits were planned by, of one catalog
+   * @return false when a requirement failed (an entry moved since it was read): nothing moved
+   */
+  static boolean commitAll(List<RestRegistrar> registrars, List<TableCommit> commits) {
+    RestRegistrar first = registrars.get(0);
+    if (!(first.catalog instanceof RESTCatalog rest)) {
+      throw new UnsupportedFeatureException(
+          "Cannot move the entries of "
+              + first.spec.describe()
+              + " together: its client has no multi-table commit");
+    }
+    try {
+      rest.commitTransaction(commits);
+      return true;
+    } catch (CommitFailedException e) {
+      return false;
+    } catch (RuntimeException e) {
+      throw new CatalogException(
+          "Cannot move the entries "
+              + commits.stream().map(TableCommit::identifier).toList()
+              + " together in "
+              + first.spec.describe()
+              + ": "
+              + IcebergCatalogs.reason(e),
+          e);
+    }
   }
 
   /**

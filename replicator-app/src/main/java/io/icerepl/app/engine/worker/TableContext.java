@@ -8,6 +8,7 @@ import io.icerepl.app.engine.catalog.CatalogConfinement;
 import io.icerepl.app.engine.catalog.CatalogHeadResolver;
 import io.icerepl.app.engine.catalog.CatalogRegistrars;
 import io.icerepl.app.engine.catalog.CatalogSpec;
+import io.icerepl.app.engine.catalog.EntriesTogether;
 import io.icerepl.app.engine.catalog.ReplicaRegistrar;
 import io.icerepl.app.engine.catalog.TableCatalogs;
 import io.icerepl.app.engine.head.SourceHeadResolver;
@@ -46,6 +47,16 @@ public final class TableContext implements AutoCloseable {
   final CatalogClients catalogs;
   final CatalogTableLocations catalogLocations;
   final BatchOperations batchOperations;
+  final GroupRefs groups;
+
+  /** The replication group a table belongs to, by the name of its tags. */
+  @FunctionalInterface
+  public interface GroupRefs {
+    GroupRefs NONE = key -> Optional.empty();
+
+    /** The ref of the group whose cuts are tagged on the key's replica, if any. */
+    Optional<String> refOf(TableKey key);
+  }
 
   /** How many keys' last published replica versions are kept between runs. */
   static final int PUBLISHED_HEADS_KEPT = 16;
@@ -113,6 +124,35 @@ public final class TableContext implements AutoCloseable {
       CatalogClients catalogs,
       CatalogTableLocations catalogLocations,
       BatchOperations batchOperations) {
+    this(
+        stores,
+        clock,
+        fileExecutor,
+        options,
+        rules,
+        board,
+        catalogs,
+        catalogLocations,
+        batchOperations,
+        GroupRefs.NONE);
+  }
+
+  /**
+   * @param groups the groups whose cuts are tagged: a member's catalog entry moves with the group's
+   *     others where its catalog can ({@link EntriesTogether})
+   */
+  public TableContext(
+      StoreFactory stores,
+      Clock clock,
+      ExecutorService fileExecutor,
+      ReplicationOptions options,
+      TableRules rules,
+      TableStatus board,
+      CatalogClients catalogs,
+      CatalogTableLocations catalogLocations,
+      BatchOperations batchOperations,
+      GroupRefs groups) {
+    this.groups = groups;
     this.stores = stores;
     this.clock = clock;
     this.fileExecutor = fileExecutor;
@@ -147,15 +187,20 @@ public final class TableContext implements AutoCloseable {
                           TableIdentifier identifier =
                               TableIdentifier.parse(
                                   TableRules.replicaIdentifier(target, key.levels()));
-                          return new ReplicaEntry(
-                              spec,
-                              identifier,
+                          ReplicaRegistrar registrar =
                               CatalogRegistrars.forCatalog(
                                   spec,
                                   catalogs.registering(spec),
                                   identifier,
                                   stores.targetStore(key.targetLocation()),
-                                  catalogs));
+                                  catalogs);
+                          return new ReplicaEntry(
+                              spec,
+                              identifier,
+                              groups
+                                  .refOf(key)
+                                  .map(ref -> EntriesTogether.held(registrar, ref))
+                                  .orElse(registrar));
                         }));
   }
 

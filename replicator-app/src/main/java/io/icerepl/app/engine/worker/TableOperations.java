@@ -5,6 +5,7 @@ import io.icerepl.app.engine.TableReplicator;
 import io.icerepl.app.engine.catalog.CatalogHeadResolver;
 import io.icerepl.app.engine.catalog.CatalogRegistrars;
 import io.icerepl.app.engine.catalog.CatalogSpec;
+import io.icerepl.app.engine.catalog.EntriesTogether;
 import io.icerepl.app.engine.catalog.ReplicaRegistrar;
 import io.icerepl.app.engine.catalog.TableCatalogs;
 import io.icerepl.app.engine.failover.FailbackReport;
@@ -18,6 +19,7 @@ import io.icerepl.app.engine.failover.TablePromotionException;
 import io.icerepl.app.engine.head.FileSystemHeadResolver;
 import io.icerepl.app.engine.head.SourceHeadResolver;
 import io.icerepl.app.engine.replica.CutTagWriter;
+import io.icerepl.app.engine.replica.ReplicaFiles;
 import io.icerepl.app.engine.retention.DeletionProgress;
 import io.icerepl.app.engine.retention.RetentionResult;
 import io.icerepl.app.engine.retention.RetentionRunner;
@@ -82,6 +84,43 @@ public final class TableOperations {
       throw new UncheckedIOException(
           "Cannot tag group ref '" + ref + "' on " + key.table() + ": " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * Moves the catalog entries of the keys' replicas, a group's, to the cut tagged {@code cutTag}
+   * together where their catalog can ({@link EntriesTogether}), then each to its replica's current
+   * version. Run once every replica carries the cut's tag; each commit is a compare-and-swap, so it
+   * needs no lane.
+   *
+   * @return how many entries moved together
+   */
+  public int moveEntriesTogether(List<TableKey> keys, String cutTag) {
+    List<EntriesTogether.Member> members = new ArrayList<>();
+    for (TableKey key : keys) {
+      Optional<TableContext.ReplicaEntry> entry = context.replicaEntry(key);
+      if (entry.isEmpty()) {
+        continue;
+      }
+      try {
+        new ReplicaFiles(
+                context.stores.targetStore(key.targetLocation()),
+                context.options.maxMetadataBytes())
+            .head(key.table(), key.targetLocation())
+            .ifPresent(
+                head ->
+                    members.add(
+                        new EntriesTogether.Member(
+                            key.targetLocation(), head.file(), entry.get().registrar())));
+      } catch (IOException e) {
+        throw new UncheckedIOException(
+            "Cannot read the replica of " + key.table() + ": " + e.getMessage(), e);
+      }
+    }
+    int moved = EntriesTogether.move(members, cutTag);
+    for (EntriesTogether.Member member : members) {
+      member.registrar().register(member.replicaLocation(), member.currentFile());
+    }
+    return moved;
   }
 
   /**

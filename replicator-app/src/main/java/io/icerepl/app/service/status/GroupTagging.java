@@ -95,10 +95,17 @@ public class GroupTagging {
               cause.getMessage());
         }
       }
-      if (all) {
-        LOG.info("group {}: tagged cut {}", group.name(), CutTags.name(group.ref(), moment));
+      if (!all) {
+        return false;
       }
-      return all;
+      String cutTag = CutTags.name(group.ref(), moment);
+      int together = operations.moveEntriesTogether(keys, cutTag);
+      LOG.info(
+          "group {}: tagged cut {}{}",
+          group.name(),
+          cutTag,
+          together > 0 ? ", " + together + " catalog entries moved to it together" : "");
+      return true;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return false;
