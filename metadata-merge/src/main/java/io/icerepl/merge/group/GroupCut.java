@@ -14,10 +14,18 @@ import java.util.OptionalLong;
  * @param cutMs the moment: the earliest of the members' {@code knownCurrentAtMs}
  * @param heldBackBy the table whose replication the cut waits for (the one known current least
  *     recently)
- * @param snapshotIds each table's {@code main} at the cut less the clock-skew allowance; empty for
- *     a table that had no snapshot then
+ * @param readAtMs the moment the tables are read at: the cut less the clock-skew allowance, moved
+ *     back out of any multi-table transaction ({@link QuietMoment})
+ * @param tagMomentMs the moment a cut tag for this cut names: as {@code readAtMs}, a whole second
+ * @param snapshotIds each table's {@code main} at {@code readAtMs}; empty for a table that had no
+ *     snapshot then
  */
-public record GroupCut(long cutMs, String heldBackBy, Map<String, OptionalLong> snapshotIds) {
+public record GroupCut(
+    long cutMs,
+    String heldBackBy,
+    long readAtMs,
+    long tagMomentMs,
+    Map<String, OptionalLong> snapshotIds) {
   public GroupCut {
     snapshotIds = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(snapshotIds));
   }
@@ -30,6 +38,16 @@ public record GroupCut(long cutMs, String heldBackBy, Map<String, OptionalLong> 
    * @throws IllegalArgumentException for a group of no tables or a negative allowance
    */
   public static GroupCut of(List<GroupMember> members, Duration skewAllowance) {
+    return of(members, skewAllowance, Duration.ZERO);
+  }
+
+  /**
+   * As {@link #of(List, Duration)}, read at a moment no table's {@code main} changed in the {@code
+   * transactionWindow} before, so that no multi-table transaction whose snapshots lie closer
+   * together than the window is split ({@link QuietMoment}).
+   */
+  public static GroupCut of(
+      List<GroupMember> members, Duration skewAllowance, Duration transactionWindow) {
     if (members.isEmpty()) {
       throw new IllegalArgumentException("A group needs at least one table");
     }
@@ -43,11 +61,16 @@ public record GroupCut(long cutMs, String heldBackBy, Map<String, OptionalLong> 
       }
     }
     long cut = oldest.knownCurrentAtMs();
-    long readAt = cut - skewAllowance.toMillis();
+    List<io.icerepl.merge.model.TableMetadata> replicas =
+        members.stream().map(GroupMember::replica).toList();
+    long readAt =
+        QuietMoment.before(cut - skewAllowance.toMillis(), 1, transactionWindow, replicas);
+    long tagMoment =
+        QuietMoment.before(cut - skewAllowance.toMillis(), 1000, transactionWindow, replicas);
     Map<String, OptionalLong> snapshots = new LinkedHashMap<>();
     for (GroupMember member : members) {
       snapshots.put(member.table(), MainAt.snapshotAt(member.replica(), readAt));
     }
-    return new GroupCut(cut, oldest.table(), snapshots);
+    return new GroupCut(cut, oldest.table(), readAt, tagMoment, snapshots);
   }
 }

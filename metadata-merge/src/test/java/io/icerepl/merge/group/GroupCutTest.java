@@ -160,6 +160,60 @@ class GroupCutTest {
         .hasValue(items.currentSnapshot().snapshotId());
   }
 
+  /**
+   * Each batch lands in both tables as a multi-table transaction does: one snapshot per table, the
+   * second stamped some 20 ms after the first, the batches 150 ms apart. Read at every millisecond,
+   * a cut with a transaction window wider than that never shows a batch in one table alone, and its
+   * tag moment is a whole second that does not either; without the window, the moments between the
+   * two stamps do.
+   */
+  @Test
+  void aTransactionWindowKeepsEveryCutOutOfAMultiTableTransaction(@TempDir Path dir)
+      throws Exception {
+    Table orders = table(dir, "orders");
+    Table items = table(dir, "order_items");
+    long spread = 0;
+    for (int batch = 1; batch <= 6; batch++) {
+      append(orders, batch);
+      Thread.sleep(20);
+      append(items, batch);
+      spread =
+          Math.max(
+              spread,
+              items.currentSnapshot().timestampMillis()
+                  - orders.currentSnapshot().timestampMillis());
+      Thread.sleep(150);
+    }
+    assertThat(spread).as("how far apart a batch's two snapshots are").isLessThan(100);
+    TableMetadata ordersMetadata = read(orders);
+    TableMetadata itemsMetadata = read(items);
+    long first = orders.history().get(0).timestampMillis();
+    long last = items.currentSnapshot().timestampMillis();
+
+    int split = 0;
+    for (long at = first - 2; at <= last + 2; at++) {
+      List<GroupMember> members =
+          List.of(
+              new GroupMember("orders", at, ordersMetadata),
+              new GroupMember("order_items", at, itemsMetadata));
+      GroupCut unguarded = GroupCut.of(members, Duration.ZERO);
+      if (!batches(orders, unguarded.snapshotIds().get("orders"))
+          .equals(batches(items, unguarded.snapshotIds().get("order_items")))) {
+        split++;
+      }
+      GroupCut cut = GroupCut.of(members, Duration.ZERO, Duration.ofMillis(100));
+      assertThat(cut.readAtMs()).isLessThanOrEqualTo(at);
+      assertThat(batches(orders, cut.snapshotIds().get("orders")))
+          .as("the batches of both tables at %d, read at %d", at, cut.readAtMs())
+          .isEqualTo(batches(items, cut.snapshotIds().get("order_items")));
+      assertThat(cut.tagMomentMs() % 1000).isZero();
+      assertThat(batches(orders, MainAt.snapshotAt(ordersMetadata, cut.tagMomentMs())))
+          .as("the batches of both tables at the tag moment %d", cut.tagMomentMs())
+          .isEqualTo(batches(items, MainAt.snapshotAt(itemsMetadata, cut.tagMomentMs())));
+    }
+    assertThat(split).as("moments at which a cut without the window splits a batch").isPositive();
+  }
+
   @Test
   void aGroupNeedsATableAndANonNegativeAllowance() {
     assertThatThrownBy(() -> GroupCut.of(List.of(), Duration.ZERO))

@@ -74,10 +74,32 @@ public final class GroupCutReader {
   public record TableAtCut(String table, Long snapshotId, Instant knownCurrentFrom) {}
 
   /**
+   * A group's cut as read, with the moment its cut tag names.
+   *
+   * @param tagMomentMs the whole second the cut is tagged for; empty without a cut
+   */
+  public record Reading(Report report, OptionalLong tagMomentMs) {}
+
+  /**
    * @param ref the name of the group's tags (see {@link io.icerepl.merge.group.CutTags})
    */
   public Report read(
       String name, String ref, List<Member> members, Duration clockSkew, Instant now) {
+    return read(name, ref, members, clockSkew, Duration.ZERO, now).report();
+  }
+
+  /**
+   * As {@link #read(String, String, List, Duration, Instant)}, the tables read at a moment no
+   * multi-table transaction whose snapshots lie within {@code transactionWindow} straddles ({@link
+   * io.icerepl.merge.group.QuietMoment}).
+   */
+  public Reading read(
+      String name,
+      String ref,
+      List<Member> members,
+      Duration clockSkew,
+      Duration transactionWindow,
+      Instant now) {
     List<GroupMember> known = new ArrayList<>();
     List<Set<String>> refs = new ArrayList<>();
     for (Member member : members) {
@@ -112,7 +134,7 @@ public final class GroupCutReader {
           new GroupMember(
               member.table(), member.knownCurrentFromMs().getAsLong(), head.get().metadata()));
     }
-    GroupCut cut = GroupCut.of(known, clockSkew);
+    GroupCut cut = GroupCut.of(known, clockSkew, transactionWindow);
     List<TableAtCut> tables = new ArrayList<>();
     for (Member member : members) {
       OptionalLong snapshot = cut.snapshotIds().get(member.table());
@@ -123,20 +145,22 @@ public final class GroupCutReader {
               Instant.ofEpochMilli(member.knownCurrentFromMs().getAsLong())));
     }
     Instant at = Instant.ofEpochMilli(cut.cutMs());
-    return new Report(
-        name,
-        ref,
-        CutTags.newestOnAll(ref, refs).orElse(null),
-        at,
-        Math.max(0, now.toEpochMilli() - cut.cutMs()) / 1000.0,
-        cut.heldBackBy(),
-        at,
-        null,
-        clockSkew,
-        tables);
+    Report report =
+        new Report(
+            name,
+            ref,
+            CutTags.newestOnAll(ref, refs).orElse(null),
+            at,
+            Math.max(0, now.toEpochMilli() - cut.cutMs()) / 1000.0,
+            cut.heldBackBy(),
+            at,
+            null,
+            clockSkew,
+            tables);
+    return new Reading(report, OptionalLong.of(cut.tagMomentMs()));
   }
 
-  private static Report noCut(
+  private static Reading noCut(
       String name,
       String ref,
       String table,
@@ -153,6 +177,8 @@ public final class GroupCutReader {
                   ? Instant.ofEpochMilli(member.knownCurrentFromMs().getAsLong())
                   : null));
     }
-    return new Report(name, ref, null, null, null, table, null, reason, clockSkew, tables);
+    return new Reading(
+        new Report(name, ref, null, null, null, table, null, reason, clockSkew, tables),
+        OptionalLong.empty());
   }
 }

@@ -349,6 +349,9 @@ public record ReplicatorProperties(
    *     tag {@code <ref>-<yyyyMMdd'T'HHmmss'Z'>} per cut (default the group's name)
    * @param tagInterval how often the cut is tagged (default five minutes; zero tags nothing)
    * @param keepTags how long each cut tag stays on the replicas (default a day; the newest stays)
+   * @param transactionWindow the group is read, and its cuts tagged, only at moments no table's
+   *     {@code main} changed in this window before, so a multi-table transaction whose snapshots
+   *     lie closer together is on every table at a cut or on none (default zero: off)
    */
   public record Group(
       @NotBlank String name,
@@ -357,7 +360,8 @@ public record ReplicatorProperties(
       @NotNull @DefaultValue("PT1S") Duration clockSkew,
       String ref,
       @NotNull @DefaultValue("PT5M") Duration tagInterval,
-      @NotNull @DefaultValue("P1D") Duration keepTags) {
+      @NotNull @DefaultValue("P1D") Duration keepTags,
+      @NotNull @DefaultValue("PT0S") Duration transactionWindow) {
     public Group {
       tables = List.copyOf(tables);
       ref = ref == null || ref.isBlank() ? name : ref.trim();
@@ -374,6 +378,13 @@ public record ReplicatorProperties(
       if (clockSkew.isNegative()) {
         throw new IllegalArgumentException(
             "replicator.groups: group " + name + " has a negative clock-skew " + clockSkew);
+      }
+      if (transactionWindow.isNegative()) {
+        throw new IllegalArgumentException(
+            "replicator.groups: group "
+                + name
+                + " has a negative transaction-window "
+                + transactionWindow);
       }
       for (String table : tables) {
         if (table.indexOf('/') <= 0 || table.endsWith("/")) {

@@ -66,8 +66,11 @@ public class GroupCuts {
     return read(group).report();
   }
 
-  /** A group's cut as read now, with the tables' lanes. */
-  record Read(List<GroupCutReader.Member> members, GroupCutReader.Report report) {}
+  /** A group's cut as read now, with the tables' lanes and the moment its cut tag names. */
+  record Read(
+      List<GroupCutReader.Member> members,
+      GroupCutReader.Report report,
+      OptionalLong tagMomentMs) {}
 
   Read read(ReplicatorProperties.Group group) {
     List<GroupCutReader.Member> members =
@@ -79,10 +82,16 @@ public class GroupCuts {
                       table, key, key.map(board::knownCurrentFrom).orElse(OptionalLong.empty()));
                 })
             .toList();
-    GroupCutReader.Report report =
-        reader.read(group.name(), group.ref(), members, group.clockSkew(), clock.instant());
-    cached.put(group.name(), new Cached(clock.millis(), report));
-    return new Read(members, report);
+    GroupCutReader.Reading reading =
+        reader.read(
+            group.name(),
+            group.ref(),
+            members,
+            group.clockSkew(),
+            group.transactionWindow(),
+            clock.instant());
+    cached.put(group.name(), new Cached(clock.millis(), reading.report()));
+    return new Read(members, reading.report(), reading.tagMomentMs());
   }
 
   private double cutLagSeconds(ReplicatorProperties.Group group) {

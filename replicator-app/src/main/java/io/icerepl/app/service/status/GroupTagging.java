@@ -23,10 +23,11 @@ import org.springframework.stereotype.Component;
 /**
  * Tags each group's cut on its replicas, every {@code tag-interval} ({@link
  * io.icerepl.app.service.ServiceSchedules} runs the rounds): the moment tagged is the cut less the
- * clock-skew allowance, rounded down to its second, and each table's tag is written in the table's
- * lane (never beside its replication). The status API names a cut tag only once every replica
- * carries it, so a reader told of it finds it on all of them; a round that fails on a table leaves
- * the previous cut tag as the group's and the next round tags a newer cut.
+ * clock-skew allowance, rounded down to its second and moved back out of any multi-table
+ * transaction within the group's {@code transaction-window}, and each table's tag is written in the
+ * table's lane (never beside its replication). The status API names a cut tag only once every
+ * replica carries it, so a reader told of it finds it on all of them; a round that fails on a table
+ * leaves the previous cut tag as the group's and the next round tags a newer cut.
  */
 @Component
 public class GroupTagging {
@@ -61,10 +62,10 @@ public class GroupTagging {
     try {
       GroupCuts.Read read = cuts.read(group);
       GroupCutReader.Report report = read.report();
-      if (report.cut() == null) {
+      if (report.cut() == null || read.tagMomentMs().isEmpty()) {
         return false;
       }
-      long moment = CutTags.momentOf(report.cut().toEpochMilli() - group.clockSkew().toMillis());
+      long moment = read.tagMomentMs().getAsLong();
       if (report.cutTag() != null
           && CutTags.momentOfTag(group.ref(), report.cutTag()).getAsLong() >= moment) {
         return true;

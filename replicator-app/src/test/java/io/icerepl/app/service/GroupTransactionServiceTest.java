@@ -1,0 +1,195 @@
+package io.icerepl.app.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.icerepl.localstack.EmbeddedS3;
+import io.icerepl.localstack.TableWrites;
+import io.icerepl.merge.group.CutTags;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.aws.s3.S3FileIO;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableCommit;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.rest.LoopbackRestCatalog;
+import org.apache.iceberg.rest.RESTCatalog;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Sources written by multi-table transactions: each batch is committed to {@code orders} and {@code
+ * order_items} in one commit of Iceberg's REST catalog ({@code RESTCatalog.commitTransaction}), its
+ * two snapshots stamped 400 ms apart (a slow writer: the protocol's multi-table commit lands a
+ * transaction's snapshots with the stamps its writer gave them). With the group's {@code
+ * transaction-window} wider than that, every cut tag the service writes, read on both replicas with
+ * the Iceberg library, holds each batch in both tables or in neither.
+ */
+class GroupTransactionServiceTest {
+  private static final Schema SCHEMA =
+      new Schema(
+          Types.NestedField.required(1, "id", Types.LongType.get()),
+          Types.NestedField.optional(2, "data", Types.StringType.get()));
+
+  /** How far apart a transaction's two snapshots are stamped: a slow writer's transaction. */
+  private static final long SPREAD_MS = 400;
+
+  private static final TableIdentifier ORDERS = TableIdentifier.of("sales", "orders");
+  private static final TableIdentifier ITEMS = TableIdentifier.of("sales", "order_items");
+
+  @Test
+  void everyCutTagHoldsAMultiTableTransactionInBothTablesOrInNeither() throws Exception {
+    Path dir = Files.createTempDirectory("group-transactions");
+    try (EmbeddedS3 s3 = EmbeddedS3.start()) {
+      s3.createBucket("source");
+      s3.createBucket("replica");
+      Map<String, String> io = s3Properties(s3);
+      try (LoopbackRestCatalog server =
+              new LoopbackRestCatalog(
+                  "s3://source/wh", "jdbc:sqlite:" + dir.resolve("source.db"), io);
+          RESTCatalog source = new RESTCatalog()) {
+        Map<String, String> client = new HashMap<>(io);
+        client.put("uri", server.uri());
+        source.initialize("prod", client);
+        source.createNamespace(Namespace.of("sales"));
+        source.createTable(ORDERS, SCHEMA, PartitionSpec.unpartitioned());
+        source.createTable(ITEMS, SCHEMA, PartitionSpec.unpartitioned());
+        transaction(source, 0);
+
+        Map<String, String> properties = new HashMap<>();
+        properties.put("replicator.rules[0].name", "sales");
+        properties.put(
+            "replicator.rules[0].source-catalog", "name=prod,type=rest,uri=" + server.uri());
+        properties.put("replicator.rules[0].namespaces[0]", "sales");
+        properties.put("replicator.rules[0].targets[0].name", "a");
+        properties.put("replicator.rules[0].targets[0].prefix", "s3://replica/wh");
+        for (String side : List.of("source", "target")) {
+          properties.put("replicator.s3." + side + ".endpoint", s3.endpoint().toString());
+          properties.put("replicator.s3." + side + ".access-key-id", EmbeddedS3.ACCESS_KEY);
+          properties.put("replicator.s3." + side + ".secret-access-key", EmbeddedS3.SECRET_KEY);
+          properties.put("replicator.s3." + side + ".path-style", "true");
+        }
+        properties.put("replicator.reconciliation-interval", "PT0.5S");
+        properties.put("replicator.groups[0].name", "sales");
+        properties.put("replicator.groups[0].target", "a");
+        properties.put("replicator.groups[0].tables[0]", "sales/orders");
+        properties.put("replicator.groups[0].tables[1]", "sales/order_items");
+        properties.put("replicator.groups[0].clock-skew", "PT0.1S");
+        properties.put("replicator.groups[0].tag-interval", "PT0.3S");
+        properties.put("replicator.groups[0].transaction-window", "PT0.6S");
+        properties.put("replicator.groups[0].keep-tags", "PT1H");
+
+        try (RunningService service = RunningService.start(properties)) {
+          long last = 0;
+          for (int batch = 1; batch <= 8; batch++) {
+            last = transaction(source, batch);
+            Thread.sleep(1000);
+          }
+          long lastCommit = last;
+          await()
+              .atMost(ServiceOnS3.PATIENCE)
+              .untilAsserted(
+                  () ->
+                      assertThat(
+                              CutTags.momentOfTag(
+                                      "sales",
+                                      service
+                                          .http
+                                          .get("/api/groups/sales")
+                                          .json()
+                                          .path("cutTag")
+                                          .asText())
+                                  .orElse(Long.MIN_VALUE))
+                          .isGreaterThan(lastCommit));
+        }
+
+        S3FileIO files = new S3FileIO();
+        files.initialize(io);
+        Table orders = HintedReplica.open(files, "s3://replica/wh/sales/orders");
+        Table items = HintedReplica.open(files, "s3://replica/wh/sales/order_items");
+        List<String> tags =
+            orders.refs().keySet().stream()
+                .filter(name -> CutTags.momentOfTag("sales", name).isPresent())
+                .filter(items.refs()::containsKey)
+                .sorted()
+                .toList();
+        assertThat(tags).as("cut tags on both replicas").hasSizeGreaterThanOrEqualTo(3);
+        Set<Set<String>> distinct = new java.util.HashSet<>();
+        for (String tag : tags) {
+          Set<String> batches = batches(orders, tag);
+          assertThat(batches)
+              .as("the transactions on both replicas at %s", tag)
+              .isEqualTo(batches(items, tag));
+          distinct.add(batches);
+        }
+        assertThat(distinct).as("cuts between the transactions").hasSizeGreaterThanOrEqualTo(3);
+      }
+    }
+  }
+
+  /**
+   * One batch committed to both tables by one multi-table commit, its second snapshot produced
+   * {@link #SPREAD_MS} after the first.
+   *
+   * @return the second snapshot's timestamp
+   */
+  private static long transaction(RESTCatalog catalog, int batch) throws InterruptedException {
+    List<TableCommit> commits = new ArrayList<>();
+    long stamped = 0;
+    for (TableIdentifier id : List.of(ORDERS, ITEMS)) {
+      Table table = catalog.loadTable(id);
+      TableMetadata base = ((HasTableOperations) table).operations().current();
+      GenericRecord record = GenericRecord.create(SCHEMA);
+      record.setField("id", (long) batch);
+      record.setField("data", "batch-" + batch);
+      Snapshot snapshot =
+          table
+              .newAppend()
+              .appendFile(TableWrites.writeData(table, null, List.<Record>of(record)))
+              .apply();
+      stamped = snapshot.timestampMillis();
+      commits.add(
+          TableCommit.create(
+              id, base, TableMetadata.buildFrom(base).setBranchSnapshot(snapshot, "main").build()));
+      Thread.sleep(SPREAD_MS);
+    }
+    catalog.commitTransaction(commits);
+    return stamped;
+  }
+
+  private static Set<String> batches(Table table, String ref) throws java.io.IOException {
+    Set<String> batches = new TreeSet<>();
+    try (CloseableIterable<Record> records =
+        IcebergGenerics.read(table).useSnapshot(table.snapshot(ref).snapshotId()).build()) {
+      records.forEach(record -> batches.add((String) record.getField("data")));
+    }
+    return batches;
+  }
+
+  private static Map<String, String> s3Properties(EmbeddedS3 s3) {
+    return Map.of(
+        "io-impl", "org.apache.iceberg.aws.s3.S3FileIO",
+        "s3.endpoint", s3.endpoint().toString(),
+        "s3.path-style-access", "true",
+        "s3.access-key-id", EmbeddedS3.ACCESS_KEY,
+        "s3.secret-access-key", EmbeddedS3.SECRET_KEY,
+        "client.region", "us-east-1",
+        "http-client.type", "urlconnection");
+  }
+}
