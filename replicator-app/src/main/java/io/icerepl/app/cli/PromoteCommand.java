@@ -206,7 +206,8 @@ final class PromoteCommand implements Callable<Integer> {
               + " at a cut of "
               + consistent
               + ": --consistent promotes what the replicas hold at the group's newest cut tag, give"
-              + " --mode now (safe mode's replicate-and-verify is for one table)");
+              + " --mode now (a group's safe mode, which replicates and verifies every table and"
+              + " then tags a fresh cut, is the service's: POST /api/groups/<name>/promote?mode=safe)");
     }
     if (source.location().isPresent()
         || source.catalogTable().isPresent()

@@ -235,9 +235,9 @@ class GroupCutServiceTest {
         // refused before anything is written: another mode, or a ref no replica carries a cut of
         long ordersBefore = currentOf(io, ORDERS);
         if (by.equals("api")) {
-          HttpJson.Response safe = service.http.post(GROUP + "/promote?mode=safe");
-          assertThat(safe.status()).isEqualTo(400);
-          assertThat(safe.json().path("error").asText()).contains("give mode=now");
+          HttpJson.Response noMode = service.http.post(GROUP + "/promote?mode=later");
+          assertThat(noMode.status()).isEqualTo(400);
+          assertThat(noMode.json().path("error").asText()).contains("Give mode=now");
           assertThat(service.http.post("/api/groups/nothing/promote?mode=now").status())
               .isEqualTo(404);
         } else {
@@ -291,6 +291,80 @@ class GroupCutServiceTest {
       } finally {
         S3CommandFixture.clearCredentials();
       }
+    }
+  }
+
+  /**
+   * Planned failover: the sources still serve, the writers have just stopped. The safe promotion
+   * refuses while a replica does not verify (nothing promoted), then catches both tables up to
+   * their sources, tags a fresh cut (the scheduled rounds tag only hourly here) and promotes at it:
+   * both promoted tables hold every batch, each its source's current snapshot, nothing after the
+   * cut.
+   */
+  @Test
+  void aSafeConsistentPromotionCatchesUpVerifiesAndPromotesAtAFreshCut() throws Exception {
+    try (ServiceOnS3 fixture = new ServiceOnS3()) {
+      Table orders = fixture.warehouse.createSample("sales", "orders");
+      Table items = fixture.warehouse.createSample("sales", "order_items");
+      ServiceOnS3.append(orders, "batch-1", 2);
+      ServiceOnS3.append(items, "batch-1", 3);
+      RunningService service =
+          fixture.start(
+              Map.of(
+                  "replicator.settle-time", "PT0.2S",
+                  "replicator.reconciliation-interval", "PT1H",
+                  "replicator.groups[0].name", "sales",
+                  "replicator.groups[0].target", "a",
+                  "replicator.groups[0].tables[0]", "sales/orders",
+                  "replicator.groups[0].tables[1]", "sales/order_items",
+                  "replicator.groups[0].clock-skew", "PT0.1S",
+                  "replicator.groups[0].tag-interval", "PT1H"));
+      S3FileIO io = fixture.io();
+      fixture.awaitState("/api/replications/a/sales/orders", "IN_SYNC");
+      fixture.awaitState("/api/replications/a/sales/order_items", "IN_SYNC");
+
+      // a replica missing a data file does not verify: refused, nothing promoted
+      String deleted = fixture.deleteOneReplicaDataFile("sales/order_items");
+      long ordersBefore = currentOf(io, ORDERS);
+      HttpJson.Response refused = service.http.post(GROUP + "/promote?mode=safe");
+      assertThat(refused.status()).as(refused.body()).isEqualTo(409);
+      assertThat(refused.json().path("error").asText())
+          .contains("sales/order_items")
+          .contains("problem");
+      assertThat(currentOf(io, ORDERS)).isEqualTo(ordersBefore);
+      assertThat(HintedReplica.open(io, ORDERS).refs().keySet())
+          .noneMatch(ref -> ref.endsWith("-replicated"));
+      try (S3Client client = fixture.s3.client()) {
+        String key = deleted.substring("s3://replica/".length());
+        client.copyObject(
+            b ->
+                b.sourceBucket("source")
+                    .sourceKey(key)
+                    .destinationBucket("replica")
+                    .destinationKey(key));
+      }
+
+      // the last batches, not replicated yet (no reconciliation, no events): safe mode fetches them
+      ServiceOnS3.append(orders, "batch-2", 2);
+      ServiceOnS3.append(items, "batch-2", 3);
+      HttpJson.Response promoted = service.http.post(GROUP + "/promote?mode=safe");
+      assertThat(promoted.status()).as(promoted.body()).isEqualTo(200);
+      JsonNode result = promoted.json();
+      String cutTag = result.path("cutTag").asText();
+      assertThat(CutTags.momentOfTag("sales", cutTag).getAsLong())
+          .as("a fresh cut, after the last commit")
+          .isGreaterThan(items.currentSnapshot().timestampMillis());
+      assertThat(currentOf(io, ORDERS)).isEqualTo(orders.currentSnapshot().snapshotId());
+      assertThat(currentOf(io, ITEMS)).isEqualTo(items.currentSnapshot().snapshotId());
+      assertThat(batchesAt(io, "order_items", currentOf(io, ITEMS)))
+          .containsExactly("batch-1", "batch-2")
+          .isEqualTo(batchesAt(io, "orders", currentOf(io, ORDERS)));
+      assertThat(tableIn(result, ORDERS).path("keptAfterCut").asInt()).isZero();
+      assertThat(tableIn(result, ITEMS).path("keptAfterCut").asInt()).isZero();
+
+      JsonNode again = service.http.post(GROUP + "/promote?mode=safe").json();
+      assertThat(again.path("cutTag").asText()).as("a rerun, the same cut").isEqualTo(cutTag);
+      assertThat(tableIn(again, ITEMS).path("alreadyPromoted").asBoolean()).isTrue();
     }
   }
 

@@ -238,6 +238,16 @@ public final class TableOperations {
     return result;
   }
 
+  /** Whether the key's replica was promoted (its state records a promotion). */
+  public boolean isPromoted(TableKey key) {
+    return new TablePromoter(
+            context.stores.targetStore(key.targetLocation()),
+            context.clock,
+            context.options.maxMetadataBytes())
+        .promotion(key.table(), key.targetLocation())
+        .isPresent();
+  }
+
   /** The key's replica as a member of a group's consistent promotion. */
   public GroupPromotion.Member groupMember(TableKey key) {
     return new GroupPromotion.Member(

@@ -45,13 +45,22 @@ public class GroupController {
   private final StatusBoard board;
   private final ReplicationCoordinator coordinator;
   private final TableOperations operations;
+  private final GroupCatchUp catchUp;
+  private final GroupTagging tagging;
+
+  /** How often a safe promotion tries to tag its fresh cut while a scheduled round runs. */
+  private static final int TAG_ATTEMPTS = 20;
 
   public GroupController(
       GroupCuts cuts,
       ReplicatorProperties properties,
       StatusBoard board,
       ReplicationCoordinator coordinator,
-      TableOperations operations) {
+      TableOperations operations,
+      GroupCatchUp catchUp,
+      GroupTagging tagging) {
+    this.catchUp = catchUp;
+    this.tagging = tagging;
     this.cuts = cuts;
     this.properties = properties;
     this.board = board;
@@ -82,12 +91,14 @@ public class GroupController {
 
   /**
    * Promotes every table of the group at its newest cut tag all replicas carry (failover at one
-   * cut, as {@code promote --consistent} does), each in its table's lane. {@code mode=now} is
-   * required: a group is promoted at what its replicas hold. 200 with the cut and each table's
-   * promotion (also on a rerun, which completes the same cut); 400 without {@code mode=now}; 404
-   * for an unknown group; 409 when a table is not found, no cut is common to every replica, or a
-   * table was promoted on its own or at another cut (tables not promoted yet are left as they
-   * were).
+   * cut, as {@code promote --consistent} does), each in its table's lane. {@code mode=now} promotes
+   * at what the replicas hold; {@code mode=safe} (planned failover, the sources reachable) first
+   * replicates every table up to what its source serves, verifies it, and tags a fresh cut, which
+   * then lies after every commit the sources held when asked (less the clock-skew allowance). 200
+   * with the cut and each table's promotion (also on a rerun, which completes the same cut without
+   * catching up again); 400 without a mode; 404 for an unknown group; 409 when a table is not
+   * found, does not catch up or verify, no cut is common to every replica, or a table was promoted
+   * on its own or at another cut (tables not promoted yet are left as they were).
    */
   @PostMapping("/{name}/promote")
   public ResponseEntity<Object> promote(
@@ -100,10 +111,12 @@ public class GroupController {
     if (group.isEmpty()) {
       return ResponseEntity.notFound().build();
     }
-    if (!PromotionMode.NOW.label().equals(mode)) {
+    boolean safe = PromotionMode.SAFE.label().equals(mode);
+    if (!safe && !PromotionMode.NOW.label().equals(mode)) {
       return error(
           HttpStatus.BAD_REQUEST,
-          "A group is promoted at the newest cut its replicas carry: give mode=now");
+          "Give mode=now (promote at the newest cut the replicas carry) or mode=safe (replicate"
+              + " and verify every table first, then promote at a fresh cut)");
     }
     List<TableKey> keys = new ArrayList<>();
     for (String table : group.get().tables()) {
@@ -116,11 +129,16 @@ public class GroupController {
       keys.add(key.get());
     }
     LOG.info(
-        "group {}: consistent promotion asked by {} from {}",
+        "group {}: consistent promotion ({} mode) asked by {} from {}",
         name,
+        mode,
         caller.getName(),
         request.getRemoteAddr());
     try {
+      if (safe && keys.stream().noneMatch(operations::isPromoted)) {
+        catchUp.catchUp(group.get(), keys);
+        tagFreshCut(group.get());
+      }
       GroupPromotion.Result result =
           operations.promoteGroup(
               keys,
@@ -133,10 +151,27 @@ public class GroupController {
                           k -> operations.promoteAtCut(k, cutTag))));
       LOG.info("group {}: promoted at cut {}", name, result.cutTag());
       return ResponseEntity.ok(answer(name, result));
-    } catch (TablePromotionException | IllegalStateException e) {
+    } catch (TablePromotionException | IllegalStateException | GroupCatchUp.Refused e) {
       LOG.warn("group {}: consistent promotion refused: {}", name, e.getMessage());
       return error(HttpStatus.CONFLICT, e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return error(HttpStatus.SERVICE_UNAVAILABLE, "Interrupted: the service is stopping");
     }
+  }
+
+  /** Tags the group's cut as it stands now, waiting out a scheduled round under way. */
+  private void tagFreshCut(ReplicatorProperties.Group group) throws InterruptedException {
+    for (int attempt = 0; attempt < TAG_ATTEMPTS; attempt++) {
+      if (tagging.tag(group)) {
+        return;
+      }
+      Thread.sleep(100);
+    }
+    throw new GroupCatchUp.Refused(
+        "Cannot promote group "
+            + group.name()
+            + " safely: its fresh cut could not be tagged on every table (see the log)");
   }
 
   private static PromotionAnswer answer(String name, GroupPromotion.Result result) {

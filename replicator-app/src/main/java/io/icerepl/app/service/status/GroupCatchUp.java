@@ -1,0 +1,133 @@
+package io.icerepl.app.service.status;
+
+import io.icerepl.app.engine.verify.VerifyReport;
+import io.icerepl.app.engine.worker.ReplicationCoordinator;
+import io.icerepl.app.engine.worker.TableKey;
+import io.icerepl.app.engine.worker.TableOperations;
+import io.icerepl.app.engine.worker.TableRunner;
+import io.icerepl.app.service.config.ReplicatorProperties;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletionException;
+import java.util.function.Function;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.stereotype.Component;
+
+/**
+ * The first half of a group's safe promotion (planned failover, the sources still reachable): every
+ * table replicated up to what its source serves now, each run in the table's lane until the replica
+ * is known current from a moment late enough that the cut tagged next covers every commit made
+ * before the promotion was asked (a source file still settling is waited for), then verified
+ * against its source.
+ */
+@Component
+public class GroupCatchUp {
+  /** How long a table may take to become known current before the promotion is refused. */
+  static final Duration PATIENCE = Duration.ofMinutes(2);
+
+  private final ReplicationCoordinator coordinator;
+  private final TableRunner runner;
+  private final TableOperations operations;
+  private final StatusBoard board;
+  private final Clock clock;
+
+  public GroupCatchUp(
+      ReplicationCoordinator coordinator,
+      TableRunner runner,
+      TableOperations operations,
+      StatusBoard board,
+      ObjectProvider<Clock> clock) {
+    this.coordinator = coordinator;
+    this.runner = runner;
+    this.operations = operations;
+    this.board = board;
+    this.clock = clock.getIfAvailable(Clock::systemUTC);
+  }
+
+  /** Why a table cannot be caught up: the promotion is refused, nothing promoted. */
+  public static final class Refused extends RuntimeException {
+    Refused(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * Catches every table up and verifies it.
+   *
+   * @throws Refused naming the table that did not become current in time, or whose replica does not
+   *     verify, with its first problems
+   */
+  public void catchUp(ReplicatorProperties.Group group, List<TableKey> keys)
+      throws InterruptedException {
+    long from = coveringFrom(clock.millis(), group.clockSkew(), group.transactionWindow());
+    // runs that begin from then on read every source head as of after the commits asked about
+    long wait = from - clock.millis();
+    if (wait > 0) {
+      Thread.sleep(wait);
+    }
+    for (TableKey key : keys) {
+      long deadline = clock.millis() + PATIENCE.toMillis();
+      while (!currentSince(key, from)) {
+        Optional<Duration> again = inLane(key, "catch up for a safe promotion", runner::replicate);
+        if (currentSince(key, from)) {
+          break;
+        }
+        if (clock.millis() > deadline) {
+          throw new Refused(
+              "Cannot promote group "
+                  + group.name()
+                  + " safely: "
+                  + key.table()
+                  + " did not become current within "
+                  + PATIENCE
+                  + " (a source file still settling, or its source still being written)");
+        }
+        Thread.sleep(Math.max(50, again.map(Duration::toMillis).orElse(200L)));
+      }
+    }
+    for (TableKey key : keys) {
+      VerifyReport report = inLane(key, "verify for a safe promotion", operations::verify);
+      if (report.problems() > 0) {
+        throw new Refused(
+            "Cannot promote group "
+                + group.name()
+                + " safely: the replica of "
+                + key.table()
+                + " has "
+                + report.problems()
+                + " problem(s) against its source, first: "
+                + String.join("; ", report.firstProblems()));
+      }
+    }
+  }
+
+  /**
+   * The moment from which every table must be known current for the group's next cut tag to cover
+   * every commit made before {@code askedAtMs}: the tag's moment is the cut less the clock-skew
+   * allowance, rounded down to its second and moved back out of the transaction window.
+   */
+  static long coveringFrom(long askedAtMs, Duration clockSkew, Duration transactionWindow) {
+    long quietFrom = askedAtMs + transactionWindow.toMillis();
+    long second = Math.floorDiv(quietFrom + 999, 1000L) * 1000L;
+    return second + clockSkew.toMillis();
+  }
+
+  private boolean currentSince(TableKey key, long fromMs) {
+    OptionalLong known = board.knownCurrentFrom(key);
+    return known.isPresent() && known.getAsLong() >= fromMs;
+  }
+
+  private <T> T inLane(TableKey key, String what, Function<TableKey, T> work) {
+    try {
+      return coordinator.runInLane(key, what, work).join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException cause) {
+        throw cause;
+      }
+      throw e;
+    }
+  }
+}
