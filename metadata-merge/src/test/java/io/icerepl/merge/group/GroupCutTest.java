@@ -162,10 +162,10 @@ class GroupCutTest {
 
   /**
    * Each batch lands in both tables as a multi-table transaction does: one snapshot per table, the
-   * second stamped some 20 ms after the first, the batches 150 ms apart. Read at every millisecond,
-   * a cut with a transaction window wider than that never shows a batch in one table alone, and its
-   * tag moment is a whole second that does not either; without the window, the moments between the
-   * two stamps do.
+   * second stamped some 20 ms after the first, the batches some 300 ms apart. Read at every
+   * millisecond, a cut with a transaction window wider than the widest batch (measured, since a
+   * loaded machine stretches it) never shows a batch in one table alone, and its tag moment is a
+   * whole second that does not either; without the window, the moments between the two stamps do.
    */
   @Test
   void aTransactionWindowKeepsEveryCutOutOfAMultiTableTransaction(@TempDir Path dir)
@@ -173,18 +173,21 @@ class GroupCutTest {
     Table orders = table(dir, "orders");
     Table items = table(dir, "order_items");
     long spread = 0;
+    long gap = Long.MAX_VALUE;
     for (int batch = 1; batch <= 6; batch++) {
       append(orders, batch);
+      if (batch > 1) {
+        gap = Math.min(gap, orders.currentSnapshot().timestampMillis() - last(items));
+      }
       Thread.sleep(20);
       append(items, batch);
-      spread =
-          Math.max(
-              spread,
-              items.currentSnapshot().timestampMillis()
-                  - orders.currentSnapshot().timestampMillis());
-      Thread.sleep(150);
+      spread = Math.max(spread, last(items) - orders.currentSnapshot().timestampMillis());
+      Thread.sleep(300);
     }
-    assertThat(spread).as("how far apart a batch's two snapshots are").isLessThan(100);
+    Duration window = Duration.ofMillis(spread + 10);
+    assertThat(gap)
+        .as("the quiet time between batches is wider than the window (%d ms)", window.toMillis())
+        .isGreaterThan(window.toMillis());
     TableMetadata ordersMetadata = read(orders);
     TableMetadata itemsMetadata = read(items);
     long first = orders.history().get(0).timestampMillis();
@@ -201,7 +204,7 @@ class GroupCutTest {
           .equals(batches(items, unguarded.snapshotIds().get("order_items")))) {
         split++;
       }
-      GroupCut cut = GroupCut.of(members, Duration.ZERO, Duration.ofMillis(100));
+      GroupCut cut = GroupCut.of(members, Duration.ZERO, window);
       assertThat(cut.readAtMs()).isLessThanOrEqualTo(at);
       assertThat(batches(orders, cut.snapshotIds().get("orders")))
           .as("the batches of both tables at %d, read at %d", at, cut.readAtMs())
@@ -219,6 +222,10 @@ class GroupCutTest {
     assertThatThrownBy(() -> GroupCut.of(List.of(), Duration.ZERO))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("A group needs at least one table");
+  }
+
+  private static long last(Table table) {
+    return table.currentSnapshot().timestampMillis();
   }
 
   private static Table table(Path dir, String name) {

@@ -8,9 +8,11 @@ import io.icerepl.app.engine.catalog.CatalogSpec;
 import io.icerepl.app.engine.catalog.ReplicaRegistrar;
 import io.icerepl.app.engine.catalog.TableCatalogs;
 import io.icerepl.app.engine.failover.FailbackSummary;
+import io.icerepl.app.engine.failover.GroupFailback;
 import io.icerepl.app.engine.failover.TableFailback;
 import io.icerepl.app.engine.head.SourceHeadResolver;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -32,7 +34,10 @@ import picocli.CommandLine.Option;
       "The original gets the promoted table's whole history. Commits only the old source made after its last replicated version are kept under tags <tag-prefix>-<time>[-<ref>] and listed. Rerun it to carry the promoted table's new commits over; the tags stay. The --source-* store options apply to the promoted table, the --target-* ones to the original. With --primary-catalog the promoted table's head is the file its catalog names; --old-source-catalog moves the original's catalog entry to what fail-back publishes."
     },
     footerHeading = "%nExamples:%n",
-    footer = {"  replicator failback --primary s3://dr/db/t --old-source s3://lake/db/t"},
+    footer = {
+      "  replicator failback --primary s3://dr/db/t --old-source s3://lake/db/t",
+      "  replicator failback --consistent sales --primary s3://dr/sales/orders --old-source s3://lake/sales/orders --primary s3://dr/sales/order_items --old-source s3://lake/sales/order_items"
+    },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
       "0:failed back",
@@ -50,16 +55,58 @@ public final class FailbackCommand implements Callable<Integer> {
       required = true,
       paramLabel = "<location>",
       converter = LocationConverter.class,
-      description = "The promoted table's location, the primary now.")
-  String primary;
+      description =
+          "The promoted table's location, the primary now. With --consistent, once per table of"
+              + " the group.")
+  List<String> primaries;
 
   @Option(
       names = "--old-source",
       required = true,
       paramLabel = "<location>",
       converter = LocationConverter.class,
-      description = "The original table's location, the old source.")
-  String oldSource;
+      description =
+          "The original table's location, the old source. With --consistent, once per --primary,"
+              + " in the same order.")
+  List<String> oldSources;
+
+  @Option(
+      names = "--consistent",
+      paramLabel = "<ref>",
+      description =
+          "Fail back every --primary into its --old-source, then tag one cut of the promoted"
+              + " tables on every original, named <ref>-<yyyyMMddTHHmmssZ>: read at it the"
+              + " originals show one moment of the promoted tables, and promote --consistent <ref>"
+              + " on the originals switches back at it.")
+  String consistent;
+
+  @Option(
+      names = "--clock-skew",
+      paramLabel = "<duration>",
+      defaultValue = "1s",
+      converter = DurationConverter.class,
+      description =
+          "With --consistent: how far the promoted tables' writers' clocks may run behind this"
+              + " machine's; the cut is taken that much earlier.")
+  Duration clockSkew;
+
+  @Option(
+      names = "--transaction-window",
+      paramLabel = "<duration>",
+      defaultValue = "0s",
+      converter = DurationConverter.class,
+      description =
+          "With --consistent: the cut is moved back out of any multi-table transaction whose"
+              + " snapshots lie closer together than this.")
+  Duration transactionWindow;
+
+  @Option(
+      names = "--keep-tags",
+      paramLabel = "<duration>",
+      defaultValue = "7d",
+      converter = DurationConverter.class,
+      description = "With --consistent: how long the cut tag stays on the originals.")
+  Duration keepTags;
 
   @ArgGroup(exclusive = false)
   PrimaryCatalog primaryCatalog;
@@ -128,8 +175,23 @@ public final class FailbackCommand implements Callable<Integer> {
 
   @CommandLine.Mixin OutputOptions output;
 
+  /** How long a group's original may take to hold its promoted table's head. */
+  private static final Duration GROUP_PATIENCE = Duration.ofMinutes(2);
+
   @Override
-  public Integer call() {
+  public Integer call() throws InterruptedException {
+    if (consistent != null) {
+      return failbackGroup();
+    }
+    if (primaries.size() != 1 || oldSources.size() != 1) {
+      throw new IllegalArgumentException(
+          "Cannot fail back "
+              + primaries
+              + ": give one --primary and one --old-source, or --consistent <ref> to fail a"
+              + " group's tables back at one cut");
+    }
+    String primary = primaries.get(0);
+    String oldSource = oldSources.get(0);
     ReplicationOptions options =
         new ReplicationOptions(
             List.of(),
@@ -199,6 +261,101 @@ public final class FailbackCommand implements Callable<Integer> {
             tag.getKey() + " -> " + tag.getValue());
       }
       originalTable.ifPresent(t -> report.put("catalogEntry", "catalog entry", t.describe()));
+      output.print(spec.commandLine().getOut(), report);
+      return 0;
+    } finally {
+      executor.shutdownNow();
+    }
+  }
+
+  /** {@code --consistent}: every pair failed back, one cut tagged on every original. */
+  private Integer failbackGroup() throws InterruptedException {
+    if (primaries.size() != oldSources.size()) {
+      throw new IllegalArgumentException(
+          "Cannot fail back "
+              + primaries
+              + " at a cut of "
+              + consistent
+              + ": give one --old-source per --primary, in the same order ("
+              + primaries.size()
+              + " --primary, "
+              + oldSources.size()
+              + " --old-source)");
+    }
+    if (primaryCatalog != null || oldSourceCatalog != null || epoch != null) {
+      throw new IllegalArgumentException(
+          "Cannot fail back "
+              + primaries
+              + " at a cut of "
+              + consistent
+              + ": --consistent takes the tables' locations only (no catalog, no --epoch)");
+    }
+    if (consistent.isBlank()) {
+      throw new IllegalArgumentException(
+          "Cannot fail back " + primaries + ": --consistent is blank");
+    }
+    ReplicationOptions options =
+        new ReplicationOptions(
+            List.of(),
+            false,
+            metadataLimit.maxMetadataBytes(),
+            threads.threads(),
+            settle.settleTime());
+    ExecutorService executor = Executors.newFixedThreadPool(threads.threads());
+    try (StoreOptions opened = stores) {
+      List<GroupFailback.Member> members = new java.util.ArrayList<>();
+      for (int i = 0; i < primaries.size(); i++) {
+        String primary = primaries.get(i);
+        String original = oldSources.get(i);
+        members.add(
+            new GroupFailback.Member(
+                original,
+                primary,
+                original,
+                stores.source(primary),
+                stores.target(original),
+                TableCatalogs.NONE));
+      }
+      GroupFailback.Result result =
+          new GroupFailback(Clock.systemUTC(), executor, options, tagPrefix, GROUP_PATIENCE)
+              .failback(members, consistent, clockSkew, transactionWindow, keepTags);
+      Report report =
+          Report.aligned()
+              .put("cutTag", "cut tag", result.cutTag())
+              .put("cut", "cut", result.cut().toString())
+              .list("tables");
+      for (int i = 0; i < result.tables().size(); i++) {
+        GroupFailback.TableResult table = result.tables().get(i);
+        FailbackSummary summary = table.failback();
+        Map<String, Object> item = new java.util.LinkedHashMap<>();
+        item.put("primary", primaries.get(i));
+        item.put("oldSource", summary.originalLocation());
+        item.put("knownCurrentFrom", table.knownCurrentFrom().toString());
+        item.put("cutSnapshotId", table.cutSnapshotId());
+        item.put("changedAfterCut", table.changedAfterCut());
+        item.put("snapshotsAdded", summary.snapshotsAdded());
+        item.put("filesCopied", summary.filesCopied());
+        item.put("bytesCopied", summary.bytesCopied());
+        item.put("orphanTags", new java.util.TreeMap<>(summary.orphanTags()));
+        report.item(
+            "tables",
+            "table",
+            item,
+            summary.originalLocation()
+                + ": "
+                + (table.cutSnapshotId() == null
+                    ? "no snapshot at the cut, not tagged"
+                    : "at the cut " + table.cutSnapshotId())
+                + (table.changedAfterCut() == 0
+                    ? ""
+                    : ", main changed " + table.changedAfterCut() + " time(s) after it")
+                + ", "
+                + summary.snapshotsAdded()
+                + " snapshot(s) added"
+                + (summary.orphanTags().isEmpty()
+                    ? ""
+                    : ", orphans kept as " + new java.util.TreeMap<>(summary.orphanTags())));
+      }
       output.print(spec.commandLine().getOut(), report);
       return 0;
     } finally {
