@@ -4,6 +4,7 @@ import io.icerepl.app.engine.batch.BatchOperations;
 import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.group.GroupCutReader;
 import io.icerepl.app.engine.worker.CatalogTableLocations;
+import io.icerepl.app.engine.worker.ReconcileSchedule;
 import io.icerepl.app.engine.worker.Reconciler;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.SchemeStores;
@@ -24,6 +25,7 @@ import io.icerepl.app.service.status.StatusBoard;
 import io.icerepl.copier.batch.BatchJobs;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -186,7 +188,9 @@ class ServiceConfiguration {
       ReplicationCoordinator coordinator,
       StatusBoard board,
       TableRunner runner,
+      ReplicatorProperties properties,
       ObjectProvider<Clock> clock) {
+    List<ReplicatorProperties.Group> groups = properties.groups();
     return new Reconciler(
         rules,
         discovery,
@@ -194,7 +198,13 @@ class ServiceConfiguration {
         board,
         runner::restore,
         runner::unchangedSince,
-        clock.getIfAvailable(Clock::systemUTC));
+        clock.getIfAvailable(Clock::systemUTC),
+        new ReconcileSchedule(
+            properties.reconciliationInterval(), properties.reconciliationIdleInterval()),
+        key ->
+            groups.stream()
+                .anyMatch(
+                    g -> g.target().equals(key.target()) && g.tables().contains(key.table())));
   }
 
   @Bean

@@ -258,7 +258,8 @@ final class BenchmarkCommand implements Callable<Integer> {
       description = {
         "Reconciliation passes over many unchanged replicated tables under one rule (local files):",
         "requests by kind (LIST, GET, HEAD, PUT, lease) and time per pass, against the pass that",
-        "triggers every table."
+        "triggers every table; then a simulated day of the adaptive schedule: requests per day",
+        "against every table listed every pass, and how many passes lost events took to replicate."
       })
   static final class Reconcile implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -282,12 +283,27 @@ final class BenchmarkCommand implements Callable<Integer> {
             "Tables replicated at once, as concurrency.tables (default: ${DEFAULT-VALUE}).")
     int lanes = 4;
 
+    @Option(
+        names = "--day",
+        paramLabel = "<passes>",
+        description =
+            "Then passes of the default adaptive schedule, a simulated minute apart, with lost"
+                + " events; 1440 is a day, 0 none (default: ${DEFAULT-VALUE}).")
+    int day = 1440;
+
+    @Option(
+        names = "--lost-events",
+        paramLabel = "<n>",
+        description =
+            "Commits during those passes whose event is lost (default: ${DEFAULT-VALUE}).")
+    int lostEvents = 50;
+
     @CommandLine.Mixin WorkDirOption work;
 
     @Override
     public Integer call() throws Exception {
       new ReconcileBenchmark(spec.commandLine().getOut())
-          .run(work.resolve("reconcile"), tables, passes, lanes);
+          .run(work.resolve("reconcile"), tables, passes, lanes, day, lostEvents);
       return 0;
     }
   }

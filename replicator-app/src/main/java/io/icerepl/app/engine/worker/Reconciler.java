@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiPredicate;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,6 +33,8 @@ public final class Reconciler {
   private final Consumer<TableKey> restore;
   private final BiPredicate<TableKey, MetadataListing> unchanged;
   private final Clock clock;
+  private final ReconcileSchedule schedule;
+  private final Predicate<TableKey> everyPass;
 
   /** Keys whose scheduled verification is queued or running, so a slow one is not queued twice. */
   private final Set<TableKey> verifying = ConcurrentHashMap.newKeySet();
@@ -45,6 +48,9 @@ public final class Reconciler {
    * @param unchanged whether a key's replica held the head its source resolved from a metadata
    *     folder listed alike, with nothing settling, at the key's last run (or restore)
    * @param clock when each rule's source is listed: an unchanged table is known current from then
+   * @param schedule when each table is next checked: an idle one is not listed at every pass
+   * @param everyPass keys checked at every pass whatever the schedule says: a group's tables, whose
+   *     cut moves only as far as each of them is known current
    */
   public Reconciler(
       TableRules rules,
@@ -53,8 +59,12 @@ public final class Reconciler {
       TableStatus board,
       Consumer<TableKey> restore,
       BiPredicate<TableKey, MetadataListing> unchanged,
-      Clock clock) {
+      Clock clock,
+      ReconcileSchedule schedule,
+      Predicate<TableKey> everyPass) {
     this.clock = clock;
+    this.schedule = schedule;
+    this.everyPass = everyPass;
     this.rules = rules;
     this.discovery = discovery;
     this.coordinator = coordinator;
@@ -67,22 +77,40 @@ public final class Reconciler {
    * Triggers every table of every rule whose metadata folder changed since its replica last held
    * the head (a catalog's table always: its head is the catalog's), after restoring the status of
    * tables not known yet (the first pass after a start); a rule whose source cannot be listed does
-   * not stop the others.
+   * not stop the others. A table whose check the schedule defers is neither listed nor triggered.
    */
   public void reconcile() {
+    Set<TableKey> seen = new HashSet<>();
     for (TableRule rule : rules.rules()) {
       // before the rule's source is listed: a folder that lists as its replica left it holds no
       // commit made before then that the replica lacks
       long listedFrom = clock.millis();
-      for (Found found : found(rule)) {
+      for (Found found : found(rule, path -> deferred(rule, path, listedFrom))) {
+        seen.add(found.key());
         restore.accept(found.key());
-        if (found.listing().filter(l -> unchanged.test(found.key(), l)).isEmpty()) {
-          coordinator.trigger(found.key());
-        } else {
-          board.knownCurrent(found.key(), listedFrom);
+        if (found.deferred()) {
+          continue;
         }
+        boolean unchanged =
+            found.listing().filter(l -> this.unchanged.test(found.key(), l)).isPresent();
+        if (unchanged) {
+          board.knownCurrent(found.key(), listedFrom);
+        } else {
+          coordinator.trigger(found.key());
+        }
+        schedule.checked(found.key(), found.listing(), unchanged, listedFrom);
       }
     }
+    schedule.retain(seen);
+  }
+
+  /**
+   * Whether no key of the table at {@code path} has a check due, nor must be checked every pass.
+   */
+  private boolean deferred(TableRule rule, String path, long nowMs) {
+    List<TableKey> keys = rules.keys(rule, path);
+    return !keys.isEmpty()
+        && keys.stream().noneMatch(key -> everyPass.test(key) || schedule.due(key, nowMs));
   }
 
   /** Expires the replicas of every table of {@code rule}, each in its lane. */
@@ -135,18 +163,21 @@ public final class Reconciler {
   }
 
   private List<TableKey> keys(TableRule rule) {
-    return found(rule).stream().map(Found::key).toList();
+    return found(rule, path -> false).stream().map(Found::key).toList();
   }
 
-  /** A key of a table found, with the listing of its metadata folder that found it. */
-  private record Found(TableKey key, Optional<MetadataListing> listing) {}
+  /**
+   * A key of a table found, with the listing of its metadata folder that found it, or deferred: not
+   * listed, its check not due.
+   */
+  private record Found(TableKey key, Optional<MetadataListing> listing, boolean deferred) {}
 
-  private List<Found> found(TableRule rule) {
+  private List<Found> found(TableRule rule, Predicate<String> deferred) {
     List<Found> found = new ArrayList<>();
     try {
-      for (TableDiscovery.DiscoveredTable table : discovery.discover(rule)) {
+      for (TableDiscovery.DiscoveredTable table : discovery.discover(rule, deferred)) {
         for (TableKey key : rules.keys(rule, table.path())) {
-          found.add(new Found(key, table.listing()));
+          found.add(new Found(key, table.listing(), table.deferred()));
         }
       }
     } catch (RuntimeException e) {

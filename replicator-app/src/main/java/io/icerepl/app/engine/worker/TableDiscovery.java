@@ -11,7 +11,11 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
@@ -28,6 +32,9 @@ public final class TableDiscovery {
   private final StoreFactory stores;
   private final CatalogClients catalogs;
 
+  /** Per rule, the paths its last discovery found to be tables: only those can be deferred. */
+  private final Map<String, Set<String>> known = new ConcurrentHashMap<>();
+
   public TableDiscovery(StoreFactory stores, CatalogClients catalogs) {
     this.stores = stores;
     this.catalogs = catalogs;
@@ -38,9 +45,11 @@ public final class TableDiscovery {
    *
    * @param path relative to the rule's source (e.g. {@code ns/orders})
    * @param listing what listing its metadata folder showed; empty for a catalog's table, whose head
-   *     is its catalog's
+   *     is its catalog's, and for a table whose check was deferred
+   * @param deferred a table found by an earlier discovery whose folder was still there and whose
+   *     metadata folder was not listed this time: it has no check due
    */
-  public record DiscoveredTable(String path, Optional<MetadataListing> listing) {}
+  public record DiscoveredTable(String path, Optional<MetadataListing> listing, boolean deferred) {}
 
   /**
    * Relative paths (e.g. {@code ns/orders}) of the tables under the rule's source prefix, sorted.
@@ -54,20 +63,33 @@ public final class TableDiscovery {
    * folder that found it: one listing per table tells whether its head may have changed.
    */
   public List<DiscoveredTable> discover(TableRule rule) {
+    return discover(rule, path -> false);
+  }
+
+  /**
+   * The tables under the rule's source, as {@link #discover(TableRule)}, but for the tables an
+   * earlier discovery found whose check is not due ({@code deferred}): their folder is still listed
+   * under its parent, and their metadata folder not, so an idle table costs no listing of its own.
+   */
+  public List<DiscoveredTable> discover(TableRule rule, Predicate<String> deferred) {
     if (rule.catalog().isPresent()) {
       return catalogTables(rule.catalog().get()).stream()
-          .map(path -> new DiscoveredTable(path, Optional.empty()))
+          .map(path -> new DiscoveredTable(path, Optional.empty(), false))
           .toList();
     }
     ObjectStore store = stores.sourceStore(rule.source());
+    Set<String> tables = known.computeIfAbsent(rule.name(), name -> ConcurrentHashMap.newKeySet());
+    Predicate<String> skip = path -> tables.contains(path) && deferred.test(path);
     List<DiscoveredTable> found = new ArrayList<>();
     try {
-      walk(store, rule.source(), "", 1, found);
+      walk(store, rule.source(), "", 1, skip, found);
     } catch (IOException e) {
       throw new UncheckedIOException(
           "Cannot list tables under " + rule.source() + ": " + e.getMessage(), e);
     }
     found.sort(Comparator.comparing(DiscoveredTable::path));
+    tables.retainAll(found.stream().map(DiscoveredTable::path).toList());
+    tables.addAll(found.stream().map(DiscoveredTable::path).toList());
     return found;
   }
 
@@ -153,20 +175,29 @@ public final class TableDiscovery {
   }
 
   private static void walk(
-      ObjectStore store, String prefix, String relative, int depth, List<DiscoveredTable> found)
+      ObjectStore store,
+      String prefix,
+      String relative,
+      int depth,
+      Predicate<String> skip,
+      List<DiscoveredTable> found)
       throws IOException {
     String folder = relative.isEmpty() ? prefix : TableLayout.join(prefix, relative);
     for (String child : store.listFolders(folder)) {
       String name = child.endsWith("/") ? child.substring(0, child.length() - 1) : child;
       String path = relative.isEmpty() ? name : relative + "/" + name;
+      if (skip.test(path)) {
+        found.add(new DiscoveredTable(path, Optional.empty(), true));
+        continue;
+      }
       List<ObjectStore.Entry> metadata =
           store.listEntries(TableLayout.metadataFolder(TableLayout.join(prefix, path)));
       if (metadata.stream()
           .map(ObjectStore.Entry::name)
           .anyMatch(MetadataFileNames::isMetadataFile)) {
-        found.add(new DiscoveredTable(path, Optional.of(MetadataListing.of(metadata))));
+        found.add(new DiscoveredTable(path, Optional.of(MetadataListing.of(metadata)), false));
       } else if (depth < MAX_DEPTH) {
-        walk(store, prefix, path, depth + 1, found);
+        walk(store, prefix, path, depth + 1, skip, found);
       }
     }
   }

@@ -24,6 +24,13 @@ import org.springframework.validation.annotation.Validated;
  * @param concurrency how much runs at once
  * @param reconciliationInterval how often every table of every rule is compared with its replicas,
  *     catching up events that were lost (default PT1M)
+ * @param reconciliationIdleInterval the longest a table found unchanged goes without being listed
+ *     by reconciliation: each pass that finds it unchanged doubles the time to its next check, from
+ *     {@code reconciliationInterval} up to this, and a change brings it back to every pass, so a
+ *     lost event is caught within this plus one pass. By default 15 × {@code
+ *     reconciliationInterval} (PT15M) with an event intake ({@code sqs.enabled}), and {@code
+ *     reconciliationInterval} without one, where reconciliation is how changes are found: every
+ *     table at every pass. A group's tables and a catalog's are checked at every pass
  * @param settleTime how old a {@code <V>-<uuid>.metadata.json} file of a table without a version
  *     hint must be before it is trusted as the table's head (default PT5S): a writer that lost its
  *     catalog commit leaves a newer file that was never the table's state, and usually removes it
@@ -47,6 +54,7 @@ public record ReplicatorProperties(
     @Valid @DefaultValue List<Rule> rules,
     @Valid @DefaultValue Concurrency concurrency,
     @NotNull @DefaultValue("PT1M") Duration reconciliationInterval,
+    Duration reconciliationIdleInterval,
     @NotNull @DefaultValue("PT5S") Duration settleTime,
     @Valid @DefaultValue Retry retry,
     @Valid @DefaultValue Sqs sqs,
@@ -57,6 +65,9 @@ public record ReplicatorProperties(
     @NotNull @DefaultValue("PT10S") Duration shutdownTimeout,
     @Valid @DefaultValue List<Group> groups) {
 
+  /** How many passes an idle table goes unlisted at most, by default, with an event intake. */
+  public static final int IDLE_PASSES = 15;
+
   public ReplicatorProperties {
     rules = List.copyOf(rules);
     groups = List.copyOf(groups);
@@ -66,6 +77,15 @@ public record ReplicatorProperties(
         throw new IllegalArgumentException(
             "replicator.groups: two groups are named " + group.name());
       }
+    }
+    if (reconciliationIdleInterval == null) {
+      reconciliationIdleInterval =
+          sqs.enabled() ? reconciliationInterval.multipliedBy(IDLE_PASSES) : reconciliationInterval;
+    }
+    if (reconciliationIdleInterval.isNegative()) {
+      throw new IllegalArgumentException(
+          "replicator.reconciliation-idle-interval cannot be negative, got "
+              + reconciliationIdleInterval);
     }
     if (maxMetadataBytes.toBytes() < 1) {
       throw new IllegalArgumentException(

@@ -10,6 +10,7 @@ import io.icerepl.app.engine.retention.RetentionOptions;
 import io.icerepl.app.service.ShiftableClock;
 import io.icerepl.app.service.status.ReplicationState;
 import io.icerepl.app.service.status.StatusBoard;
+import io.icerepl.copier.store.ForwardingObjectStore;
 import io.icerepl.copier.store.LocalObjectStore;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.copier.store.RequestCountingStore;
@@ -21,10 +22,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
+import java.util.function.Predicate;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.junit.jupiter.api.AfterEach;
@@ -36,12 +40,16 @@ import org.junit.jupiter.api.io.TempDir;
  * What a reconciliation pass costs over a rule's tables: a table whose metadata folder lists as it
  * did when its replica last held the head costs that one listing, no read and no run; a changed one
  * replicates in the same pass; and a head still settling is looked at again by the next pass
- * although its folder lists alike.
+ * although its folder lists alike; an idle table is listed ever less often, up to the idle
+ * interval, and a group's at every pass.
  */
 class ReconciliationPassCostTest {
+  private static final Duration PASS = Duration.ofMinutes(1);
+  private static final Duration IDLE = Duration.ofMinutes(15);
   @TempDir Path dir;
 
-  private final RequestCountingStore source = new RequestCountingStore(new LocalObjectStore());
+  private final MetadataListings listings = new MetadataListings(new LocalObjectStore());
+  private final RequestCountingStore source = new RequestCountingStore(listings);
   private final RequestCountingStore target = new RequestCountingStore(new LocalObjectStore());
   private final ShiftableClock clock = new ShiftableClock();
   private final StatusBoard board = new StatusBoard(clock, new SimpleMeterRegistry());
@@ -49,6 +57,7 @@ class ReconciliationPassCostTest {
   private TableRule rule;
   private TableRunner runner;
   private ReplicationCoordinator coordinator;
+  private TableDiscovery discovery;
   private Reconciler reconciler;
 
   @BeforeEach
@@ -98,15 +107,21 @@ class ReconciliationPassCostTest {
             2,
             Duration.ofMinutes(1),
             Duration.ofMinutes(1));
-    reconciler =
-        new Reconciler(
-            rules,
-            new TableDiscovery(stores, new CatalogClients()),
-            coordinator,
-            board,
-            runner::restore,
-            runner::unchangedSince,
-            java.time.Clock.systemUTC());
+    discovery = new TableDiscovery(stores, new CatalogClients());
+    reconciler = reconciler(ReconcileSchedule.everyPass(), key -> false);
+  }
+
+  private Reconciler reconciler(ReconcileSchedule schedule, Predicate<TableKey> everyPass) {
+    return new Reconciler(
+        rules,
+        discovery,
+        coordinator,
+        board,
+        runner::restore,
+        runner::unchangedSince,
+        clock,
+        schedule,
+        everyPass);
   }
 
   @AfterEach
@@ -193,6 +208,100 @@ class ReconciliationPassCostTest {
         .atMost(Duration.ofSeconds(60))
         .until(() -> board.get(key).orElseThrow().state() == ReplicationState.DIVERGED);
     assertThat(source.reads()).isNotEmpty();
+  }
+
+  @Test
+  void anIdleTableIsListedEverLessOftenAndAChangeWithoutAnEventIsCaughtWithinTheIdleInterval() {
+    SourceTable a = table("a");
+    SourceTable b = table("b");
+    reconciler = reconciler(new ReconcileSchedule(PASS, IDLE), key -> false);
+    // two idle hours, one pass a minute
+    List<Integer> checksOfA = passes(120, "ns/a");
+    assertThat(gaps(checksOfA)).as("minutes between checks of a").allMatch(gap -> gap <= 15);
+    // 1, 2, 4, 8, then every 15 minutes: 12 checks in 120 passes, where every pass makes 120
+    assertThat(checksOfA).hasSizeBetween(9, 13);
+    assertThat(gaps(checksOfA).subList(gaps(checksOfA).size() - 3, gaps(checksOfA).size()))
+        .containsOnly(15);
+
+    // a commit whose event was lost, on a table idle for two hours
+    b.append("y", 2);
+    int minutes = 0;
+    while (count(SourceTable.TABLES.load(replicaLocation("b"))) < count(b.table)) {
+      assertThat(minutes).as("minutes to catch a lost event").isLessThanOrEqualTo(16);
+      passes(1, "ns/b");
+      minutes++;
+    }
+    assertReplicaReadsLikeTheSource(b);
+    assertReplicaReadsLikeTheSource(a);
+    // a table that changed is checked at the next pass again
+    assertThat(passes(1, "ns/b")).hasSize(1);
+  }
+
+  @Test
+  void aGroupsTableIsListedAtEveryPass() {
+    table("a");
+    table("b");
+    reconciler = reconciler(new ReconcileSchedule(PASS, IDLE), key -> key.table().equals("ns/a"));
+
+    assertThat(passes(30, "ns/a")).hasSize(30);
+    assertThat(passes(30, "ns/b")).hasSizeLessThan(10);
+  }
+
+  @Test
+  void aScheduleWithoutIdleIntervalListsEveryTableAtEveryPass() {
+    table("a");
+    reconciler = reconciler(new ReconcileSchedule(PASS, Duration.ZERO), key -> false);
+
+    assertThat(passes(20, "ns/a")).hasSize(20);
+  }
+
+  /**
+   * Runs {@code count} passes a minute apart; returns the minutes, from the first, at which the
+   * table's metadata folder was listed.
+   */
+  private List<Integer> passes(int count, String table) {
+    String folder = "/source/" + table + "/metadata";
+    List<Integer> checks = new ArrayList<>();
+    for (int minute = 0; minute < count; minute++) {
+      listings.folders.clear();
+      pass();
+      if (listings.folders.stream().anyMatch(f -> f.replaceAll("/+$", "").endsWith(folder))) {
+        checks.add(minute);
+      }
+      clock.advance(PASS);
+    }
+    return checks;
+  }
+
+  private static List<Integer> gaps(List<Integer> checks) {
+    List<Integer> gaps = new ArrayList<>();
+    for (int i = 1; i < checks.size(); i++) {
+      gaps.add(checks.get(i) - checks.get(i - 1));
+    }
+    return gaps;
+  }
+
+  private static int count(Table table) {
+    int count = 0;
+    for (Snapshot ignored : table.snapshots()) {
+      count++;
+    }
+    return count;
+  }
+
+  /** Records which folders' entries were listed. */
+  private static final class MetadataListings extends ForwardingObjectStore {
+    final List<String> folders = new CopyOnWriteArrayList<>();
+
+    MetadataListings(ObjectStore delegate) {
+      super(delegate);
+    }
+
+    @Override
+    public List<Entry> listEntries(String folder) throws IOException {
+      folders.add(folder);
+      return super.listEntries(folder);
+    }
   }
 
   private SourceTable table(String name) {

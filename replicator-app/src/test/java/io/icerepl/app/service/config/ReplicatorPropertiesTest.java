@@ -19,6 +19,8 @@ class ReplicatorPropertiesTest {
     assertThat(p.concurrency().tables()).isEqualTo(4);
     assertThat(p.concurrency().filesPerTable()).isEqualTo(8);
     assertThat(p.reconciliationInterval()).isEqualTo(Duration.ofMinutes(1));
+    // without events reconciliation is how changes are found: every table at every pass
+    assertThat(p.reconciliationIdleInterval()).isEqualTo(Duration.ofMinutes(1));
     assertThat(p.retry().initialBackoff()).isEqualTo(Duration.ofSeconds(5));
     assertThat(p.retry().maxBackoff()).isEqualTo(Duration.ofMinutes(10));
     assertThat(p.sqs().enabled()).isFalse();
@@ -27,6 +29,24 @@ class ReplicatorPropertiesTest {
     assertThat(p.maxMetadataBytes().toBytes()).isEqualTo(256L * 1024 * 1024);
     assertThat(p.limits().recordsPerMessage()).isEqualTo(100);
     assertThat(p.limits().lanesPerRule()).isEqualTo(10000);
+  }
+
+  @Test
+  void withAnEventIntakeAnIdleTableIsListedEveryFifteenPassesByDefaultOrAsConfigured() {
+    assertThat(bind(Map.of("replicator.sqs.enabled", "true")).reconciliationIdleInterval())
+        .isEqualTo(Duration.ofMinutes(15));
+    assertThat(
+            bind(Map.of(
+                    "replicator.sqs.enabled", "true",
+                    "replicator.reconciliation-interval", "PT2S"))
+                .reconciliationIdleInterval())
+        .isEqualTo(Duration.ofSeconds(30));
+    assertThat(
+            bind(Map.of("replicator.reconciliation-idle-interval", "PT1H"))
+                .reconciliationIdleInterval())
+        .isEqualTo(Duration.ofHours(1));
+    assertThatThrownBy(() -> bind(Map.of("replicator.reconciliation-idle-interval", "-PT1M")))
+        .hasStackTraceContaining("reconciliation-idle-interval cannot be negative");
   }
 
   @Test
