@@ -67,7 +67,7 @@ class PromoteCatalogEntryTest {
   @ParameterizedTest
   @EnumSource(
       value = TargetCatalog.Kind.class,
-      names = {"JDBC", "REST"})
+      names = {"JDBC", "REST", "GLUE"})
   void theEntryNamesThePromotedVersionAndWritersCommitThroughTheCatalog(TargetCatalog.Kind kind)
       throws Exception {
     replicated(kind);
@@ -121,7 +121,7 @@ class PromoteCatalogEntryTest {
   @ParameterizedTest
   @EnumSource(
       value = TargetCatalog.Kind.class,
-      names = {"JDBC", "REST"})
+      names = {"JDBC", "REST", "GLUE"})
   void aSourceThatDeletesOldMetadataFilesDoesNotMakeTheCatalogDeleteTheReplicasHistory(
       TargetCatalog.Kind kind) throws Exception {
     target = TargetCatalog.start(kind, dir.resolve("catalog"));

@@ -130,6 +130,23 @@ class ReplicaRegistrationTest {
 
     assertThat(replicate(source, Optional.of(registrar)).summary().versionsApplied()).isZero();
     assertThat(registrar.done).last().isEqualTo(Registration.UNCHANGED);
+    if (kind == TargetCatalog.Kind.GLUE) {
+      LoopbackGlue glue = target.glue();
+      // every move is guarded by the version the table was read at, and leaves Glue's readers the
+      // read-only mark and the file before
+      assertThat(glue.updates)
+          .hasSizeGreaterThanOrEqualTo(8)
+          .allSatisfy(update -> assertThat(update.path("VersionId").asText()).isNotEmpty());
+      assertThat(glue.errors).doesNotContain("UpdateTable ConcurrentModificationException");
+      Map<String, String> parameters = glue.parameters("sales", "orders");
+      assertThat(parameters)
+          .containsEntry(ReplicaProperties.READ_ONLY, "true")
+          .containsEntry("metadata_location", target.entryFile(ID))
+          .containsKey("previous_metadata_location");
+      assertThat(parameters.get("previous_metadata_location"))
+          .isNotEqualTo(parameters.get("metadata_location"))
+          .startsWith(replica);
+    }
   }
 
   @ParameterizedTest
@@ -210,8 +227,7 @@ class ReplicaRegistrationTest {
     replicate(source, Optional.of(registrar(target.catalog())));
     source.append(source.row(3, "c", "y"));
     Catalog racing =
-        new UserCommitsAfterRead(
-            target.catalog(),
+        target.racing(
             () ->
                 target
                     .catalog()
@@ -227,6 +243,10 @@ class ReplicaRegistrationTest {
         .hasMessageContaining("as sales.orders in catalog target");
     TableMetadata entry = target.entry(ID);
     assertThat(entry.currentSnapshot().operation()).isEqualTo("delete");
+    if (kind == TargetCatalog.Kind.GLUE) {
+      // the move lost Glue's optimistic lock to the user's commit, read the entry again and left it
+      assertThat(target.glue().errors).contains("UpdateTable ConcurrentModificationException");
+    }
     assertThat(verifier.load(replica).currentSnapshot().snapshotId())
         .isEqualTo(source.table().currentSnapshot().snapshotId());
   }
@@ -302,10 +322,10 @@ class ReplicaRegistrationTest {
 
   /**
    * The replica, loaded through the catalog, reads as the source at every snapshot, every ref and
-   * every recorded timestamp, and no replica file points into the source. A JDBC entry names the
-   * replica's own published file; a REST entry names the catalog's file of equal content, whose
-   * snapshot-log places a rollback at the catalog's commit time, so there time travel is compared
-   * at every snapshot's timestamp.
+   * every recorded timestamp, and no replica file points into the source. A JDBC or Glue entry
+   * names the replica's own published file; a REST entry names the catalog's file of equal content,
+   * whose snapshot-log places a rollback at the catalog's commit time, so there time travel is
+   * compared at every snapshot's timestamp.
    */
   private void assertEntryReadsAsSource(ScenarioTable source, ReplicationResult result) {
     String published = result.heads().replica().orElseThrow().file();
@@ -318,13 +338,13 @@ class ReplicaRegistrationTest {
             verifier.readProblems(
                 source.expectations(),
                 entry,
-                target.kind() == TargetCatalog.Kind.JDBC ? ts -> true : snapshotTimes::contains))
+                target.kind().namesReplicaFile() ? ts -> true : snapshotTimes::contains))
         .as("what the %s entry reads", target)
         .isEmpty();
     assertThat(verifier.fileProblems(source.location(), replica)).isEmpty();
     TableMetadata metadata = target.entry(ID);
     assertThat(metadata.properties()).containsEntry(ReplicaProperties.READ_ONLY, "true");
-    if (target.kind() == TargetCatalog.Kind.JDBC) {
+    if (target.kind().namesReplicaFile()) {
       assertThat(target.entryFile(ID)).isEqualTo(published);
     } else {
       assertThat(ReplicaVerifier.localPath(target.entryFile(ID)))

@@ -14,25 +14,34 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.rest.LoopbackRestCatalog;
 
 /**
- * A real target catalog for one test, in a temporary folder: a JDBC catalog on SQLite, or Iceberg's
- * REST catalog server on loopback (itself on SQLite). {@link #catalog()} is opened the way the
- * replicator opens catalogs.
+ * A real target catalog for one test, in a temporary folder: a JDBC catalog on SQLite, Iceberg's
+ * REST catalog server on loopback (itself on SQLite), or Iceberg's Glue catalog against a loopback
+ * Glue ({@link LoopbackGlue}). {@link #catalog()} is opened the way the replicator opens catalogs.
  */
 final class TargetCatalog implements AutoCloseable {
   enum Kind {
     JDBC,
-    REST
+    REST,
+    GLUE;
+
+    /** Whether the entry names the replica's own metadata file, as JDBC and Glue entries do. */
+    boolean namesReplicaFile() {
+      return this != REST;
+    }
   }
 
   private final Kind kind;
   private final CatalogSpec spec;
   private final LoopbackRestCatalog server;
+  private final LoopbackGlue glue;
   private final Catalog catalog;
 
-  private TargetCatalog(Kind kind, CatalogSpec spec, LoopbackRestCatalog server) {
+  private TargetCatalog(
+      Kind kind, CatalogSpec spec, LoopbackRestCatalog server, LoopbackGlue glue) {
     this.kind = kind;
     this.spec = spec;
     this.server = server;
+    this.glue = glue;
     this.catalog = IcebergCatalogs.open(spec);
   }
 
@@ -45,11 +54,47 @@ final class TargetCatalog implements AutoCloseable {
           kind,
           new CatalogSpec(
               "target", Map.of("type", "jdbc", "uri", database, "warehouse", warehouse)),
+          null,
           null);
+    }
+    if (kind == Kind.GLUE) {
+      LoopbackGlue glue = new LoopbackGlue();
+      return new TargetCatalog(
+          kind,
+          new CatalogSpec(
+              "target",
+              Map.of(
+                  "type", "glue",
+                  "warehouse", warehouse,
+                  "glue.endpoint", glue.endpoint(),
+                  "client.region", "us-east-1",
+                  // the loopback checks no signature
+                  "client.credentials-provider",
+                      "software.amazon.awssdk.auth.credentials.AnonymousCredentialsProvider")),
+          null,
+          glue);
     }
     LoopbackRestCatalog server = new LoopbackRestCatalog(warehouse, database);
     return new TargetCatalog(
-        kind, new CatalogSpec("target", Map.of("type", "rest", "uri", server.uri())), server);
+        kind, new CatalogSpec("target", Map.of("type", "rest", "uri", server.uri())), server, null);
+  }
+
+  /**
+   * The catalog, in which a user commits {@code userCommit} between the replicator's read of the
+   * entry and its move: right after the replicator's first load of it, or for Glue, whose entry the
+   * replicator reads and moves with Glue's own calls, right before its {@code UpdateTable}.
+   */
+  Catalog racing(Runnable userCommit) {
+    if (glue != null) {
+      glue.beforeNextUpdate(userCommit);
+      return catalog;
+    }
+    return new UserCommitsAfterRead(catalog, userCommit);
+  }
+
+  /** The loopback Glue behind a {@link Kind#GLUE} catalog. */
+  LoopbackGlue glue() {
+    return glue;
   }
 
   /** The value of {@code --target-catalog} that names this catalog. */
@@ -101,6 +146,9 @@ final class TargetCatalog implements AutoCloseable {
     }
     if (server != null) {
       server.close();
+    }
+    if (glue != null) {
+      glue.close();
     }
   }
 
