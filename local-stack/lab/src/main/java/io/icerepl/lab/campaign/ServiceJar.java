@@ -1,23 +1,48 @@
 package io.icerepl.lab.campaign;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The service jar run as a separate process, {@code java <jvm options> -jar <jar> <arguments>}, so
- * a campaign can SIGKILL it as an operator's crash would: no shutdown hook, no graceful stop.
+ * a campaign can SIGKILL it as an operator's crash would: no shutdown hook, no graceful stop. A jar
+ * extracted with its class-data archives ({@code replicator-app/target/cds/}) starts as {@code
+ * bin/replicator} starts it: {@code serve.jsa} for {@code serve}, {@code replicate.jsa} and the
+ * quick compiler alone for the one-shot commands.
  */
-record ServiceJar(Path jar, List<String> jvmOptions) {
-  ServiceJar {
+public record ServiceJar(Path jar, List<String> jvmOptions) {
+  public ServiceJar {
     jvmOptions = List.copyOf(jvmOptions);
+  }
+
+  /**
+   * The jar a campaign runs by default: the extracted one with its archives where {@code mvn
+   * package} made it, as users start it, else the jar as it ships.
+   */
+  public static Path defaultJar() {
+    Path target = Path.of("replicator-app", "target");
+    Path extracted = target.resolve("cds").resolve("replicator-app.jar");
+    return Files.isRegularFile(extracted) ? extracted : target.resolve("replicator-app.jar");
   }
 
   /** Starts one command, its output and errors appended to {@code log}. */
   Process start(Path log, List<String> arguments) throws IOException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    boolean serve = !arguments.isEmpty() && arguments.get(0).equals("serve");
+    Path folder = jar.toAbsolutePath().getParent();
+    Path archive = folder.resolve(serve ? "serve.jsa" : "replicate.jsa");
+    if (Files.isRegularFile(archive)) {
+      // an archive another JDK build made is ignored, quietly
+      command.addAll(List.of("-XX:SharedArchiveFile=" + archive, "-Xshare:auto", "-Xlog:cds=off"));
+      if (!serve) {
+        command.add("-XX:TieredStopAtLevel=1");
+      }
+    }
+    // the campaign's own options come after, so they win
     command.addAll(jvmOptions);
     command.add("-jar");
     command.add(jar.toString());

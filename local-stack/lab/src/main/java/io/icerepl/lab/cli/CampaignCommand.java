@@ -6,6 +6,7 @@ import io.icerepl.lab.campaign.CrashCampaign;
 import io.icerepl.lab.campaign.FailoverCampaign;
 import io.icerepl.lab.campaign.FaultCampaign;
 import io.icerepl.lab.campaign.GroupFailoverCampaign;
+import io.icerepl.lab.campaign.ServiceJar;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -64,8 +65,10 @@ final class CampaignCommand implements Runnable {
 
     @Option(
         names = "--jar",
-        description = "The service jar to run the service from (default: ${DEFAULT-VALUE}).")
-    Path jar = Path.of("replicator-app", "target", "replicator-app.jar");
+        description =
+            "The service jar to run the service from (default: ${DEFAULT-VALUE}, the extracted"
+                + " jar with its class-data archives where mvn package made it).")
+    Path jar = ServiceJar.defaultJar();
 
     @Option(
         defaultValue = "200ms",
@@ -216,8 +219,10 @@ final class CampaignCommand implements Runnable {
     @Option(
         names = "--jar",
         paramLabel = "<service jar>",
-        description = "The service jar whose commands the drills run.")
-    Path jar = Path.of("replicator-app", "target", "replicator-app.jar");
+        description =
+            "The service jar whose commands the drills run (default: ${DEFAULT-VALUE}, the"
+                + " extracted jar with its class-data archives where mvn package made it).")
+    Path jar = ServiceJar.defaultJar();
 
     @CommandLine.Mixin WorkDirOption work;
 
