@@ -87,9 +87,4 @@ public final class ReconcileSchedule {
   public void retain(Set<TableKey> found) {
     entries.keySet().retainAll(found);
   }
-
-  /** The longest a table goes unchecked: a lost event is caught within this and one pass. */
-  public Duration idleInterval() {
-    return Duration.ofMillis(idleMs);
-  }
 }
