@@ -88,8 +88,11 @@ public final class TableDiscovery {
           "Cannot list tables under " + rule.source() + ": " + e.getMessage(), e);
     }
     found.sort(Comparator.comparing(DiscoveredTable::path));
-    tables.retainAll(found.stream().map(DiscoveredTable::path).toList());
-    tables.addAll(found.stream().map(DiscoveredTable::path).toList());
+    // a set, not a list: retainAll asks it once per known table
+    Set<String> paths =
+        found.stream().map(DiscoveredTable::path).collect(java.util.stream.Collectors.toSet());
+    tables.retainAll(paths);
+    tables.addAll(paths);
     return found;
   }
 
