@@ -71,7 +71,7 @@ public final class LagBenchmark {
     FOLDER
   }
 
-  private static final Schema SCHEMA =
+  static final Schema SCHEMA =
       new Schema(
           Types.NestedField.required(1, "id", Types.LongType.get()),
           Types.NestedField.optional(2, "payload", Types.StringType.get()));
@@ -145,19 +145,7 @@ public final class LagBenchmark {
         return new Writer(table, "source=" + WAREHOUSE, false, warehouse);
       }
       String uri = "jdbc:sqlite:" + dir.resolve("catalog.db");
-      JdbcCatalog catalog = new JdbcCatalog();
-      Map<String, String> properties = new HashMap<>();
-      properties.put(CatalogProperties.FILE_IO_IMPL, S3EventFileIO.class.getName());
-      properties.put(S3EventFileIO.SQS_ENDPOINT, aws.sqs().endpoint().toString());
-      properties.put(S3EventFileIO.QUEUE_URL, aws.queueUrl());
-      properties.put(S3FileIOProperties.ENDPOINT, aws.s3().endpoint().toString());
-      properties.put(S3FileIOProperties.PATH_STYLE_ACCESS, "true");
-      properties.put(S3FileIOProperties.ACCESS_KEY_ID, EmbeddedS3.ACCESS_KEY);
-      properties.put(S3FileIOProperties.SECRET_ACCESS_KEY, EmbeddedS3.SECRET_KEY);
-      properties.put(AwsClientProperties.CLIENT_REGION, EmbeddedS3.REGION.id());
-      properties.put(CatalogProperties.URI, uri);
-      properties.put(CatalogProperties.WAREHOUSE_LOCATION, WAREHOUSE);
-      catalog.initialize("bench", properties);
+      JdbcCatalog catalog = eventCatalog(aws, uri);
       catalog.createNamespace(Namespace.of("ns"));
       Table table =
           catalog.createTable(
@@ -177,6 +165,27 @@ public final class LagBenchmark {
     public void close() throws Exception {
       resource.close();
     }
+  }
+
+  /**
+   * A JDBC catalog whose warehouse is the source bucket and whose FileIO sends each metadata file's
+   * S3 event the moment the file is written, before the catalog's pointer moves, as S3 would.
+   */
+  static JdbcCatalog eventCatalog(EmbeddedAws aws, String uri) {
+    JdbcCatalog catalog = new JdbcCatalog();
+    Map<String, String> properties = new HashMap<>();
+    properties.put(CatalogProperties.FILE_IO_IMPL, S3EventFileIO.class.getName());
+    properties.put(S3EventFileIO.SQS_ENDPOINT, aws.sqs().endpoint().toString());
+    properties.put(S3EventFileIO.QUEUE_URL, aws.queueUrl());
+    properties.put(S3FileIOProperties.ENDPOINT, aws.s3().endpoint().toString());
+    properties.put(S3FileIOProperties.PATH_STYLE_ACCESS, "true");
+    properties.put(S3FileIOProperties.ACCESS_KEY_ID, EmbeddedS3.ACCESS_KEY);
+    properties.put(S3FileIOProperties.SECRET_ACCESS_KEY, EmbeddedS3.SECRET_KEY);
+    properties.put(AwsClientProperties.CLIENT_REGION, EmbeddedS3.REGION.id());
+    properties.put(CatalogProperties.URI, uri);
+    properties.put(CatalogProperties.WAREHOUSE_LOCATION, WAREHOUSE);
+    catalog.initialize("bench", properties);
+    return catalog;
   }
 
   private void measure(
@@ -298,7 +307,7 @@ public final class LagBenchmark {
   /**
    * The replica names its source's metadata file by name, relative to the source's metadata folder.
    */
-  private static String fileName(String metadataFile) {
+  static String fileName(String metadataFile) {
     return metadataFile.substring(metadataFile.lastIndexOf('/') + 1);
   }
 
@@ -307,15 +316,20 @@ public final class LagBenchmark {
    * before any.
    */
   private static String replicaSourceFile(S3Client s3) {
+    return replicaSourceFile(s3, REPLICA_METADATA);
+  }
+
+  /** As {@link #replicaSourceFile(S3Client)}, for the replica whose metadata folder is given. */
+  static String replicaSourceFile(S3Client s3, String replicaMetadata) {
     try {
       String hint =
           s3.getObjectAsBytes(
                   b ->
                       b.bucket(EmbeddedAws.TARGET_BUCKET)
-                          .key(REPLICA_METADATA + TableLayout.VERSION_HINT))
+                          .key(replicaMetadata + TableLayout.VERSION_HINT))
               .asUtf8String()
               .trim();
-      String key = REPLICA_METADATA + ReplicaLayout.metadataFileName(Long.parseLong(hint));
+      String key = replicaMetadata + ReplicaLayout.metadataFileName(Long.parseLong(hint));
       byte[] metadata =
           s3.getObjectAsBytes(b -> b.bucket(EmbeddedAws.TARGET_BUCKET).key(key)).asByteArray();
       return TableMetadataParser.read(metadata, key)
@@ -334,13 +348,13 @@ public final class LagBenchmark {
                 .messageBody(S3EventMessages.objectCreated(EmbeddedAws.SOURCE_BUCKET, key, 1)));
   }
 
-  private static DataFile tinyFile(Table table, int seed) {
+  static DataFile tinyFile(Table table, int seed) {
     GenericRecord record = GenericRecord.create(table.schema());
     Record row = record.copy(Map.of("id", (long) seed, "payload", "commit-" + seed));
     return TableWrites.writeData(table, null, List.of(row));
   }
 
-  private static double pct(double[] sorted, int percentile) {
+  static double pct(double[] sorted, int percentile) {
     int index = (int) Math.ceil(percentile / 100.0 * sorted.length) - 1;
     return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
   }

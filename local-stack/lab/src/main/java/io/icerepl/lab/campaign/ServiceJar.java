@@ -29,7 +29,7 @@ public record ServiceJar(Path jar, List<String> jvmOptions) {
   }
 
   /** Starts one command, its output and errors appended to {@code log}. */
-  Process start(Path log, List<String> arguments) throws IOException {
+  public Process start(Path log, List<String> arguments) throws IOException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     boolean serve = !arguments.isEmpty() && arguments.get(0).equals("serve");

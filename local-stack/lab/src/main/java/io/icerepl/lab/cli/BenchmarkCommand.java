@@ -4,11 +4,13 @@ import io.icerepl.app.cli.ThreadsOption;
 import io.icerepl.app.cli.WorkDirOption;
 import io.icerepl.lab.bench.BackfillThroughputBenchmark;
 import io.icerepl.lab.bench.BigMetadataBenchmark;
+import io.icerepl.lab.bench.FleetBenchmark;
 import io.icerepl.lab.bench.IncrementalCostBenchmark;
 import io.icerepl.lab.bench.LagBenchmark;
 import io.icerepl.lab.bench.MemoryBenchmark;
 import io.icerepl.lab.bench.ReconcileBenchmark;
 import io.icerepl.lab.bench.StartupBenchmark;
+import io.icerepl.lab.campaign.ServiceJar;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,6 +32,7 @@ import picocli.CommandLine.Option;
       BenchmarkCommand.IncrementalCost.class,
       BenchmarkCommand.BackfillThroughput.class,
       BenchmarkCommand.Lag.class,
+      BenchmarkCommand.Fleet.class,
       BenchmarkCommand.Memory.class,
       BenchmarkCommand.Reconcile.class,
       BenchmarkCommand.Startup.class,
@@ -214,6 +217,117 @@ final class BenchmarkCommand implements Callable<Integer> {
       new LagBenchmark(spec.commandLine().getOut())
           .run(commits, warmUpCommits, intervalMs, pollMs, source);
       return 0;
+    }
+  }
+
+  @Command(
+      name = "fleet",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Many tables committing at once, replicated by 1, 2, 4... service processes sharing one",
+        "queue (the service jar, on the embedded S3 and SQS): commits replicated per second, lag",
+        "p50/p99 against the writer's commit, backlog, CPU per process and per commit, lease",
+        "takeovers, and each table's commits checked on the replica: exactly once, in order."
+      })
+  static final class Fleet implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(
+        names = "--tables",
+        paramLabel = "<n>",
+        description = "Tables committing (default: ${DEFAULT-VALUE}).")
+    int tables = 100;
+
+    @Option(
+        names = "--interval-ms",
+        paramLabel = "<ms>",
+        description = "Time between two commits of one table (default: ${DEFAULT-VALUE}).")
+    int intervalMs = 20_000;
+
+    @Option(
+        names = "--warm-up-seconds",
+        paramLabel = "<s>",
+        description = "Commits made first, not measured (default: ${DEFAULT-VALUE}).")
+    int warmUpSeconds = 20;
+
+    @Option(
+        names = "--seconds",
+        paramLabel = "<s>",
+        description = "The measured window (default: ${DEFAULT-VALUE}).")
+    int seconds = 60;
+
+    @Option(
+        names = "--instances",
+        split = ",",
+        paramLabel = "<n>",
+        description = "Service process counts, comma-separated (default: 1,2,4).")
+    List<Integer> instances = new ArrayList<>(List.of(1, 2, 4));
+
+    @Option(
+        names = "--rounds",
+        paramLabel = "<n>",
+        description = "Rounds of every instance count, interleaved (default: ${DEFAULT-VALUE}).")
+    int rounds = 3;
+
+    @Option(
+        names = "--writers",
+        paramLabel = "<n>",
+        description = "Writer threads committing (default: ${DEFAULT-VALUE}).")
+    int writers = 2;
+
+    @Option(
+        names = "--poll-ms",
+        paramLabel = "<ms>",
+        description = "Replica poll interval (default: ${DEFAULT-VALUE}).")
+    int pollMs = 20;
+
+    @Option(
+        names = "--jar",
+        paramLabel = "<file>",
+        description = {
+          "The service jar (default: the extracted one under replicator-app/target/cds, as",
+          "bin/replicator starts it, else replicator-app/target/replicator-app.jar)."
+        })
+    Path jar;
+
+    @Option(
+        names = "--jvm-option",
+        paramLabel = "<option>",
+        description = "A JVM option of the service processes (default: -Xmx512m -XX:+UseSerialGC).")
+    List<String> jvmOptions = new ArrayList<>();
+
+    @Override
+    public Integer call() throws Exception {
+      Path serviceJar = jar != null ? jar : ServiceJar.defaultJar();
+      if (!java.nio.file.Files.isRegularFile(serviceJar)) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(),
+            "Cannot run the fleet benchmark: no service jar at "
+                + serviceJar.toAbsolutePath()
+                + " (build it with mvn package, or give it with --jar)");
+      }
+      if (tables < 1 || intervalMs < 1 || seconds < 1 || rounds < 1 || writers < 1) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(),
+            "--tables, --interval-ms, --seconds, --rounds and --writers must be positive");
+      }
+      List<String> options =
+          jvmOptions.isEmpty() ? List.of("-Xmx512m", "-XX:+UseSerialGC") : jvmOptions;
+      boolean ok =
+          new FleetBenchmark(spec.commandLine().getOut())
+              .run(
+                  new FleetBenchmark.Settings(
+                      serviceJar,
+                      options,
+                      tables,
+                      intervalMs,
+                      warmUpSeconds,
+                      seconds,
+                      instances,
+                      rounds,
+                      writers,
+                      pollMs));
+      return ok ? 0 : 1;
     }
   }
 
