@@ -2,11 +2,17 @@ package io.icerepl.lab.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.icerepl.lab.cli.LabCli;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.HistoryEntry;
 import org.apache.iceberg.Snapshot;
@@ -19,6 +25,48 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class BigMetadataBenchmarkTest {
+  private static final int FILE_MIB = 160;
+  private static final int HEAP_MIB = 512;
+
+  /**
+   * The heap itself, not its labels: in a JVM whose heap a Jackson tree of the file does not fit (a
+   * tree takes about 4× the text, 252 MiB for 62.5 MiB, so the baseline runs out of memory in 512
+   * MiB; a replicator that held such a tree fails here the same way), the backfill completes, and
+   * what it held after collections is at least the file (each snapshot is kept as its bytes, so a
+   * measurement that saw nothing fails) and within 1.5 times the file plus the JVM's own 64 MiB.
+   */
+  @Test
+  void underAHeapTheFilesTreeCannotFitTheBackfillCompletesWithinItsBound(@TempDir Path dir)
+      throws Exception {
+    Path log = dir.resolve("big-metadata.log");
+    Process process =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx" + HEAP_MIB + "m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                LabCli.class.getName(),
+                "benchmark",
+                "big-metadata",
+                "--size",
+                String.valueOf(FILE_MIB),
+                "--dir",
+                dir.resolve("work").toString())
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start();
+    assertThat(process.waitFor(5, TimeUnit.MINUTES)).as("benchmark finished").isTrue();
+    String printed = Files.readString(log, StandardCharsets.UTF_8);
+    assertThat(process.exitValue()).as(printed).isZero();
+    assertThat(printed).as(printed).contains("(out of memory)");
+
+    Matcher ratio =
+        Pattern.compile("replicator peak after GC / file size: ([0-9.]+);").matcher(printed);
+    assertThat(ratio.find()).as(printed).isTrue();
+    assertThat(Double.parseDouble(ratio.group(1)))
+        .as(printed)
+        .isBetween(1.0, 1.5 + 64.0 / FILE_MIB);
+  }
 
   @Test
   void aSmallRunReplicatesTheWholeHistoryAndPrintsHeapAgainstJackson(@TempDir Path dir)
