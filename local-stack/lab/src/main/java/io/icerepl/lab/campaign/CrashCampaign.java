@@ -156,26 +156,35 @@ public final class CrashCampaign {
             starts++;
           }
           long startedAt = System.nanoTime();
-          // one kill in five lands during start-up, the others after the service is serving
-          boolean duringStartup = k > 1 && random.nextInt(5) == 0;
+          KillMoment moment = KillMoment.draw(k, random);
           long delay;
-          if (duringStartup) {
+          if (moment == KillMoment.START_UP) {
             delay = 1000 + random.nextInt(4000);
           } else {
             while (!isReady(port) && service.isAlive()) {
               sleep(100);
             }
             startToReady.readyIf(service.isAlive());
-            long min = settings.minDelay().toMillis();
-            delay = min + (long) (random.nextDouble() * (settings.maxDelay().toMillis() - min));
+            if (moment == KillMoment.AFTER_COMMIT) {
+              // the first kill lands as the event is published, the others up to 100 ms into
+              // the service's run: receiving, copying, committing
+              delay = k == 1 ? 0 : random.nextInt(100);
+            } else {
+              long min = settings.minDelay().toMillis();
+              delay = min + (long) (random.nextDouble() * (settings.maxDelay().toMillis() - min));
+            }
           }
           int versionsBefore = reader.versions().size();
+          if (moment == KillMoment.AFTER_COMMIT) {
+            awaitNextCommit(source);
+          }
           sleep(delay);
-          boolean ready = isReady(port);
-          boolean behind = !holdsHead(reader, source.head());
+          boolean ready = moment != KillMoment.START_UP || isReady(port);
+          int commitsAtKill = source.commits();
           service.destroyForcibly(); // SIGKILL on Linux: no shutdown hook, no graceful stop
           service.waitFor();
           kills++;
+          boolean behind = ready && behind(reader, source, commitsAtKill);
           if (!ready) {
             killedWhileStarting++;
           } else if (behind) {
@@ -183,11 +192,13 @@ public final class CrashCampaign {
           }
           int replicaVersions = reader.versions().size();
           out.printf(
-              "  kill %3d at %5d ms after %s (life %5.1f s): replica %d -> %d versions, source %d commits%n",
+              "  kill %3d at %5d ms after %s (life %5.1f s, %s): replica %d -> %d versions, source %d"
+                  + " commits%n",
               k,
               delay,
-              duringStartup ? "start" : "ready",
+              moment.label(),
               (System.nanoTime() - startedAt) / 1e9,
+              !ready ? "starting" : behind ? "replica behind" : "replica at the head",
               versionsBefore,
               replicaVersions,
               source.commits());
@@ -369,6 +380,71 @@ public final class CrashCampaign {
           Spread.max(seconds),
           seconds.size(),
           seconds.stream().mapToDouble(Double::doubleValue).min().orElseThrow());
+    }
+  }
+
+  /**
+   * When a kill lands. A kill at a random moment of a serving process mostly finds it idle between
+   * commits, where a crash tests little; two kills in five land right after a source commit, while
+   * the service replicates it, and the first one always does; one in five during start-up.
+   */
+  private enum KillMoment {
+    START_UP("start"),
+    AFTER_COMMIT("commit"),
+    SERVING("ready");
+
+    private final String label;
+
+    KillMoment(String label) {
+      this.label = label;
+    }
+
+    String label() {
+      return label;
+    }
+
+    static KillMoment draw(int kill, Random random) {
+      if (kill == 1) {
+        return AFTER_COMMIT;
+      }
+      return switch (random.nextInt(5)) {
+        case 0 -> START_UP;
+        case 1, 2 -> AFTER_COMMIT;
+        default -> SERVING;
+      };
+    }
+  }
+
+  /** Waits until the writer's next commit has published its event, or a few intervals pass. */
+  private void awaitNextCommit(CampaignSource source) {
+    int before = source.commits();
+    long deadline =
+        System.nanoTime() + settings.commitInterval().multipliedBy(3).plusSeconds(10).toNanos();
+    while (source.commits() == before && System.nanoTime() < deadline) {
+      sleep(1);
+    }
+  }
+
+  /**
+   * Whether the replica, read after the process died, lacks a source version committed before the
+   * kill: the kill interrupted work, not an idle service.
+   */
+  private static boolean behind(ReplicaReader reader, CampaignSource source, int commitsAtKill) {
+    try {
+      String current = reader.currentMetadataFile();
+      if (current == null) {
+        return true;
+      }
+      String replicated = reader.sourceFileOf(current);
+      List<String> files = source.metadataFiles();
+      for (int i = files.size() - 1; i >= 0; i--) {
+        if (ReplicaReader.fileName(files.get(i)).equals(replicated)) {
+          return i < commitsAtKill - 1;
+        }
+      }
+      return true;
+    } catch (RuntimeException e) {
+      return false; // an unreadable replica is the reader's failure to report, not a kill's
     }
   }
 

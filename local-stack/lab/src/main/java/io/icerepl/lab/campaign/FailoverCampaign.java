@@ -210,9 +210,10 @@ public final class FailoverCampaign {
   }
 
   /**
-   * Runs one service-jar command, SIGKILLing its first {@code kills} attempts at a random moment
-   * within {@code window} seconds of their start, then running it until it exits 0 (see {@link
-   * KilledRuns}). A kill counts as after writing when {@code table}'s folder changed before it.
+   * Runs one service-jar command, SIGKILLing its first {@code kills} attempts, the first one just
+   * after it first wrote to {@code table} and the others there or at a random moment within {@code
+   * window} seconds of their start, then running it until it exits 0 (see {@link KilledRuns}). A
+   * kill counts as after writing when {@code table}'s folder changed before it.
    */
   private Attempts runToSuccess(
       Path dir, String name, List<String> arguments, int kills, Double window, String table)
@@ -225,7 +226,7 @@ public final class FailoverCampaign {
         command,
         kills,
         window == null ? 0 : window,
-        false,
+        true,
         List.of(Path.of(URI.create(table).getPath())),
         List.of(dir.resolve("original"), dir.resolve("promoted")));
   }

@@ -54,8 +54,9 @@ final class KilledRuns {
    * @param name the command's name in log file names
    * @param kills how many attempts to kill
    * @param window the kill moments are drawn within this many seconds of an attempt's start
-   * @param afterFirstWrite whether half the kills (drawn at random) come just after the attempt
-   *     first changed a watched table, rather than at a random moment of the window
+   * @param afterFirstWrite whether the first kill, as soon as the attempt first changed a watched
+   *     table, and half the others (drawn at random), within 20 ms of that, come after a write
+   *     rather than at a random moment of the window, which mostly falls in the JVM's start-up
    * @param watched the tables whose change marks a kill as after writing
    * @param tables the tables put back when an attempt meant to be killed finished first
    */
@@ -83,14 +84,14 @@ final class KilledRuns {
       Process process = jar.start(log, command);
       if (toKill) {
         boolean running;
-        if (afterFirstWrite && random.nextBoolean()) {
+        if (afterFirstWrite && (killed == 0 || random.nextBoolean())) {
           long deadline = System.nanoTime() + (long) (Math.max(drawWindow, 1) * 3e9);
           while (process.isAlive()
               && listing(watched).equals(before)
               && System.nanoTime() < deadline) {
             Thread.sleep(2);
           }
-          running = !process.waitFor(random.nextInt(20), TimeUnit.MILLISECONDS);
+          running = !process.waitFor(killed == 0 ? 0 : random.nextInt(20), TimeUnit.MILLISECONDS);
         } else {
           long delay = (long) (random.nextDouble() * drawWindow * 1000);
           running = !process.waitFor(delay, TimeUnit.MILLISECONDS);

@@ -75,7 +75,7 @@ final class CampaignCommand implements Runnable {
         converter = io.icerepl.app.cli.DurationConverter.class,
         names = "--min-delay",
         description =
-            "Shortest time from the service serving to its kill (default: ${DEFAULT-VALUE}); one kill in five lands during start-up instead.")
+            "Shortest time from the service serving to its kill (default: ${DEFAULT-VALUE}); one kill in five lands during start-up and two in five (and the first) right after a source commit instead.")
     Duration minDelay = Duration.ofMillis(200);
 
     @Option(

@@ -7,6 +7,8 @@ import java.io.StringWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,7 +47,15 @@ class CrashCampaignShortRunTest {
     boolean ok = campaign.run();
 
     assertThat(ok).as(out.toString()).isTrue();
+    // a kill of an idle service tests little: at least one found the replica behind the source
+    Matcher kills =
+        Pattern.compile(
+                "\\| kills \\(SIGKILL\\) \\| 2 \\(\\d+ while serving, of which (\\d+) with the replica behind")
+            .matcher(out.toString());
+    assertThat(kills.find()).as(out.toString()).isTrue();
+    assertThat(Integer.parseInt(kills.group(1))).as(out.toString()).isPositive();
     assertThat(out.toString())
+        .containsPattern("kill +1 at +0 ms after commit \\(life +\\d+\\.\\d s, replica behind\\)")
         .contains("crash campaign: OK")
         .contains("kill   2")
         .containsPattern(
