@@ -16,7 +16,7 @@ class ReplicatorPropertiesTest {
   void everyKeyHasItsDocumentedDefault() {
     ReplicatorProperties p = bind(Map.of());
     assertThat(p.rules()).isEmpty();
-    assertThat(p.concurrency().tables()).isEqualTo(4);
+    assertThat(p.concurrency().tables()).isEqualTo(16);
     assertThat(p.concurrency().filesPerTable()).isEqualTo(8);
     assertThat(p.reconciliationInterval()).isEqualTo(Duration.ofMinutes(1));
     // without events reconciliation is how changes are found: every table at every pass
