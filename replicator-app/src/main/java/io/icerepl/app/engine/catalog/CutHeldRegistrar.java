@@ -10,7 +10,13 @@ import org.apache.iceberg.TableMetadata;
  * A group member's entry in a catalog that moves entries together ({@link EntriesTogether}): moved
  * forward by the replica's own runs as long as the version shows no newer cut of the group's ref
  * than the entry does; a version with a newer cut waits for the group's move, so a table's entry
- * never runs ahead of the others' to a cut they do not show yet.
+ * never runs ahead of the others' to a cut they do not show yet. A first registration is held the
+ * same way when its version carries any cut: the group's move registers it once the others show
+ * that cut.
+ *
+ * <p>The check and the registration are two steps, and need not be one: an entry's newest cut only
+ * grows, so a version found not ahead stays not ahead; and a version the check holds is brought in
+ * by the group's move.
  */
 final class CutHeldRegistrar implements ReplicaRegistrar {
   final EntryRegistrar delegate;
@@ -29,15 +35,19 @@ final class CutHeldRegistrar implements ReplicaRegistrar {
     return delegate.register(replicaLocation, metadataFile);
   }
 
-  /** Whether {@code metadataFile} shows a newer cut than the entry does. */
+  /**
+   * Whether {@code metadataFile} shows a newer cut than the entry does; where there is no entry
+   * yet, whether it shows a cut at all.
+   */
   private boolean isAhead(String metadataFile) {
     try {
       Optional<TableMetadata> entry = delegate.entryMetadata();
-      if (entry.isEmpty()
-          || ReplicaVersions.same(entry.get().metadataFileLocation(), metadataFile)) {
+      if (entry.isPresent()
+          && ReplicaVersions.same(entry.get().metadataFileLocation(), metadataFile)) {
         return false;
       }
-      OptionalLong shown = CutTags.newest(ref, entry.get().refs().keySet());
+      OptionalLong shown =
+          entry.isEmpty() ? OptionalLong.empty() : CutTags.newest(ref, entry.get().refs().keySet());
       OptionalLong wanted =
           CutTags.newest(ref, delegate.versions.readPublished(metadataFile).refs().keySet());
       return wanted.isPresent() && (shown.isEmpty() || wanted.getAsLong() > shown.getAsLong());

@@ -36,10 +36,12 @@ public final class EntriesTogether {
   /**
    * Moves the members' entries to the cut tagged {@code cutTag}, each catalog's in one commit; an
    * entry that moved in between makes the commit fail as a whole, and it is planned and tried once
-   * more. Entries not registered yet, and those of catalogs that cannot move together, are left to
-   * each replica's own runs.
+   * more. Then the members of that catalog with no entry yet are registered at their current
+   * version, which carries the cut: their own runs hold such a first registration ({@link
+   * CutHeldRegistrar}), since before the move the others did not show the cut yet. Entries of
+   * catalogs that cannot move together are left to each replica's own runs.
    *
-   * @return how many entries were moved
+   * @return how many entries were moved or registered
    * @throws CatalogException when a catalog refuses, or the entries moved twice meanwhile
    */
   public static int move(List<Member> members, String cutTag) {
@@ -53,8 +55,26 @@ public final class EntriesTogether {
     int moved = 0;
     for (List<Member> inCatalog : byCatalog.values()) {
       moved += moveInOne(inCatalog, cutTag);
+      moved += registerMissing(inCatalog);
     }
     return moved;
+  }
+
+  /**
+   * Registers the members that have no entry, once the others show the cut their current versions
+   * carry; a member registered meanwhile by another instance's move is moved forward instead.
+   */
+  private static int registerMissing(List<Member> members) {
+    int registered = 0;
+    for (Member member : members) {
+      EntryRegistrar registrar = unwrapped(member.registrar());
+      if (registrar.entryFile().isEmpty()
+          && registrar.register(member.replicaLocation(), member.currentFile())
+              == ReplicaRegistrar.Registration.REGISTERED) {
+        registered++;
+      }
+    }
+    return registered;
   }
 
   private static int moveInOne(List<Member> members, String cutTag) {

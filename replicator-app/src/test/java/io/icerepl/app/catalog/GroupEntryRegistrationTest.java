@@ -1,0 +1,229 @@
+package io.icerepl.app.catalog;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.icerepl.app.engine.ReplicationOptions;
+import io.icerepl.app.engine.TableReplicator;
+import io.icerepl.app.engine.catalog.CatalogClients;
+import io.icerepl.app.engine.catalog.CatalogRegistrars;
+import io.icerepl.app.engine.catalog.EntriesTogether;
+import io.icerepl.app.engine.catalog.ReplicaRegistrar;
+import io.icerepl.app.engine.catalog.ReplicaRegistrar.Registration;
+import io.icerepl.app.engine.catalog.TableCatalogs;
+import io.icerepl.app.engine.replica.CutTagWriter;
+import io.icerepl.app.scenario.Scenario;
+import io.icerepl.app.scenario.ScenarioTable;
+import io.icerepl.copier.copy.CopyProgress;
+import io.icerepl.copier.store.LocalObjectStore;
+import io.icerepl.merge.group.CutTags;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.util.SnapshotUtil;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * A replication group's members whose catalog entries do not exist yet, in the catalogs that move a
+ * group's entries together (JDBC on SQLite, Iceberg's REST catalog server): a member's first
+ * registration at a version carrying a cut the other entries do not show is held, and the group's
+ * move registers it once the others show that cut, so no reader of the catalog finds one table at a
+ * newer cut than another. Fails when a first registration goes straight to the cut, or when the
+ * group's move leaves entries that do not exist yet to the replicas' own runs.
+ */
+class GroupEntryRegistrationTest {
+  private static final String REF = "sales";
+  private static final TableIdentifier ORDERS = TableIdentifier.of("sales", "orders");
+  private static final TableIdentifier ITEMS = TableIdentifier.of("sales", "order_items");
+  private static ExecutorService executor;
+
+  private final CatalogClients clients = new CatalogClients();
+  private final LocalObjectStore store = new LocalObjectStore();
+  @TempDir Path dir;
+  private TargetCatalog target;
+
+  @BeforeAll
+  static void startExecutor() {
+    executor = Executors.newFixedThreadPool(4);
+  }
+
+  @AfterAll
+  static void stopExecutor() {
+    executor.shutdownNow();
+  }
+
+  @AfterEach
+  void closeCatalog() throws Exception {
+    clients.close();
+    if (target != null) {
+      target.close();
+    }
+  }
+
+  /** One group member: its source, its replica and its entry's (held) registrar. */
+  private final class Member {
+    final ScenarioTable source;
+    final String replica;
+    final TableIdentifier id;
+    final ReplicaRegistrar registrar;
+    String current;
+
+    Member(String name, TableIdentifier id) {
+      this.source =
+          ScenarioTable.create(
+              name,
+              dir.resolve("source-" + id.name()).toString(),
+              Scenario.SCHEMA,
+              PartitionSpec.unpartitioned(),
+              null,
+              Map.of(TableProperties.FORMAT_VERSION, "2"));
+      this.replica = dir.resolve("replica-" + id.name()).toUri().toString();
+      this.id = id;
+      this.registrar =
+          EntriesTogether.held(
+              CatalogRegistrars.forCatalog(target.spec(), target.catalog(), id, store, clients),
+              REF);
+    }
+
+    /** Replicates the source, the entry left alone. */
+    void replicate() {
+      current =
+          TableReplicator.builder(store, store, executor, ReplicationOptions.defaults())
+              .clock(Clock.systemUTC())
+              .progress(CopyProgress.Listener.NONE)
+              .catalogs(new TableCatalogs(Optional.empty(), Optional.empty()))
+              .build()
+              .replicateIfChanged(source.location(), replica)
+              .heads()
+              .replica()
+              .orElseThrow()
+              .file();
+    }
+
+    /** Tags the group's cut of {@code momentMs} on the replica. */
+    void tagCut(long momentMs) throws Exception {
+      List<String> published = new ArrayList<>();
+      CutTagWriter.Outcome outcome =
+          new CutTagWriter(
+                  store, Clock.systemUTC(), ReplicationOptions.defaults().maxMetadataBytes())
+              .move(id.name(), replica, REF, momentMs, Duration.ofHours(1), published::add);
+      assertThat(outcome).isEqualTo(CutTagWriter.Outcome.MOVED);
+      current = published.get(0);
+    }
+
+    Registration register() {
+      return registrar.register(replica, current);
+    }
+
+    EntriesTogether.Member member() {
+      return new EntriesTogether.Member(replica, current, registrar);
+    }
+
+    /** The newest cut the entry shows; empty when it shows none; null when there is no entry. */
+    OptionalLong entryCut() {
+      try {
+        return CutTags.newest(REF, target.entry(id).refs().keySet());
+      } catch (NoSuchTableException e) {
+        return null;
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(
+      value = TargetCatalog.Kind.class,
+      names = {"JDBC", "REST"})
+  void aMemberFirstRegisteredAfterTheCutWaitsForTheOthersAndJoinsThemAtIt(TargetCatalog.Kind kind)
+      throws Exception {
+    target = TargetCatalog.start(kind, dir.resolve("catalog"));
+    Member orders = new Member("ORDERS", ORDERS);
+    Member items = new Member("ITEMS", ITEMS);
+    orders.source.append(orders.source.row(1, "a", "x"));
+    items.source.append(items.source.row(10, "b", "x"), items.source.row(11, "c", "x"));
+    orders.replicate();
+    items.replicate();
+    // orders is registered by its own run; order_items' first registration has not happened (its
+    // catalog was busy, say) when the group tags the cut
+    assertThat(orders.register()).isEqualTo(Registration.REGISTERED);
+    assertThat(orders.entryCut()).as("orders' entry, before any cut").isEmpty();
+    long moment = nextSecond();
+    orders.tagCut(moment);
+    items.tagCut(moment);
+
+    assertThat(items.register())
+        .as("order_items' first registration, at a version carrying a cut orders does not show")
+        .isEqualTo(Registration.HELD);
+    assertThat(items.entryCut()).as("order_items' entry").isNull();
+    assertThat(orders.register()).isEqualTo(Registration.HELD);
+
+    int moved = EntriesTogether.move(List.of(orders.member(), items.member()), cutTag(moment));
+
+    assertThat(moved).isEqualTo(2);
+    assertBothAtTheCut(orders, items, moment);
+  }
+
+  @ParameterizedTest
+  @EnumSource(
+      value = TargetCatalog.Kind.class,
+      names = {"JDBC", "REST"})
+  void membersWithNoEntryYetAreRegisteredByTheGroupsMove(TargetCatalog.Kind kind) throws Exception {
+    target = TargetCatalog.start(kind, dir.resolve("catalog"));
+    Member orders = new Member("ORDERS", ORDERS);
+    Member items = new Member("ITEMS", ITEMS);
+    orders.source.append(orders.source.row(1, "a", "x"));
+    items.source.append(items.source.row(10, "b", "x"));
+    orders.replicate();
+    items.replicate();
+    long moment = nextSecond();
+    orders.tagCut(moment);
+    items.tagCut(moment);
+    assertThat(orders.register()).isEqualTo(Registration.HELD);
+    assertThat(items.register()).isEqualTo(Registration.HELD);
+
+    int moved = EntriesTogether.move(List.of(orders.member(), items.member()), cutTag(moment));
+
+    assertThat(moved).isEqualTo(2);
+    assertBothAtTheCut(orders, items, moment);
+    assertThat(orders.register())
+        .as("orders' own run, after the move")
+        .isNotEqualTo(Registration.HELD);
+  }
+
+  /** Both entries show the cut, each at its source's snapshot of the cut's moment. */
+  private void assertBothAtTheCut(Member orders, Member items, long moment) {
+    for (Member member : List.of(orders, items)) {
+      assertThat(member.entryCut()).as("%s's entry", member.id).hasValue(moment);
+      member.source.table().refresh();
+      assertThat(target.catalog().loadTable(member.id).snapshot(cutTag(moment)).snapshotId())
+          .as("%s read through the catalog at the cut", member.id)
+          .isEqualTo(SnapshotUtil.snapshotIdAsOfTime(member.source.table(), moment));
+    }
+  }
+
+  /** A cut's moment, a whole second (as cut tags name it) after the sources' commits. */
+  private static long nextSecond() throws InterruptedException {
+    long now = System.currentTimeMillis();
+    long moment = (now / 1000 + 1) * 1000;
+    Thread.sleep(moment - now + 1);
+    return moment;
+  }
+
+  private static String cutTag(long moment) {
+    return CutTags.name(REF, moment);
+  }
+}
