@@ -10,13 +10,18 @@ import org.apache.iceberg.TableMetadata;
  * A group member's entry in a catalog that moves entries together ({@link EntriesTogether}): moved
  * forward by the replica's own runs as long as the version shows no newer cut of the group's ref
  * than the entry does; a version with a newer cut waits for the group's move, so a table's entry
- * never runs ahead of the others' to a cut they do not show yet. A first registration is held the
- * same way when its version carries any cut: the group's move registers it once the others show
- * that cut.
+ * never runs ahead of the others' to a cut they do not show yet.
  *
- * <p>The check and the registration are two steps, and need not be one: an entry's newest cut only
- * grows, so a version found not ahead stays not ahead; and a version the check holds is brought in
- * by the group's move.
+ * <p>The entry itself is created only by the group's move, never by the replica's own run: whether
+ * a first registration is in step depends on the other members' entries, which this registrar does
+ * not see, and an own run's check and insert are two steps the group's move can fall between (an
+ * entry created at a version with no cut right after the move put the others at one). The move
+ * registers every member without an entry at the cut it moves the others to.
+ *
+ * <p>For an entry that exists, the check and the move forward are two steps and need not be one:
+ * the entry's newest cut only grows, so a version found not ahead stays not ahead, and a version
+ * that is behind the entry by then leaves the entry where it is (the registrar never moves an entry
+ * back).
  */
 final class CutHeldRegistrar implements ReplicaRegistrar {
   final EntryRegistrar delegate;
@@ -36,18 +41,19 @@ final class CutHeldRegistrar implements ReplicaRegistrar {
   }
 
   /**
-   * Whether {@code metadataFile} shows a newer cut than the entry does; where there is no entry
-   * yet, whether it shows a cut at all.
+   * Whether registering {@code metadataFile} is the group's move's to make: when there is no entry
+   * yet, or the file shows a newer cut than the entry does.
    */
   private boolean isAhead(String metadataFile) {
     try {
       Optional<TableMetadata> entry = delegate.entryMetadata();
-      if (entry.isPresent()
-          && ReplicaVersions.same(entry.get().metadataFileLocation(), metadataFile)) {
+      if (entry.isEmpty()) {
+        return true;
+      }
+      if (ReplicaVersions.same(entry.get().metadataFileLocation(), metadataFile)) {
         return false;
       }
-      OptionalLong shown =
-          entry.isEmpty() ? OptionalLong.empty() : CutTags.newest(ref, entry.get().refs().keySet());
+      OptionalLong shown = CutTags.newest(ref, entry.get().refs().keySet());
       OptionalLong wanted =
           CutTags.newest(ref, delegate.versions.readPublished(metadataFile).refs().keySet());
       return wanted.isPresent() && (shown.isEmpty() || wanted.getAsLong() > shown.getAsLong());

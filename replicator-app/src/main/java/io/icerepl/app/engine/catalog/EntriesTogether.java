@@ -37,9 +37,9 @@ public final class EntriesTogether {
    * Moves the members' entries to the cut tagged {@code cutTag}, each catalog's in one commit; an
    * entry that moved in between makes the commit fail as a whole, and it is planned and tried once
    * more. Then the members of that catalog with no entry yet are registered at their current
-   * version, which carries the cut: their own runs hold such a first registration ({@link
-   * CutHeldRegistrar}), since before the move the others did not show the cut yet. Entries of
-   * catalogs that cannot move together are left to each replica's own runs.
+   * version, which carries the cut: a member's entry is created here only, never by its own runs
+   * ({@link CutHeldRegistrar}), so no entry appears at a version behind a cut the others show.
+   * Entries of catalogs that cannot move together are left to each replica's own runs.
    *
    * @return how many entries were moved or registered
    * @throws CatalogException when a catalog refuses, or the entries moved twice meanwhile
@@ -62,7 +62,7 @@ public final class EntriesTogether {
 
   /**
    * Registers the members that have no entry, once the others show the cut their current versions
-   * carry; a member registered meanwhile by another instance's move is moved forward instead.
+   * carry; a member registered meanwhile by another instance's move is left to that move.
    */
   private static int registerMissing(List<Member> members) {
     int registered = 0;
