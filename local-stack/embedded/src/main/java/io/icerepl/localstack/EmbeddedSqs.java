@@ -1,9 +1,6 @@
 package io.icerepl.localstack;
 
 import com.typesafe.config.ConfigFactory;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -46,7 +43,7 @@ public final class EmbeddedSqs implements AutoCloseable {
 
   /** Starts on a free loopback port. */
   public static EmbeddedSqs start() {
-    return start(freePort());
+    return LoopbackPort.start("the embedded SQS", EmbeddedSqs::start);
   }
 
   public static EmbeddedSqs start(int port) {
@@ -55,14 +52,20 @@ public final class EmbeddedSqs implements AutoCloseable {
         ActorSystem.create(
             "embedded-sqs",
             ConfigFactory.parseString(NO_SHUTDOWN_HOOKS).withFallback(ConfigFactory.load()));
-    SQSRestServer server =
-        SQSRestServerBuilder.withActorSystem(system)
-            .withInterface("127.0.0.1")
-            .withPort(port)
-            .withServerAddress(new NodeAddress("http", "127.0.0.1", port, ""))
-            .start();
-    server.waitUntilStarted();
-    return new EmbeddedSqs(system, server, port);
+    try {
+      SQSRestServer server =
+          SQSRestServerBuilder.withActorSystem(system)
+              .withInterface("127.0.0.1")
+              .withPort(port)
+              .withServerAddress(new NodeAddress("http", "127.0.0.1", port, ""))
+              .start();
+      server.waitUntilStarted();
+      return new EmbeddedSqs(system, server, port);
+    } catch (RuntimeException e) {
+      // a port taken meanwhile: the caller may try another, without this system's threads
+      system.terminate();
+      throw e;
+    }
   }
 
   public URI endpoint() {
@@ -126,14 +129,6 @@ public final class EmbeddedSqs implements AutoCloseable {
       Thread.currentThread().interrupt();
     } catch (ExecutionException | TimeoutException e) {
       throw new IllegalStateException("Cannot stop the embedded SQS: " + e.getMessage(), e);
-    }
-  }
-
-  private static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot find a free port", e);
     }
   }
 }

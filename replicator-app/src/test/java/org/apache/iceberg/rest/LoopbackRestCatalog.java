@@ -1,7 +1,6 @@
 package org.apache.iceberg.rest;
 
-import java.io.IOException;
-import java.net.ServerSocket;
+import io.icerepl.localstack.LoopbackPort;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -25,15 +24,31 @@ public final class LoopbackRestCatalog implements AutoCloseable {
    * @param backend more properties of the backend catalog, e.g. the S3FileIO settings of a
    *     warehouse on an embedded S3
    */
-  public LoopbackRestCatalog(String warehouse, String jdbcUri, Map<String, String> backend)
-      throws Exception {
-    this.port = freePort();
-    Map<String, String> config = new HashMap<>(backend);
-    config.put(RESTCatalogServer.REST_PORT, Integer.toString(port));
-    config.put("warehouse", warehouse);
-    config.put("uri", jdbcUri);
-    this.server = new RESTCatalogServer(config);
-    server.start(false);
+  public LoopbackRestCatalog(String warehouse, String jdbcUri, Map<String, String> backend) {
+    record Started(RESTCatalogServer server, int port) {}
+    Started started =
+        LoopbackPort.start(
+            "Iceberg's REST catalog server",
+            port -> {
+              Map<String, String> config = new HashMap<>(backend);
+              config.put(RESTCatalogServer.REST_PORT, Integer.toString(port));
+              config.put("warehouse", warehouse);
+              config.put("uri", jdbcUri);
+              RESTCatalogServer server = new RESTCatalogServer(config);
+              try {
+                server.start(false);
+              } catch (Exception e) {
+                try {
+                  server.stop();
+                } catch (Exception stopping) {
+                  e.addSuppressed(stopping);
+                }
+                throw e;
+              }
+              return new Started(server, port);
+            });
+    this.server = started.server();
+    this.port = started.port();
   }
 
   public String uri() {
@@ -43,11 +58,5 @@ public final class LoopbackRestCatalog implements AutoCloseable {
   @Override
   public void close() throws Exception {
     server.stop();
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
   }
 }
