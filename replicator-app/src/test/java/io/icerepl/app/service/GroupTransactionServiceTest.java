@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.apache.iceberg.DataFile;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
@@ -36,7 +37,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Sources written by multi-table transactions: each batch is committed to {@code orders} and {@code
  * order_items} in one commit of Iceberg's REST catalog ({@code RESTCatalog.commitTransaction}), its
- * two snapshots stamped 400 ms apart (a slow writer: the protocol's multi-table commit lands a
+ * two snapshots stamped 300 ms apart (a slow writer: the protocol's multi-table commit lands a
  * transaction's snapshots with the stamps its writer gave them). With the group's {@code
  * transaction-window} wider than that, every cut tag the service writes, read on both replicas with
  * the Iceberg library, holds each batch in both tables or in neither.
@@ -48,7 +49,19 @@ class GroupTransactionServiceTest {
           Types.NestedField.optional(2, "data", Types.StringType.get()));
 
   /** How far apart a transaction's two snapshots are stamped: a slow writer's transaction. */
-  private static final long SPREAD_MS = 400;
+  private static final long SPREAD_MS = 300;
+
+  /**
+   * The group's transaction window: wider than the spread by the time the second snapshot's
+   * manifests take to write on a loaded machine.
+   */
+  private static final java.time.Duration WINDOW = java.time.Duration.ofMillis(700);
+
+  /**
+   * Between transactions: the quiet moments a cut is tagged at are whole seconds with no snapshot
+   * in the window before them, so the gaps are made wider than the window by most of a second.
+   */
+  private static final long PAUSE_MS = 1200;
 
   private static final TableIdentifier ORDERS = TableIdentifier.of("sales", "orders");
   private static final TableIdentifier ITEMS = TableIdentifier.of("sales", "order_items");
@@ -92,15 +105,21 @@ class GroupTransactionServiceTest {
         properties.put("replicator.groups[0].tables[1]", "sales/order_items");
         properties.put("replicator.groups[0].clock-skew", "PT0.1S");
         properties.put("replicator.groups[0].tag-interval", "PT0.3S");
-        properties.put("replicator.groups[0].transaction-window", "PT0.6S");
+        properties.put("replicator.groups[0].transaction-window", WINDOW.toString());
         properties.put("replicator.groups[0].keep-tags", "PT1H");
 
         try (RunningService service = RunningService.start(properties)) {
           long last = 0;
+          List<Long> spreads = new ArrayList<>();
           for (int batch = 1; batch <= 8; batch++) {
-            last = transaction(source, batch);
-            Thread.sleep(1000);
+            long[] stamped = transaction(source, batch);
+            spreads.add(stamped[1] - stamped[0]);
+            last = stamped[1];
+            Thread.sleep(PAUSE_MS);
           }
+          assertThat(spreads)
+              .as("each transaction's stamps lie within the transaction window, as this test needs")
+              .allMatch(spread -> spread < WINDOW.toMillis());
           long lastCommit = last;
           await()
               .atMost(ServiceOnS3.PATIENCE)
@@ -145,29 +164,39 @@ class GroupTransactionServiceTest {
 
   /**
    * One batch committed to both tables by one multi-table commit, its second snapshot produced
-   * {@link #SPREAD_MS} after the first.
+   * {@link #SPREAD_MS} after the first. Both tables are loaded and both data files written first,
+   * so that only the second snapshot's own manifests lie between the stamps besides the pause,
+   * however loaded the machine.
    *
-   * @return the second snapshot's timestamp
+   * @return the two snapshots' timestamps
    */
-  private static long transaction(RESTCatalog catalog, int batch) throws InterruptedException {
-    List<TableCommit> commits = new ArrayList<>();
-    long stamped = 0;
-    for (TableIdentifier id : List.of(ORDERS, ITEMS)) {
+  private static long[] transaction(RESTCatalog catalog, int batch) throws InterruptedException {
+    List<TableIdentifier> ids = List.of(ORDERS, ITEMS);
+    List<Table> tables = new ArrayList<>();
+    List<DataFile> files = new ArrayList<>();
+    for (TableIdentifier id : ids) {
       Table table = catalog.loadTable(id);
-      TableMetadata base = ((HasTableOperations) table).operations().current();
       GenericRecord record = GenericRecord.create(SCHEMA);
       record.setField("id", (long) batch);
       record.setField("data", "batch-" + batch);
-      Snapshot snapshot =
-          table
-              .newAppend()
-              .appendFile(TableWrites.writeData(table, null, List.<Record>of(record)))
-              .apply();
-      stamped = snapshot.timestampMillis();
+      tables.add(table);
+      files.add(TableWrites.writeData(table, null, List.<Record>of(record)));
+    }
+    List<TableCommit> commits = new ArrayList<>();
+    long[] stamped = new long[ids.size()];
+    for (int i = 0; i < ids.size(); i++) {
+      if (i > 0) {
+        Thread.sleep(SPREAD_MS);
+      }
+      Table table = tables.get(i);
+      TableMetadata base = ((HasTableOperations) table).operations().current();
+      Snapshot snapshot = table.newAppend().appendFile(files.get(i)).apply();
+      stamped[i] = snapshot.timestampMillis();
       commits.add(
           TableCommit.create(
-              id, base, TableMetadata.buildFrom(base).setBranchSnapshot(snapshot, "main").build()));
-      Thread.sleep(SPREAD_MS);
+              ids.get(i),
+              base,
+              TableMetadata.buildFrom(base).setBranchSnapshot(snapshot, "main").build()));
     }
     catalog.commitTransaction(commits);
     return stamped;
