@@ -1,10 +1,17 @@
 package io.icerepl.lab.bench;
 
+import io.icerepl.lab.campaign.ServiceJar;
+import io.icerepl.localstack.LoopbackPort;
 import io.icerepl.localstack.TableWrites;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,7 +29,9 @@ import org.apache.iceberg.types.Types;
 
 /**
  * Wall time of one-shot commands of the service jar, each a JVM of its own: {@code --help}, the
- * first {@code replicate} of a small local table and a {@code replicate} of it once up to date.
+ * first {@code replicate} of a small local table and a {@code replicate} of it once up to date; and
+ * of {@code serve} with one rule over that table's folder, from its start until {@code
+ * /actuator/health} answers {@code UP}, as the jar ships and as {@code bin/replicator} starts it.
  * Every round runs every way of starting the jar one after the other, and {@code java -version} as
  * the floor of any JVM, so a busy machine slows all of them alike; the figures are medians with the
  * spread (min-max) over the rounds.
@@ -46,7 +55,8 @@ public final class StartupBenchmark {
    */
   public void run(Path work, Path jar, Path cds, int rounds) throws Exception {
     Files.createDirectories(work);
-    String source = writeTable(work.resolve("source"));
+    Path warehouse = work.resolve("warehouse");
+    String source = writeTable(warehouse.resolve("bench").resolve("orders"));
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     Map<String, List<String>> ways = new LinkedHashMap<>();
     ways.put("service jar (java -jar)", List.of(java, "-jar", jar.toString()));
@@ -83,6 +93,16 @@ public final class StartupBenchmark {
         add(times, way.getKey() + " | replicate, first", time(replicate));
         add(times, way.getKey() + " | replicate, up to date", time(replicate));
       }
+      add(
+          times,
+          SERVE_SHIPPED,
+          serveUntilHealthy(new ServiceJar(jar, List.of()), warehouse, work, round));
+      if (Files.isRegularFile(cds.resolve("serve.jsa")) && Files.isRegularFile(extracted)) {
+        add(
+            times,
+            SERVE_LAUNCHER,
+            serveUntilHealthy(new ServiceJar(extracted, List.of()), warehouse, work, round));
+      }
       out.printf("  round %d of %d done%n", round, rounds);
       out.flush();
     }
@@ -107,7 +127,64 @@ public final class StartupBenchmark {
             way, median(times.get(key)) / median(times.get(plain)));
       }
     }
+    if (times.containsKey(SERVE_LAUNCHER)) {
+      out.printf(
+          "ratio serve as bin/replicator starts it / service jar: %.2f%n",
+          median(times.get(SERVE_LAUNCHER)) / median(times.get(SERVE_SHIPPED)));
+    }
     out.flush();
+  }
+
+  private static final String SERVE_SHIPPED = "service jar (java -jar) | serve, to health UP";
+
+  /** As {@code bin/replicator} starts it: extracted, with {@code serve.jsa}. */
+  private static final String SERVE_LAUNCHER = "extracted + serve.jsa | serve, to health UP";
+
+  /**
+   * Seconds from starting {@code serve}, with one rule replicating {@code warehouse}, until its
+   * health answers {@code UP}; the process is then killed, as only its start is measured.
+   */
+  private static double serveUntilHealthy(ServiceJar jar, Path warehouse, Path work, int round)
+      throws Exception {
+    int port = LoopbackPort.free();
+    Path log = work.resolve("serve-" + round + "-" + jar.jar().getParent().getFileName() + ".log");
+    URI health = URI.create("http://127.0.0.1:" + port + "/actuator/health");
+    HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+    long started = System.nanoTime();
+    Process process =
+        jar.start(
+            log,
+            List.of(
+                "serve",
+                "--server.port=" + port,
+                "--replicator.rules[0].name=startup",
+                "--replicator.rules[0].source=" + warehouse,
+                "--replicator.rules[0].targets[0].name=replica",
+                "--replicator.rules[0].targets[0].prefix="
+                    + work.resolve("serve-replica-" + round + "-" + port)));
+    try {
+      long deadline = started + TimeUnit.MINUTES.toNanos(2);
+      while (System.nanoTime() < deadline) {
+        if (!process.isAlive()) {
+          throw new IllegalStateException("serve exited with " + process.exitValue() + ": " + log);
+        }
+        try {
+          HttpResponse<String> answer =
+              client.send(
+                  HttpRequest.newBuilder(health).timeout(Duration.ofSeconds(2)).build(),
+                  HttpResponse.BodyHandlers.ofString());
+          if (answer.statusCode() == 200 && answer.body().contains("\"UP\"")) {
+            return (System.nanoTime() - started) / 1e9;
+          }
+        } catch (IOException notListeningYet) {
+          // the port is not open yet
+        }
+        Thread.sleep(20);
+      }
+      throw new IllegalStateException("serve was not healthy within 2 minutes: " + log);
+    } finally {
+      process.destroyForcibly().waitFor();
+    }
   }
 
   private static String writeTable(Path location) throws IOException {

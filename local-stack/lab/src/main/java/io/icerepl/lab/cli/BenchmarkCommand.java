@@ -429,7 +429,8 @@ final class BenchmarkCommand implements Callable<Integer> {
         "One-shot commands of the service jar as processes of their own: --help, a first replicate",
         "of a small local table and a replicate of it up to date; the jar as it ships, extracted, and",
         "extracted with the class-data-sharing archive mvn package records; java -version as the",
-        "floor. Medians and spread over the rounds."
+        "floor. Then serve over the table's folder until its health answers UP, as the jar ships and",
+        "as bin/replicator starts it. Medians and spread over the rounds."
       })
   static final class Startup implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
