@@ -1103,6 +1103,13 @@ public final class TableReplicator {
             registrar.get().describe(),
             done.name().toLowerCase(java.util.Locale.ROOT),
             heads.replica().get().file());
+      } else if (done == ReplicaRegistrar.Registration.HELD) {
+        // a replication group's entry: created and moved to each cut by the group's rounds
+        LOG.debug(
+            "{}: {} held for the group's next cut at {}",
+            table,
+            registrar.get().describe(),
+            heads.replica().get().file());
       }
     } catch (ReplicationException e) {
       throw new TableReplicationException(table, e);
