@@ -10,7 +10,6 @@ import io.icerepl.app.scenario.Scenario;
 import io.icerepl.app.scenario.ScenarioTable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -293,9 +292,7 @@ class CatalogSourceReplicationTest {
     }
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
+  private static int freePort() {
+    return io.icerepl.localstack.LoopbackPort.free();
   }
 }

@@ -5,8 +5,6 @@ import io.icerepl.localstack.EmbeddedSqs;
 import io.icerepl.localstack.S3EventMessages;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -507,11 +505,7 @@ public final class CrashCampaign {
   }
 
   static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot find a free port", e);
-    }
+    return io.icerepl.localstack.LoopbackPort.free();
   }
 
   static void sleep(long millis) {
