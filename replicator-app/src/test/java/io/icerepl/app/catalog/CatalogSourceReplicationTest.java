@@ -8,6 +8,7 @@ import io.icerepl.app.catalog.SourceCatalog.Run;
 import io.icerepl.app.scenario.ReplicaVerifier;
 import io.icerepl.app.scenario.Scenario;
 import io.icerepl.app.scenario.ScenarioTable;
+import io.icerepl.localstack.LoopbackPort;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -196,7 +197,7 @@ class CatalogSourceReplicationTest {
       String names;
       switch (failure) {
         case "rest-down" -> {
-          String uri = "http://127.0.0.1:" + freePort();
+          String uri = "http://127.0.0.1:" + LoopbackPort.free();
           properties = "name=down,type=rest,uri=" + uri;
           names =
               "catalog down (rest "
@@ -290,9 +291,5 @@ class CatalogSourceReplicationTest {
           .sorted()
           .toList();
     }
-  }
-
-  private static int freePort() {
-    return io.icerepl.localstack.LoopbackPort.free();
   }
 }

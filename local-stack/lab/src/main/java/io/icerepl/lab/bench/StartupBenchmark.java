@@ -5,13 +5,8 @@ import io.icerepl.localstack.LoopbackPort;
 import io.icerepl.localstack.TableWrites;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -148,8 +143,6 @@ public final class StartupBenchmark {
       throws Exception {
     int port = LoopbackPort.free();
     Path log = work.resolve("serve-" + round + "-" + jar.jar().getParent().getFileName() + ".log");
-    URI health = URI.create("http://127.0.0.1:" + port + "/actuator/health");
-    HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
     long started = System.nanoTime();
     Process process =
         jar.start(
@@ -168,16 +161,8 @@ public final class StartupBenchmark {
         if (!process.isAlive()) {
           throw new IllegalStateException("serve exited with " + process.exitValue() + ": " + log);
         }
-        try {
-          HttpResponse<String> answer =
-              client.send(
-                  HttpRequest.newBuilder(health).timeout(Duration.ofSeconds(2)).build(),
-                  HttpResponse.BodyHandlers.ofString());
-          if (answer.statusCode() == 200 && answer.body().contains("\"UP\"")) {
-            return (System.nanoTime() - started) / 1e9;
-          }
-        } catch (IOException notListeningYet) {
-          // the port is not open yet
+        if (ServiceJar.isHealthy(port)) {
+          return (System.nanoTime() - started) / 1e9;
         }
         Thread.sleep(20);
       }

@@ -2,13 +2,10 @@ package io.icerepl.lab.campaign;
 
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.localstack.EmbeddedSqs;
+import io.icerepl.localstack.LoopbackPort;
 import io.icerepl.localstack.S3EventMessages;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -63,8 +60,8 @@ public final class CrashCampaign {
             : Files.createTempDirectory("icerepl-crash-");
     Files.createDirectories(work.resolve("s3"));
     Random random = new Random(settings.seed());
-    int s3Port = freePort();
-    int sqsPort = freePort();
+    int s3Port = LoopbackPort.free();
+    int sqsPort = LoopbackPort.free();
     out.printf(
         "crash campaign: seed %d, %d kills, work folder %s%n",
         settings.seed(), settings.kills(), work);
@@ -121,12 +118,12 @@ public final class CrashCampaign {
         // the table exists and is replicated before the campaign starts: a new table is backfilled
         // from its head, so from here on every source version must reach the replica
         source.commit();
-        int port = freePort();
+        int port = LoopbackPort.free();
         StartToReady startToReady = new StartToReady();
         Process service = startService(serviceArgs, port, log);
         startToReady.started();
         int starts = 1;
-        while (!isReady(port) && service.isAlive()) {
+        while (!ServiceJar.isHealthy(port) && service.isAlive()) {
           sleep(100);
         }
         startToReady.readyIf(service.isAlive());
@@ -148,7 +145,7 @@ public final class CrashCampaign {
         int killedWhileBehind = 0;
         for (int k = 1; k <= settings.kills(); k++) {
           if (k > 1) {
-            port = freePort();
+            port = LoopbackPort.free();
             service = startService(serviceArgs, port, log);
             startToReady.started();
             starts++;
@@ -159,7 +156,7 @@ public final class CrashCampaign {
           if (moment == KillMoment.START_UP) {
             delay = 1000 + random.nextInt(4000);
           } else {
-            while (!isReady(port) && service.isAlive()) {
+            while (!ServiceJar.isHealthy(port) && service.isAlive()) {
               sleep(100);
             }
             startToReady.readyIf(service.isAlive());
@@ -177,7 +174,7 @@ public final class CrashCampaign {
             awaitNextCommit(source);
           }
           sleep(delay);
-          boolean ready = moment != KillMoment.START_UP || isReady(port);
+          boolean ready = moment != KillMoment.START_UP || ServiceJar.isHealthy(port);
           int commitsAtKill = source.commits();
           service.destroyForcibly(); // SIGKILL on Linux: no shutdown hook, no graceful stop
           service.waitFor();
@@ -210,7 +207,7 @@ public final class CrashCampaign {
         int replicaVersionsBefore = reader.versions().size();
 
         // the last restart: it runs until the replica holds the source head
-        port = freePort();
+        port = LoopbackPort.free();
         long finalStart = System.nanoTime();
         service = startService(serviceArgs, port, log);
         startToReady.started();
@@ -219,7 +216,7 @@ public final class CrashCampaign {
         long deadline = System.nanoTime() + settings.convergeTimeout().toNanos();
         while (System.nanoTime() < deadline) {
           if (!startToReady.measured()) {
-            startToReady.readyIf(isReady(port));
+            startToReady.readyIf(ServiceJar.isHealthy(port));
           }
           try {
             if (holdsHead(reader, head)) {
@@ -479,33 +476,11 @@ public final class CrashCampaign {
     return new ServiceJar(settings.jar(), settings.jvmOptions()).start(log, arguments);
   }
 
-  private static boolean isReady(int port) {
-    try {
-      HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
-      HttpResponse<String> response =
-          http.send(
-              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/health"))
-                  .timeout(Duration.ofSeconds(1))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
-      return response.statusCode() == 200;
-    } catch (IOException e) {
-      return false;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
-  }
-
   static void publish(SqsClient sqs, String queueUrl, String metadataFile) {
     String key = metadataFile.substring(("s3://" + SOURCE_BUCKET + "/").length());
     sqs.sendMessage(
         b ->
             b.queueUrl(queueUrl).messageBody(S3EventMessages.objectCreated(SOURCE_BUCKET, key, 0)));
-  }
-
-  static int freePort() {
-    return io.icerepl.localstack.LoopbackPort.free();
   }
 
   static void sleep(long millis) {

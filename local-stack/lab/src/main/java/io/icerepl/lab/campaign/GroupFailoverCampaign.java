@@ -2,6 +2,7 @@ package io.icerepl.lab.campaign;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.icerepl.localstack.LoopbackPort;
 import io.icerepl.localstack.TableWrites;
 import io.icerepl.merge.group.CutTags;
 import java.io.IOException;
@@ -136,7 +137,7 @@ public final class GroupFailoverCampaign {
     HadoopTables tables = new HadoopTables(new Configuration());
     Table orders = create(tables, warehouse.resolve("sales/orders"));
     Table items = create(tables, warehouse.resolve("sales/order_items"));
-    int port = CrashCampaign.freePort();
+    int port = LoopbackPort.free();
     Process service = null;
     AtomicBoolean writing = new AtomicBoolean(true);
     AtomicInteger written = new AtomicInteger();

@@ -1,8 +1,13 @@
 package io.icerepl.lab.campaign;
 
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -26,6 +31,28 @@ public record ServiceJar(Path jar, List<String> jvmOptions) {
     Path target = Path.of("replicator-app", "target");
     Path extracted = target.resolve("cds").resolve("replicator-app.jar");
     return Files.isRegularFile(extracted) ? extracted : target.resolve("replicator-app.jar");
+  }
+
+  /**
+   * Whether a {@code serve} process on loopback {@code port} answers its health check: Spring
+   * Boot's {@code /actuator/health} answers 200 only when the service is {@code UP}.
+   */
+  public static boolean isHealthy(int port) {
+    try {
+      HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
+      HttpResponse<String> response =
+          http.send(
+              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/health"))
+                  .timeout(Duration.ofSeconds(1))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      return response.statusCode() == 200;
+    } catch (IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
   }
 
   /** Starts one command, its output and errors appended to {@code log}. */
