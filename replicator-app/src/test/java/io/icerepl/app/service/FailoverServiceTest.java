@@ -83,6 +83,17 @@ class FailoverServiceTest {
     assertThat(mode.status()).isEqualTo(400);
     assertThat(mode.json().path("error").asText())
         .isEqualTo("Cannot promote with mode later: expected safe or now");
+    // without a mode nothing is promoted: a probe must never become a failover
+    Map<String, String> replicaBefore = fixture.objects("replica", "warehouse/ns/orders/");
+    HttpJson.Response noMode = service.http.post(ORDERS + "/promote");
+    assertThat(noMode.status()).as(noMode.body()).isEqualTo(400);
+    assertThat(noMode.json().path("error").asText())
+        .isEqualTo(
+            "Cannot promote ns/orders on a: give mode=safe (replicate what the source still"
+                + " serves, verify, then promote) or mode=now (promote what the replica holds);"
+                + " nothing was written");
+    assertThat(fixture.objects("replica", "warehouse/ns/orders/")).isEqualTo(replicaBefore);
+    assertThat(service.http.get(ORDERS).json().path("state").asText()).isEqualTo("IN_SYNC");
     HttpJson.Response prefix = service.http.post(ORDERS + "/failback?tagPrefix=a%20b");
     assertThat(prefix.status()).isEqualTo(400);
     assertThat(prefix.json().path("error").asText())
@@ -96,7 +107,7 @@ class FailoverServiceTest {
   void safeModeRefusesAReplicaMissingADataFileAndNamesTheProblem() {
     String deleted = fixture.deleteOneReplicaDataFile("ns/lines");
 
-    HttpJson.Response response = service.http.post(LINES + "/promote");
+    HttpJson.Response response = service.http.post(LINES + "/promote?mode=safe");
 
     assertThat(response.status()).as(response.body()).isEqualTo(409);
     JsonNode body = response.json();

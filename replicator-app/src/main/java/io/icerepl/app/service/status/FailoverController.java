@@ -111,22 +111,23 @@ public class FailoverController {
   public record FailbackRequest(String oldSource, String tagPrefix) {}
 
   /**
-   * Promotes the replica (failover) in the table's lane: {@code mode=safe} (default) replicates
-   * what the source still serves, verifies the replica and refuses it when verify finds a problem
-   * unless {@code force=true}; {@code mode=now} promotes what the replica holds. 200 with the
-   * promotion (also on a rerun, {@code already promoted}); 202 when it is still running after
-   * {@code replicator.api.promote.timeout}; 400 for an unknown mode; 409 when refused (with the
-   * problems verify found) or failed; 429 when too many are pending. With {@code replicaVersion}
-   * (the N of the status's {@code replicaMetadataFile} {@code v<N>.metadata.json} the caller
-   * decided on), 409 when the replica has moved since: a retried or replayed request after a
-   * switch-back never promotes again.
+   * Promotes the replica (failover) in the table's lane: {@code mode=safe} replicates what the
+   * source still serves, verifies the replica and refuses it when verify finds a problem unless
+   * {@code force=true}; {@code mode=now} promotes what the replica holds. There is no default: a
+   * promotion cannot be undone. 200 with the promotion (also on a rerun, {@code already promoted});
+   * 202 when it is still running after {@code replicator.api.promote.timeout}; 400 without a mode
+   * or for an unknown one, nothing written; 409 when refused (with the problems verify found) or
+   * failed; 429 when too many are pending. With {@code replicaVersion} (the N of the status's
+   * {@code replicaMetadataFile} {@code v<N>.metadata.json} the caller decided on), 409 when the
+   * replica has moved since: a retried or replayed request after a switch-back never promotes
+   * again.
    */
   @PostMapping("/{target}/{namespace}/{table}/promote")
   public ResponseEntity<Object> promote(
       @PathVariable String target,
       @PathVariable String namespace,
       @PathVariable String table,
-      @RequestParam(defaultValue = "safe") String mode,
+      @RequestParam(required = false) String mode,
       @RequestParam(defaultValue = "false") boolean force,
       @RequestParam(required = false) Long replicaVersion,
       Principal caller,
@@ -138,6 +139,18 @@ public class FailoverController {
     }
     OptionalLong decidedOn =
         replicaVersion == null ? OptionalLong.empty() : OptionalLong.of(replicaVersion);
+    if (mode == null || mode.isBlank()) {
+      // a promotion cannot be undone: a request that does not say how is a probe, not a failover
+      return error(
+          HttpStatus.BAD_REQUEST,
+          "Cannot promote "
+              + key.table()
+              + " on "
+              + key.target()
+              + ": give mode=safe (replicate what the source still serves, verify, then promote)"
+              + " or mode=now (promote what the replica holds); nothing was written",
+          List.of());
+    }
     PromotionMode promotionMode;
     try {
       promotionMode = PromotionMode.parse(mode);
