@@ -19,7 +19,11 @@ import picocli.CommandLine.Command;
     footerHeading = "%nExamples:%n",
     footer = {"  replicator serve --spring.config.additional-location=file:replicator.yml"},
     exitCodeListHeading = "%nExit codes:%n",
-    exitCodeList = {"0:stopped", "1:the service could not start", "2:a bad argument"})
+    exitCodeList = {
+      "0:stopped",
+      "1:the service could not start",
+      "2:a bad argument or configuration (the key and what is wrong)"
+    })
 public final class ServeCommand implements Callable<Integer> {
 
   /** A Spring property on the command line: {@code --name=value}, the name in relaxed form. */

@@ -1,6 +1,8 @@
 package io.icerepl.app.service;
 
+import io.icerepl.app.service.config.InvalidConfigurationException;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Function;
 import org.springframework.boot.SpringApplication;
@@ -43,13 +45,31 @@ public class ReplicatorApplication {
             closed.countDown();
           }
         });
-    ConfigurableApplicationContext context = application.run(args.toArray(String[]::new));
+    ConfigurableApplicationContext context;
+    try {
+      context = application.run(args.toArray(String[]::new));
+    } catch (RuntimeException e) {
+      throw configurationProblem(e).<RuntimeException>map(invalid -> invalid).orElse(e);
+    }
     printWhereToLook(context);
     try (AutoCloseable running = alongside.apply(context)) {
       // main() exits the JVM when this returns: wait until the context closes
       closed.await();
     }
     return SpringApplication.exit(context);
+  }
+
+  /**
+   * The configuration problem that stopped the start, wherever Spring wrapped it: the command line
+   * reports it as a bad argument, with its own message.
+   */
+  private static Optional<InvalidConfigurationException> configurationProblem(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof InvalidConfigurationException invalid) {
+        return Optional.of(invalid);
+      }
+    }
+    return Optional.empty();
   }
 
   /**

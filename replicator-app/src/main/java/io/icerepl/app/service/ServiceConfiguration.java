@@ -15,6 +15,7 @@ import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.engine.worker.TableOperations;
 import io.icerepl.app.engine.worker.TableRules;
 import io.icerepl.app.engine.worker.TableRunner;
+import io.icerepl.app.service.config.ConfigurationCheck;
 import io.icerepl.app.service.config.EngineSettings;
 import io.icerepl.app.service.config.ReplicatorProperties;
 import io.icerepl.app.service.events.EventIntake;
@@ -190,6 +191,9 @@ class ServiceConfiguration {
       TableRunner runner,
       ReplicatorProperties properties,
       ObjectProvider<Clock> clock) {
+    // what reconciliation would act on is checked first: a service asked to do nothing, or a group
+    // of tables no rule replicates, never starts
+    ConfigurationCheck.check(properties, rules, discovery);
     List<ReplicatorProperties.Group> groups = properties.groups();
     return new Reconciler(
         rules,

@@ -5,11 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.icerepl.localstack.EmbeddedSqs;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.sqs.SqsClient;
 
 /**
@@ -22,6 +24,8 @@ class DeadLetterQueueServiceTest {
   private static EmbeddedSqs sqs;
   private static SqsClient client;
   private static String dlqUrl;
+
+  @TempDir static Path warehouse;
 
   @BeforeAll
   static void start() {
@@ -91,8 +95,15 @@ class DeadLetterQueueServiceTest {
   }
 
   private static RunningService start(String deadLetterQueue) {
+    // a rule over an empty local folder: a service replicating nothing is refused at start
     return RunningService.start(
         Map.ofEntries(
+            Map.entry("replicator.rules[0].name", "lake"),
+            Map.entry("replicator.rules[0].source", warehouse.resolve("source").toUri().toString()),
+            Map.entry("replicator.rules[0].targets[0].name", "a"),
+            Map.entry(
+                "replicator.rules[0].targets[0].prefix",
+                warehouse.resolve("replica").toUri().toString()),
             Map.entry("replicator.sqs.enabled", "true"),
             Map.entry("replicator.sqs.queue", QUEUE),
             Map.entry("replicator.sqs.dead-letter-queue", deadLetterQueue),
