@@ -1,6 +1,7 @@
 package io.icerepl.merge.failover;
 
 import io.icerepl.merge.head.MetadataFileNames;
+import io.icerepl.merge.merge.ReplicaProperties;
 import io.icerepl.merge.model.Snapshot;
 import io.icerepl.merge.model.TableMetadata;
 import java.util.HashSet;
@@ -70,6 +71,12 @@ public record Promotion(
      */
     DIVERGED_AFTER_PROMOTION,
     /**
+     * The source was failed back from the replica: it is the promoted table's read-only replica at
+     * this epoch, written by nobody since its replicator last committed. The roles are reversed as
+     * asked, so it is not replicated from, and nothing is wrong.
+     */
+    FAILED_BACK,
+    /**
      * Not a fence: the source is the failed-back line promoted again, holding everything the
      * replica holds, so the promotion ends and replication into the replica resumes.
      */
@@ -128,6 +135,32 @@ public record Promotion(
             .equals(MetadataFileNames.fileName(lastSourceMetadataFile))
         ? Fence.PROMOTED
         : Fence.OLD_PRIMARY_WROTE;
+  }
+
+  /**
+   * The rule for a source that does not {@linkplain #isOutrankedBy outrank} the promotion, knowing
+   * whether its head is the last commit its own replicator recorded: a read-only replica at this
+   * promotion's epoch so written is the fail-back's replica of the promoted table ({@link
+   * Fence#FAILED_BACK}); a commit on it since is the old primary writing again.
+   *
+   * @param sourceHeadFile the source's current metadata file (a path or a name)
+   * @param source its content
+   * @param headIsRecordedCommit whether {@code sourceHeadFile} is the version the source's own
+   *     replicator state records as its last commit
+   */
+  public Fence fence(String sourceHeadFile, TableMetadata source, boolean headIsRecordedCommit) {
+    return isReplicaOfThisLine(source) && headIsRecordedCommit
+        ? Fence.FAILED_BACK
+        : fence(sourceHeadFile);
+  }
+
+  /**
+   * Whether {@code source} is marked as a read-only replica carrying this promotion's epoch: only
+   * the promoted table's own versions and the replicas made from them (a fail-back) carry it.
+   */
+  public boolean isReplicaOfThisLine(TableMetadata source) {
+    return "true".equals(source.properties().get(ReplicaProperties.READ_ONLY))
+        && PromotedMetadata.epoch(source).orElse(0) == epoch;
   }
 
   /**

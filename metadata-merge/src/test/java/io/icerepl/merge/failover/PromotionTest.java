@@ -8,6 +8,7 @@ import io.icerepl.merge.model.TableMetadata;
 import org.junit.jupiter.api.Test;
 
 class PromotionTest {
+  private static final String READ_ONLY = ReplicaProperties.READ_ONLY;
   private static final String REPLICA_FILE = "s3://r/wh/t/metadata/v7.metadata.json";
   private static final String SOURCE_HEAD = "s3://src/wh/t/metadata/v12.metadata.json";
 
@@ -61,6 +62,46 @@ class PromotionTest {
             promotion.fence(
                 SOURCE_HEAD, sameEpoch, originalPromotion, REPLICA_FILE, replica.build()))
         .isEqualTo(Promotion.Fence.OLD_PRIMARY_WROTE);
+  }
+
+  @Test
+  void theOriginalFailedBackIntoAndWrittenOnlyByItsReplicatorIsFailedBack() {
+    // the fail-back's version: the promoted history, read-only, at the promotion's epoch
+    TableMetadata failedBack =
+        switchedBack
+            .copy()
+            .property(ReplicaProperties.EPOCH, "1")
+            .property(READ_ONLY, "true")
+            .build();
+
+    assertThat(promotion.fence(SOURCE_HEAD, failedBack, true))
+        .isEqualTo(Promotion.Fence.FAILED_BACK);
+    assertThat(promotion.fence(SOURCE_HEAD, failedBack, false))
+        .as("a commit on the failed-back original since its replicator's last")
+        .isEqualTo(Promotion.Fence.OLD_PRIMARY_WROTE);
+  }
+
+  @Test
+  void onlyAReadOnlyReplicaOfThePromotionsEpochIsFailedBack() {
+    TableMetadata writable = switchedBack.copy().property(ReplicaProperties.EPOCH, "1").build();
+    TableMetadata earlierEpoch =
+        switchedBack
+            .copy()
+            .property(ReplicaProperties.EPOCH, "0")
+            .property(READ_ONLY, "true")
+            .build();
+    TableMetadata neverPromoted =
+        MetadataJson.table(2, "s3://src/wh/db/t")
+            .commit(9, null, 2_000L)
+            .property(READ_ONLY, "true")
+            .build();
+
+    for (TableMetadata source : java.util.List.of(writable, earlierEpoch, neverPromoted)) {
+      assertThat(promotion.fence(SOURCE_HEAD, source, true))
+          .isEqualTo(Promotion.Fence.OLD_PRIMARY_WROTE);
+    }
+    assertThat(promotion.fence("s3://src/wh/db/t/metadata/00003-abc.metadata.json", writable, true))
+        .isEqualTo(Promotion.Fence.PROMOTED);
   }
 
   @Test

@@ -13,11 +13,62 @@ import java.util.List;
 public final class PromotedReplicaException extends ReplicationException {
   private final Promotion promotion;
   private final Promotion.Fence fence;
+  private final String currentFile;
 
-  private PromotedReplicaException(String message, Promotion promotion, Promotion.Fence fence) {
+  private PromotedReplicaException(
+      String message, Promotion promotion, Promotion.Fence fence, String currentFile) {
     super(message, null);
     this.promotion = promotion;
     this.fence = fence;
+    this.currentFile = currentFile;
+  }
+
+  /**
+   * As {@link #of(String, String, Promotion, String)}, knowing the promoted table's current
+   * version, where its writers commit.
+   *
+   * @param currentFile that version's metadata file, null when it could not be read
+   */
+  public static PromotedReplicaException of(
+      String table,
+      String targetLocation,
+      Promotion promotion,
+      String sourceHeadFile,
+      String currentFile) {
+    PromotedReplicaException fenced = of(table, targetLocation, promotion, sourceHeadFile);
+    return new PromotedReplicaException(
+        fenced.getMessage(), promotion, fenced.fence(), currentFile);
+  }
+
+  /**
+   * The source was failed back from the promoted replica ({@link Promotion.Fence#FAILED_BACK}): it
+   * is the replica's read-only replica now, and the replica the primary.
+   *
+   * @param sourceHeadFile the source's current metadata file, the fail-back's last commit
+   * @param currentFile the promoted table's current metadata file, null when it could not be read
+   */
+  public static PromotedReplicaException failedBack(
+      String table,
+      String targetLocation,
+      Promotion promotion,
+      String sourceHeadFile,
+      String currentFile) {
+    String message =
+        "Cannot replicate table "
+            + table
+            + " into "
+            + targetLocation
+            + ": the replica was "
+            + promoted(promotion)
+            + ", and "
+            + table
+            + " was failed back from it and is its read-only replica (at "
+            + MetadataFileNames.fileName(sourceHeadFile)
+            + "): the replica is the primary, and replication into it resumes only once "
+            + table
+            + " is promoted again (switch-back)";
+    return new PromotedReplicaException(
+        message, promotion, Promotion.Fence.FAILED_BACK, currentFile);
   }
 
   /**
@@ -51,7 +102,7 @@ public final class PromotedReplicaException extends ReplicationException {
                 + ", the version the replica was "
                 + promoted(promotion)
                 + "; those commits are not replicated over the promoted table";
-    return new PromotedReplicaException(message, promotion, fence);
+    return new PromotedReplicaException(message, promotion, fence, null);
   }
 
   /**
@@ -96,7 +147,7 @@ public final class PromotedReplicaException extends ReplicationException {
             + "; the replica is not replicated over (to keep its commits, fail back from the"
             + " source: failback --primary <source> --old-source <replica>)";
     return new PromotedReplicaException(
-        message, promotion, Promotion.Fence.DIVERGED_AFTER_PROMOTION);
+        message, promotion, Promotion.Fence.DIVERGED_AFTER_PROMOTION, replicaFile);
   }
 
   private static String promoted(Promotion promotion) {
@@ -114,5 +165,10 @@ public final class PromotedReplicaException extends ReplicationException {
 
   public Promotion.Fence fence() {
     return fence;
+  }
+
+  /** The promoted table's current metadata file, where its writers commit, when it was read. */
+  public java.util.Optional<String> currentFile() {
+    return java.util.Optional.ofNullable(currentFile);
   }
 }

@@ -22,6 +22,7 @@ import io.icerepl.merge.error.MissingFileException;
 import io.icerepl.merge.error.PathOutsideMappingException;
 import io.icerepl.merge.error.ReplicationException;
 import io.icerepl.merge.failover.Promotion;
+import io.icerepl.merge.head.MetadataFileNames;
 import io.icerepl.merge.merge.MergeRequest;
 import io.icerepl.merge.merge.MergeResult;
 import io.icerepl.merge.merge.MetadataMerge;
@@ -934,10 +935,19 @@ public final class TableReplicator {
           table,
           e.getMessage(),
           targetLocation);
-      throw PromotedReplicaException.of(table, targetLocation, promotion, null);
+      throw PromotedReplicaException.of(
+          table, targetLocation, promotion, null, promotedFile(table, targetLocation, promotion));
     }
     if (!promotion.isOutrankedBy(sourceMetadata)) {
-      throw PromotedReplicaException.of(table, targetLocation, promotion, sourceHead);
+      String current = promotedFile(table, targetLocation, promotion);
+      boolean recorded =
+          promotion.isReplicaOfThisLine(sourceMetadata)
+              && isRecordedCommit(sourceLocation, sourceHead);
+      if (promotion.fence(sourceHead, sourceMetadata, recorded) == Promotion.Fence.FAILED_BACK) {
+        throw PromotedReplicaException.failedBack(
+            table, targetLocation, promotion, sourceHead, current);
+      }
+      throw PromotedReplicaException.of(table, targetLocation, promotion, sourceHead, current);
     }
     // a later promotion of a replica of this table: only then are its record and the replica's
     // current version, which the table's writers wrote, needed
@@ -977,6 +987,35 @@ public final class TableReplicator {
             replica,
             ReplicaLayout.metadataFileName(sourcePromotion.replicaVersion() - 1),
             sourcePromotion.promotedAtMillis()));
+  }
+
+  /**
+   * Whether the source's head is the last commit its own replicator state records: nobody wrote the
+   * source since a fail-back (or its later runs) made it a replica.
+   */
+  private boolean isRecordedCommit(String sourceLocation, String sourceHead) throws IOException {
+    ReplicaState.LastCommit last =
+        new ReplicaFiles(source, options.maxMetadataBytes()).state(sourceLocation).lastCommit();
+    return last != null
+        && ReplicaLayout.metadataFileName(last.version())
+            .equals(MetadataFileNames.fileName(sourceHead));
+  }
+
+  /**
+   * The promoted replica's current metadata file, where its writers commit, for its status; null
+   * when it cannot be read (the fence does not depend on it).
+   */
+  private String promotedFile(String table, String targetLocation, Promotion promotion) {
+    try {
+      return replicaFiles
+          .promotedHead(
+              table, targetLocation, promotion, registrar.flatMap(ReplicaRegistrar::entryFile))
+          .map(ReplicaHead::file)
+          .orElse(null);
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("{}: current version of promoted replica {} unread", table, targetLocation, e);
+      return null;
+    }
   }
 
   /**

@@ -200,7 +200,13 @@ class FailoverServiceTest {
                     .lastUpdatedMillis()));
     assertThat(promotion.path("snapshots").asInt()).isEqualTo(2);
     assertThat(promotion.path("head").asLong()).isEqualTo(orders.currentSnapshot().snapshotId());
-    assertThat(service.http.get(ORDERS).json().path("state").asText()).isEqualTo("PROMOTED");
+    JsonNode promotedStatus = service.http.get(ORDERS).json();
+    assertThat(promotedStatus.path("state").asText()).isEqualTo("PROMOTED");
+    // a primary now: its status shows the version the promotion wrote, and no replication lag
+    assertThat(promotedStatus.path("replicaMetadataFile").asText())
+        .isEqualTo(promotion.path("metadataFile").asText());
+    assertThat(promotedStatus.path("lagSeconds").asLong()).isZero();
+    assertThat(promotedStatus.path("lagSnapshots").asLong()).isZero();
 
     // a retry of the same request is answered as a rerun; one decided on another version is not
     HttpJson.Response again =
@@ -246,6 +252,13 @@ class FailoverServiceTest {
     Table replica = HintedReplica.open(io, ORDERS_REPLICA);
     assertThat(replica.currentSnapshot().snapshotId()).isEqualTo(written);
     assertThat(replica.snapshot(orphanId)).isNull();
+    // still a primary whatever its old source does: its current version, written by its own
+    // writers, and no lag behind a source it no longer follows
+    JsonNode status = service.http.get(ORDERS).json();
+    assertThat(status.path("replicaMetadataFile").asText())
+        .isEqualTo(S3Warehouse.metadataFile(replica));
+    assertThat(status.path("lagSeconds").asLong()).isZero();
+    assertThat(status.path("lagSnapshots").asLong()).isZero();
   }
 
   @Test
@@ -347,5 +360,28 @@ class FailoverServiceTest {
             .startsWith(ORDERS_SOURCE + "/");
       }
     }
+
+    // the roles are reversed, and the status says so: the promoted table is the primary and the
+    // original its replica; no split brain is left to alert on
+    fixture.awaitState(ORDERS, "FAILED_BACK");
+    JsonNode status = service.http.get(ORDERS).json();
+    assertThat(status.path("lastError").asText())
+        .contains(ORDERS_SOURCE + " was failed back from it and is its read-only replica");
+    assertThat(status.path("replicaMetadataFile").asText())
+        .isEqualTo(S3Warehouse.metadataFile(primary));
+    assertThat(status.path("lagSeconds").asLong()).isZero();
+    JsonNode health = service.http.get("/actuator/health").json();
+    assertThat(health.path("status").asText()).as(health.toString()).isEqualTo("UP");
+    assertThat(health.path("components").path("replication").path("details").path("splitBrain"))
+        .isEmpty();
+    assertThat(service.http.get("/actuator/prometheus").body())
+        .contains("replicator_split_brain_tables 0.0");
+
+    // a writer left on the failed-back original is an old primary writing again
+    Table stray = HintedReplica.openForWrites(io, ORDERS_SOURCE);
+    ServiceOnS3.append(stray, "e", 1);
+    fixture.awaitState(ORDERS, "OLD_PRIMARY_WROTE");
+    assertThat(service.http.get("/actuator/health").json().path("status").asText())
+        .isEqualTo("SPLIT_BRAIN");
   }
 }

@@ -31,5 +31,11 @@ public enum ReplicationState {
    * The replica was promoted and the old source committed since: "the old primary wrote after
    * failover". Those commits are never replicated over the promoted table; fail-back keeps them.
    */
-  OLD_PRIMARY_WROTE
+  OLD_PRIMARY_WROTE,
+  /**
+   * The replica was promoted and its source failed back from it: the source is the replica's
+   * read-only replica now, and the replica the primary. Not a failure; it ends when the source is
+   * promoted again (a switch-back), and becomes OLD_PRIMARY_WROTE when someone writes the source.
+   */
+  FAILED_BACK
 }

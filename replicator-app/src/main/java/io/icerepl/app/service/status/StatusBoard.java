@@ -1,5 +1,6 @@
 package io.icerepl.app.service.status;
 
+import io.icerepl.app.engine.PromotedReplicaException;
 import io.icerepl.app.engine.ReplicationSummary;
 import io.icerepl.app.engine.TableReplicationException;
 import io.icerepl.app.engine.catalog.CatalogException;
@@ -136,8 +137,7 @@ public final class StatusBoard implements TableStatus {
       catalogFailure(key.rule(), key.target());
     }
     ReplicationState state = stateOf(error);
-    boolean promoted =
-        state == ReplicationState.PROMOTED || state == ReplicationState.OLD_PRIMARY_WROTE;
+    boolean promoted = isPrimary(state);
     if (state != ReplicationState.WAITING && !promoted) {
       e.failures.increment();
     }
@@ -150,6 +150,9 @@ public final class StatusBoard implements TableStatus {
       e.state = state;
       e.lastError = message;
       e.lastRunAt = clock.instant();
+      if (error instanceof TableReplicationException t) {
+        t.promoted().flatMap(PromotedReplicaException::currentFile).ifPresent(e::primaryAt);
+      }
       if (!e.observedThisRun && e.lagSinceMs == null) {
         // the stores could not be read: the replica may be behind since it was last seen in sync
         e.lagSinceMs = e.inSyncAtMs != null ? e.inSyncAtMs : e.watchedSinceMs;
@@ -280,6 +283,7 @@ public final class StatusBoard implements TableStatus {
     synchronized (e) {
       e.state = ReplicationState.PROMOTED;
       e.lastError = null;
+      e.primaryAt(result.metadataFile());
     }
     LOG.info(
         "{}: replica {} {}promoted, epoch {}, mode {}, version {}; no longer replicated into",
@@ -415,6 +419,16 @@ public final class StatusBoard implements TableStatus {
     return state == ReplicationState.OLD_PRIMARY_WROTE;
   }
 
+  /**
+   * A promoted replica, a primary: its writers' version is its current one, and it does not lag
+   * behind a source it no longer follows.
+   */
+  static boolean isPrimary(ReplicationState state) {
+    return state == ReplicationState.PROMOTED
+        || state == ReplicationState.OLD_PRIMARY_WROTE
+        || state == ReplicationState.FAILED_BACK;
+  }
+
   /** States no retry changes: said at WARN when they start, not at every retry. */
   private static boolean waitsForAnOperator(ReplicationState state) {
     return splitBrain(state) || state == ReplicationState.DIVERGED;
@@ -504,6 +518,8 @@ public final class StatusBoard implements TableStatus {
     if (error instanceof TableReplicationException t && t.promoted().isPresent()) {
       return switch (t.promoted().get().fence()) {
         case PROMOTED -> ReplicationState.PROMOTED;
+        // the roles reversed as asked: nothing is wrong
+        case FAILED_BACK -> ReplicationState.FAILED_BACK;
         // written on behind the source's back since the last fail-back: someone must act
         case DIVERGED_AFTER_PROMOTION -> ReplicationState.DIVERGED;
         default -> ReplicationState.OLD_PRIMARY_WROTE;
@@ -579,6 +595,9 @@ public final class StatusBoard implements TableStatus {
     /** Since when every source commit made before is known in the replica; null before. */
     Long knownCurrentFromMs;
 
+    /** A promoted replica's current metadata file, as its promotion or last fence read it. */
+    String primaryFile;
+
     /** Whether the running (or last) run read where source and replica stand. */
     boolean observedThisRun;
 
@@ -611,8 +630,12 @@ public final class StatusBoard implements TableStatus {
       return lastVerify == null ? Double.NaN : lastVerify.problems();
     }
 
+    void primaryAt(String file) {
+      primaryFile = file;
+    }
+
     synchronized long lagSeconds(long now) {
-      return lagSinceMs == null ? 0 : secondsSince(lagSinceMs, now);
+      return lagSinceMs == null || isPrimary(state) ? 0 : secondsSince(lagSinceMs, now);
     }
 
     synchronized ReplicationStatus status(TableKey key, long now) {
@@ -630,9 +653,11 @@ public final class StatusBoard implements TableStatus {
           o == null || o.replicatedSourceUpdatedMs() == null
               ? null
               : Instant.ofEpochMilli(o.replicatedSourceUpdatedMs()),
-          o == null ? null : o.replicaMetadataFile(),
+          isPrimary(state) && primaryFile != null
+              ? primaryFile
+              : o == null ? null : o.replicaMetadataFile(),
           lagSeconds(now),
-          o == null ? 0 : o.lagSnapshots(),
+          o == null || isPrimary(state) ? 0 : o.lagSnapshots(),
           bytesPending,
           lastError,
           lastRunAt,
