@@ -5,8 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.icerepl.app.cli.ReplicatorCli;
 import io.icerepl.app.engine.SourceTable;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,14 +30,26 @@ class ServeConfigurationTest {
 
   @Test
   void noRuleIsRefused() {
-    Served served = serve(List.of());
+    PrintStream stdout = System.out;
+    ByteArrayOutputStream logged = new ByteArrayOutputStream();
+    Served served;
+    System.setOut(new PrintStream(logged, true, StandardCharsets.UTF_8));
+    try {
+      served = serve(List.of());
+    } finally {
+      System.setOut(stdout);
+    }
 
+    String problem =
+        "Cannot start the service: replicator.rules is empty, so no table would be"
+            + " replicated; give at least one rule (replicator.rules[0].name, .source or"
+            + " .source-catalog, .targets[0].name and .prefix)";
     assertThat(served.exit()).as(served.err()).isEqualTo(2);
-    assertThat(served.err())
-        .contains(
-            "error: Cannot start the service: replicator.rules is empty, so no table would be"
-                + " replicated; give at least one rule (replicator.rules[0].name, .source or"
-                + " .source-catalog, .targets[0].name and .prefix)");
+    assertThat(served.err()).contains("error: " + problem);
+    // the log says what is wrong, as an operator's mistake: no stack trace
+    assertThat(logged.toString(StandardCharsets.UTF_8))
+        .contains("APPLICATION FAILED TO START", problem)
+        .doesNotContain("\tat org.springframework");
   }
 
   @Test
