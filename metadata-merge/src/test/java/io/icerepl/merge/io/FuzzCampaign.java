@@ -7,10 +7,13 @@ import io.icerepl.merge.error.ReplicationException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
@@ -23,6 +26,12 @@ import java.util.function.Consumer;
  * ReplicationException}); never in another exception, an {@link OutOfMemoryError}, a {@link
  * StackOverflowError} or a hang. The seed is fixed, so a failing case repeats; the figures per kind
  * and outcome are printed.
+ *
+ * <p>A random mutation seldom makes a length large enough to matter, and a test JVM's heap holds
+ * what a missing bound would allocate, so two more things make a missing {@link DecodeBounds} bound
+ * fail here: every length and count the file claims is also set towards and past its bound ({@link
+ * Claims}), with the outcome each must have; and each case's allocation, on any thread, is measured
+ * and held to what the smallest heap the service runs in holds.
  */
 public final class FuzzCampaign {
   /** Cases per kind: 150 in the suite; {@code -Dfuzz.cases=N} for a longer campaign. */
@@ -32,51 +41,161 @@ public final class FuzzCampaign {
 
   private FuzzCampaign() {}
 
+  /**
+   * The most one case may allocate, whatever it reads: the heap the service is sized for at its
+   * smallest ({@code -Xmx256m}), which every file of a few kilobytes must stay well within.
+   */
+  static final long CASE_ALLOCATION_BYTES = 256L << 20;
+
+  private static final com.sun.management.ThreadMXBean THREADS =
+      (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+
+  /**
+   * Runs the campaign on {@code original}, which must read: random mutations, then every length and
+   * count the file claims ({@link Claims}) set towards and past its bound. Each case ends in a
+   * result or a specific error, allocating at most {@link #CASE_ALLOCATION_BYTES}; a claim past its
+   * bound is refused before what it claims is allocated (by a {@link DecodeBounds} check, where one
+   * is the first to see it); a count claimed past what the file holds is never read as given.
+   */
   public static void run(String kind, byte[] original, Consumer<byte[]> read) {
+    assertThat(outcome(kind, "unmutated", -1, original, read).kind())
+        .as("%s: the unmutated file reads", kind)
+        .isEqualTo(READ);
     Random random = new Random(SEED ^ kind.hashCode() ^ original.length);
     Map<String, Integer> outcomes = new TreeMap<>();
     for (int i = 0; i < CASES; i++) {
       String mutation = MUTATIONS[random.nextInt(MUTATIONS.length)];
       byte[] mutated = mutate(mutation, original, random);
-      int caseNumber = i;
-      String outcome;
-      try {
-        outcome =
-            assertTimeoutPreemptively(
-                Duration.ofSeconds(20),
-                () -> {
-                  try {
-                    read.accept(mutated);
-                    return "read";
-                  } catch (ReplicationException e) {
-                    return e.getClass().getSimpleName();
-                  }
-                },
-                () ->
-                    kind
-                        + ": case "
-                        + caseNumber
-                        + " ("
-                        + mutation
-                        + ") hung; its bytes are in "
-                        + save(kind, caseNumber, mutated));
-      } catch (RuntimeException e) {
-        throw new AssertionError(
-            kind
-                + ": case "
-                + caseNumber
-                + " ("
-                + mutation
-                + ") ended in "
-                + e
-                + "; its bytes are in "
-                + save(kind, caseNumber, mutated),
-            e);
-      }
-      outcomes.merge(mutation + " → " + outcome, 1, Integer::sum);
+      Outcome outcome = outcome(kind, mutation, i, mutated, read);
+      outcomes.merge(mutation + " → " + outcome.kind(), 1, Integer::sum);
     }
     System.out.println("fuzz " + kind + " (" + CASES + " cases): " + outcomes);
-    assertThat(outcomes.values().stream().mapToInt(Integer::intValue).sum()).isEqualTo(CASES);
+    inflateClaims(kind, original, read);
+  }
+
+  /** Every claim of the file, set towards its bound and past it, with its expected outcome. */
+  private static void inflateClaims(String kind, byte[] original, Consumer<byte[]> read) {
+    List<Claims.Claim> claims = Claims.of(original);
+    Map<String, Integer> outcomes = new TreeMap<>();
+    int caseNumber = CASES;
+    for (Claims.Claim claim : claims) {
+      for (long value : pastBound(claim)) {
+        String mutation = claim.name() + " = " + value;
+        Outcome outcome =
+            outcome(kind, mutation, caseNumber++, claim.claiming().apply(value), read);
+        outcomes.merge(claim.name() + " past its bound → " + outcome.kind(), 1, Integer::sum);
+        assertThat(outcome.kind()).as("%s: %s is refused", kind, mutation).isNotEqualTo(READ);
+        if (claim.boundRefuses()) {
+          assertThat(outcome.kind())
+              .as("%s: %s is refused by its bound", kind, mutation)
+              .isEqualTo(BOUND);
+        }
+        if (value >= NOTICEABLE_BYTES) {
+          assertThat(outcome.allocated())
+              .as("%s: %s is refused before what it claims is allocated", kind, mutation)
+              .isLessThan(value);
+        }
+      }
+      if (claim.bound() > 0) {
+        // within the bound: read or refused, but within the case's allocation like any other
+        long value = claim.bound() - 1;
+        Outcome outcome =
+            outcome(
+                kind,
+                claim.name() + " = " + value,
+                caseNumber++,
+                claim.claiming().apply(value),
+                read);
+        outcomes.merge(claim.name() + " towards its bound → " + outcome.kind(), 1, Integer::sum);
+      }
+    }
+    System.out.println("fuzz " + kind + " claims: " + outcomes);
+  }
+
+  /** Values just past the bound, far past it, and the largest the field holds. */
+  private static List<Long> pastBound(Claims.Claim claim) {
+    List<Long> values = new ArrayList<>();
+    if (claim.bound() > 0) {
+      values.add(claim.bound() + 1);
+      values.add(claim.bound() * 2);
+    }
+    values.add(Integer.MAX_VALUE - 8L); // the largest array Java allocates
+    values.add((long) Integer.MAX_VALUE);
+    values.add(1L << 40);
+    values.add(Long.MAX_VALUE >> 1);
+    return values.stream().filter(v -> v > claim.bound() && v <= claim.max()).distinct().toList();
+  }
+
+  /**
+   * A claim this large is told from the few kilobytes parsing a small file allocates: a case that
+   * allocated as much as it claimed allocated the claim.
+   */
+  private static final long NOTICEABLE_BYTES = 1L << 20;
+
+  private static final String READ = "read";
+  private static final String BOUND = "refused by a bound";
+
+  /**
+   * What one case ended in: read, refused by a bound, or refused with another specific error (its
+   * type); and the bytes the process allocated meanwhile, on whatever thread.
+   */
+  private record Outcome(String kind, long allocated) {}
+
+  private static Outcome outcome(
+      String kind, String mutation, int caseNumber, byte[] mutated, Consumer<byte[]> read) {
+    long before = THREADS.getTotalThreadAllocatedBytes();
+    String outcome;
+    try {
+      outcome =
+          assertTimeoutPreemptively(
+              Duration.ofSeconds(20),
+              () -> {
+                try {
+                  read.accept(mutated);
+                  return READ;
+                } catch (ReplicationException e) {
+                  return DecodeBounds.exceeded(e).isPresent()
+                      ? BOUND
+                      : e.getClass().getSimpleName();
+                }
+              },
+              () ->
+                  kind
+                      + ": case "
+                      + caseNumber
+                      + " ("
+                      + mutation
+                      + ") hung; its bytes are in "
+                      + save(kind, caseNumber, mutated));
+    } catch (RuntimeException | OutOfMemoryError e) {
+      throw new AssertionError(
+          kind
+              + ": case "
+              + caseNumber
+              + " ("
+              + mutation
+              + ") ended in "
+              + e
+              + "; its bytes are in "
+              + save(kind, caseNumber, mutated),
+          e);
+    }
+    long allocated = THREADS.getTotalThreadAllocatedBytes() - before;
+    if (allocated > CASE_ALLOCATION_BYTES) {
+      throw new AssertionError(
+          kind
+              + ": case "
+              + caseNumber
+              + " ("
+              + mutation
+              + ") allocated "
+              + allocated
+              + " bytes, more than "
+              + CASE_ALLOCATION_BYTES
+              + "; its bytes are in "
+              + save(kind, caseNumber, mutated));
+    }
+    return new Outcome(outcome, allocated);
   }
 
   /** Keeps a failing case's bytes, so it can be read again outside the campaign. */

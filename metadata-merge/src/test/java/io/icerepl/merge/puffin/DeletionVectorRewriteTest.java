@@ -10,6 +10,7 @@ import io.icerepl.merge.error.PathOutsideMappingException;
 import io.icerepl.merge.error.UnsupportedFeatureException;
 import io.icerepl.merge.io.ByteArraySeekableInput;
 import io.icerepl.merge.io.DecodeBounds;
+import io.icerepl.merge.io.FuzzCampaign;
 import io.icerepl.merge.manifest.RewrittenFile;
 import io.icerepl.merge.path.PathMapping;
 import java.io.ByteArrayOutputStream;
@@ -136,6 +137,22 @@ class DeletionVectorRewriteTest {
           .isEqualTo(Arrays.copyOfRange(sourceBytes, from, to));
     }
     assertThat(footer(replica).properties()).isEqualTo(footer(source).properties());
+  }
+
+  /** The {@linkplain FuzzCampaign fuzz campaign} of bad input on a Puffin file Iceberg wrote. */
+  @Test
+  void mutatedDeletionVectorFilesEndInAResultOrASpecificError() throws IOException {
+    byte[] original =
+        java.nio.file.Files.readAllBytes(local(writeDeletionVectors().get(0).location()));
+    FuzzCampaign.run(
+        "deletion vectors",
+        original,
+        mutated ->
+            DeletionVectorRewriter.rewrite(
+                new ByteArraySeekableInput(mutated),
+                java.io.OutputStream.nullOutputStream(),
+                "dv.puffin",
+                mapping::map));
   }
 
   @Test

@@ -9,7 +9,6 @@ import io.icerepl.app.service.HttpJson;
 import io.icerepl.app.service.RunningService;
 import io.icerepl.merge.model.GzipBomb;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,6 +18,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A decompression bomb against the service with its default settings: a gzip file of well under 2
@@ -29,21 +29,28 @@ import org.junit.jupiter.api.Test;
 class MetadataBombServiceTest {
   private static final Duration PATIENCE = Duration.ofSeconds(60);
   private static final long MIB = 1024 * 1024;
-  private static final Path ROOT = tempDir();
-  private static final Path WAREHOUSE = ROOT.resolve("warehouse");
-  private static final Path REPLICAS = ROOT.resolve("replica");
+
+  /** Removed by JUnit once the class is done, with everything the service wrote. */
+  @TempDir static Path tempDir;
+
+  private static Path root;
+  private static Path warehouse;
+  private static Path replicas;
 
   private static RunningService service;
 
   @BeforeAll
-  static void start() {
+  static void start() throws IOException {
+    root = tempDir.toRealPath();
+    warehouse = root.resolve("warehouse");
+    replicas = root.resolve("replica");
     service =
         RunningService.start(
             Map.of(
                 "replicator.rules[0].name", "lake",
-                "replicator.rules[0].source", "file:" + WAREHOUSE,
+                "replicator.rules[0].source", "file:" + warehouse,
                 "replicator.rules[0].targets[0].name", "a",
-                "replicator.rules[0].targets[0].prefix", "file:" + REPLICAS,
+                "replicator.rules[0].targets[0].prefix", "file:" + replicas,
                 "replicator.reconciliation-interval", "300ms",
                 "replicator.retry.initial-backoff", "200ms",
                 "replicator.retry.max-backoff", "1s"));
@@ -56,17 +63,17 @@ class MetadataBombServiceTest {
 
   @Test
   void aGzipBombFailsItsTableNamingTheFileWhileTheServiceAndOtherTablesGoOn() throws IOException {
-    SourceTable bombed = SourceTable.create(WAREHOUSE.resolve("ns/bombed"), 2);
+    SourceTable bombed = SourceTable.create(warehouse.resolve("ns/bombed"), 2);
     bombed.append("a", 2);
-    SourceTable healthy = SourceTable.create(WAREHOUSE.resolve("ns/healthy"), 2);
+    SourceTable healthy = SourceTable.create(warehouse.resolve("ns/healthy"), 2);
     healthy.append("a", 2);
     awaitState("bombed", "IN_SYNC");
     awaitState("healthy", "IN_SYNC");
-    Map<String, String> replicaBefore = files(REPLICAS.resolve("ns/bombed"));
+    Map<String, String> replicaBefore = files(replicas.resolve("ns/bombed"));
 
     // the next version of a Hadoop table (v1: create, v2: append), gzip-compressed as Iceberg names
     // it
-    Path bomb = WAREHOUSE.resolve("ns/bombed/metadata/v3.metadata.json.gz");
+    Path bomb = warehouse.resolve("ns/bombed/metadata/v3.metadata.json.gz");
     byte[] bytes = GzipBomb.of("{", ' ', 300 * MIB, "}");
     assertThat(bytes.length).isLessThan((int) (2 * MIB));
     Files.write(bomb, bytes);
@@ -75,11 +82,11 @@ class MetadataBombServiceTest {
     assertThat(failed.path("lastError").asText())
         .startsWith("Cannot read table metadata ")
         .contains(
-            WAREHOUSE
+            warehouse
                 + "/ns/bombed/metadata/v3.metadata.json.gz: larger than the configured limit of "
                 + 256 * MIB
                 + " bytes");
-    assertThat(files(REPLICAS.resolve("ns/bombed"))).isEqualTo(replicaBefore);
+    assertThat(files(replicas.resolve("ns/bombed"))).isEqualTo(replicaBefore);
 
     healthy.append("b", 1);
     // the status says IN_SYNC with v2 until the service has seen the append: wait for v3 itself
@@ -122,13 +129,5 @@ class MetadataBombServiceTest {
       }
     }
     return files;
-  }
-
-  private static Path tempDir() {
-    try {
-      return Files.createTempDirectory("replicator-bomb-").toRealPath();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }

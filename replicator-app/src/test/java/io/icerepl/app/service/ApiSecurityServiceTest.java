@@ -6,10 +6,8 @@ import static org.awaitility.Awaitility.await;
 import com.sun.net.httpserver.HttpServer;
 import io.icerepl.app.engine.SourceTable;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -19,6 +17,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The HTTP API's authentication, over real HTTP against the started service on local files: rule
@@ -27,7 +26,11 @@ import org.junit.jupiter.api.Test;
  */
 class ApiSecurityServiceTest {
   private static final Duration PATIENCE = Duration.ofSeconds(60);
-  private static final Path ROOT = tempDir();
+
+  /** Removed by JUnit once the class is done, with everything the service wrote. */
+  @TempDir static Path tempDir;
+
+  private static Path root;
   private static final String DOTTED = "/api/replications/a/a.b/t";
   private static final String NESTED = "/api/replications/a/a%1Fb/t";
   private static final String FROZEN = "/api/replications/f/ns/t";
@@ -36,12 +39,13 @@ class ApiSecurityServiceTest {
   private static RunningService service;
 
   @BeforeAll
-  static void start() {
-    SourceTable.create(ROOT.resolve("lake/a.b/t"), 2).append("a", 2);
-    SourceTable.create(ROOT.resolve("lake/a/b/t"), 2).append("b", 3);
-    SourceTable.create(ROOT.resolve("frozen/ns/t"), 2).append("c", 1);
+  static void start() throws IOException {
+    root = tempDir.toRealPath();
+    SourceTable.create(root.resolve("lake/a.b/t"), 2).append("a", 2);
+    SourceTable.create(root.resolve("lake/a/b/t"), 2).append("b", 3);
+    SourceTable.create(root.resolve("frozen/ns/t"), 2).append("c", 1);
     // four snapshots, a policy that keeps one: an expire that runs has something to expire
-    SourceTable old = SourceTable.create(ROOT.resolve("lake/ns/old"), 2);
+    SourceTable old = SourceTable.create(root.resolve("lake/ns/old"), 2);
     old.table
         .updateProperties()
         .set("history.expire.max-snapshot-age-ms", "1")
@@ -121,7 +125,7 @@ class ApiSecurityServiceTest {
   /** The snapshots the replica of {@code ns/old} holds, read by the Iceberg library. */
   private static int replicaSnapshots() {
     org.apache.iceberg.Table replica =
-        SourceTable.TABLES.load(ROOT.resolve("replica-lake/ns/old").toString());
+        SourceTable.TABLES.load(root.resolve("replica-lake/ns/old").toString());
     int n = 0;
     for (org.apache.iceberg.Snapshot ignored : replica.snapshots()) {
       n++;
@@ -244,24 +248,16 @@ class ApiSecurityServiceTest {
         new HashMap<>(
             Map.of(
                 "replicator.rules[0].name", "lake",
-                "replicator.rules[0].source", "file:" + ROOT.resolve("lake"),
+                "replicator.rules[0].source", "file:" + root.resolve("lake"),
                 "replicator.rules[0].targets[0].name", "a",
-                "replicator.rules[0].targets[0].prefix", "file:" + ROOT.resolve("replica-lake"),
+                "replicator.rules[0].targets[0].prefix", "file:" + root.resolve("replica-lake"),
                 "replicator.rules[0].retention.enabled", "true",
                 "replicator.rules[1].name", "frozen",
-                "replicator.rules[1].source", "file:" + ROOT.resolve("frozen"),
+                "replicator.rules[1].source", "file:" + root.resolve("frozen"),
                 "replicator.rules[1].targets[0].name", "f",
-                "replicator.rules[1].targets[0].prefix", "file:" + ROOT.resolve("replica-frozen"),
+                "replicator.rules[1].targets[0].prefix", "file:" + root.resolve("replica-frozen"),
                 "replicator.reconciliation-interval", "300ms"));
     properties.putAll(extra);
     return properties;
-  }
-
-  private static Path tempDir() {
-    try {
-      return Files.createTempDirectory("replicator-api-").toRealPath();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }

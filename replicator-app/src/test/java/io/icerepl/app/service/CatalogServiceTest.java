@@ -8,7 +8,6 @@ import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.localstack.EmbeddedSqs;
 import io.icerepl.localstack.S3EventMessages;
 import io.icerepl.localstack.TableWrites;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,6 +33,7 @@ import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.sqs.SqsClient;
 
 /**
@@ -49,7 +49,8 @@ class CatalogServiceTest {
           Types.NestedField.required(1, "id", Types.LongType.get()),
           Types.NestedField.required(2, "data", Types.StringType.get()));
 
-  private static Path dir;
+  @TempDir static Path dir;
+
   private static EmbeddedS3 s3;
   private static EmbeddedSqs sqs;
   private static SqsClient sqsClient;
@@ -62,7 +63,6 @@ class CatalogServiceTest {
 
   @BeforeAll
   static void start() throws Exception {
-    dir = Files.createTempDirectory("catalog-service");
     s3 = EmbeddedS3.start();
     sqs = EmbeddedSqs.start();
     s3.createBucket("source");

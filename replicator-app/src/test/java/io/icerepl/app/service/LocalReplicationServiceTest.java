@@ -8,7 +8,6 @@ import io.icerepl.app.engine.SourceTable;
 import io.icerepl.copier.store.LocalObjectStore;
 import io.icerepl.copier.store.ObjectStore;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,6 +23,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The service end to end on local files: one rule, two targets, two tables written by the Iceberg
@@ -32,25 +32,31 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class LocalReplicationServiceTest {
   private static final Duration PATIENCE = Duration.ofSeconds(60);
-  private static final Path ROOT = tempDir();
-  private static final Path WAREHOUSE = ROOT.resolve("warehouse");
-  private static final Map<String, Path> TARGETS =
-      Map.of("a", ROOT.resolve("replica-a"), "b", ROOT.resolve("replica-b"));
+
+  /** Removed by JUnit once the class is done, with everything the service wrote. */
+  @TempDir static Path tempDir;
+
+  private static Path root;
+  private static Path warehouse;
+  private static Map<String, Path> targets;
   private static final Map<String, SourceTable> SOURCES = new HashMap<>();
 
   private static RunningService service;
 
   @BeforeAll
-  static void start() {
+  static void start() throws IOException {
+    root = tempDir.toRealPath();
+    warehouse = root.resolve("warehouse");
+    targets = Map.of("a", root.resolve("replica-a"), "b", root.resolve("replica-b"));
     service =
         RunningService.start(
             Map.of(
                 "replicator.rules[0].name", "lake",
-                "replicator.rules[0].source", "file:" + WAREHOUSE,
+                "replicator.rules[0].source", "file:" + warehouse,
                 "replicator.rules[0].targets[0].name", "a",
-                "replicator.rules[0].targets[0].prefix", "file:" + TARGETS.get("a"),
+                "replicator.rules[0].targets[0].prefix", "file:" + targets.get("a"),
                 "replicator.rules[0].targets[1].name", "b",
-                "replicator.rules[0].targets[1].prefix", "file:" + TARGETS.get("b"),
+                "replicator.rules[0].targets[1].prefix", "file:" + targets.get("b"),
                 "replicator.reconciliation-interval", "300ms",
                 "replicator.retry.initial-backoff", "200ms",
                 "replicator.retry.max-backoff", "1s",
@@ -67,7 +73,7 @@ class LocalReplicationServiceTest {
   @Order(1)
   void backfillsEveryTableToEveryTargetWithTheRowsOfEverySnapshot() {
     for (String name : List.of("t1", "t2")) {
-      SourceTable source = SourceTable.create(WAREHOUSE.resolve("ns/" + name), 2);
+      SourceTable source = SourceTable.create(warehouse.resolve("ns/" + name), 2);
       source.append("a", 3);
       source.append("b", 2);
       SOURCES.put(name, source);
@@ -83,7 +89,7 @@ class LocalReplicationServiceTest {
     assertThat(status.path("commitsTotal").asLong()).isPositive();
     assertThat(status.path("bytesCopiedTotal").asLong()).isPositive();
     assertThat(status.path("replicaMetadataFile").asText())
-        .startsWith("file:" + TARGETS.get("a").resolve("ns/t1"));
+        .startsWith("file:" + targets.get("a").resolve("ns/t1"));
     assertThat(status.path("lastSourceMetadataFile").asText()).endsWith(".metadata.json");
     assertReplicasMatch(List.of("t1", "t2"));
   }
@@ -118,7 +124,7 @@ class LocalReplicationServiceTest {
         .atMost(PATIENCE)
         .untilAsserted(
             () -> {
-              for (String target : TARGETS.keySet()) {
+              for (String target : targets.keySet()) {
                 JsonNode status = http().get("/api/replications/" + target + "/ns/t2").json();
                 assertThat(status.path("state").asText()).isEqualTo("FAILED");
                 assertThat(status.path("lastError").asText())
@@ -169,7 +175,7 @@ class LocalReplicationServiceTest {
             () -> {
               for (String table : tables) {
                 Table source = SourceTable.TABLES.load(SOURCES.get(table).location);
-                for (String target : TARGETS.keySet()) {
+                for (String target : targets.keySet()) {
                   JsonNode status =
                       http().get("/api/replications/" + target + "/ns/" + table).json();
                   assertThat(status.path("state").asText())
@@ -190,7 +196,7 @@ class LocalReplicationServiceTest {
   private static void assertReplicasMatch(List<String> tables) {
     for (String table : tables) {
       Table source = SourceTable.TABLES.load(SOURCES.get(table).location);
-      for (String target : TARGETS.keySet()) {
+      for (String target : targets.keySet()) {
         Table replica = SourceTable.TABLES.load(replicaLocation(target, table));
         assertThat(replica.currentSnapshot().snapshotId())
             .isEqualTo(source.currentSnapshot().snapshotId());
@@ -215,7 +221,7 @@ class LocalReplicationServiceTest {
   }
 
   private static String replicaLocation(String target, String table) {
-    return "file:" + TARGETS.get(target).resolve("ns/" + table);
+    return "file:" + targets.get(target).resolve("ns/" + table);
   }
 
   private static String fileName(String path) {
@@ -226,13 +232,5 @@ class LocalReplicationServiceTest {
     byte[] bytes = Files.readAllBytes(file);
     Files.write(file, java.util.Arrays.copyOf(bytes, bytes.length / 2));
     Files.deleteIfExists(file.resolveSibling("." + file.getFileName() + ".crc"));
-  }
-
-  private static Path tempDir() {
-    try {
-      return Files.createTempDirectory("replicator-service-").toRealPath();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }

@@ -11,7 +11,6 @@ import io.icerepl.localstack.EmbeddedSqs;
 import io.icerepl.localstack.S3EventMessages;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,6 +21,7 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.sqs.SqsClient;
 
 /**
@@ -44,9 +44,10 @@ class MonitoringServiceTest {
   private static EmbeddedSqs sqs;
   private static RunningService service;
 
+  @TempDir static Path root;
+
   @BeforeAll
   static void start() throws IOException {
-    Path root = Files.createTempDirectory("replicator-monitoring-");
     for (String name : List.of("t1", "t2")) {
       SourceTable.create(root.resolve("warehouse/ns/" + name), 2).append("a", 2);
     }

@@ -8,7 +8,6 @@ import io.icerepl.app.engine.SourceTable;
 import io.icerepl.copier.store.LocalObjectStore;
 import io.icerepl.copier.store.ObjectStore;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,6 +23,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Status, lag and the failure metrics when replication does not succeed: a table that fails from
@@ -34,9 +34,13 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ReplicationStatusServiceTest {
   private static final Duration PATIENCE = Duration.ofSeconds(60);
-  private static final Path ROOT = tempDir();
-  private static final Path WAREHOUSE = ROOT.resolve("warehouse");
-  private static final Path REPLICAS = ROOT.resolve("replica");
+
+  /** Removed by JUnit once the class is done, with everything the service wrote. */
+  @TempDir static Path tempDir;
+
+  private static Path root;
+  private static Path warehouse;
+  private static Path replicas;
   private static final ShiftableClock CLOCK = new ShiftableClock();
   private static final Map<String, SourceTable> SOURCES = new HashMap<>();
 
@@ -44,8 +48,11 @@ class ReplicationStatusServiceTest {
 
   @BeforeAll
   static void start() throws IOException {
+    root = tempDir.toRealPath();
+    warehouse = root.resolve("warehouse");
+    replicas = root.resolve("replica");
     for (String name : new String[] {"broken", "edited", "steady"}) {
-      SourceTable source = SourceTable.create(WAREHOUSE.resolve("ns/" + name), 2);
+      SourceTable source = SourceTable.create(warehouse.resolve("ns/" + name), 2);
       source.append("a", 2);
       SOURCES.put(name, source);
     }
@@ -64,15 +71,15 @@ class ReplicationStatusServiceTest {
     return RunningService.start(
         Map.ofEntries(
             Map.entry("replicator.rules[0].name", "lake"),
-            Map.entry("replicator.rules[0].source", "file:" + WAREHOUSE),
+            Map.entry("replicator.rules[0].source", "file:" + warehouse),
             Map.entry("replicator.rules[0].targets[0].name", "a"),
-            Map.entry("replicator.rules[0].targets[0].prefix", "file:" + REPLICAS),
+            Map.entry("replicator.rules[0].targets[0].prefix", "file:" + replicas),
             // a source on an S3 that refuses connections on loopback: its listing fails
             Map.entry("replicator.rules[1].name", "unreachable"),
             Map.entry("replicator.rules[1].source", "s3://unreachable/warehouse"),
             Map.entry("replicator.rules[1].targets[0].name", "a"),
             Map.entry(
-                "replicator.rules[1].targets[0].prefix", "file:" + ROOT.resolve("unreachable")),
+                "replicator.rules[1].targets[0].prefix", "file:" + root.resolve("unreachable")),
             Map.entry("replicator.s3.source.endpoint", "http://127.0.0.1:9"),
             Map.entry("replicator.s3.source.access-key-id", "none"),
             Map.entry("replicator.s3.source.secret-access-key", "none"),
@@ -226,20 +233,12 @@ class ReplicationStatusServiceTest {
   }
 
   private static String replicaLocation(String table) {
-    return "file:" + REPLICAS.resolve("ns/" + table);
+    return "file:" + replicas.resolve("ns/" + table);
   }
 
   private static void truncate(Path file) throws IOException {
     byte[] bytes = Files.readAllBytes(file);
     Files.write(file, java.util.Arrays.copyOf(bytes, bytes.length / 2));
     Files.deleteIfExists(file.resolveSibling("." + file.getFileName() + ".crc"));
-  }
-
-  private static Path tempDir() {
-    try {
-      return Files.createTempDirectory("replicator-status-").toRealPath();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }

@@ -1,8 +1,14 @@
 package io.icerepl.app.service;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -28,8 +34,15 @@ public final class RunningService implements AutoCloseable {
   /** Sends {@link #TOKEN}. */
   public final HttpJson http;
 
-  private RunningService(ConfigurableApplicationContext context) {
+  /**
+   * Tomcat's base directory, which it would otherwise create in the temporary directory and leave
+   * behind: removed on {@link #close()}.
+   */
+  private final Path tomcatBase;
+
+  private RunningService(ConfigurableApplicationContext context, Path tomcatBase) {
     this.context = context;
+    this.tomcatBase = tomcatBase;
     this.http =
         new HttpJson(((WebServerApplicationContext) context).getWebServer().getPort(), TOKEN);
   }
@@ -42,6 +55,13 @@ public final class RunningService implements AutoCloseable {
   public static RunningService start(Map<String, String> properties, Map<String, Object> beans) {
     List<String> args = new ArrayList<>();
     args.add("--server.port=0");
+    Path tomcatBase;
+    try {
+      tomcatBase = Files.createTempDirectory("replicator-tomcat-");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    args.add("--server.tomcat.basedir=" + tomcatBase);
     if (properties.keySet().stream().noneMatch(k -> k.startsWith("replicator.api.token"))) {
       args.add("--replicator.api.token=" + TOKEN);
     }
@@ -52,7 +72,12 @@ public final class RunningService implements AutoCloseable {
     SpringApplication application = new SpringApplication(ReplicatorApplication.class);
     application.addInitializers(
         context -> beans.forEach(context.getBeanFactory()::registerSingleton));
-    return new RunningService(application.run(args.toArray(String[]::new)));
+    try {
+      return new RunningService(application.run(args.toArray(String[]::new)), tomcatBase);
+    } catch (RuntimeException e) {
+      delete(tomcatBase);
+      throw e;
+    }
   }
 
   <T> T bean(Class<T> type) {
@@ -61,6 +86,20 @@ public final class RunningService implements AutoCloseable {
 
   @Override
   public void close() {
-    context.close();
+    try {
+      context.close();
+    } finally {
+      delete(tomcatBase);
+    }
+  }
+
+  private static void delete(Path dir) {
+    try (Stream<Path> walk = Files.walk(dir)) {
+      for (Path path : walk.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(path);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot delete " + dir, e);
+    }
   }
 }

@@ -9,7 +9,6 @@ import io.icerepl.app.service.status.StatusBoard;
 import io.icerepl.localstack.EmbeddedSqs;
 import io.icerepl.localstack.S3EventMessages;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,6 +17,7 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.SpringApplication;
 import org.springframework.context.ConfigurableApplicationContext;
 import software.amazon.awssdk.services.sqs.SqsClient;
@@ -40,13 +40,14 @@ class SqsIntakeTest {
   private static String dlqUrl;
   private static ConfigurableApplicationContext service;
 
+  @TempDir static Path replicas;
+
   @BeforeAll
   static void start() throws IOException {
     sqs = EmbeddedSqs.start();
     client = sqs.client();
     queueUrl = sqs.createQueueWithDeadLetterQueue(QUEUE, 2, 1);
     dlqUrl = client.getQueueUrl(r -> r.queueName(QUEUE + "-dlq")).queueUrl();
-    Path replicas = Files.createTempDirectory("replicator-sqs-");
     Map<String, String> properties =
         Map.ofEntries(
             Map.entry("server.port", "0"),
