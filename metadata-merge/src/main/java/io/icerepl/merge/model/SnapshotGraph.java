@@ -62,8 +62,7 @@ public final class SnapshotGraph {
     }
     Optional<Long> current = metadata.currentSnapshotId();
     if (current.isPresent() && current.get() >= 0 && !graph.contains(current.get())) {
-      return Optional.of(
-          "current-snapshot-id " + current.get() + " names no snapshot in 'snapshots'");
+      return Optional.of("current-snapshot-id " + current.get() + " is not among its snapshots");
     }
     for (var ref : metadata.refs().entrySet()) {
       if (!graph.contains(ref.getValue())) {
@@ -72,7 +71,7 @@ public final class SnapshotGraph {
                 + ref.getKey()
                 + "' names snapshot "
                 + ref.getValue()
-                + ", which is not in 'snapshots'");
+                + ", which is not among its snapshots");
       }
     }
     return Optional.empty();

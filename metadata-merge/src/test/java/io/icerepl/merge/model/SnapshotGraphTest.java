@@ -216,7 +216,7 @@ class SnapshotGraphTest {
         .hasMessage(
             "Cannot read table metadata "
                 + FILE
-                + ": current-snapshot-id 42 names no snapshot in 'snapshots'");
+                + ": current-snapshot-id 42 is not among its snapshots");
   }
 
   @Test
@@ -236,7 +236,7 @@ class SnapshotGraphTest {
         .hasMessage(
             "Cannot read table metadata "
                 + FILE
-                + ": ref 'lost' names snapshot 42, which is not in 'snapshots'");
+                + ": ref 'lost' names snapshot 42, which is not among its snapshots");
   }
 
   @Test

@@ -254,7 +254,7 @@ class RetentionPlannerTest {
     assertThatThrownBy(() -> plan(table, ONE_DAY))
         .isInstanceOf(BadInputException.class)
         .hasMessage(
-            "Cannot read table metadata test.metadata.json: ref 'lost' names snapshot 999, which is not in 'snapshots'");
+            "Cannot read table metadata test.metadata.json: ref 'lost' names snapshot 999, which is not among its snapshots");
   }
 
   @ParameterizedTest
