@@ -205,6 +205,25 @@ class ParentLoopTest {
         .isEqualTo(before);
   }
 
+  /** Fail-back reads the old source's lines of history: a looped one is refused, untouched. */
+  @Test
+  void failbackRefusesAnOldSourceWhoseParentsLoopAndLeavesItAsItWas() throws IOException {
+    SourceTable source = twoCommits(dir.resolve("original"));
+    String promoted = dir.resolve("promoted").toUri().toString();
+    assertThat(run("replicate", "--source", source.location, "--target", promoted).exitCode)
+        .isZero();
+    assertThat(run("promote", "--mode", "now", "--target", promoted).exitCode).isZero();
+    long[] ids = firstAndSecond(source.table);
+    Path edited = loopReplicaInPlace(dir.resolve("original"), ids);
+    Map<String, String> before = contents(dir.resolve("original"));
+
+    Result result = run("failback", "--primary", promoted, "--old-source", source.location);
+
+    assertThat(result.exitCode).as(result.out + result.err).isEqualTo(1);
+    assertThat(result.err).contains(edited.getFileName().toString()).contains(cycle(ids));
+    assertThat(contents(dir.resolve("original"))).as("the old source after").isEqualTo(before);
+  }
+
   /**
    * The group cut (run by the service's scheduler and its group API) names the looped table as what
    * holds the cut back. Before, it walked the loop for ever: the timeout turns that into a failure.
