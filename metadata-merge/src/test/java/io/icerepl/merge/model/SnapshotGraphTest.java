@@ -7,9 +7,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icerepl.merge.error.BadInputException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.iceberg.util.SnapshotUtil;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -100,6 +103,40 @@ class SnapshotGraphTest {
         .containsEntry("main", second)
         .containsEntry("audit", onBranch)
         .containsEntry("t", second);
+  }
+
+  /** The walk every caller uses is Iceberg's own: newest first, ending at an expired parent. */
+  @ParameterizedTest
+  @ValueSource(ints = {1, 2, 3})
+  void ancestorsAreIcebergsAncestors(int formatVersion) {
+    IcebergHistory history = history(formatVersion);
+    long first = history.append();
+    history.append();
+    history.table.manageSnapshots().createBranch("audit", first).commit();
+    history.appendTo("audit");
+    history.append();
+    history.append();
+    history
+        .table
+        .expireSnapshots()
+        .retainLast(2)
+        .expireOlderThan(Long.MAX_VALUE)
+        .cleanExpiredFiles(false)
+        .commit();
+    history.table.refresh();
+
+    SnapshotGraph graph = history.read().graph();
+
+    for (var ref : history.table.refs().entrySet()) {
+      List<Long> ours = new ArrayList<>();
+      graph.ancestors(ref.getValue().snapshotId()).forEach(s -> ours.add(s.snapshotId()));
+      List<Long> iceberg = new ArrayList<>();
+      SnapshotUtil.ancestorIds(
+              history.table.snapshot(ref.getValue().snapshotId()), history.table::snapshot)
+          .forEach(iceberg::add);
+      assertThat(ours).as(ref.getKey()).isEqualTo(iceberg).isNotEmpty();
+    }
+    assertThat(graph.ancestors(42L)).isEmpty();
   }
 
   @Test
