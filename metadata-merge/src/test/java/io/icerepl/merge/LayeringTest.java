@@ -4,10 +4,15 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaAccess;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import io.icerepl.merge.merge.MergeResult;
+import io.icerepl.merge.merge.MetadataMerge;
+import io.icerepl.merge.model.Snapshot;
+import io.icerepl.merge.model.SnapshotGraph;
 import java.io.File;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
@@ -49,6 +54,36 @@ class LayeringTest {
   @Test
   void packagesFormNoCycles() {
     slices().matching("io.icerepl.merge.(**)").should().beFreeOfCycles().check(MERGE);
+  }
+
+  /**
+   * Parents are walked only through the graph the parser checked ({@code SnapshotGraph.ancestors},
+   * finite by construction), so a history that loops is refused once, where it is read. Reading one
+   * entry's own parent is no walk: the merge compares a snapshot's source and replica entries field
+   * by field, and an added snapshot names its parent to the copy planner.
+   */
+  @Test
+  void parentsAreWalkedOnlyThroughTheSnapshotGraph() {
+    noClasses()
+        .that()
+        .doNotBelongToAnyOf(
+            SnapshotGraph.class,
+            Snapshot.class,
+            MetadataMerge.class,
+            MergeResult.AddedSnapshot.class)
+        .should()
+        .accessTargetWhere(readsTheParent())
+        .because("io.icerepl.merge.model.SnapshotGraph is the one home of parent walks")
+        .check(MERGE);
+  }
+
+  /** A call of {@code Snapshot.parentSnapshotId()} or a reference to it ({@code ::}). */
+  private static DescribedPredicate<JavaAccess<?>> readsTheParent() {
+    return DescribedPredicate.describe(
+        "Snapshot.parentSnapshotId()",
+        access ->
+            access.getTargetOwner().isEquivalentTo(Snapshot.class)
+                && access.getName().equals("parentSnapshotId"));
   }
 
   @Test

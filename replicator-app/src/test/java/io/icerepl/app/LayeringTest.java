@@ -51,6 +51,26 @@ class LayeringTest {
   }
 
   /**
+   * The app walks parents only through the graph the parser checked ({@code
+   * SnapshotGraph.ancestors}), finite by construction: no class of it reads a parent itself.
+   */
+  @Test
+  void parentsAreWalkedOnlyThroughTheSnapshotGraph() {
+    noClasses()
+        .that()
+        .resideInAPackage("io.icerepl.app..")
+        .should()
+        .accessTargetWhere(
+            com.tngtech.archunit.base.DescribedPredicate.describe(
+                "Snapshot.parentSnapshotId()",
+                access ->
+                    access.getTargetOwner().isEquivalentTo(io.icerepl.merge.model.Snapshot.class)
+                        && access.getName().equals("parentSnapshotId")))
+        .because("io.icerepl.merge.model.SnapshotGraph is the one home of parent walks")
+        .check(APP);
+  }
+
+  /**
    * Promotion, fencing and fail-back live in {@code engine.failover} and build on replication,
    * never the reverse: the replicator refuses a promoted replica ({@code PromotedReplicaException})
    * but knows nothing of how one is promoted or failed back.

@@ -135,10 +135,11 @@ public final class PromotedMetadata {
    */
   public static List<Snapshot> afterCut(TableMetadata metadata, long head, long cut) {
     List<Snapshot> after = new ArrayList<>();
-    Optional<Snapshot> snapshot = metadata.snapshot(head);
-    while (snapshot.isPresent() && snapshot.get().snapshotId() != cut) {
-      after.add(snapshot.get());
-      snapshot = snapshot.get().parentSnapshotId().flatMap(metadata::snapshot);
+    for (Snapshot snapshot : metadata.graph().ancestors(head)) {
+      if (snapshot.snapshotId() == cut) {
+        break;
+      }
+      after.add(snapshot);
     }
     return after;
   }

@@ -183,9 +183,11 @@ public record Promotion(
     replica.currentSnapshotId().ifPresent(heads::add);
     heads.addAll(replica.refs().values());
     Set<Long> missing = new HashSet<>();
-    for (Long id : heads) {
-      while (id != null && !inSource.contains(id) && missing.add(id)) {
-        id = replica.snapshot(id).flatMap(Snapshot::parentSnapshotId).orElse(null);
+    for (Long head : heads) {
+      for (Snapshot snapshot : replica.graph().ancestors(head)) {
+        if (inSource.contains(snapshot.snapshotId()) || !missing.add(snapshot.snapshotId())) {
+          break;
+        }
       }
     }
     return replica.snapshots().stream()

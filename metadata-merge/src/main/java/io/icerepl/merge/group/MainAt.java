@@ -35,17 +35,15 @@ public final class MainAt {
   }
 
   private static OptionalLong newestAncestorBy(TableMetadata metadata, long atMs) {
-    Optional<Long> id = metadata.currentSnapshotId();
-    while (id.isPresent()) {
-      Optional<Snapshot> snapshot = metadata.snapshot(id.get());
-      if (snapshot.isEmpty()) {
-        return OptionalLong.empty();
-      }
-      if (snapshot.get().timestampMs() <= atMs) {
-        return OptionalLong.of(snapshot.get().snapshotId());
-      }
-      id = snapshot.get().parentSnapshotId();
+    Optional<Long> current = metadata.currentSnapshotId();
+    if (current.isEmpty()) {
+      return OptionalLong.empty();
     }
-    return OptionalLong.empty();
+    for (Snapshot snapshot : metadata.graph().ancestors(current.get())) {
+      if (snapshot.timestampMs() <= atMs) {
+        return OptionalLong.of(snapshot.snapshotId());
+      }
+    }
+    return OptionalLong.empty(); // the chain ends at an expired parent, or at the first commit
   }
 }

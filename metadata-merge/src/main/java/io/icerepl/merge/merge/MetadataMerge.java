@@ -298,12 +298,11 @@ public final class MetadataMerge {
       return keptOnly;
     }
     SnapshotIdIndex inSource = SnapshotIdIndex.of(source.snapshots());
-    List<Snapshot> replicaSnapshots = replica.snapshots();
-    SnapshotIdIndex parents = SnapshotIdIndex.of(replicaSnapshots);
     for (Long id : keptRefs.values()) {
-      while (id != null && !inSource.contains(id) && keptOnly.add(id)) {
-        int position = parents.position(id);
-        id = position < 0 ? null : replicaSnapshots.get(position).parentSnapshotId().orElse(null);
+      for (Snapshot snapshot : replica.graph().ancestors(id)) {
+        if (inSource.contains(snapshot.snapshotId()) || !keptOnly.add(snapshot.snapshotId())) {
+          break;
+        }
       }
     }
     return keptOnly;

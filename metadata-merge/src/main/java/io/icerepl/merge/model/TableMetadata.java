@@ -32,6 +32,7 @@ public final class TableMetadata {
   private final List<Snapshot> snapshots;
   private final List<SnapshotLogEntry> snapshotLog;
   private final List<LogEntry> metadataLog;
+  private final SnapshotGraph graph;
 
   /**
    * @param fields every top-level field; {@link #COMPACT} where the lists below hold the field
@@ -48,6 +49,7 @@ public final class TableMetadata {
     this.snapshots = List.copyOf(snapshots);
     this.snapshotLog = List.copyOf(snapshotLog);
     this.metadataLog = List.copyOf(metadataLog);
+    this.graph = SnapshotGraph.of(this.snapshots);
   }
 
   /** A deep copy of the whole metadata as one JSON tree, for building new metadata from it. */
@@ -119,12 +121,15 @@ public final class TableMetadata {
   }
 
   public Optional<Snapshot> snapshot(long snapshotId) {
-    for (Snapshot snapshot : snapshots) {
-      if (snapshot.snapshotId() == snapshotId) {
-        return Optional.of(snapshot);
-      }
-    }
-    return Optional.empty();
+    return graph.snapshot(snapshotId);
+  }
+
+  /**
+   * {@code snapshots} as the forest of parent links the parser checked: the one way to walk a
+   * snapshot's ancestors.
+   */
+  public SnapshotGraph graph() {
+    return graph;
   }
 
   /** {@code metadata-log}: the previous metadata files, oldest first. */

@@ -101,7 +101,14 @@ public final class TableMetadataParser {
         parser.nextToken();
         contents.read(name, parser, buffer);
       }
-      return contents.validate(fileName);
+      TableMetadata metadata = contents.validate(fileName);
+      SnapshotGraph.manifestListProblemIn(metadata, fileName)
+          .ifPresent(
+              problem -> {
+                throw new BadInputException(
+                    "Cannot read table metadata " + fileName + ": " + problem);
+              });
+      return metadata;
     } catch (StreamConstraintsException e) {
       throw new BadInputException(
           "Cannot read table metadata "
@@ -277,6 +284,13 @@ public final class TableMetadataParser {
         v.requiredText(entry, STATISTICS_PATH, " in a " + field + " entry");
       }
     }
+    // Every walk of parents relies on this: a history that loops is refused here, once.
+    SnapshotGraph.problemIn(metadata)
+        .ifPresent(
+            problem -> {
+              throw new BadInputException(
+                  "Cannot read table metadata " + fileName + ": " + problem);
+            });
     return metadata;
   }
 

@@ -5,6 +5,6 @@ package io.icerepl.merge.retention;
  *
  * @param name the ref's name
  * @param snapshotId the snapshot it pointed at
- * @param reason why, e.g. "older than max-ref-age-ms 2592000000" or "dangling: snapshot 5 is gone"
+ * @param reason why, e.g. "older than max-ref-age-ms 2592000000"
  */
 public record DroppedRef(String name, long snapshotId, String reason) {}

@@ -10,7 +10,7 @@ import java.util.List;
  *     metadata-log} and {@code last-updated-ms} are left for the commit to set)
  * @param expiredSnapshotIds the snapshots removed, in the order the metadata listed them
  * @param droppedRefs the refs removed, with why
- * @param warnings things a user should know (dangling refs)
+ * @param warnings things a user should know (none today: a dangling ref is refused on read)
  */
 public record RetentionPlan(
     TableMetadata metadata,

@@ -48,40 +48,15 @@ public final class RetentionPlanner {
 
     Map<Long, Snapshot> snapshots = new LinkedHashMap<>();
     replica.snapshots().forEach(s -> snapshots.put(s.snapshotId(), s));
+    // The parser refused metadata whose current snapshot or a ref names a snapshot it lacks.
     Optional<Long> current = replica.currentSnapshotId();
-    if (current.isPresent() && !snapshots.containsKey(current.get())) {
-      throw new IllegalArgumentException(
-          "Cannot plan snapshot expiry: current snapshot "
-              + current.get()
-              + " is not in the table's snapshots");
-    }
 
     List<SnapshotRef> retainedRefs = new ArrayList<>();
     List<DroppedRef> droppedRefs = new ArrayList<>();
     List<String> warnings = new ArrayList<>();
     for (SnapshotRef ref : SnapshotRef.readAll(replica)) {
       Snapshot snapshot = snapshots.get(ref.snapshotId());
-      if (snapshot == null) {
-        if (ref.isMain()) {
-          // main is never dropped, and metadata whose main names no snapshot is broken beyond
-          // what an expiry may repair: refuse rather than publish it again.
-          throw new IllegalArgumentException(
-              "Cannot plan snapshot expiry: ref 'main' points at snapshot "
-                  + ref.snapshotId()
-                  + ", which is not in the table's snapshots");
-        }
-        droppedRefs.add(
-            new DroppedRef(
-                ref.name(),
-                ref.snapshotId(),
-                "dangling: snapshot " + ref.snapshotId() + " is gone"));
-        warnings.add(
-            "Dropped ref '"
-                + ref.name()
-                + "': it points at snapshot "
-                + ref.snapshotId()
-                + ", which is not in the table's snapshots");
-      } else if (!explicit && !ref.isMain() && tooOld(ref, snapshot, effective, nowMs)) {
+      if (!explicit && !ref.isMain() && tooOld(ref, snapshot, effective, nowMs)) {
         droppedRefs.add(
             new DroppedRef(
                 ref.name(),
@@ -101,7 +76,7 @@ public final class RetentionPlanner {
     Set<Long> expired =
         explicit
             ? explicitlyNamed(snapshots, retainedRefs, current, options)
-            : byPolicy(snapshots, retainedRefs, effective, current, options, nowMs);
+            : byPolicy(replica, retainedRefs, effective, current, options, nowMs);
 
     List<Long> expiredInOrder = new ArrayList<>();
     for (Long id : snapshots.keySet()) {
@@ -152,15 +127,15 @@ public final class RetentionPlanner {
   }
 
   private static Set<Long> byPolicy(
-      Map<Long, Snapshot> snapshots,
+      TableMetadata replica,
       List<SnapshotRef> refs,
       RetentionPolicy effective,
       Optional<Long> current,
       ExpireOptions options,
       long nowMs) {
-    Set<Long> retain = SnapshotsToRetain.compute(snapshots, refs, effective, current, nowMs);
+    Set<Long> retain = SnapshotsToRetain.compute(replica, refs, effective, current, nowMs);
     Set<Long> expired = new LinkedHashSet<>();
-    for (Snapshot snapshot : snapshots.values()) {
+    for (Snapshot snapshot : replica.snapshots()) {
       if (!retain.contains(snapshot.snapshotId()) && !fused(snapshot, options)) {
         expired.add(snapshot.snapshotId());
       }

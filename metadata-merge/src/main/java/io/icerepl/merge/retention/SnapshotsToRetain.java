@@ -1,9 +1,10 @@
 package io.icerepl.merge.retention;
 
 import io.icerepl.merge.model.Snapshot;
+import io.icerepl.merge.model.SnapshotGraph;
+import io.icerepl.merge.model.TableMetadata;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -14,12 +15,12 @@ final class SnapshotsToRetain {
   private SnapshotsToRetain() {}
 
   /**
-   * @param snapshots the table's snapshots by id
-   * @param refs the refs that remain after dropping old and dangling ones
+   * @param replica the table, whose snapshots and their parents are read
+   * @param refs the refs that remain after dropping old ones
    * @param table the effective table-level policy (overrides of this run applied)
    */
   static Set<Long> compute(
-      Map<Long, Snapshot> snapshots,
+      TableMetadata replica,
       List<SnapshotRef> refs,
       RetentionPolicy table,
       Optional<Long> currentSnapshotId,
@@ -31,14 +32,14 @@ final class SnapshotsToRetain {
       retain.add(ref.snapshotId());
       referenced.add(ref.snapshotId());
       if (ref.isBranch()) {
-        walkBranch(snapshots, ref, table, nowMs, retain, referenced);
+        walkBranch(replica.graph(), ref, table, nowMs, retain, referenced);
       }
     }
     currentSnapshotId.ifPresent(retain::add);
     // Iceberg keeps young snapshots no ref reaches (a staged write-audit-publish snapshot waiting
     // to be published, the history of a dropped branch) until the table-level age passes. Old
     // ancestors of a branch are not "unreferenced": the branch's own policy decided on them.
-    for (Snapshot snapshot : snapshots.values()) {
+    for (Snapshot snapshot : replica.snapshots()) {
       if (!referenced.contains(snapshot.snapshotId())
           && youngerThan(snapshot, table.maxSnapshotAgeMs(), nowMs)) {
         retain.add(snapshot.snapshotId());
@@ -53,7 +54,7 @@ final class SnapshotsToRetain {
    * The walk goes on past that point only to record what the branch references.
    */
   private static void walkBranch(
-      Map<Long, Snapshot> snapshots,
+      SnapshotGraph graph,
       SnapshotRef branch,
       RetentionPolicy table,
       long nowMs,
@@ -61,12 +62,10 @@ final class SnapshotsToRetain {
       Set<Long> referenced) {
     int minSnapshotsToKeep = branch.minSnapshotsToKeep(table);
     long maxSnapshotAgeMs = branch.maxSnapshotAgeMs(table);
-    Set<Long> visited = new HashSet<>();
     boolean keeping = true;
     int position = 0;
-    Snapshot snapshot = snapshots.get(branch.snapshotId());
-    // visited guards against a corrupt parent chain that loops.
-    while (snapshot != null && visited.add(snapshot.snapshotId())) {
+    // A missing parent (already expired) ends the chain; the parser refused chains that loop.
+    for (Snapshot snapshot : graph.ancestors(branch.snapshotId())) {
       position++;
       referenced.add(snapshot.snapshotId());
       if (keeping
@@ -75,8 +74,6 @@ final class SnapshotsToRetain {
       } else {
         keeping = false;
       }
-      // A missing parent (already expired) ends the chain.
-      snapshot = snapshot.parentSnapshotId().map(snapshots::get).orElse(null);
     }
   }
 

@@ -222,8 +222,8 @@ class BadInputServiceTest {
     awaitState(
         "dangling_current",
         "FAILED",
-        "Cannot replicate table metadata " + file,
-        "its current-snapshot-id 123456789 is not among its snapshots");
+        "Cannot read table metadata " + file,
+        "current-snapshot-id 123456789 is not among its snapshots");
     assertContained("dangling_current", before);
   }
 

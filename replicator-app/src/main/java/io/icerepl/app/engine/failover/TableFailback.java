@@ -26,6 +26,7 @@ import io.icerepl.merge.merge.MetadataMerge;
 import io.icerepl.merge.merge.ReplicaCommits;
 import io.icerepl.merge.merge.ReplicaProperties;
 import io.icerepl.merge.model.Snapshot;
+import io.icerepl.merge.model.SnapshotGraph;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.path.SourcePrefixes;
@@ -320,21 +321,23 @@ public final class TableFailback {
   private List<Long> keptSnapshots(String originalLocation, Map<String, Long> tags)
       throws IOException {
     OriginalHead head = originalHead(originalLocation, originalLocation);
-    Map<Long, Snapshot> byId = new java.util.LinkedHashMap<>();
-    head.metadata().snapshots().forEach(s -> byId.put(s.snapshotId(), s));
+    SnapshotGraph graph = head.metadata().graph();
     Set<Long> onMain = new HashSet<>();
-    Long current = head.metadata().currentSnapshotId().orElse(null);
-    while (current != null && onMain.add(current)) {
-      Snapshot snapshot = byId.get(current);
-      current = snapshot == null ? null : snapshot.parentSnapshotId().orElse(null);
-    }
-    Set<Long> kept = new java.util.LinkedHashSet<>();
+    head.metadata()
+        .currentSnapshotId()
+        .ifPresent(current -> graph.ancestors(current).forEach(s -> onMain.add(s.snapshotId())));
+    Set<Long> kept = new HashSet<>();
     for (Long id : tags.values()) {
-      while (id != null && !onMain.contains(id) && byId.containsKey(id) && kept.add(id)) {
-        id = byId.get(id).parentSnapshotId().orElse(null);
+      for (Snapshot snapshot : graph.ancestors(id)) {
+        if (onMain.contains(snapshot.snapshotId()) || !kept.add(snapshot.snapshotId())) {
+          break;
+        }
       }
     }
-    return byId.keySet().stream().filter(kept::contains).toList();
+    return head.metadata().snapshots().stream()
+        .map(Snapshot::snapshotId)
+        .filter(kept::contains)
+        .toList();
   }
 
   /**
