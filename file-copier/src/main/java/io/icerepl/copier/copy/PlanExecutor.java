@@ -197,7 +197,11 @@ public final class PlanExecutor {
       this.mapping = placement.mapping();
     }
 
-    /** Every file the step puts in place lies in the replica's domain, or none is put. */
+    /**
+     * Every file the step puts in place lies in the replica's domain, and every source file it
+     * reads really lies under the source prefix that maps it (no symbolic link leads out of it), or
+     * none is put.
+     */
     private void checkPlaced(CopyStep step) {
       List<FileCopy> placed;
       if (step instanceof ManifestCopy manifest) {
@@ -210,6 +214,15 @@ public final class PlanExecutor {
       }
       for (FileCopy file : placed) {
         placement.check(table, file.source(), file.target());
+        try {
+          String root =
+              mapping
+                  .sourcePrefixOf(file.source())
+                  .orElseThrow(() -> new IllegalStateException("Unmapped " + file.source()));
+          source.checkResolvesUnder(file.source(), root);
+        } catch (IOException e) {
+          throw new UncheckedIOException("Cannot read file " + file.source() + " of " + table, e);
+        }
       }
     }
 

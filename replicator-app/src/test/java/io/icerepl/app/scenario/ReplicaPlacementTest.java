@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
@@ -158,6 +159,51 @@ class ReplicaPlacementTest {
     assertThat(files(replicaB)).as("B's replica after A's expiry").isEqualTo(bBefore);
     assertThat(run("verify", "--source", b.location(), "--target", replicaB)).isZero();
     assertThat(verifier.load(replicaA).snapshots()).hasSize(1);
+  }
+
+  /**
+   * A local source's {@code data/lnk} is a symbolic link to a folder outside the table, and a
+   * manifest names {@code data/lnk/secret}: the path lies under the table's location as written,
+   * but the file does not. Refused, naming the file, and nothing of it reaches the replica.
+   */
+  @Test
+  void aSymbolicLinkOutOfTheTableIsNotFollowed() throws IOException {
+    Path outside = Files.createDirectories(dir.resolve("outside"));
+    byte[] secret = "not the table's to copy".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    Files.write(outside.resolve("secret"), secret);
+    ScenarioTable a = table("A", "src/a");
+    a.append(a.row(10, "a1", "x"));
+    Path link = Path.of(a.location(), "data", "lnk");
+    Files.createSymbolicLink(link, outside);
+    DataFile throughLink =
+        DataFiles.builder(a.table().spec())
+            .withPath(link.resolve("secret").toString())
+            .withFormat(FileFormat.PARQUET)
+            .withFileSizeInBytes(secret.length)
+            .withRecordCount(1)
+            .withPartitionPath("category=x")
+            .build();
+    a.table().newAppend().appendFile(throughLink).commit();
+    String replicaA = dir.resolve("dr/a").toString();
+
+    StringWriter out = new StringWriter();
+    int exit =
+        ReplicatorCli.execute(
+            new PrintWriter(out, true),
+            new PrintWriter(out, true),
+            "replicate",
+            "--source",
+            a.location(),
+            "--target",
+            replicaA);
+
+    assertThat(exit).as(out.toString()).isNotZero();
+    assertThat(out.toString())
+        .contains("Cannot read file " + link.resolve("secret"))
+        .contains("symbolic link");
+    String secretDigest = files(outside.toString()).get("secret");
+    assertThat(Files.exists(Path.of(replicaA)) ? files(replicaA).values() : List.<String>of())
+        .doesNotContain(secretDigest);
   }
 
   private ScenarioTable table(String name, String relative) {
