@@ -1,11 +1,20 @@
 package io.icerepl.copier;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
+import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaMethod;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchCondition;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
+import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.merge.path.ReplicaDomain;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The copier is plain Java that the service binds to; the framework stays in the app. */
@@ -25,6 +34,65 @@ class LayeringTest {
         .dependOnClassesThat()
         .resideInAPackage("org.springframework..")
         .check(COPIER);
+  }
+
+  /**
+   * No placement outside the replica: the copier puts table files in place only in {@code
+   * PlanExecutor}'s run, and each step it accepts is checked against the {@code
+   * ReplicaDomain.Placement} the run was given before any of its files is put.
+   */
+  @Test
+  void theCopierPlacesFilesOnlyWhereReplicaDomainAllows() {
+    String run = "io.icerepl.copier.copy.PlanExecutor$Run";
+    noClasses()
+        .that()
+        .resideInAPackage("io.icerepl.copier.copy..")
+        .and()
+        .doNotHaveFullyQualifiedName(run)
+        .should()
+        .callMethodWhere(
+            DescribedPredicate.describe(
+                "an ObjectStore write",
+                call ->
+                    call.getTargetOwner().isAssignableTo(ObjectStore.class)
+                        && List.of("write", "copyFrom", "createIfAbsent").contains(call.getName())))
+        .because("PlanExecutor checks every file it places against the replica's domain")
+        .check(COPIER);
+    methods()
+        .that()
+        .areDeclaredInClassesThat()
+        .haveFullyQualifiedName(run)
+        .and()
+        .haveName("accept")
+        .should(callsWithin("checkPlaced", run))
+        .check(COPIER);
+    methods()
+        .that()
+        .areDeclaredInClassesThat()
+        .haveFullyQualifiedName(run)
+        .and()
+        .haveName("checkPlaced")
+        .should(callsWithin("check", ReplicaDomain.Placement.class.getName()))
+        .check(COPIER);
+  }
+
+  private static ArchCondition<JavaMethod> callsWithin(String method, String owner) {
+    return new ArchCondition<>("call " + owner + "." + method) {
+      @Override
+      public void check(JavaMethod javaMethod, ConditionEvents events) {
+        boolean calls =
+            javaMethod.getMethodCallsFromSelf().stream()
+                .anyMatch(
+                    c ->
+                        c.getName().equals(method)
+                            && c.getTargetOwner().getFullName().equals(owner));
+        if (!calls) {
+          events.add(
+              SimpleConditionEvent.violated(
+                  javaMethod, javaMethod.getFullName() + " does not call " + owner + "." + method));
+        }
+      }
+    };
   }
 
   /** Each package builds only on those below it. */

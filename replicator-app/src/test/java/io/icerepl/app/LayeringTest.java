@@ -1,5 +1,6 @@
 package io.icerepl.app;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
@@ -147,6 +148,43 @@ class LayeringTest {
             io.icerepl.copier.publish.MetadataPublisher.class,
             io.icerepl.copier.store.ObjectStore.class)
         .because("io.icerepl.app.engine.replica.LeasedReplica checks the lease before every write")
+        .check(APP);
+  }
+
+  /**
+   * No placement outside the replica: every delete of replica files goes through {@code
+   * LeasedReplica.deleteAll} (above), which asks {@code ReplicaDomain} first; every copy goes
+   * through {@code PlanExecutor}, which takes only a {@code ReplicaDomain.Placement} (the copier's
+   * own rule keeps it checking each file).
+   */
+  @Test
+  void everyDeleteOfReplicaFilesIsCheckedByReplicaDomain() {
+    methods()
+        .that()
+        .areDeclaredIn(io.icerepl.app.engine.replica.LeasedReplica.class)
+        .and()
+        .haveName("deleteAll")
+        .should(
+            new com.tngtech.archunit.lang.ArchCondition<
+                com.tngtech.archunit.core.domain.JavaMethod>("call ReplicaDomain.checkDeletes") {
+              @Override
+              public void check(
+                  com.tngtech.archunit.core.domain.JavaMethod method,
+                  com.tngtech.archunit.lang.ConditionEvents events) {
+                boolean checks =
+                    method.getMethodCallsFromSelf().stream()
+                        .anyMatch(
+                            c ->
+                                c.getTargetOwner()
+                                        .isEquivalentTo(io.icerepl.merge.path.ReplicaDomain.class)
+                                    && c.getName().equals("checkDeletes"));
+                if (!checks) {
+                  events.add(
+                      com.tngtech.archunit.lang.SimpleConditionEvent.violated(
+                          method, method.getFullName() + " deletes without ReplicaDomain"));
+                }
+              }
+            })
         .check(APP);
   }
 }

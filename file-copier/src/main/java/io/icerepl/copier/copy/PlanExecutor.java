@@ -14,6 +14,7 @@ import io.icerepl.merge.manifest.ManifestListRewriter;
 import io.icerepl.merge.manifest.ManifestRewriter;
 import io.icerepl.merge.manifest.RewrittenFile;
 import io.icerepl.merge.path.PathMapping;
+import io.icerepl.merge.path.ReplicaDomain;
 import io.icerepl.merge.puffin.DeletionVectorRewriter;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -115,10 +116,17 @@ public final class PlanExecutor {
    * finish, and the files this call wrote are removed again: no published metadata names them yet,
    * and the replica is left as it was. They are left when {@code lock} was lost meanwhile: the run
    * that holds the table now may have published them.
+   *
+   * @param placement the mapping the plan was made by, confined to the replica's domain: each file
+   *     is checked against it before it is put in place, so no plan places a file outside the
+   *     replica
    */
   public Outcome execute(
-      String table, Consumer<CopySink> planning, PathMapping mapping, ObjectStore.Lock lock) {
-    Run run = new Run(table, mapping);
+      String table,
+      Consumer<CopySink> planning,
+      ReplicaDomain.Placement placement,
+      ObjectStore.Lock lock) {
+    Run run = new Run(table, placement);
     try {
       planning.accept(run);
       run.planComplete = true;
@@ -150,6 +158,7 @@ public final class PlanExecutor {
 
   private final class Run implements CopySink {
     private final String table;
+    private final ReplicaDomain.Placement placement;
     private final PathMapping mapping;
     private final Semaphore capacity = new Semaphore(FILES_IN_FLIGHT);
     private final Semaphore awaitingCheck = new Semaphore(FILES_AWAITING_CHECK);
@@ -182,9 +191,39 @@ public final class PlanExecutor {
     private final AtomicLong filesRewritten = new AtomicLong();
     private final AtomicLong bytesWritten = new AtomicLong();
 
-    Run(String table, PathMapping mapping) {
+    Run(String table, ReplicaDomain.Placement placement) {
       this.table = table;
-      this.mapping = mapping;
+      this.placement = placement;
+      this.mapping = placement.mapping();
+    }
+
+    /**
+     * Every file the step puts in place lies in the replica's domain, and every source file it
+     * reads really lies under the source prefix that maps it (no symbolic link leads out of it), or
+     * none is put.
+     */
+    private void checkPlaced(CopyStep step) {
+      List<FileCopy> placed;
+      if (step instanceof ManifestCopy manifest) {
+        placed = new ArrayList<>(manifest.files());
+        placed.add(manifest.manifest());
+      } else if (step instanceof ManifestListCopy list) {
+        placed = List.of(list.manifestList());
+      } else {
+        placed = ((StatisticsCopy) step).files();
+      }
+      for (FileCopy file : placed) {
+        placement.check(table, file.source(), file.target());
+        try {
+          String root =
+              mapping
+                  .sourcePrefixOf(file.source())
+                  .orElseThrow(() -> new IllegalStateException("Unmapped " + file.source()));
+          source.checkResolvesUnder(file.source(), root);
+        } catch (IOException e) {
+          throw new UncheckedIOException("Cannot read file " + file.source() + " of " + table, e);
+        }
+      }
     }
 
     @Override
@@ -194,6 +233,7 @@ public final class PlanExecutor {
 
     @Override
     public void accept(CopyStep step) {
+      checkPlaced(step);
       if (step instanceof ManifestCopy manifest) {
         acceptManifest(manifest, null);
         return;
@@ -222,6 +262,7 @@ public final class PlanExecutor {
      */
     @Override
     public void accept(ManifestCopy step, CompletableFuture<Void> check) {
+      checkPlaced(step);
       acceptManifest(step, check);
     }
 

@@ -96,6 +96,11 @@ public abstract class ForwardingObjectStore implements ObjectStore {
   }
 
   @Override
+  public void checkResolvesUnder(String path, String root) throws IOException {
+    delegate.checkResolvesUnder(path, root);
+  }
+
+  @Override
   public Lock lock(String location) throws IOException {
     return delegate.lock(location);
   }

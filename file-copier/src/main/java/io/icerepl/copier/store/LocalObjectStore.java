@@ -1,5 +1,6 @@
 package io.icerepl.copier.store;
 
+import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.error.TableBusyException;
 import io.icerepl.merge.io.SeekableInput;
 import io.icerepl.merge.path.PathMapping;
@@ -140,6 +141,30 @@ public final class LocalObjectStore implements ObjectStore {
       return false;
     } finally {
       Files.deleteIfExists(temp);
+    }
+  }
+
+  /**
+   * Resolves both paths' links ({@code toRealPath}): a link under the table's folder to {@code
+   * /etc} is spelled as a table file but is not one. A missing file is left to the read that
+   * follows.
+   */
+  @Override
+  public void checkResolvesUnder(String path, String root) throws IOException {
+    Path real;
+    try {
+      real = toPath(path).toRealPath();
+    } catch (NoSuchFileException e) {
+      return;
+    }
+    if (!real.startsWith(toPath(root).toRealPath())) {
+      throw new BadInputException(
+          "Cannot read file "
+              + path
+              + ": a symbolic link on its way leads out of "
+              + root
+              + ", to "
+              + real);
     }
   }
 

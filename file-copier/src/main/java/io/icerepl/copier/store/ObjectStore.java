@@ -75,6 +75,15 @@ public interface ObjectStore {
       ObjectStore source, String sourcePath, String targetPath, long recordedLength)
       throws IOException;
 
+  /**
+   * Fails unless {@code path}, with every symbolic link on its way resolved, still lies under
+   * {@code root} resolved alike: a source file is confined to its table's prefix by where it really
+   * is, not by how its path is spelled. Object stores have no links, so there is nothing to check.
+   *
+   * @throws io.icerepl.merge.error.BadInputException naming the file when it resolves elsewhere
+   */
+  default void checkResolvesUnder(String path, String root) throws IOException {}
+
   /** Names (not paths) of the objects directly under a folder, empty when there is none. */
   List<String> list(String folder) throws IOException;
 

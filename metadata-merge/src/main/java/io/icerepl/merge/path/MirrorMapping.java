@@ -6,19 +6,28 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The mapping a replica implies when its location mirrors its source's: {@code s3://a/wh/db/t}
- * replicated to {@code s3://b/wh/db/t} end in the same relative path {@code wh/db/t}, so the
- * replica is the source's tree moved from root {@code s3://a} to root {@code s3://b}, and any file
- * under the source root has one obvious place under the target root.
+ * Where files no metadata version declares a prefix for are placed, when the replica's location
+ * mirrors its source's: {@code s3://a/wh/db/t} replicated to {@code s3://b/wh/db/t} end in the same
+ * relative path {@code wh/db/t}, so the source's files lie under one undeclared root, {@code
+ * s3://a}, and each keeps its layout below that root inside the replica: {@code
+ * s3://a/ext/data/f.parquet} lands at {@code s3://b/wh/db/t/data/a-<hash>/ext/data/f.parquet}.
+ *
+ * <p>The root's folder is {@code <replica>/data/<name>}, named from the root as {@link
+ * SourcePrefixes#replicaFolderFor} names every prefix's folder (its readable tail and a hash of the
+ * whole root): the same root always gets the same folder, two roots never share one, and it lies
+ * inside the replica's own location, so a table naming another table's files copies them into its
+ * own replica, never over the replica beside it (see {@link ReplicaDomain}). The pairs are recorded
+ * in the replica's state before a file is put under them, so every later run places alike.
  *
  * <p>It serves files no version of the table's metadata declares a prefix for: a table whose
  * earlier metadata files are gone ({@code write.metadata.delete-after-commit.enabled}, or a
- * backfill after several commits) while its data path moved meanwhile. Declared prefixes keep their
- * own folders and win over the mirror, which is the shortest prefix of all.
+ * backfill after several commits) while its data path moved meanwhile, or a manifest naming a file
+ * of another table. Declared prefixes keep their own folders and win over the mirror, whose root is
+ * the shortest prefix of all.
  *
  * <p>When the table may only name files under allowed roots, the mirror is cut to them: each
- * allowed root under the source root is mirrored on its own, so the mirror never reaches a file
- * confinement refuses.
+ * allowed root under the source root is mirrored on its own, to its place below the root's folder,
+ * so the mirror never reaches a file confinement refuses.
  */
 public final class MirrorMapping {
   private MirrorMapping() {}
@@ -35,8 +44,8 @@ public final class MirrorMapping {
    * @param targetLocation the replica's location, as spelled for its files
    * @param allowedRoots the prefixes the table may name files under; empty: any
    * @return the mirror pairs, or empty when the two locations end in no common relative path, or
-   *     their roots overlap (a tree mirrored into itself), or no allowed root lies under the source
-   *     root
+   *     the source root holds the replica (a tree mirrored into itself), or no allowed root lies
+   *     under the source root
    */
   public static Optional<Inferred> infer(
       String sourceLocation, String targetLocation, List<String> allowedRoots) {
@@ -59,7 +68,10 @@ public final class MirrorMapping {
       return Optional.empty();
     }
     String sourceRoot = stripSegments(sourceLocation, common);
-    String targetRoot = stripSegments(targetLocation, common);
+    if (TableLocation.of(sourceRoot).overlaps(TableLocation.of(targetLocation))) {
+      return Optional.empty();
+    }
+    String targetRoot = SourcePrefixes.replicaFolderFor(targetLocation, sourceRoot);
     if (TableLocation.of(sourceRoot).overlaps(TableLocation.of(targetRoot))) {
       return Optional.empty();
     }

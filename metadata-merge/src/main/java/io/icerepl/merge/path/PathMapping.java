@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.UnaryOperator;
 
 /**
@@ -91,6 +92,17 @@ public final class PathMapping implements UnaryOperator<String> {
       }
     }
     return false;
+  }
+
+  /** The source prefix, as written, that maps {@code path}: the longest covering it. */
+  public Optional<String> sourcePrefixOf(String path) {
+    String canonical = withSlash(canonical(path));
+    for (int i = 0; i < canonicalSources.length; i++) {
+      if (canonical.startsWith(canonicalSources[i])) {
+        return Optional.of(prefixes.get(i).source());
+      }
+    }
+    return Optional.empty();
   }
 
   /**

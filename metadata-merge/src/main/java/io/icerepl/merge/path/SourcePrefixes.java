@@ -1,5 +1,6 @@
 package io.icerepl.merge.path;
 
+import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.error.PathOutsideMappingException;
 import io.icerepl.merge.model.TableMetadata;
 import java.nio.charset.StandardCharsets;
@@ -68,9 +69,40 @@ public final class SourcePrefixes {
    * With the replica's mirror mapping (see {@link MirrorMapping}), for paths no explicit or learned
    * prefix covers. A prefix a version declares is still learned with its own replica folder: the
    * mirror maps only what nothing declares.
+   *
+   * @throws BadInputException when a pair places files outside the replica's domain: a mirror an
+   *     earlier release recorded (it mirrored the locations' roots, beside the replica), which now
+   *     takes an explicit {@code --map}
    */
   public SourcePrefixes withMirror(List<PathMapping.Prefix> pairs) {
+    ReplicaDomain domain = domain();
+    for (PathMapping.Prefix pair : pairs) {
+      if (!domain.contains(pair.target())) {
+        throw new BadInputException(
+            "Cannot place files of "
+                + pair.source()
+                + " under "
+                + pair.target()
+                + " as the mirror mapping in the state of replica "
+                + targetLocation
+                + " records (an earlier release wrote it): it is outside the replica's location."
+                + " Say where they go with --map "
+                + pair.source()
+                + "="
+                + pair.target()
+                + " (where earlier runs put them) or --map "
+                + pair.source()
+                + "="
+                + replicaFolderFor(targetLocation, pair.source())
+                + " (inside the replica)");
+      }
+    }
     return new SourcePrefixes(targetLocation, explicit, allowedRoots, learned, pairs);
+  }
+
+  /** Where the replica may hold files: its location and the explicit prefixes' targets. */
+  public ReplicaDomain domain() {
+    return ReplicaDomain.of(targetLocation, explicit);
   }
 
   /** The learned pairs, to remember in the replica's state. */
@@ -81,12 +113,21 @@ public final class SourcePrefixes {
   /**
    * The mapping of every explicit, learned and mirrored prefix; the longest matching one decides,
    * and the mirror's roots are shorter than every prefix under them.
+   *
+   * @throws BadInputException when a pair would place files outside the replica's {@link #domain}
    */
   public PathMapping mapping() {
+    return placement().mapping();
+  }
+
+  /**
+   * {@link #mapping}, confined to the replica's {@link #domain}: what the copier places files by.
+   */
+  public ReplicaDomain.Placement placement() {
     List<PathMapping.Prefix> all = new ArrayList<>(explicit);
     all.addAll(learned);
     all.addAll(mirror);
-    return PathMapping.of(all);
+    return domain().confine(PathMapping.of(all));
   }
 
   /** The mapping of what configuration and metadata declared, without the mirror. */

@@ -77,9 +77,11 @@ public final class ReplicateCommand implements Callable<Integer> {
       paramLabel = "<source-prefix>=<target-prefix>",
       description =
           "Maps one more path prefix (repeatable), for files outside the table location"
-              + " and its write.data.path / write.metadata.path. Without it, when both locations"
-              + " end in the same path (s3://a/wh/t to s3://b/wh/t), such files are mirrored"
-              + " (s3://a/x to s3://b/x), said in the output and kept for later runs.")
+              + " and its write.data.path / write.metadata.path; the only way to place files"
+              + " outside the target. Without it, when both locations end in the same path"
+              + " (s3://a/wh/t to s3://b/wh/t), such files keep their layout below s3://a in a"
+              + " folder of the target (s3://a/x to s3://b/wh/t/data/a-<hash>/x), said in the"
+              + " output and kept for later runs.")
   List<String> maps = new ArrayList<>();
 
   @Option(

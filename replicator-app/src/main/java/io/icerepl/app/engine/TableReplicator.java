@@ -32,6 +32,7 @@ import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.path.MirrorMapping;
 import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.path.PathSpelling;
+import io.icerepl.merge.path.ReplicaDomain;
 import io.icerepl.merge.path.SourcePrefixes;
 import io.icerepl.merge.path.TableLayout;
 import io.icerepl.merge.path.TableLocation;
@@ -812,7 +813,8 @@ public final class TableReplicator {
         formerLayout = false;
       }
       prefixes = prefixes.learn(metadata, file).learnFolderOf(file);
-      PathMapping mapping = prefixes.mapping();
+      ReplicaDomain.Placement placement = prefixes.placement();
+      PathMapping mapping = placement.mapping();
       MergeRequest.Builder request = mergeRequest(metadata, file, spelled, mapping, state);
       replica.ifPresent(r -> request.replica(r.metadata(), r.file()));
       MergeResult merge = MetadataMerge.merge(request.build());
@@ -827,7 +829,7 @@ public final class TableReplicator {
             executor.execute(
                 table,
                 sink -> planner.plan(table, merge, replicaMetadata, mapping, sink),
-                mapping,
+                placement,
                 leased.lease());
       } catch (MissingFileException e) {
         if (last) {

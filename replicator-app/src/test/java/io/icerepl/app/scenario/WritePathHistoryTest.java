@@ -2,7 +2,10 @@ package io.icerepl.app.scenario;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icerepl.app.cli.ReplicatorCli;
+import io.icerepl.merge.path.SourcePrefixes;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -205,11 +208,13 @@ class WritePathHistoryTest {
   /**
    * The same loss of earlier metadata, backfilled to a location that mirrors the source's ({@code
    * <dir>/src/wh/ns/orders} to {@code <dir>/dst/wh/ns/orders}): the files under the data path no
-   * kept version declares are mirrored from {@code <dir>/src} to {@code <dir>/dst}, the output says
-   * so, the replica's state records it, and a later incremental run maps alike.
+   * kept version declares keep their layout below the undeclared root {@code <dir>/src} in that
+   * root's folder inside the replica ({@code <replica>/data/<name>}), never beside the replica; the
+   * output says so, the replica's state records it, and a later incremental run maps alike.
    */
   @Test
-  void aBackfillToAMirroredLocationMirrorsWhatNoKeptVersionDeclares() throws IOException {
+  void aBackfillToAMirroredLocationPlacesWhatNoKeptVersionDeclaresInsideTheReplica()
+      throws IOException {
     String location = dir.resolve("src/wh/ns/orders").toString();
     String dataA = dir.resolve("src/ext/data-a").toString();
     Table table =
@@ -245,7 +250,8 @@ class WritePathHistoryTest {
 
     assertThat(exit).as("replicate: %s", err).isZero();
     String srcRoot = dir.resolve("src").toString();
-    String dstRoot = dir.resolve("dst").toString();
+    String dstRoot = SourcePrefixes.replicaFolderFor(replica, srcRoot);
+    assertThat(dstRoot).startsWith(replica + "/data/");
     assertThat(out.toString()).contains("mirrored prefix    " + srcRoot + " -> " + dstRoot);
     String state =
         Files.readString(Path.of(io.icerepl.copier.publish.ReplicaLayout.stateFile(replica)));
@@ -272,23 +278,125 @@ class WritePathHistoryTest {
     assertReadsAsSourceWithEveryFileMirrored(source, replica, srcRoot, dstRoot);
   }
 
+  /**
+   * A replica an earlier release made recorded the mirror of the two locations' roots ({@code
+   * <dir>/src -> <dir>/dst}), which placed files beside the replica: the next run refuses, writing
+   * nothing, and names the {@code --map} to give; with it, replication goes on and the files stay
+   * where they are.
+   */
+  @Test
+  void aMirrorAnEarlierReleaseRecordedBesideTheReplicaTakesAnExplicitMap() throws IOException {
+    String location = dir.resolve("src/wh/ns/orders").toString();
+    Table table =
+        PointerTableOperations.create(
+            location,
+            Map.of(
+                TableProperties.FORMAT_VERSION, "2",
+                TableProperties.METADATA_DELETE_AFTER_COMMIT_ENABLED, "true",
+                TableProperties.METADATA_PREVIOUS_VERSIONS_MAX, "1",
+                TableProperties.WRITE_DATA_LOCATION, dir.resolve("src/ext/data-a").toString()));
+    ScenarioTable source = ScenarioTable.of("FORMERLY_MIRRORED", location, table);
+    source.append(source.row(1, "a", "x"), source.row(2, "b", "y"));
+    source.table().updateProperties().remove(TableProperties.WRITE_DATA_LOCATION).commit();
+    source.append(source.row(3, "c", "z"));
+    source.append(source.row(4, "d", "x"));
+    source.record();
+    String srcRoot = dir.resolve("src").toString();
+    String dstRoot = dir.resolve("dst").toString();
+    String formerMap = srcRoot + "=" + dstRoot;
+    String replica = dir.resolve("dst/wh/ns/orders").toString();
+    // placed as the earlier release placed them, then recorded as its mirror
+    StringWriter err = new StringWriter();
+    int exit =
+        ReplicatorCli.execute(
+            new PrintWriter(new StringWriter(), true),
+            new PrintWriter(err, true),
+            "replicate",
+            "--source",
+            location,
+            "--target",
+            replica,
+            "--map",
+            formerMap,
+            "--source-metadata",
+            headFile(source));
+    assertThat(exit).as("replicate: %s", err).isZero();
+    Path stateFile = Path.of(io.icerepl.copier.publish.ReplicaLayout.stateFile(replica));
+    ObjectNode state = (ObjectNode) JSON.readTree(stateFile.toFile());
+    state.putArray("mirror-prefixes").addObject().put("source", srcRoot).put("target", dstRoot);
+    JSON.writeValue(stateFile.toFile(), state);
+    byte[] stateBefore = Files.readAllBytes(stateFile);
+
+    source.append(source.row(5, "e", "y"));
+    source.record();
+    StringWriter refused = new StringWriter();
+    exit =
+        ReplicatorCli.execute(
+            new PrintWriter(refused, true),
+            new PrintWriter(refused, true),
+            "replicate",
+            "--source",
+            location,
+            "--target",
+            replica,
+            "--source-metadata",
+            headFile(source));
+
+    assertThat(exit).as("replicate without --map: %s", refused).isNotZero();
+    assertThat(refused.toString())
+        .contains(
+            "Cannot place files of "
+                + srcRoot
+                + " under "
+                + dstRoot
+                + " as the mirror mapping in the state of replica "
+                + replica)
+        .contains("--map " + formerMap + " (where earlier runs put them)");
+    assertThat(Files.readAllBytes(stateFile)).isEqualTo(stateBefore);
+
+    exit =
+        ReplicatorCli.execute(
+            new PrintWriter(new StringWriter(), true),
+            new PrintWriter(err, true),
+            "replicate",
+            "--source",
+            location,
+            "--target",
+            replica,
+            "--map",
+            formerMap,
+            "--source-metadata",
+            headFile(source));
+    assertThat(exit).as("replicate with --map: %s", err).isZero();
+    ReplicaVerifier.failIfAny(replica, verifier.readProblems(source.expectations(), replica));
+  }
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   private void assertReadsAsSourceWithEveryFileMirrored(
       ScenarioTable source, String replica, String srcRoot, String dstRoot) {
     ReplicaVerifier.failIfAny(replica, verifier.readProblems(source.expectations(), replica));
     Map<String, String> sourceFiles = dataFiles(source.table());
     Map<String, String> replicaFiles = dataFiles(verifier.load(replica));
     assertThat(replicaFiles.keySet()).isEqualTo(sourceFiles.keySet());
+    String location = ReplicaVerifier.localPath(source.location());
     replicaFiles.forEach(
         (name, path) -> {
           String local = ReplicaVerifier.localPath(path);
+          String sourceFile = ReplicaVerifier.localPath(sourceFiles.get(name));
+          // the location's own files under the replica location, the rest below the root's folder
+          String expected =
+              sourceFile.startsWith(location + "/")
+                  ? ReplicaVerifier.localPath(replica) + sourceFile.substring(location.length())
+                  : dstRoot + sourceFile.substring(srcRoot.length());
           assertThat(local)
               .as("replica file %s", name)
-              .isEqualTo(
-                  dstRoot
-                      + ReplicaVerifier.localPath(sourceFiles.get(name))
-                          .substring(srcRoot.length()))
+              .isEqualTo(expected)
               .satisfies(p -> assertThat(Path.of(p)).isRegularFile());
         });
+    assertThat(replicaFiles.values())
+        .as("files no version declares, below the root's folder")
+        .anyMatch(p -> ReplicaVerifier.localPath(p).startsWith(dstRoot + "/"));
   }
 
   /**

@@ -29,6 +29,7 @@ import io.icerepl.merge.model.Snapshot;
 import io.icerepl.merge.model.SnapshotGraph;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.path.PathMapping;
+import io.icerepl.merge.path.ReplicaDomain;
 import io.icerepl.merge.path.SourcePrefixes;
 import io.icerepl.merge.path.TableLayout;
 import io.icerepl.merge.path.TableLocation;
@@ -221,7 +222,8 @@ public final class TableFailback {
           state.withKeptRefs(tags).withSourcePrefixes(prefixes.learned()),
           "record the orphan tags");
 
-      PathMapping mapping = prefixes.mapping();
+      ReplicaDomain.Placement placement = prefixes.placement();
+      PathMapping mapping = placement.mapping();
       MergeResult merge =
           MetadataMerge.merge(
               MergeRequest.builder()
@@ -239,7 +241,7 @@ public final class TableFailback {
               .execute(
                   table,
                   sink -> planner.plan(table, merge, Optional.of(joined), mapping, sink),
-                  mapping,
+                  placement,
                   lock);
 
       long version = head.newestVersion() + 1;

@@ -4,6 +4,7 @@ import io.icerepl.copier.publish.MetadataPublisher;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.model.TableMetadataParser;
+import io.icerepl.merge.path.ReplicaDomain;
 import io.icerepl.merge.state.ReplicaState;
 import java.io.IOException;
 import java.util.List;
@@ -117,11 +118,22 @@ public final class LeasedReplica {
   }
 
   /**
+   * Where this replica's files may be deleted: under its location (see {@link ReplicaDomain}).
+   * Files a replica names elsewhere (an explicit map's target, or another table's folder an earlier
+   * release mirrored into) are never its to delete.
+   */
+  public ReplicaDomain domain() {
+    return ReplicaDomain.of(location);
+  }
+
+  /**
    * Deletes {@code paths} in one request, under the lease.
    *
    * @param why what is deleted, for the message
+   * @throws IllegalStateException, deleting nothing, when a path lies outside the {@link #domain}
    */
   public void deleteAll(List<String> paths, String why) throws IOException {
+    domain().checkDeletes(paths);
     lease.checkHeld(why);
     store.deleteAll(paths);
   }

@@ -2,10 +2,14 @@ package io.icerepl.app.engine.retention;
 
 import io.icerepl.app.engine.replica.LeasedReplica;
 import io.icerepl.copier.copy.HumanUnits;
+import io.icerepl.merge.path.ReplicaDomain;
 import io.icerepl.merge.retention.UnreachableFiles;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,10 +33,30 @@ final class FileDeletion {
     this.listener = listener;
   }
 
-  /** Deletes {@code files} from {@code replica}, the lease checked before every request. */
+  /**
+   * Deletes {@code files} from {@code replica}, the lease checked before every request. Files
+   * outside the replica's {@link LeasedReplica#domain domain} are kept, and said so: they may be
+   * another table's.
+   */
   void delete(LeasedReplica replica, UnreachableFiles files) throws IOException {
     String location = replica.location();
-    List<List<String>> stages = files.inDeletionOrder();
+    ReplicaDomain domain = replica.domain();
+    List<List<String>> stages = new ArrayList<>();
+    for (List<String> stage : files.inDeletionOrder()) {
+      List<String> outside = domain.outside(stage);
+      if (outside.isEmpty()) {
+        stages.add(stage);
+        continue;
+      }
+      LOG.warn(
+          "{}: keeping {} unreachable file(s) outside the replica's location, which may be another"
+              + " table's: {}",
+          location,
+          outside.size(),
+          outside.size() <= 10 ? outside : outside.subList(0, 10) + " ...");
+      Set<String> kept = new HashSet<>(outside);
+      stages.add(stage.stream().filter(p -> !kept.contains(p)).toList());
+    }
     long total = stages.stream().mapToLong(List::size).sum();
     if (total == 0) {
       return;
