@@ -165,6 +165,121 @@ class PausedWriterTest {
     assertReplicaReadsAsTheSource();
   }
 
+  /**
+   * Paused after its commit record and before it creates the version: the other run takes over,
+   * records the same version and, just before it creates it, the paused run resumes and creates it
+   * first. The other run finds the version the state recorded before it, published late: the state
+   * records that commit again, the other run stops with the table busy (not diverged), and the next
+   * run replicates on from that version.
+   */
+  @Test
+  void aVersionAPausedRunPublishesLateIsKeptAndReplicationGoesOn() throws Exception {
+    replicate(other);
+    long next = state().lastCommit().version() + 1;
+    append();
+    String file = ReplicaLayout.metadataFile(REPLICA, next);
+    java.util.concurrent.CountDownLatch pausedAtCreate = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch resume = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch created = new java.util.concurrent.CountDownLatch(1);
+    ObjectStore pausing =
+        new AtCreate(
+            paused,
+            file,
+            () -> {
+              pausedAtCreate.countDown();
+              await(resume);
+            },
+            created::countDown);
+    ObjectStore overtaken =
+        new AtCreate(
+            other,
+            file,
+            () -> {
+              resume.countDown();
+              await(created);
+            },
+            () -> {});
+    ExecutorService pausedProcess = Executors.newSingleThreadExecutor();
+    try {
+      java.util.concurrent.Future<?> pausedRun = pausedProcess.submit(() -> replicate(pausing));
+      await(pausedAtCreate);
+      leaseClock.shift(Duration.ofMinutes(3));
+
+      assertThatThrownBy(() -> replicate(overtaken))
+          .isInstanceOf(TableReplicationException.class)
+          .satisfies(
+              e -> assertThat(causes(e)).hasAtLeastOneElementOfType(TableBusyException.class))
+          .satisfies(
+              e -> assertThat(causes(e)).noneMatch(DivergedReplicaException.class::isInstance));
+      try {
+        pausedRun.get(60, java.util.concurrent.TimeUnit.SECONDS);
+      } catch (java.util.concurrent.ExecutionException e) {
+        assertThat(causes(e)).noneMatch(DivergedReplicaException.class::isInstance);
+      }
+    } finally {
+      pausedProcess.shutdownNow();
+    }
+
+    assertThat(state().lastCommit().version()).isEqualTo(next);
+    append();
+    replicate(other);
+    assertReplicaReadsAsTheSource();
+  }
+
+  private static void await(java.util.concurrent.CountDownLatch latch) {
+    try {
+      assertThat(latch.await(60, java.util.concurrent.TimeUnit.SECONDS)).as("reached").isTrue();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** A store that runs {@code before} and {@code after} around the one create of {@code file}. */
+  private static final class AtCreate extends ForwardingObjectStore {
+    private final String file;
+    private final Runnable before;
+    private final Runnable after;
+    private final AtomicBoolean done = new AtomicBoolean();
+
+    AtCreate(ObjectStore delegate, String file, Runnable before, Runnable after) {
+      super(delegate);
+      this.file = file;
+      this.before = before;
+      this.after = after;
+    }
+
+    @Override
+    public boolean createIfAbsent(String path, byte[] content) throws IOException {
+      boolean hooked = path.equals(file) && done.compareAndSet(false, true);
+      if (hooked) {
+        before.run();
+      }
+      try {
+        return super.createIfAbsent(path, content);
+      } finally {
+        if (hooked) {
+          after.run();
+        }
+      }
+    }
+
+    @Override
+    public boolean createIfAbsent(String path, Writer writer) throws IOException {
+      boolean hooked = path.equals(file) && done.compareAndSet(false, true);
+      if (hooked) {
+        before.run();
+      }
+      try {
+        return super.createIfAbsent(path, writer);
+      } finally {
+        if (hooked) {
+          after.run();
+        }
+      }
+    }
+  }
+
   private void replicate(ObjectStore to) {
     TableReplicator.builder(source, to, executor, ONLY_WRITER)
         .clock(Clock.systemUTC())
