@@ -187,4 +187,33 @@ class LayeringTest {
             })
         .check(APP);
   }
+
+  /**
+   * The replica's state is written in one place, {@code LeasedReplica}, conditionally on the state
+   * it read under the lease: nothing else in the app serialises a state or makes a conditional
+   * replace, so no writer can land a state over one another run wrote since.
+   */
+  @Test
+  void theStateIsWrittenOnlyByLeasedReplicaConditionallyOnWhatItReplaces() {
+    noClasses()
+        .that()
+        .resideInAPackage("io.icerepl.app..")
+        .and()
+        .doNotHaveFullyQualifiedName("io.icerepl.app.engine.replica.LeasedReplica")
+        .should()
+        .callMethodWhere(
+            com.tngtech.archunit.base.DescribedPredicate.describe(
+                "ReplicaStateParser.toJson or ObjectStore.replaceIf",
+                call ->
+                    (call.getTargetOwner()
+                                .isEquivalentTo(io.icerepl.merge.state.ReplicaStateParser.class)
+                            && call.getName().equals("toJson"))
+                        || (call.getTargetOwner()
+                                .isAssignableTo(io.icerepl.copier.store.ObjectStore.class)
+                            && call.getName().equals("replaceIf"))))
+        .because(
+            "io.icerepl.app.engine.replica.LeasedReplica writes the state only over the version it"
+                + " read under the lease")
+        .check(APP);
+  }
 }

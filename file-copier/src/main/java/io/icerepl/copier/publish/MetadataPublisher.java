@@ -1,9 +1,11 @@
 package io.icerepl.copier.publish;
 
 import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.merge.error.ConflictException;
 import io.icerepl.merge.error.DivergedReplicaException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
 
 /**
  * Publishes a replica version: the metadata file {@code metadata/v<N>.metadata.json}, created
@@ -11,6 +13,9 @@ import java.nio.charset.StandardCharsets;
  * look past the hint already see the new version once its file exists; the hint follows.
  */
 public final class MetadataPublisher {
+  /** Each attempt loses only to a writer that moved the hint meanwhile, never back. */
+  private static final int MAX_HINT_ATTEMPTS = 8;
+
   private final ObjectStore target;
 
   public MetadataPublisher(ObjectStore target) {
@@ -59,8 +64,40 @@ public final class MetadataPublisher {
     boolean createIfAbsent(String file) throws IOException;
   }
 
-  public void writeVersionHint(String location, long version) throws IOException {
+  /**
+   * Points the version hint at {@code version}, unless it already names that version or a later
+   * one. Written only on the hint as it was just read ({@link ObjectStore#replaceIf}), and read
+   * again when another writer moved it meanwhile: the hint never moves back, whoever writes it and
+   * however long a writer was paused before its write.
+   *
+   * @return whether this call moved the hint
+   */
+  public boolean writeVersionHint(String location, long version) throws IOException {
+    String file = ReplicaLayout.versionHintFile(location);
     byte[] hint = Long.toString(version).getBytes(StandardCharsets.UTF_8);
-    target.write(ReplicaLayout.versionHintFile(location), out -> out.write(hint));
+    for (int attempt = 0; attempt < MAX_HINT_ATTEMPTS; attempt++) {
+      Optional<ObjectStore.VersionedObject> now = target.readVersioned(file);
+      if (now.isPresent() && hintVersion(now.get().content()) >= version) {
+        return false;
+      }
+      if (target.replaceIf(file, now.map(ObjectStore.VersionedObject::version), hint).isPresent()) {
+        return true;
+      }
+    }
+    throw new ConflictException(
+        "Cannot write the version hint "
+            + file
+            + ": other writers moved it "
+            + MAX_HINT_ATTEMPTS
+            + " times while this one tried");
+  }
+
+  /** The version a hint names; -1 for one that names none, which any version replaces. */
+  private static long hintVersion(byte[] content) {
+    try {
+      return Long.parseLong(new String(content, StandardCharsets.UTF_8).trim());
+    } catch (NumberFormatException e) {
+      return -1;
+    }
   }
 }

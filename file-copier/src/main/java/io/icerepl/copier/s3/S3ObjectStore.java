@@ -20,6 +20,7 @@ import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.core.ResponseBytes;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
@@ -28,6 +29,7 @@ import software.amazon.awssdk.services.s3.model.ChecksumMode;
 import software.amazon.awssdk.services.s3.model.ChecksumType;
 import software.amazon.awssdk.services.s3.model.CommonPrefix;
 import software.amazon.awssdk.services.s3.model.DeleteObjectsResponse;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
 import software.amazon.awssdk.services.s3.model.ObjectIdentifier;
@@ -395,6 +397,79 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
       // mean that, or a writer that wrote the same thing: either way the object is as intended.
       return attempts.get() > 1 && sameAsSent.holdsWhatWasSent();
     }
+  }
+
+  @Override
+  public Optional<VersionedObject> readVersioned(String path) throws IOException {
+    S3Location at = S3Location.parse(path);
+    try {
+      ResponseBytes<GetObjectResponse> bytes =
+          calls.run(
+              "read",
+              path,
+              at,
+              () -> client.getObjectAsBytes(b -> b.bucket(at.bucket()).key(at.key())));
+      return Optional.of(
+          new VersionedObject(bytes.asByteArray(), new ObjectVersion(bytes.response().eTag())));
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * One PUT with {@code If-Match} on the expected ETag, or {@code If-None-Match: *} when none is
+   * expected: S3 refuses it (412, or 404 when the object is gone) once another writer replaced the
+   * object, however long this one waited before sending it.
+   */
+  @Override
+  public Optional<ObjectVersion> replaceIf(
+      String path, Optional<ObjectVersion> expected, byte[] content) throws IOException {
+    S3Location at = S3Location.parse(path);
+    AtomicInteger attempts = new AtomicInteger();
+    try {
+      String etag =
+          calls
+              .run(
+                  "replace",
+                  path,
+                  at,
+                  () -> {
+                    attempts.incrementAndGet();
+                    return client.putObject(
+                        b -> {
+                          b.bucket(at.bucket()).key(at.key());
+                          if (expected.isPresent()) {
+                            b.ifMatch(expected.get().tag());
+                          } else {
+                            b.ifNoneMatch("*");
+                          }
+                        },
+                        RequestBody.fromBytes(content));
+                  })
+              .eTag();
+      return Optional.of(new ObjectVersion(etag));
+    } catch (NoSuchFileException e) {
+      return ownRetried(path, content, attempts.get());
+    } catch (IOException e) {
+      if (!S3Calls.hasStatus(e, 412, 409)) {
+        throw e;
+      }
+      return ownRetried(path, content, attempts.get());
+    }
+  }
+
+  /**
+   * A refused conditional PUT: after a retry it may have met its own first attempt, whose answer
+   * was lost. The object then holds exactly what was sent, and that write is taken as this one.
+   */
+  private Optional<ObjectVersion> ownRetried(String path, byte[] sent, int attempts)
+      throws IOException {
+    if (attempts < 2) {
+      return Optional.empty();
+    }
+    return readVersioned(path)
+        .filter(now -> Arrays.equals(now.content(), sent))
+        .map(VersionedObject::version);
   }
 
   private static boolean sameBytes(InputStream a, InputStream b) throws IOException {

@@ -36,6 +36,12 @@ final class S3TableLocks implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(S3TableLocks.class);
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /**
+   * The lease record's version: {@code lease-version}, absent from the records of releases before
+   * it (which are version 1 too). A lease of a newer version is never taken over.
+   */
+  static final int LEASE_VERSION = 1;
+
   /** Create, find released, create again: a lease that keeps vanishing means heavy contention. */
   private static final int MAX_TRIES = 3;
 
@@ -84,6 +90,18 @@ final class S3TableLocks implements AutoCloseable {
       }
       if (token.equals(held.get().token())) {
         return new Held(location, lease, token, held.get().etag(), expiresAt);
+      }
+      if (held.get().version() > LEASE_VERSION) {
+        throw new TableBusyException(
+            "Cannot lock table "
+                + location
+                + ": its lease, held by "
+                + held.get().owner()
+                + ", is lease-version "
+                + held.get().version()
+                + ", written by a newer release, and this release reads lease-version "
+                + LEASE_VERSION
+                + " at most; an upgraded instance takes the table");
       }
       if (held.get().expiresAtMs() > now) {
         throw new TableBusyException(
@@ -198,11 +216,17 @@ final class S3TableLocks implements AutoCloseable {
       throw new IOException(
           "Cannot read lease " + lease + ": no owner or expires-at-ms in " + json);
     }
+    JsonNode version = json.get("lease-version");
+    if (version != null && !(version.canConvertToInt() && version.asInt() >= 1)) {
+      throw new IOException(
+          "Cannot read lease " + lease + ": lease-version " + version + " is not a version");
+    }
     return Optional.of(
         new Lease(
             json.get("owner").asText(),
             json.path("token").asText(""),
             json.get("expires-at-ms").asLong(),
+            version == null ? 1 : version.asInt(),
             bytes.response().eTag()));
   }
 
@@ -211,11 +235,12 @@ final class S3TableLocks implements AutoCloseable {
         .put("owner", owner)
         .put("token", token)
         .put("expires-at-ms", expiresAtMs)
+        .put("lease-version", LEASE_VERSION)
         .toString()
         .getBytes(StandardCharsets.UTF_8);
   }
 
-  private record Lease(String owner, String token, long expiresAtMs, String etag) {}
+  private record Lease(String owner, String token, long expiresAtMs, int version, String etag) {}
 
   /** A lease this run wrote; its ETag and expiry follow each renewal. */
   final class Held implements ObjectStore.Lock {

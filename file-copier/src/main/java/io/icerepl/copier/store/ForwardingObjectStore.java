@@ -60,6 +60,17 @@ public abstract class ForwardingObjectStore implements ObjectStore {
     return delegate.createIfAbsent(path, writer);
   }
 
+  @Override
+  public Optional<VersionedObject> readVersioned(String path) throws IOException {
+    return delegate.readVersioned(path);
+  }
+
+  @Override
+  public Optional<ObjectVersion> replaceIf(
+      String path, Optional<ObjectVersion> expected, byte[] content) throws IOException {
+    return delegate.replaceIf(path, expected, content);
+  }
+
   /** Copies from the store {@code source} forwards to, so a server-side copy stays possible. */
   @Override
   public OptionalLong copyFrom(

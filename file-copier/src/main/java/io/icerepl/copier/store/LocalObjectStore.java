@@ -27,15 +27,27 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Local files. Writes go to a hidden temporary file beside the target, then move into place in one
  * step; {@link #createIfAbsent} hard-links instead, which fails when the name exists (a rename
- * would replace it).
+ * would replace it). {@link #replaceIf} compares the content's digest and renames under a lock that
+ * every thread and process writing the same file takes, so the compare and the rename are one step
+ * for all of them.
  */
 public final class LocalObjectStore implements ObjectStore {
+  /** Threads of this process writing one file conditionally take the same stripe first. */
+  private static final ReentrantLock[] REPLACE_STRIPES = new ReentrantLock[64];
+
+  static {
+    for (int i = 0; i < REPLACE_STRIPES.length; i++) {
+      REPLACE_STRIPES[i] = new ReentrantLock();
+    }
+  }
 
   /** The local path for {@code file:/p}, {@code file:///p} or {@code /p}. */
   public static Path toPath(String path) {
@@ -166,6 +178,77 @@ public final class LocalObjectStore implements ObjectStore {
               + ", to "
               + real);
     }
+  }
+
+  @Override
+  public Optional<VersionedObject> readVersioned(String path) throws IOException {
+    try {
+      byte[] content = Files.readAllBytes(toPath(path));
+      return Optional.of(new VersionedObject(content, versionOf(content)));
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * The new content goes to a temporary file first; then, under the file's replace lock, the
+   * current content's digest is compared with {@code expected} and the temporary file renamed over
+   * it. A writer that takes no lock ({@link #write}) is not fenced: the replicator's state and hint
+   * are written only through here.
+   */
+  @Override
+  public Optional<ObjectVersion> replaceIf(
+      String path, Optional<ObjectVersion> expected, byte[] content) throws IOException {
+    Path target = toPath(path);
+    Path temp = tempBeside(target);
+    try {
+      Files.write(temp, content);
+      ReentrantLock stripe =
+          REPLACE_STRIPES[Math.floorMod(target.hashCode(), REPLACE_STRIPES.length)];
+      stripe.lock();
+      try (FileChannel lockFile =
+              FileChannel.open(
+                  replaceLockOf(target), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+          FileLock held = lockFile.lock()) {
+        Optional<ObjectVersion> now =
+            readVersioned(target.toString()).map(VersionedObject::version);
+        if (!now.equals(expected)) {
+          return Optional.empty();
+        }
+        Files.move(
+            temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        Files.deleteIfExists(target.resolveSibling("." + target.getFileName() + ".crc"));
+      } finally {
+        stripe.unlock();
+      }
+      return Optional.of(versionOf(content));
+    } finally {
+      Files.deleteIfExists(temp);
+    }
+  }
+
+  private static ObjectVersion versionOf(byte[] content) {
+    try {
+      return new ObjectVersion(
+          "sha256:"
+              + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(content)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * The lock file of conditional writes to {@code target}, in the temporary folder beside the table
+   * locks: outside the table, so its readers never see it.
+   */
+  private static Path replaceLockOf(Path target) throws IOException {
+    Path lockFile =
+        Path.of(
+            System.getProperty("java.io.tmpdir"),
+            "iceberg-replicator-locks",
+            sha256(target.toAbsolutePath().normalize().toString()) + ".replace");
+    Files.createDirectories(lockFile.getParent());
+    return lockFile;
   }
 
   @Override

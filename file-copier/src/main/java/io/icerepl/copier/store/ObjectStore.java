@@ -61,6 +61,27 @@ public interface ObjectStore {
   }
 
   /**
+   * Reads a small object (a state file, a version hint) together with the version of exactly those
+   * bytes, in one read; empty when it does not exist. The version is what {@link #replaceIf} is
+   * conditional on.
+   */
+  Optional<VersionedObject> readVersioned(String path) throws IOException;
+
+  /**
+   * Writes {@code content} only while the object is still at {@code expected}: the version read
+   * before ({@link #readVersioned}) or written last by the caller, or empty for "no object there".
+   * The store itself decides (S3: {@code If-Match} on the ETag, {@code If-None-Match: *} for none;
+   * local files: a compare of the content's digest and a rename under a file lock every process
+   * takes), so a writer paused between its check and its write, or one that lost the table's lease
+   * meanwhile, cannot replace what another writer put there since.
+   *
+   * @return the new version, or empty when the object was no longer at {@code expected}; then
+   *     nothing was changed
+   */
+  Optional<ObjectVersion> replaceIf(String path, Optional<ObjectVersion> expected, byte[] content)
+      throws IOException;
+
+  /**
    * Copies an object byte for byte from {@code source} (which may be this store), replacing. The
    * length the table's metadata records is trusted instead of asked for: it picks a single request
    * or a multipart copy, and no request checks the source first.
@@ -167,6 +188,19 @@ public interface ObjectStore {
       checksums = Map.copyOf(checksums);
     }
   }
+
+  /**
+   * One write of an object as the store identifies it: its ETag on S3, the SHA-256 of its content
+   * on local files. Equal only for the same object written with the same bytes.
+   */
+  record ObjectVersion(String tag) {
+    public ObjectVersion {
+      java.util.Objects.requireNonNull(tag, "tag");
+    }
+  }
+
+  /** A small object's bytes and the version they were read at. */
+  record VersionedObject(byte[] content, ObjectVersion version) {}
 
   /** An object in a listing: its name and its last modification time. */
   record Entry(String name, long lastModifiedMs) {}

@@ -102,6 +102,19 @@ public final class RequestCountingStore extends ForwardingObjectStore {
   }
 
   @Override
+  public Optional<VersionedObject> readVersioned(String path) throws IOException {
+    count(Kind.GET, path);
+    return super.readVersioned(path);
+  }
+
+  @Override
+  public Optional<ObjectVersion> replaceIf(
+      String path, Optional<ObjectVersion> expected, byte[] content) throws IOException {
+    count(Kind.PUT, path);
+    return super.replaceIf(path, expected, content);
+  }
+
+  @Override
   public OptionalLong copyFrom(
       ObjectStore source, String sourcePath, String targetPath, long recordedLength)
       throws IOException {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.merge.error.ConflictException;
+import io.icerepl.merge.error.TableBusyException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -98,9 +99,55 @@ class S3TableLockTest {
     try (ObjectStore.Lock held = first.lock(TABLE)) {
       assertThat(read(lease))
           .startsWith("{\"owner\":\"first-run\",\"token\":\"")
-          .endsWith("\",\"expires-at-ms\":" + (clock.millis() + 600_000) + "}");
+          .endsWith("\",\"expires-at-ms\":" + (clock.millis() + 600_000) + ",\"lease-version\":1}");
       assertThat(first.list(TABLE)).isEmpty();
     }
+  }
+
+  /** A lease as the releases before lease versions wrote it is one of version 1. */
+  @Test
+  void anExpiredLeaseAnEarlierReleaseWroteIsTakenOver() throws IOException {
+    String lease = first.leasePath(TABLE);
+    putLease(
+        lease,
+        "{\"owner\":\"earlier-release\",\"token\":\"t\",\"expires-at-ms\":"
+            + (clock.millis() - 1)
+            + "}");
+
+    try (ObjectStore.Lock taken = second.lock(TABLE)) {
+      assertThat(read(lease)).contains("\"owner\":\"second-run\"").contains("\"lease-version\":1");
+    }
+  }
+
+  @Test
+  void aLeaseOfANewerLeaseVersionIsNeverTakenOverAndLeftAsItIs() throws IOException {
+    String lease = first.leasePath(TABLE);
+    String newer =
+        "{\"owner\":\"newer-release\",\"token\":\"t\",\"expires-at-ms\":"
+            + (clock.millis() - 1)
+            + ",\"lease-version\":2}";
+    putLease(lease, newer);
+    try {
+      assertThatThrownBy(() -> second.lock(TABLE))
+          .isInstanceOf(TableBusyException.class)
+          .hasMessage(
+              "Cannot lock table "
+                  + TABLE
+                  + ": its lease, held by newer-release, is lease-version 2, written by a newer"
+                  + " release, and this release reads lease-version 1 at most; an upgraded"
+                  + " instance takes the table");
+
+      assertThat(read(lease)).isEqualTo(newer);
+    } finally {
+      first.delete(lease);
+    }
+  }
+
+  private void putLease(String lease, String json) {
+    S3Location at = S3Location.parse(lease);
+    clients.client.putObject(
+        b -> b.bucket(at.bucket()).key(at.key()),
+        software.amazon.awssdk.core.sync.RequestBody.fromString(json));
   }
 
   @Test

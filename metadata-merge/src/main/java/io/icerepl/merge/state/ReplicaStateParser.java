@@ -18,7 +18,12 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
-/** Reads and writes {@link ReplicaState} as versioned JSON; a newer state version is refused. */
+/**
+ * Reads and writes {@link ReplicaState} as versioned JSON. {@value #VERSION} is the only state
+ * version so far; a newer one is refused with both versions named, before anything is written. A
+ * field added in a compatible way (read as absent by older releases, which keep their meaning
+ * without it) does not raise the version; docs/deployment.md lists what each release adds.
+ */
 public final class ReplicaStateParser {
   static final String STATE_VERSION = "state-version";
   static final String EXPIRED_SNAPSHOT_IDS = "expired-snapshot-ids";
@@ -47,14 +52,30 @@ public final class ReplicaStateParser {
   static final String MIRROR_PREFIXES = "mirror-prefixes";
   static final String CUT_TAGS = "cut-tags";
   static final String CUT_TAG = "cut-tag";
-  private static final int VERSION = 1;
+  static final String FENCING_EPOCH = "fencing-epoch";
+
+  /** The state version this release writes and the newest it reads. */
+  public static final int VERSION = 1;
+
   private static final ObjectMapper MAPPER = TableMetadataParser.mapper();
 
   private ReplicaStateParser() {}
 
   public static byte[] toJson(ReplicaState state) {
+    return toJson(new FencedState(state, 0));
+  }
+
+  /**
+   * As {@link #toJson(ReplicaState)}, with the fencing epoch of the run writing it; epoch 0 (no
+   * leased run wrote it yet) is left out, so such a state is written exactly as before epochs.
+   */
+  public static byte[] toJson(FencedState fenced) {
+    ReplicaState state = fenced.state();
     ObjectNode json = MAPPER.createObjectNode();
     json.put(STATE_VERSION, VERSION);
+    if (fenced.fencingEpoch() > 0) {
+      json.put(FENCING_EPOCH, fenced.fencingEpoch());
+    }
     ArrayNode ids = json.putArray(EXPIRED_SNAPSHOT_IDS);
     new TreeSet<>(state.expiredSnapshotIds()).forEach(ids::add);
     ObjectNode refs = json.putObject(DROPPED_REFS);
@@ -101,6 +122,11 @@ public final class ReplicaStateParser {
   }
 
   public static ReplicaState fromJson(byte[] bytes, String fileName) {
+    return readFenced(bytes, fileName).state();
+  }
+
+  /** The state and the fencing epoch of the run that wrote it (0 when none is recorded). */
+  public static FencedState readFenced(byte[] bytes, String fileName) {
     JsonNode json;
     try {
       json = MAPPER.readTree(bytes);
@@ -111,17 +137,40 @@ public final class ReplicaStateParser {
       throw new BadInputException(
           "Cannot read replica state " + fileName + ": missing " + STATE_VERSION);
     }
-    int version = json.get(STATE_VERSION).asInt();
-    if (version != VERSION) {
+    JsonNode versionNode = json.get(STATE_VERSION);
+    if (!versionNode.canConvertToInt() || versionNode.asInt() < 1) {
       throw new BadInputException(
           "Cannot read replica state "
               + fileName
-              + ": state-version "
-              + version
-              + " is newer than this replicator understands ("
-              + VERSION
-              + ")");
+              + ": "
+              + STATE_VERSION
+              + " "
+              + versionNode
+              + " is not a state version");
     }
+    int version = versionNode.asInt();
+    if (version > VERSION) {
+      throw new BadInputException(
+          "Cannot read replica state "
+              + fileName
+              + ": it is state-version "
+              + version
+              + ", written by a newer release, and this release reads state-version "
+              + VERSION
+              + " at most; the replica is left as it is until this instance is upgraded");
+    }
+    JsonNode epochNode = json.get(FENCING_EPOCH);
+    if (epochNode != null && !(epochNode.canConvertToLong() && epochNode.asLong() >= 0)) {
+      throw new BadInputException(
+          "Cannot read replica state "
+              + fileName
+              + ": "
+              + FENCING_EPOCH
+              + " "
+              + epochNode
+              + " is not a non-negative number");
+    }
+    long fencingEpoch = epochNode == null ? 0 : epochNode.asLong();
     Set<Long> ids = new TreeSet<>();
     json.path(EXPIRED_SNAPSHOT_IDS).forEach(n -> ids.add(n.asLong()));
     Map<String, Long> refs = new LinkedHashMap<>();
@@ -171,17 +220,19 @@ public final class ReplicaStateParser {
     json.path(CUT_TAGS)
         .fields()
         .forEachRemaining(e -> cutTags.put(e.getKey(), e.getValue().asLong()));
-    return new ReplicaState(
-        ids,
-        refs,
-        pending,
-        lastCommit,
-        prefixes,
-        replacedStatistics,
-        promotion,
-        kept,
-        mirror,
-        cutTags);
+    return new FencedState(
+        new ReplicaState(
+            ids,
+            refs,
+            pending,
+            lastCommit,
+            prefixes,
+            replacedStatistics,
+            promotion,
+            kept,
+            mirror,
+            cutTags),
+        fencingEpoch);
   }
 
   private static void writePrefixes(

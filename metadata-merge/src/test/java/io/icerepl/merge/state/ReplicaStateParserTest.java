@@ -130,6 +130,17 @@ class ReplicaStateParserTest {
     assertThatThrownBy(() -> ReplicaStateParser.fromJson(json, "state.json"))
         .isInstanceOf(BadInputException.class)
         .hasMessage(
-            "Cannot read replica state state.json: state-version 2 is newer than this replicator understands (1)");
+            "Cannot read replica state state.json: it is state-version 2, written by a newer"
+                + " release, and this release reads state-version 1 at most; the replica is left"
+                + " as it is until this instance is upgraded");
+  }
+
+  @Test
+  void aStateVersionThatIsNoVersionIsRefused() {
+    byte[] json = "{\"state-version\": \"one\"}".getBytes(StandardCharsets.UTF_8);
+    assertThatThrownBy(() -> ReplicaStateParser.fromJson(json, "state.json"))
+        .isInstanceOf(BadInputException.class)
+        .hasMessage(
+            "Cannot read replica state state.json: state-version \"one\" is not a state version");
   }
 }

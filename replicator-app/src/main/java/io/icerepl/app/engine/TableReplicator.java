@@ -555,7 +555,7 @@ public final class TableReplicator {
       PathOutsideMappingException outside,
       LeasedReplica leased)
       throws IOException {
-    ReplicaState state = replicaFiles.state(targetLocation);
+    ReplicaState state = leased.state();
     Optional<MirrorMapping.Inferred> inferred =
         mirrorCovering(sourceLocation, targetLocation, state, outside);
     if (inferred.isEmpty()) {
@@ -692,7 +692,7 @@ public final class TableReplicator {
         Optional<TableHeads> before,
         Optional<ReplicaState.LastCommit> checkedCommit)
         throws IOException {
-      state = replicaFiles.state(targetLocation);
+      state = leased.state();
       // every commit of a replicator, retention's too, is recorded in the state before it is
       // published, under the lease: when the check found the recorded commit published and the
       // record is still the same, nothing was committed since, and the replica's head is the one
@@ -707,7 +707,7 @@ public final class TableReplicator {
                   .equals(Optional.of(state.lastCommit().version()));
       switchBack = checkNotPromoted(table, sourceLocation, targetLocation, before, state, leased);
       if (state.promotion() != null) {
-        state = replicaFiles.state(targetLocation); // a promotion the check ended is gone from it
+        state = leased.state(); // a promotion the check ended is gone from it
       }
       resolved =
           sourceMetadata
@@ -1048,7 +1048,7 @@ public final class TableReplicator {
 
   private void endPromotion(String table, LeasedReplica leased) throws IOException {
     String targetLocation = leased.location();
-    ReplicaState state = replicaFiles.state(targetLocation);
+    ReplicaState state = leased.state();
     leased.writeState(state.withPromotion(null), "end the promotion");
     LOG.info(
         "{}: {} is a read-only replica again; its promotion at epoch {} ended",

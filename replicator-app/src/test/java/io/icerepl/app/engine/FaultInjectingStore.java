@@ -69,6 +69,13 @@ public final class FaultInjectingStore extends ForwardingObjectStore {
   }
 
   @Override
+  public java.util.Optional<ObjectVersion> replaceIf(
+      String path, java.util.Optional<ObjectVersion> expected, byte[] content) throws IOException {
+    check(path);
+    return super.replaceIf(path, expected, content);
+  }
+
+  @Override
   public OptionalLong copyFrom(
       ObjectStore source, String sourcePath, String targetPath, long recordedLength)
       throws IOException {

@@ -162,6 +162,9 @@ class LeaseLostDuringRunTest {
         .isNotEmpty()
         .allMatch(LeaseLostDuringRunTest::uncommitted);
     assertThat(new ReplicaFiles(firstRun, Long.MAX_VALUE).state(REPLICA).lastCommit()).isNull();
+    assertThat(stateBytes())
+        .as("the state once the lease was lost")
+        .isEqualTo(hooked.stateAtTakeover);
     assertThat(firstRun.list(REPLICA + "/data")).hasSize(2);
     hooked.taken.checkHeld("publish replica version 1");
     hooked.taken.close();
@@ -191,6 +194,9 @@ class LeaseLostDuringRunTest {
             hooked.copied.stream().map(p -> p.substring(p.lastIndexOf('/') + 1)).toList());
     assertThat(firstRun.list(REPLICA + "/metadata")).allMatch(LeaseLostDuringRunTest::uncommitted);
     assertThat(new ReplicaFiles(firstRun, Long.MAX_VALUE).state(REPLICA).lastCommit()).isNull();
+    assertThat(stateBytes())
+        .as("the state once the lease was lost")
+        .isEqualTo(hooked.stateAtTakeover);
     hooked.taken.close();
   }
 
@@ -208,6 +214,7 @@ class LeaseLostDuringRunTest {
     List<String> before = firstRun.list(REPLICA + "/metadata");
     AtomicBoolean done = new AtomicBoolean();
     ObjectStore.Lock[] taken = new ObjectStore.Lock[1];
+    String[] stateAtTakeover = new String[1];
     // the second run takes the table over while the expiry reads the replica's manifests
     ObjectStore reading =
         new ForwardingObjectStore(firstRun) {
@@ -216,6 +223,7 @@ class LeaseLostDuringRunTest {
             if (path.endsWith(".avro") && done.compareAndSet(false, true)) {
               leaseClock.shift(Duration.ofMinutes(3));
               taken[0] = secondRun.lock(REPLICA);
+              stateAtTakeover[0] = stateBytes();
             }
             return super.open(path);
           }
@@ -232,6 +240,7 @@ class LeaseLostDuringRunTest {
 
     assertThat(taken[0]).isNotNull();
     assertThat(firstRun.list(REPLICA + "/metadata")).isEqualTo(before);
+    assertThat(stateBytes()).as("the state once the lease was lost").isEqualTo(stateAtTakeover[0]);
     taken[0].close();
   }
 
@@ -245,16 +254,19 @@ class LeaseLostDuringRunTest {
     List<String> before = firstRun.list(REPLICA + "/metadata");
     AtomicLong stateWrites = new AtomicLong();
     ObjectStore.Lock[] taken = new ObjectStore.Lock[1];
+    String[] stateAtTakeover = new String[1];
     ObjectStore recording =
         new ForwardingObjectStore(firstRun) {
           @Override
-          public long write(String path, Writer writer) throws IOException {
-            long written = super.write(path, writer);
+          public Optional<ObjectVersion> replaceIf(
+              String path, Optional<ObjectVersion> expected, byte[] content) throws IOException {
+            Optional<ObjectVersion> written = super.replaceIf(path, expected, content);
             // the first records the expired snapshots, the second the commit
             if (path.equals(ReplicaLayout.stateFile(REPLICA))
                 && stateWrites.incrementAndGet() == 2) {
               leaseClock.shift(Duration.ofMinutes(3));
               taken[0] = secondRun.lock(REPLICA);
+              stateAtTakeover[0] = stateBytes();
             }
             return written;
           }
@@ -271,6 +283,7 @@ class LeaseLostDuringRunTest {
 
     assertThat(stateWrites).hasValue(2);
     assertThat(firstRun.list(REPLICA + "/metadata")).isEqualTo(before);
+    assertThat(stateBytes()).as("the state once the lease was lost").isEqualTo(stateAtTakeover[0]);
     taken[0].close();
   }
 
@@ -279,6 +292,18 @@ class LeaseLostDuringRunTest {
         .clock(Clock.systemUTC())
         .build()
         .replicate(table.location(), REPLICA, Optional.empty());
+  }
+
+  /** The state file's content as the store holds it now, or a mark of its absence. */
+  private String stateBytes() {
+    try {
+      return firstRun
+          .readVersioned(ReplicaLayout.stateFile(REPLICA))
+          .map(o -> new String(o.content(), java.nio.charset.StandardCharsets.UTF_8))
+          .orElse("(no state)");
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   private List<String> list(String folder) {
@@ -304,6 +329,7 @@ class LeaseLostDuringRunTest {
     private final boolean fail;
     private final AtomicBoolean done = new AtomicBoolean();
     volatile ObjectStore.Lock taken;
+    volatile String stateAtTakeover;
     final java.util.Queue<String> copied = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     ManifestWrites(boolean takeOver, boolean fail) {
@@ -317,6 +343,7 @@ class LeaseLostDuringRunTest {
       if (isManifest(path) && takeOver && done.compareAndSet(false, true)) {
         leaseClock.shift(Duration.ofMinutes(3));
         taken = secondRun.lock(REPLICA);
+        stateAtTakeover = stateBytes();
       }
       if (isManifest(path) && fail) {
         throw new IOException("manifest write failed: " + path);

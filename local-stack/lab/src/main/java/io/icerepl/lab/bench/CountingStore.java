@@ -35,6 +35,12 @@ final class CountingStore extends ForwardingObjectStore {
   }
 
   @Override
+  public java.util.Optional<VersionedObject> readVersioned(String path) throws IOException {
+    opens.incrementAndGet();
+    return super.readVersioned(path);
+  }
+
+  @Override
   public SeekableInput openSeekable(String path) throws IOException {
     opens.incrementAndGet();
     return super.openSeekable(path);

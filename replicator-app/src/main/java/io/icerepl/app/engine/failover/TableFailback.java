@@ -211,7 +211,7 @@ public final class TableFailback {
       String filesAt = OriginalSpelling.filesPrefix(original, head.metadata(), location);
 
       // the tags first: a rerun after a crash keeps the names it may already have printed
-      ReplicaState state = originalFiles.state(originalLocation);
+      ReplicaState state = leased.state();
       Map<String, Long> tags = state.keptRefs().isEmpty() ? orphans.refs() : state.keptRefs();
       SourcePrefixes prefixes =
           SourcePrefixes.of(

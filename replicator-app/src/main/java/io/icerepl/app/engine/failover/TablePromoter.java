@@ -179,7 +179,7 @@ public final class TablePromoter {
       Optional<String> cutTag) {
     try (ObjectStore.Lock lock = target.lock(targetLocation)) {
       LeasedReplica leased = new LeasedReplica(target, replicaFiles, targetLocation, lock);
-      ReplicaState state = replicaFiles.state(targetLocation);
+      ReplicaState state = leased.state();
       if (state.promotion() != null) {
         long promotedFrom = state.promotion().replicaVersion() - 1;
         if (decidedOn.isPresent() && decidedOn.getAsLong() != promotedFrom) {

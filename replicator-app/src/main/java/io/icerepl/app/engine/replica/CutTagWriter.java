@@ -67,7 +67,7 @@ public final class CutTagWriter {
       throws IOException {
     try (ObjectStore.Lock lock = store.lock(location)) {
       LeasedReplica replica = new LeasedReplica(store, files, location, lock);
-      ReplicaState state = files.state(location);
+      ReplicaState state = replica.state();
       if (state.promotion() != null) {
         return Outcome.PROMOTED;
       }

@@ -1,22 +1,35 @@
 package io.icerepl.app.engine.replica;
 
 import io.icerepl.copier.publish.MetadataPublisher;
+import io.icerepl.copier.publish.ReplicaLayout;
 import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.copier.store.ObjectStore.ObjectVersion;
+import io.icerepl.copier.store.ObjectStore.VersionedObject;
+import io.icerepl.merge.error.DivergedReplicaException;
+import io.icerepl.merge.error.TableBusyException;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.model.TableMetadataParser;
 import io.icerepl.merge.path.ReplicaDomain;
+import io.icerepl.merge.state.FencedState;
 import io.icerepl.merge.state.ReplicaState;
+import io.icerepl.merge.state.ReplicaStateParser;
 import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
 
 /**
  * The one way to write to a replica: its state, its commit records, its metadata versions, its
- * version hint and the deletion of its files. Opened with the table's lease, and every write checks
- * the lease itself right before it is made, so no writer (replication, retention, a pending
- * deletion, promotion, fail-back) can write after another instance took the table over, however
- * long its run took. Reads go through {@link ReplicaFiles}, which writes nothing but a hint it
- * repairs.
+ * version hint and the deletion of its files. Opened with the table's lease, right after it was
+ * taken, and every write is conditional on what it replaces, decided by the store itself: the state
+ * on the version this run read under the lease or wrote last ({@link ObjectStore#replaceIf}), a
+ * metadata version on its absence, the hint on the hint it replaces (it never moves back). A run
+ * paused for any time between its lease check and its write, whose lease another instance took over
+ * meanwhile, therefore changes nothing: its write is refused and reported as the lease lost ({@link
+ * TableBusyException}), and the replica stays as the run that holds it now left it.
+ *
+ * <p>Each run that writes the state records its fencing epoch in it, one more than the state held
+ * when this run read it, so a refused run reads a larger epoch than its own and says who won. Reads
+ * go through {@link ReplicaFiles}, which writes nothing but a hint it repairs.
  */
 public final class LeasedReplica {
   private final ObjectStore store;
@@ -24,20 +37,46 @@ public final class LeasedReplica {
   private final MetadataPublisher publisher;
   private final String location;
   private final ObjectStore.Lock lease;
+  private final String stateFile;
+
+  /** This run's fencing epoch: one more than the state held when it was read under the lease. */
+  private final long epoch;
+
+  /** The commit recorded in the state as read under the lease, before this run wrote any. */
+  private final ReplicaState.LastCommit inherited;
+
+  /** The state as the store holds it since this run read or wrote it. */
+  private ReplicaState state;
+
+  /** The version of that state object; empty while there is none. */
+  private Optional<ObjectVersion> stateVersion;
 
   /**
+   * Reads the replica's state and its version once, under the lease: every later state write is
+   * conditional on it.
+   *
    * @param store the replica's store
    * @param files the reads of that store, sharing their size limit with the writes
    * @param location the replica's table location
    * @param lease the table's lease, held by the caller and closed by it
    */
   public LeasedReplica(
-      ObjectStore store, ReplicaFiles files, String location, ObjectStore.Lock lease) {
+      ObjectStore store, ReplicaFiles files, String location, ObjectStore.Lock lease)
+      throws IOException {
     this.store = store;
     this.files = files;
     this.publisher = new MetadataPublisher(store);
     this.location = location;
     this.lease = lease;
+    this.stateFile = ReplicaLayout.stateFile(location);
+    Optional<VersionedObject> read = store.readVersioned(stateFile);
+    FencedState fenced =
+        read.map(r -> ReplicaStateParser.readFenced(r.content(), stateFile))
+            .orElseGet(() -> new FencedState(ReplicaState.empty(), 0));
+    this.state = fenced.state();
+    this.stateVersion = read.map(VersionedObject::version);
+    this.epoch = fenced.fencingEpoch() + 1;
+    this.inherited = fenced.state().lastCommit();
   }
 
   public String location() {
@@ -47,6 +86,19 @@ public final class LeasedReplica {
   /** The lease, for the file copies of a plan, which check it per file. */
   public ObjectStore.Lock lease() {
     return lease;
+  }
+
+  /**
+   * The replica's state as this run read it under the lease, or as it wrote it since: the state
+   * every write of this run is conditional on.
+   */
+  public synchronized ReplicaState state() {
+    return state;
+  }
+
+  /** The fencing epoch this run writes into the state. */
+  public long fencingEpoch() {
+    return epoch;
   }
 
   /**
@@ -72,31 +124,36 @@ public final class LeasedReplica {
   }
 
   /**
-   * Writes the replicator's state.
+   * Writes the replicator's state, only over the state this run read or wrote last.
    *
    * @param why what the state records, for the message should the lease be lost ("record the
    *     promotion")
+   * @throws TableBusyException when another run replaced the state since: the lease was lost
    */
-  public void writeState(ReplicaState state, String why) throws IOException {
+  public void writeState(ReplicaState next, String why) throws IOException {
     lease.checkHeld(why);
-    files.writeState(location, state);
+    replaceState(next, why);
   }
 
   /**
    * Records the commit of {@code version} in the state, before it is published (see {@link
-   * ReplicaFiles#recordCommit(String, ReplicaState, Optional, long, TableMetadata)}).
+   * ReplicaFiles#commitRecord(String, ReplicaState, Optional, long, TableMetadata)}).
    */
   public ReplicaFiles.RecordedCommit recordCommit(
-      ReplicaState state, Optional<ReplicaHead> previous, long version, TableMetadata metadata)
+      ReplicaState onto, Optional<ReplicaHead> previous, long version, TableMetadata metadata)
       throws IOException {
-    lease.checkHeld("commit replica version " + version);
-    return files.recordCommit(location, state, previous, version, metadata);
+    String why = "commit replica version " + version;
+    lease.checkHeld(why);
+    ReplicaFiles.RecordedCommit recorded =
+        files.commitRecord(location, onto, previous, version, metadata);
+    replaceState(recorded.state(), why);
+    return recorded;
   }
 
-  /** As above, onto the state as the store holds it now. */
+  /** As above, onto the state as this run holds it. */
   public TableMetadata recordCommit(
       Optional<ReplicaHead> previous, long version, TableMetadata metadata) throws IOException {
-    return recordCommit(files.state(location), previous, version, metadata).metadata();
+    return recordCommit(state(), previous, version, metadata).metadata();
   }
 
   /**
@@ -104,14 +161,49 @@ public final class LeasedReplica {
    *
    * @param table how the table is named in messages
    * @return the published file
+   * @throws TableBusyException when the version exists because another run took the table over
    */
   public String publish(String table, long version, TableMetadata metadata) throws IOException {
-    lease.checkHeld("publish replica version " + version);
-    return publisher.publish(
-        table, location, version, out -> TableMetadataParser.write(metadata, out));
+    String why = "publish replica version " + version;
+    lease.checkHeld(why);
+    try {
+      return publisher.publish(
+          table, location, version, out -> TableMetadataParser.write(metadata, out));
+    } catch (DivergedReplicaException e) {
+      throw publishedBeforeThisRun(why, version, e);
+    }
   }
 
-  /** Points the version hint at {@code version}. */
+  /**
+   * The version this run was to publish exists. When another run replaced the state meanwhile, it
+   * took the table over and published it: the lease was lost. When the version is the commit the
+   * state recorded before this run (a run that held the table before, paused between its record and
+   * its publish, published it late), the state records that commit again, so the replica stays the
+   * replicator's own and the next run goes on from it. Else another writer committed.
+   */
+  private IOException publishedBeforeThisRun(
+      String why, long version, DivergedReplicaException existing) throws IOException {
+    if (!stateStillThisRuns()) {
+      throw lost(why);
+    }
+    if (inherited != null && inherited.version() == version) {
+      String file = ReplicaLayout.metadataFile(location, version);
+      if (files.commitToken(file).equals(Optional.of(inherited.token()))) {
+        replaceState(state().withLastCommit(inherited), why);
+        throw new TableBusyException(
+            "Cannot "
+                + why
+                + " of table "
+                + location
+                + ": the run that held the table before this one published it late, as its state"
+                + " recorded it; the state records that commit again and the next run goes on"
+                + " from it");
+      }
+    }
+    throw existing;
+  }
+
+  /** Points the version hint at {@code version}, unless it names a later one already. */
   public void writeVersionHint(long version) throws IOException {
     lease.checkHeld("write the version hint");
     publisher.writeVersionHint(location, version);
@@ -127,7 +219,8 @@ public final class LeasedReplica {
   }
 
   /**
-   * Deletes {@code paths} in one request, under the lease.
+   * Deletes {@code paths} in one request, under the lease, only while the state is still the one
+   * this run read or wrote: the files it deletes are those that state recorded as no longer named.
    *
    * @param why what is deleted, for the message
    * @throws IllegalStateException, deleting nothing, when a path lies outside the {@link #domain}
@@ -135,6 +228,53 @@ public final class LeasedReplica {
   public void deleteAll(List<String> paths, String why) throws IOException {
     domain().checkDeletes(paths);
     lease.checkHeld(why);
+    if (!stateStillThisRuns()) {
+      throw lost(why);
+    }
     store.deleteAll(paths);
+  }
+
+  private synchronized void replaceState(ReplicaState next, String why) throws IOException {
+    byte[] json = ReplicaStateParser.toJson(new FencedState(next, epoch));
+    Optional<ObjectVersion> written = store.replaceIf(stateFile, stateVersion, json);
+    if (written.isEmpty()) {
+      throw lost(why);
+    }
+    state = next;
+    stateVersion = written;
+  }
+
+  private boolean stateStillThisRuns() throws IOException {
+    Optional<ObjectVersion> now = store.readVersioned(stateFile).map(VersionedObject::version);
+    synchronized (this) {
+      return now.equals(stateVersion);
+    }
+  }
+
+  /** The lease lost, as the state tells: the epoch of the run that replaced it. */
+  private TableBusyException lost(String why) {
+    String by;
+    try {
+      by =
+          store
+              .readVersioned(stateFile)
+              .map(
+                  now ->
+                      "the run of fencing epoch "
+                          + ReplicaStateParser.readFenced(now.content(), stateFile).fencingEpoch())
+              .orElse("a run that removed it");
+    } catch (IOException | RuntimeException e) {
+      by = "another run (" + e.getMessage() + ")";
+    }
+    return new TableBusyException(
+        "Cannot "
+            + why
+            + " of table "
+            + location
+            + ": its state was replaced by "
+            + by
+            + " since this run (fencing epoch "
+            + epoch
+            + ") read it; another run holds the table now and this one changes nothing more");
   }
 }

@@ -356,20 +356,19 @@ public final class ReplicaFiles {
   }
 
   /**
-   * Records the commit about to be published onto {@code state}, the state the caller read under
-   * the table's lease and kept since, and returns its metadata with the commit's token. Recorded
-   * first: the published file then always matches the record, or the one before it. Written only
-   * through {@link LeasedReplica}, which checks the lease.
+   * The record of the commit about to be published, onto {@code state}, the state the caller read
+   * under the table's lease and kept since, and its metadata with the commit's token. Recorded
+   * first, by {@link LeasedReplica}: the published file then always matches the record, or the one
+   * before it.
    *
-   * @return the metadata to publish and the state as written
+   * @return the metadata to publish and the state to write
    */
-  RecordedCommit recordCommit(
+  RecordedCommit commitRecord(
       String location,
       ReplicaState state,
       Optional<ReplicaHead> previous,
       long version,
-      TableMetadata metadata)
-      throws IOException {
+      TableMetadata metadata) {
     String token = java.util.UUID.randomUUID().toString();
     String previousToken =
         previous
@@ -377,13 +376,20 @@ public final class ReplicaFiles {
             .orElse(null);
     ReplicaState recorded =
         state.withLastCommit(new ReplicaState.LastCommit(version, token, previousToken));
-    writeState(location, recorded);
     TableMetadata.Builder builder = metadata.toBuilder();
     builder
         .fields()
         .with(io.icerepl.merge.model.TableMetadataFields.PROPERTIES)
         .put(ReplicaProperties.COMMIT_TOKEN, token);
     return new RecordedCommit(builder.build("replica " + location), recorded);
+  }
+
+  /** The commit token of a published replica version, if it carries one. */
+  Optional<String> commitToken(String file) {
+    return Optional.ofNullable(
+        readMetadata(store, file, maxMetadataBytes)
+            .properties()
+            .get(ReplicaProperties.COMMIT_TOKEN));
   }
 
   /** A commit recorded in the state: the metadata to publish, and the state as written. */
@@ -406,12 +412,6 @@ public final class ReplicaFiles {
     } catch (NoSuchFileException e) {
       return ReplicaState.empty();
     }
-  }
-
-  /** Written only through {@link LeasedReplica}, which checks the lease. */
-  void writeState(String location, ReplicaState state) throws IOException {
-    byte[] json = ReplicaStateParser.toJson(state);
-    store.write(ReplicaLayout.stateFile(location), out -> out.write(json));
   }
 
   /** Reads one metadata file; a missing one is a {@link MissingFileException}. */

@@ -124,7 +124,7 @@ public final class RetentionRunner {
                 () ->
                     new BadInputException(
                         "Cannot expire snapshots of " + location + ": it holds no replica"));
-    ReplicaState state = replicaFiles.state(location);
+    ReplicaState state = replica.state();
     if (!options.dryRun()) {
       state = pendingDeletion.finish(replica, head.metadata(), state);
     }
@@ -172,7 +172,7 @@ public final class RetentionRunner {
       if (!state.replacedStatisticsFiles().isEmpty()) {
         deletion.delete(replica, unreachable);
         replica.writeState(
-            replicaFiles.state(location).withReplacedStatisticsFiles(List.of()),
+            replica.state().withReplacedStatisticsFiles(List.of()),
             "forget the deleted statistics files");
       }
       return new RetentionResult(
@@ -215,8 +215,8 @@ public final class RetentionRunner {
     if (!filesKept) {
       deletion.delete(replica, unreachable);
       replica.writeState(
-          replicaFiles
-              .state(location)
+          replica
+              .state()
               .withRetention(expiredIds, droppedRefs, state.pendingDeletes())
               .withReplacedStatisticsFiles(List.of()),
           "forget the deleted files of expired snapshots");

@@ -267,6 +267,21 @@ class IdleTableCostTest {
       return super.open(path);
     }
 
+    /** A read of a small object with its version: the state under the lease, a hint. */
+    @Override
+    public java.util.Optional<VersionedObject> readVersioned(String path) throws IOException {
+      reads.merge(URI.create(path).getPath(), 1, Integer::sum);
+      return super.readVersioned(path);
+    }
+
+    @Override
+    public java.util.Optional<ObjectVersion> replaceIf(
+        String path, java.util.Optional<ObjectVersion> expected, byte[] content)
+        throws IOException {
+      count0("write");
+      return super.replaceIf(path, expected, content);
+    }
+
     private void count0(String call) {
       counts.computeIfAbsent(call, c -> new AtomicInteger()).incrementAndGet();
     }

@@ -1,0 +1,124 @@
+package io.icerepl.copier.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.icerepl.copier.store.ObjectStore.ObjectVersion;
+import io.icerepl.copier.store.ObjectStore.VersionedObject;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What every store promises of {@link ObjectStore#replaceIf}: a write lands only on the very object
+ * it expects, so a writer that read an object, paused, and wrote after another writer replaced it
+ * changes nothing. Each store's test extends this with its own store.
+ */
+public abstract class ConditionalWriteContract {
+
+  /** The store under test. */
+  protected abstract ObjectStore store();
+
+  /** A path for an object named {@code name} in a place of its own for this test. */
+  protected abstract String path(String name);
+
+  @Test
+  void anExpectedAbsenceCreatesOnlyWhereNothingIs() throws IOException {
+    String state = path(".replicator-state.json");
+
+    Optional<ObjectVersion> created = store().replaceIf(state, Optional.empty(), bytes("first"));
+    Optional<ObjectVersion> again = store().replaceIf(state, Optional.empty(), bytes("second"));
+
+    assertThat(created).isPresent();
+    assertThat(again).isEmpty();
+    assertThat(read(state)).isEqualTo("first");
+  }
+
+  @Test
+  void theVersionReadIsTheOneAReplaceExpectsAndTheOneItReturns() throws IOException {
+    String state = path(".replicator-state.json");
+    ObjectVersion first = store().replaceIf(state, Optional.empty(), bytes("first")).orElseThrow();
+    VersionedObject read = store().readVersioned(state).orElseThrow();
+
+    Optional<ObjectVersion> second =
+        store().replaceIf(state, Optional.of(read.version()), bytes("second"));
+
+    assertThat(read.version()).isEqualTo(first);
+    assertThat(new String(read.content(), StandardCharsets.UTF_8)).isEqualTo("first");
+    assertThat(second).isPresent().isNotEqualTo(Optional.of(first));
+    assertThat(store().readVersioned(state).orElseThrow().version()).isEqualTo(second.get());
+    assertThat(read(state)).isEqualTo("second");
+  }
+
+  @Test
+  void aWriterThatReadBeforeAnotherReplacedTheObjectChangesNothing() throws IOException {
+    String hint = path("metadata/version-hint.text");
+    ObjectVersion read = store().replaceIf(hint, Optional.empty(), bytes("2")).orElseThrow();
+    store().replaceIf(hint, Optional.of(read), bytes("3")).orElseThrow();
+
+    Optional<ObjectVersion> stale = store().replaceIf(hint, Optional.of(read), bytes("2-stale"));
+
+    assertThat(stale).isEmpty();
+    assertThat(read(hint)).isEqualTo("3");
+  }
+
+  @Test
+  void aWriterWhoseObjectWasRemovedSinceChangesNothing() throws IOException {
+    String state = path(".replicator-state.json");
+    ObjectVersion read = store().replaceIf(state, Optional.empty(), bytes("first")).orElseThrow();
+    store().delete(state);
+
+    Optional<ObjectVersion> stale = store().replaceIf(state, Optional.of(read), bytes("stale"));
+
+    assertThat(stale).isEmpty();
+    assertThat(store().readVersioned(state)).isEmpty();
+  }
+
+  @Test
+  void ofWritersExpectingTheSameVersionExactlyOneWins() throws Exception {
+    String state = path(".replicator-state.json");
+    ObjectVersion read = store().replaceIf(state, Optional.empty(), bytes("start")).orElseThrow();
+    int writers = 8;
+    CountDownLatch go = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(writers);
+    try {
+      List<Future<Optional<ObjectVersion>>> results = new ArrayList<>();
+      for (int i = 0; i < writers; i++) {
+        String content = "writer-" + i;
+        Callable<Optional<ObjectVersion>> write =
+            () -> {
+              go.await();
+              return store().replaceIf(state, Optional.of(read), bytes(content));
+            };
+        results.add(pool.submit(write));
+      }
+      go.countDown();
+      List<Integer> winners = new ArrayList<>();
+      for (int i = 0; i < writers; i++) {
+        if (results.get(i).get().isPresent()) {
+          winners.add(i);
+        }
+      }
+
+      assertThat(winners).hasSize(1);
+      assertThat(read(state)).isEqualTo("writer-" + winners.get(0));
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private String read(String path) throws IOException {
+    return new String(store().readVersioned(path).orElseThrow().content(), StandardCharsets.UTF_8);
+  }
+
+  private static byte[] bytes(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
+  }
+}
