@@ -156,7 +156,7 @@ public final class BigMetadataBenchmark {
         replicatorPeak / MIB,
         afterGc(replicatorAfterGc));
     out.printf(
-        "heap limit 1.5 x file + 32 MiB = %d MiB; replicator peak after GC / file size: %.2f;"
+        "heap limit 3 x file + 32 MiB = %d MiB; replicator peak after GC / file size: %.2f;"
             + " completed under -Xmx %.0f MiB%n",
         MetadataHeapBound.heapMibFor(synthetic.bytes()),
         replicatorAfterGc / (double) synthetic.bytes(),
