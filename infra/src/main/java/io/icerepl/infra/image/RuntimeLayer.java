@@ -4,6 +4,7 @@ import com.google.cloud.tools.jib.api.buildplan.AbsoluteUnixPath;
 import com.google.cloud.tools.jib.api.buildplan.FileEntriesLayer;
 import com.google.cloud.tools.jib.api.buildplan.FilePermissions;
 import java.io.IOException;
+import java.lang.reflect.Constructor;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,7 +19,8 @@ import java.util.stream.Stream;
  * The image's first layer, what an empty base lacks for a JVM: the runtime under {@code /opt/java},
  * the C libraries its binaries link (the C library, the dynamic loader, zlib, the C++ runtime of
  * the JVM) at the paths the loader looks in, an {@code /etc/passwd} naming the service's user, and
- * a {@code /tmp} anyone may write (the web server's work folder).
+ * a {@code /tmp} anyone may write and only a file's owner may remove from (mode 1777: the web
+ * server's work folder).
  */
 final class RuntimeLayer {
   /** {@code libz.so.1 => /lib/x86_64-linux-gnu/libz.so.1 (0x…)} and the loader's own line. */
@@ -52,11 +54,27 @@ final class RuntimeLayer {
         passwd, AbsoluteUnixPath.get("/etc/passwd"), FilePermissions.fromOctalString("644"));
     layer.addEntry(
         group, AbsoluteUnixPath.get("/etc/group"), FilePermissions.fromOctalString("644"));
-    layer.addEntry(
-        system.resolve("tmp"),
-        AbsoluteUnixPath.get("/tmp"),
-        FilePermissions.fromOctalString("777"));
+    layer.addEntry(system.resolve("tmp"), AbsoluteUnixPath.get("/tmp"), withStickyBit(0777));
     return layer.build();
+  }
+
+  /**
+   * Permissions with the sticky bit ({@code 01000}) over {@code bits}, as every shared {@code /tmp}
+   * has it: anyone may create files there, only a file's owner may delete or rename it. Jib's
+   * factories take the nine permission bits only, but the layer's tar entry takes whatever bits the
+   * permissions hold (its mode is the entry type's bits or these), so the value is made through the
+   * constructor they call; the image test reads the mode back from the tarball.
+   */
+  static FilePermissions withStickyBit(int bits) {
+    try {
+      Constructor<FilePermissions> constructor =
+          FilePermissions.class.getDeclaredConstructor(int.class);
+      constructor.setAccessible(true);
+      return constructor.newInstance(01000 | bits);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException(
+          "Cannot build the image's /tmp: this Jib makes no permissions with the sticky bit", e);
+    }
   }
 
   static String passwd() {

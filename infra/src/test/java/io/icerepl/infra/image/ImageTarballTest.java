@@ -87,7 +87,9 @@ class ImageTarballTest {
         .noneMatch(name -> name.contains("libX11") || name.contains("libfreetype"));
     assertThat(new String(runtime.get("etc/passwd").contents(), StandardCharsets.UTF_8))
         .contains("replicator:x:10001:10001:");
-    assertThat(runtime.get("tmp").mode() & 0777).as("the web server's work folder").isEqualTo(0777);
+    assertThat(Integer.toOctalString(runtime.get("tmp").mode() & 07777))
+        .as("the web server's work folder: anyone writes, only an owner deletes or renames")
+        .isEqualTo("1777");
 
     Set<String> dependencies = files(image.layers().get(1));
     assertThat(dependencies).isNotEmpty().allMatch(name -> name.startsWith("app/lib/"));

@@ -496,7 +496,9 @@ public final class TableMetadataParser {
                 + heap.maxHeapBytes() / mib
                 + " MiB holds metadata files up to "
                 + heapBytes / mib
-                + " MiB, at 1.5× their size plus "
+                + " MiB, at "
+                + MetadataHeapBound.HEAP_PER_BYTE
+                + "× their size plus "
                 + MetadataHeapBound.RESERVE_BYTES / mib
                 + " MiB); give the JVM -Xmx"
                 + MetadataHeapBound.heapMibFor(maxBytes)

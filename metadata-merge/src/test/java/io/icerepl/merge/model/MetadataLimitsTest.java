@@ -97,8 +97,7 @@ class MetadataLimitsTest {
   void aFileLargerThanTheHeapHoldsIsRefusedNamingTheHeapAsSoonAsThatMuchWasRead() {
     // a heap that holds files of 1 MiB, a configured limit of 256 MiB, a file without end: only a
     // reader that stops at the heap's bound passes
-    MetadataHeapBound heap =
-        new MetadataHeapBound(MetadataHeapBound.RESERVE_BYTES + (long) (1.5 * MIB));
+    MetadataHeapBound heap = new MetadataHeapBound(MetadataHeapBound.RESERVE_BYTES + 3 * MIB);
     assertThat(heap.largestFileBytes()).isEqualTo(MIB);
     java.io.InputStream endless = endlessObject(heap.largestFileBytes());
 
@@ -112,15 +111,14 @@ class MetadataLimitsTest {
         .isInstanceOf(BadInputException.class)
         .hasMessage(
             "Cannot read table metadata s3://b/t/metadata/v9.metadata.json: larger than this"
-                + " process's heap holds (over 1 MiB read; a maximum heap of 257 MiB holds metadata"
-                + " files up to 1 MiB, at 1.5× their size plus 256 MiB); give the JVM -Xmx640m to"
+                + " process's heap holds (over 1 MiB read; a maximum heap of 35 MiB holds metadata"
+                + " files up to 1 MiB, at 3.0× their size plus 32 MiB); give the JVM -Xmx800m to"
                 + " read files up to the configured limit of 256 MiB");
   }
 
   @Test
   void aFileWithinTheHeapsBoundReadsAsBefore() {
-    MetadataHeapBound heap =
-        new MetadataHeapBound(MetadataHeapBound.RESERVE_BYTES + (long) (1.5 * MIB));
+    MetadataHeapBound heap = new MetadataHeapBound(MetadataHeapBound.RESERVE_BYTES + 3 * MIB);
     byte[] small = GzipBomb.of("{", ' ', MIB / 2, "}");
     assertThatThrownBy(
             () ->
@@ -135,11 +133,34 @@ class MetadataLimitsTest {
 
   @Test
   void theHeapTheBigMetadataFigureRunsInHoldsItsFile() {
-    // benchmark big-metadata: a 1000 MiB file under -Xmx1792m
-    MetadataHeapBound heap = new MetadataHeapBound(1792 * MIB);
-    assertThat(heap.largestFileBytes()).isEqualTo(1024 * MIB);
-    assertThat(MetadataHeapBound.heapMibFor(1024 * MIB)).isEqualTo(1792);
-    assertThat(new MetadataHeapBound(128 * MIB).largestFileBytes()).isZero();
+    // benchmark big-metadata: a 1000 MiB file under -Xmx3104m
+    assertThat(MetadataHeapBound.heapMibFor(1024 * MIB)).isEqualTo(3104);
+    assertThat(new MetadataHeapBound(3104 * MIB).largestFileBytes()).isEqualTo(1024 * MIB);
+  }
+
+  @Test
+  void theDefaultHeapOfAOneGibContainerHoldsFilesOfOrdinaryAndLongHistories() {
+    // a JVM's default heap in a 1 GiB container is 256 MiB: the process's own need (about 22 MiB
+    // after GC) is reserved, not the whole heap; a 93 MiB table's next commit replicates there
+    MetadataHeapBound heap = new MetadataHeapBound(256 * MIB);
+    assertThat(heap.largestFileBytes()).isEqualTo((long) (224 * MIB / 3.0));
+    assertThat(new MetadataHeapBound(64 * MIB).largestFileBytes()).isGreaterThan(8 * MIB);
+    assertThat(new MetadataHeapBound(16 * MIB).largestFileBytes()).isZero();
+  }
+
+  @Test
+  void aSmallFileReadsUnderTheDefaultHeapOfAOneGibContainer() {
+    byte[] small = GzipBomb.of("{", ' ', 64 * 1024, "}");
+    assertThatThrownBy(
+            () ->
+                TableMetadataParser.read(
+                    new ByteArrayInputStream(small),
+                    "v1.metadata.json.gz",
+                    TableMetadataParser.DEFAULT_MAX_METADATA_BYTES,
+                    new MetadataHeapBound(256 * MIB)))
+        .as("read to its end: the heap's bound did not stop it")
+        .hasMessageNotContaining("heap")
+        .hasMessageContaining("format-version");
   }
 
   /**

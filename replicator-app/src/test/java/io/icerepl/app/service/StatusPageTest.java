@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.icerepl.app.engine.SourceTable;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -85,6 +89,35 @@ class StatusPageTest {
     assertThat(data.body()).contains("Authorization: Bearer");
   }
 
+  /**
+   * The page and everything else the service answers say where a page may load from and send
+   * nothing of its address on: a script injected into the page through a table name or an error
+   * could not run, nor leave the service's origin.
+   */
+  @Test
+  void everyAnswerCarriesAContentSecurityPolicyAndNoReferrer() throws Exception {
+    HttpClient client = HttpClient.newHttpClient();
+    for (String path : List.of("/", "/status.js", "/status.css", "/api/replications")) {
+      HttpResponse<String> response =
+          client.send(
+              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.http.port() + path))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(response.statusCode())
+          .as("GET %s without a token", path)
+          .isEqualTo(path.startsWith("/api/") ? 401 : 200);
+      assertThat(response.headers().allValues("Content-Security-Policy"))
+          .as("Content-Security-Policy of %s", path)
+          .singleElement()
+          .asString()
+          .contains("default-src 'none'", "script-src 'self'", "frame-ancestors 'none'")
+          .doesNotContain("unsafe-inline", "unsafe-eval", "*");
+      assertThat(response.headers().allValues("Referrer-Policy"))
+          .as("Referrer-Policy of %s", path)
+          .containsExactly("no-referrer");
+    }
+  }
+
   @Test
   void aBrowserWithTheTokenShowsTheTableAndWithoutItTheWayIn() throws Exception {
     Optional<String> chromium = chromium();
@@ -108,7 +141,19 @@ class StatusPageTest {
       cutTag = service.http.get("/api/groups/lake-group").json().path("cutTag").asText("");
       Thread.sleep(100);
     }
-    String dom = run(chromium.get(), "--dump-dom", url + "#token=" + RunningService.TOKEN);
+    Path console = dir.resolve("chromium-console.log");
+    String dom =
+        run(
+            chromium.get(),
+            console,
+            "--enable-logging=stderr",
+            "--v=0",
+            "--dump-dom",
+            url + "#token=" + RunningService.TOKEN);
+    assertThat(Files.readString(console, StandardCharsets.UTF_8))
+        .as("the browser's console: nothing refused by the page's Content-Security-Policy")
+        .doesNotContain("Content Security Policy")
+        .doesNotContain("Refused to");
     assertThat(dom)
         .contains("data-table=\"ns/orders\"")
         .contains("IN_SYNC")
@@ -136,6 +181,11 @@ class StatusPageTest {
   }
 
   private static String run(String chromium, String... args) throws Exception {
+    return run(chromium, null, args);
+  }
+
+  /** Runs the browser; what it writes to stderr goes to {@code console}, unless null. */
+  private static String run(String chromium, Path console, String... args) throws Exception {
     List<String> command = new ArrayList<>();
     command.add(chromium);
     command.addAll(
@@ -152,7 +202,10 @@ class StatusPageTest {
     Process process =
         new ProcessBuilder(command)
             .redirectOutput(out.toFile())
-            .redirectError(ProcessBuilder.Redirect.DISCARD)
+            .redirectError(
+                console == null
+                    ? ProcessBuilder.Redirect.DISCARD
+                    : ProcessBuilder.Redirect.to(console.toFile()))
             .start();
     assertThat(process.waitFor(90, TimeUnit.SECONDS)).as("chromium finished").isTrue();
     return Files.readString(out, StandardCharsets.UTF_8);

@@ -9,6 +9,7 @@ import io.icerepl.app.engine.ReplicationSummary;
 import io.icerepl.app.engine.TableReplicator;
 import io.icerepl.copier.store.LocalObjectStore;
 import io.icerepl.localstack.TableWrites;
+import io.icerepl.merge.model.MetadataHeapBound;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -154,11 +155,12 @@ public final class BigMetadataBenchmark {
         replicatorSeconds,
         replicatorPeak / MIB,
         afterGc(replicatorAfterGc));
-    double limit = 1.5 * synthetic.bytes() + 256 * MIB;
     out.printf(
-        "heap limit 1.5 x file + 256 MiB = %.0f MiB; replicator peak after GC / file size: %.2f;"
+        "heap limit 3 x file + 32 MiB = %d MiB; replicator peak after GC / file size: %.2f;"
             + " completed under -Xmx %.0f MiB%n",
-        limit / MIB, replicatorAfterGc / (double) synthetic.bytes(), maxHeap / MIB);
+        MetadataHeapBound.heapMibFor(synthetic.bytes()),
+        replicatorAfterGc / (double) synthetic.bytes(),
+        maxHeap / MIB);
     out.flush();
     return new Result(
         synthetic.bytes(),

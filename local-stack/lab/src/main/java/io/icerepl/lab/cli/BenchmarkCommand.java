@@ -476,8 +476,8 @@ final class BenchmarkCommand implements Callable<Integer> {
       description = {
         "Backfill of a table whose metadata file is huge (a long synthetic history written in",
         "front of a real snapshot, streamed): peak heap and time against a plain Jackson readTree",
-        "of the same file. Run it under the heap its target allows (1.5 x size + 256 MiB):",
-        "java -Xmx640m -jar replicator-lab.jar benchmark big-metadata --size 256"
+        "of the same file. Run it under the heap its target allows (3 x size + 32 MiB):",
+        "java -Xmx800m -jar replicator-lab.jar benchmark big-metadata --size 256"
       })
   static final class BigMetadata implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
