@@ -138,7 +138,11 @@ public final class GroupPromotion {
         }
         // the cut tags the replicator recorded: a ref of the source's that bears the group's
         // naming is never a cut
-        refs.add(state.cutTags().keySet());
+        refs.add(
+            files
+                .head(member.table(), member.location())
+                .map(head -> CutTags.carried(head.metadata(), state.cutTags()))
+                .orElse(Set.of()));
       } catch (IOException e) {
         throw new TablePromotionException(
             member.table(), e.getMessage(), new UncheckedIOException(e));

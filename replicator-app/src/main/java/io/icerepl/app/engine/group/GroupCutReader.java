@@ -144,7 +144,7 @@ public final class GroupCutReader {
         return noCut(name, ref, member.table(), "it has no replica yet", clockSkew, members);
       }
       // a cut tag is one the replicator recorded as one, never a ref that merely bears the name
-      cutTags.add(replica.state().cutTags().keySet());
+      cutTags.add(CutTags.carried(head.get().metadata(), replica.state().cutTags()));
       if (clash.isEmpty()) {
         clash = CutTagWriter.clash(member.table(), ref, head.get(), replica.state().cutTags());
         clashing = member.table();
