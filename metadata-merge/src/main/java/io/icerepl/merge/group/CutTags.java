@@ -88,6 +88,23 @@ public final class CutTags {
   }
 
   /**
+   * The cut tags a replica carries: those its state records ({@code cutTags}, as the group's
+   * tagging wrote them) that its current metadata holds at the same snapshot. A ref merely named
+   * like a cut tag is not one, and a tag recorded by a commit not published yet is not carried.
+   */
+  public static Set<String> carried(TableMetadata replica, Map<String, Long> cutTags) {
+    Set<String> carried = new java.util.TreeSet<>();
+    Map<String, Long> refs = replica.refs();
+    cutTags.forEach(
+        (tag, snapshotId) -> {
+          if (snapshotId.equals(refs.get(tag))) {
+            carried.add(tag);
+          }
+        });
+    return carried;
+  }
+
+  /**
    * The newest cut tag of {@code ref} that every table carries, given each table's ref names: the
    * cut a reader of all of them, or a consistent promotion, may name. Empty when none is common.
    */

@@ -3,6 +3,7 @@ package io.icerepl.merge.group;
 import io.icerepl.merge.model.Snapshot;
 import io.icerepl.merge.model.TableMetadata;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -29,25 +30,47 @@ public final class QuietMoment {
     if (windowMs <= 0) {
       return moment;
     }
-    while (true) {
-      long latest = Long.MIN_VALUE;
-      for (TableMetadata table : tables) {
-        for (TableMetadata.SnapshotLogEntry entry : table.snapshotLog()) {
-          latest = latestIn(entry.timestampMs(), moment, windowMs, latest);
-        }
-        for (Snapshot snapshot : table.snapshots()) {
-          latest = latestIn(snapshot.timestampMs(), moment, windowMs, latest);
-        }
-      }
-      if (latest == Long.MIN_VALUE) {
+    long[] changes = changesNewestFirst(tables);
+    // each step moves the moment before the newest change in its window; the changes passed over
+    // are after every later moment, so one pass over them, newest first, finds the quiet moment
+    int next = 0;
+    while (next < changes.length) {
+      long latest = changes[next];
+      if (latest > moment) {
+        next++;
+      } else if (latest > moment - windowMs) {
+        // before that change: every moment from it to a window after it would see it in the window
+        moment = Math.floorDiv(latest - 1, granularityMs) * granularityMs;
+        next++;
+      } else {
         return moment;
       }
-      // before that change: every moment from it to a window after it would see it in the window
-      moment = Math.floorDiv(latest - 1, granularityMs) * granularityMs;
     }
+    return moment;
   }
 
-  private static long latestIn(long at, long moment, long windowMs, long latest) {
-    return at > moment - windowMs && at <= moment && at > latest ? at : latest;
+  /** Every table's snapshot stamps and {@code snapshot-log} times, newest first. */
+  private static long[] changesNewestFirst(List<TableMetadata> tables) {
+    int count = 0;
+    for (TableMetadata table : tables) {
+      count += table.snapshotLog().size() + table.snapshots().size();
+    }
+    long[] changes = new long[count];
+    int i = 0;
+    for (TableMetadata table : tables) {
+      for (TableMetadata.SnapshotLogEntry entry : table.snapshotLog()) {
+        changes[i++] = entry.timestampMs();
+      }
+      for (Snapshot snapshot : table.snapshots()) {
+        changes[i++] = snapshot.timestampMs();
+      }
+    }
+    Arrays.sort(changes);
+    for (int low = 0, high = changes.length - 1; low < high; low++, high--) {
+      long swap = changes[low];
+      changes[low] = changes[high];
+      changes[high] = swap;
+    }
+    return changes;
   }
 }

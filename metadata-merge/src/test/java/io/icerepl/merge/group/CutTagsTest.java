@@ -178,6 +178,35 @@ class CutTagsTest {
         .hasMessageContaining("a group's cut tag of that name");
   }
 
+  /**
+   * A table's cut tags are those its state records that its metadata holds at the same snapshot: a
+   * source's tag named like a cut tag is not one, nor is one recorded for a commit not published.
+   */
+  @Test
+  void aTableCarriesTheCutTagsItsStateRecordsNotRefsNamedLikeThem(@TempDir Path dir)
+      throws Exception {
+    Table table = table(dir);
+    append(table, 1);
+    long first = table.currentSnapshot().snapshotId();
+    append(table, 2);
+    long second = table.currentSnapshot().snapshotId();
+    table.manageSnapshots().createTag("sales-20991231T235959Z", first).commit();
+    String replicaFile = metadataFile(table);
+    Map<String, Long> tags = CutTags.moved(Map.of(), "sales", CutTags.momentOf(CUT), second, 0);
+    TableMetadata tagged = CutTags.commit(read(replicaFile), replicaFile, Map.of(), tags, CUT);
+
+    assertThat(CutTags.carried(tagged, tags))
+        .containsExactlyInAnyOrder("sales", "sales-20261203T154817Z");
+    assertThat(CutTags.newestOnAll("sales", List.of(CutTags.carried(tagged, tags))))
+        .hasValue("sales-20261203T154817Z");
+    assertThat(CutTags.carried(read(replicaFile), tags))
+        .as("recorded in the state, its commit not published yet")
+        .isEmpty();
+    assertThat(CutTags.newestOnAll("sales", List.of(tagged.refs().keySet())))
+        .as("matched by name, the source's tag would be the newest cut")
+        .hasValue("sales-20991231T235959Z");
+  }
+
   @Test
   void aTablePromotedAtACutIsWrittenAndExpiredByIcebergWithWhatCameAfterKept(@TempDir Path dir)
       throws Exception {

@@ -117,6 +117,36 @@ class GroupCutTest {
         .containsExactly(1);
   }
 
+  /**
+   * The cut tag names the cut less the allowance, rounded down to its second: a commit stamped
+   * within the allowance before the cut (by a writer whose clock runs behind) is not at the tag.
+   */
+  @Test
+  void theCutTagsMomentIsTheCutLessTheAllowanceRoundedDownToItsSecond(@TempDir Path dir)
+      throws Exception {
+    Table items = table(dir, "order_items");
+    append(items, 1);
+    append(items, 2);
+    long secondAt = items.currentSnapshot().timestampMillis();
+    // half a second into the second after batch 2's: without the allowance its tag shows batch 2
+    long cutMs = CutTags.momentOf(secondAt) + 1500;
+    long allowance = cutMs - secondAt + 1;
+    TableMetadata metadata = read(items);
+
+    GroupCut unallowed =
+        GroupCut.of(List.of(new GroupMember("order_items", cutMs, metadata)), Duration.ZERO);
+    assertThat(unallowed.tagMomentMs()).isEqualTo(CutTags.momentOf(cutMs));
+    assertThat(batches(items, MainAt.snapshotAt(metadata, unallowed.tagMomentMs())))
+        .containsExactly(1, 2);
+    GroupCut cut =
+        GroupCut.of(
+            List.of(new GroupMember("order_items", cutMs, metadata)), Duration.ofMillis(allowance));
+    assertThat(cut.tagMomentMs()).isEqualTo(CutTags.momentOf(secondAt - 1));
+    assertThat(batches(items, MainAt.snapshotAt(metadata, cut.tagMomentMs())))
+        .as("batch 2 was stamped within the allowance before the cut: not at its tag")
+        .doesNotContain(2);
+  }
+
   @Test
   void aRollbackIsSeenAsTheTablesReadersSawIt(@TempDir Path dir) throws Exception {
     Table items = table(dir, "order_items");

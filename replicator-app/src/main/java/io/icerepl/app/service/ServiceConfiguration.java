@@ -22,6 +22,7 @@ import io.icerepl.app.service.events.EventIntake;
 import io.icerepl.app.service.events.EventParser;
 import io.icerepl.app.service.s3.S3Properties;
 import io.icerepl.app.service.status.GroupTagging;
+import io.icerepl.app.service.status.GroupWork;
 import io.icerepl.app.service.status.StatusBoard;
 import io.icerepl.copier.batch.BatchJobs;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -218,7 +219,8 @@ class ServiceConfiguration {
       Reconciler reconciler,
       TaskScheduler taskScheduler,
       TableOperations operations,
-      GroupTagging tagging) {
+      GroupTagging tagging,
+      GroupWork groupWork) {
     return new ServiceSchedules(
         properties.reconciliationInterval(),
         rules.rules(),
@@ -226,7 +228,13 @@ class ServiceConfiguration {
         taskScheduler,
         operations::verify,
         properties.groups(),
-        tagging::tag);
+        // off the scheduler, which also runs reconciliation: a round that hangs stalls no table
+        group ->
+            groupWork.round(
+                group.name(),
+                "tagging round",
+                GroupWork.roundDeadline(group),
+                () -> tagging.tag(group)));
   }
 
   @Bean

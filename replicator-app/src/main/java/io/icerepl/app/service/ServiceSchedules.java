@@ -32,7 +32,8 @@ public final class ServiceSchedules implements SmartLifecycle {
 
   /**
    * @param verification verifies one replica and records the outcome (run in its lane)
-   * @param tagging one tagging round of a group's cut
+   * @param tagging starts one tagging round of a group's cut and returns at once: the round runs
+   *     off this scheduler, which also runs reconciliation
    */
   public ServiceSchedules(
       Duration reconciliationInterval,

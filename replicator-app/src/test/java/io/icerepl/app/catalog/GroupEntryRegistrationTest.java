@@ -208,8 +208,16 @@ class GroupEntryRegistrationTest {
     assertThat(moved).isEqualTo(2);
     assertBothAtTheCut(orders, items, moment);
     assertThat(orders.register())
-        .as("orders' own run, after the move")
-        .isNotEqualTo(Registration.HELD);
+        .as("orders' own run at the version the move registered")
+        .isEqualTo(Registration.UNCHANGED);
+    orders.source.append(orders.source.row(2, "d", "x"));
+    orders.replicate();
+    assertThat(orders.register())
+        .as("orders' own run, after the move, at a version with no newer cut")
+        .isEqualTo(Registration.ADVANCED);
+    assertThat(target.catalog().loadTable(orders.id).currentSnapshot().snapshotId())
+        .as("orders' entry follows its replica")
+        .isEqualTo(orders.source.table().currentSnapshot().snapshotId());
   }
 
   /** Both entries show the cut, each at its source's snapshot of the cut's moment. */

@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
@@ -87,14 +88,21 @@ class GroupCatalogServiceTest {
       // for JDBC, both rows read in one query while the writer commits and the cut moves
       AtomicBoolean writing = new AtomicBoolean(true);
       List<List<String>> seen = new CopyOnWriteArrayList<>();
+      // a reader that dies stops observing: its failure fails the test, not a shorter record
+      AtomicReference<Throwable> readerFailed = new AtomicReference<>();
       Thread reader =
           new Thread(
               () -> {
-                while (writing.get()) {
-                  readBothRows(database, io).ifPresent(seen::add);
-                  sleep(20);
+                try {
+                  while (writing.get()) {
+                    readBothRows(database, io).ifPresent(seen::add);
+                    sleep(20);
+                  }
+                } catch (Throwable e) {
+                  readerFailed.set(e);
                 }
               });
+      reader.setDaemon(true);
       if (kind.equals("jdbc")) {
         reader.start();
       }
@@ -153,6 +161,7 @@ class GroupCatalogServiceTest {
       writing.set(false);
       if (kind.equals("jdbc")) {
         reader.join();
+        assertThat(readerFailed.get()).as("the catalog's reader failed").isNull();
         assertThat(seen).as("observations of both rows").isNotEmpty();
         assertThat(seen)
             .as("no reader of the catalog finds one table at a newer cut than the other")

@@ -281,6 +281,14 @@ class GroupCutServiceTest {
         assertThat(ordersResult.path("branch").asText()).isEqualTo(cutTag + "-replicated");
         assertThat(tableIn(result, ITEMS).path("keptAfterCut").asInt()).isZero();
 
+        if (by.equals("api")) {
+          JsonNode status = service.http.get(GROUP).json();
+          assertThat(status.path("reason").asText())
+              .as("the group's status after its own promotion")
+              .doesNotContain("behind its back")
+              .contains("promoted at cut " + cutTag);
+          assertThat(status.path("cutTag").asText()).isEqualTo(cutTag);
+        }
         JsonNode again = promotion.call();
         assertThat(again.path("cutTag").asText())
             .as("a rerun completes the same cut")
@@ -291,6 +299,107 @@ class GroupCutServiceTest {
       } finally {
         S3CommandFixture.clearCredentials();
       }
+    }
+  }
+
+  /**
+   * Each source gets a tag on its first snapshot named like a cut tag of the group, for a moment
+   * far after every real cut. Replication goes on (the tag is the source's, replicated as any ref),
+   * but it is never a cut: the group's status keeps the cut tag its tagging wrote and names the
+   * table and the ref that stop further tagging, and a consistent promotion, on the command line or
+   * through the API, promotes both tables at the recorded cut, not at the look-alike.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"command", "api"})
+  void aSourceRefNamedLikeACutTagIsNeverTheCut(String by) throws Exception {
+    try (ServiceOnS3 fixture = new ServiceOnS3()) {
+      Table orders = fixture.warehouse.createSample("sales", "orders");
+      Table items = fixture.warehouse.createSample("sales", "order_items");
+      for (int batch = 1; batch <= 2; batch++) {
+        ServiceOnS3.append(orders, "batch-" + batch, 2);
+        ServiceOnS3.append(items, "batch-" + batch, 3);
+      }
+      RunningService service =
+          fixture.start(
+              Map.of(
+                  "replicator.settle-time", "PT0.2S",
+                  "replicator.groups[0].name", "sales",
+                  "replicator.groups[0].target", "a",
+                  "replicator.groups[0].tables[0]", "sales/orders",
+                  "replicator.groups[0].tables[1]", "sales/order_items",
+                  "replicator.groups[0].clock-skew", "PT0.1S",
+                  "replicator.groups[0].tag-interval", "PT0.3S"));
+      S3FileIO io = fixture.io();
+      String cutTag = awaitCutTagAfter(service, items.currentSnapshot().timestampMillis());
+
+      String lookalike = "sales-20991231T235959Z";
+      for (Table source : List.of(orders, items)) {
+        long first = SnapshotUtil.oldestAncestor(source).snapshotId();
+        source.manageSnapshots().createTag(lookalike, first).commit();
+      }
+      await()
+          .atMost(ServiceOnS3.PATIENCE)
+          .untilAsserted(
+              () -> {
+                assertThat(HintedReplica.open(io, ORDERS).refs()).containsKey(lookalike);
+                assertThat(HintedReplica.open(io, ITEMS).refs()).containsKey(lookalike);
+              });
+      await()
+          .atMost(ServiceOnS3.PATIENCE)
+          .untilAsserted(
+              () ->
+                  assertThat(service.http.get(GROUP).json().path("reason").asText())
+                      .contains("Cannot tag group ref 'sales' on sales/")
+                      .contains("'" + lookalike + "'"));
+      // its tagging stopped at the last cut it wrote, at or after the one seen before
+      JsonNode group = service.http.get(GROUP).json();
+      String stoodAt = group.path("cutTag").asText();
+      assertThat(CutTags.momentOfTag("sales", stoodAt).getAsLong())
+          .as("the group's cut tag is one its tagging wrote, not %s", lookalike)
+          .isGreaterThanOrEqualTo(CutTags.momentOfTag("sales", cutTag).getAsLong())
+          .isLessThan(System.currentTimeMillis());
+      assertThat(group.path("heldBackBy").asText()).startsWith("sales/");
+      if (by.equals("command")) {
+        service.close();
+        fixture.service = null;
+      }
+
+      JsonNode result;
+      if (by.equals("api")) {
+        HttpJson.Response answer = service.http.post(GROUP + "/promote?mode=now");
+        assertThat(answer.status()).as(answer.body()).isEqualTo(200);
+        result = answer.json();
+      } else {
+        S3CommandFixture.setCredentials();
+        try {
+          S3CommandFixture.Run run =
+              S3CommandFixture.run(
+                  "promote",
+                  "--consistent",
+                  "sales",
+                  "--mode",
+                  "now",
+                  "--target",
+                  ORDERS,
+                  "--target",
+                  ITEMS,
+                  "--endpoint",
+                  fixture.s3.endpoint().toString(),
+                  "--path-style",
+                  "--json");
+          assertThat(run.exit()).as(run.err()).isZero();
+          result = MAPPER.readTree(run.out());
+        } finally {
+          S3CommandFixture.clearCredentials();
+        }
+      }
+      assertThat(result.path("cutTag").asText()).isEqualTo(stoodAt);
+      assertThat(batchesAt(io, "orders", currentOf(io, ORDERS)))
+          .as("promoted at the recorded cut, not rolled back to the look-alike's snapshot")
+          .containsExactly("batch-1", "batch-2")
+          .isEqualTo(batchesAt(io, "order_items", currentOf(io, ITEMS)));
+      assertThat(tableIn(result, ORDERS).path("keptAfterCut").asInt()).isZero();
+      assertThat(tableIn(result, ITEMS).path("keptAfterCut").asInt()).isZero();
     }
   }
 

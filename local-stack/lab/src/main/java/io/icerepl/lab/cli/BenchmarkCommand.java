@@ -8,6 +8,7 @@ import io.icerepl.lab.bench.FleetBenchmark;
 import io.icerepl.lab.bench.IncrementalCostBenchmark;
 import io.icerepl.lab.bench.LagBenchmark;
 import io.icerepl.lab.bench.MemoryBenchmark;
+import io.icerepl.lab.bench.QuietMomentBenchmark;
 import io.icerepl.lab.bench.ReconcileBenchmark;
 import io.icerepl.lab.bench.StartupBenchmark;
 import io.icerepl.lab.campaign.ServiceJar;
@@ -37,6 +38,7 @@ import picocli.CommandLine.Option;
       BenchmarkCommand.Reconcile.class,
       BenchmarkCommand.Startup.class,
       BenchmarkCommand.BigMetadata.class,
+      BenchmarkCommand.TransactionWindow.class,
     })
 final class BenchmarkCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -494,6 +496,37 @@ final class BenchmarkCommand implements Callable<Integer> {
     public Integer call() throws Exception {
       new BigMetadataBenchmark(spec.commandLine().getOut())
           .run(work.resolve("big-metadata"), sizeMiB * 1024 * 1024);
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "transaction-window",
+      mixinStandardHelpOptions = true,
+      description = {
+        "A group's transaction-window search over two tables committing every 0.5 s with a 1 s",
+        "window (no quiet moment: the whole history is searched), by history size, against the",
+        "search as it was (every step rescanning the history); median and range of the rounds."
+      })
+  static final class TransactionWindow implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(
+        names = "--snapshots",
+        split = ",",
+        paramLabel = "<n>",
+        description = "Snapshots of both tables together (default: 2000,8000,20000).")
+    List<Integer> sizes = new ArrayList<>(List.of(2000, 8000, 20000));
+
+    @Option(
+        names = "--rounds",
+        paramLabel = "<n>",
+        description = "Timed rounds per size (default: ${DEFAULT-VALUE}).")
+    int rounds = 5;
+
+    @Override
+    public Integer call() {
+      new QuietMomentBenchmark(spec.commandLine().getOut()).run(sizes, rounds);
       return 0;
     }
   }

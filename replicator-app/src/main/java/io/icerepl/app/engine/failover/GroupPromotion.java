@@ -8,6 +8,7 @@ import io.icerepl.merge.failover.Promotion;
 import io.icerepl.merge.group.CutTags;
 import io.icerepl.merge.model.Snapshot;
 import io.icerepl.merge.model.TableMetadata;
+import io.icerepl.merge.state.ReplicaState;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
@@ -21,10 +22,10 @@ import java.util.TreeSet;
 
 /**
  * A consistent promotion (failover) of a replication group: every table promoted at one cut, the
- * newest cut tag of the group every replica carries (see {@link CutTags}), so the promoted tables
- * show one moment of their sources. Each table's {@code main} is its cut tag's snapshot; what was
- * replicated after the cut stays on a branch. The cut is chosen once: a rerun after a crash finds
- * the cut the promoted tables recorded and completes that one, never a newer one.
+ * newest cut tag of the group every replica's state records (see {@link CutTags}), so the promoted
+ * tables show one moment of their sources. Each table's {@code main} is its cut tag's snapshot;
+ * what was replicated after the cut stays on a branch. The cut is chosen once: a rerun after a
+ * crash finds the cut the promoted tables recorded and completes that one, never a newer one.
  */
 public final class GroupPromotion {
   private final Clock clock;
@@ -110,7 +111,8 @@ public final class GroupPromotion {
 
   /**
    * The cut a promotion of the group uses: the one a promoted table recorded (an earlier run
-   * stopped part-way), else the newest cut tag every replica carries.
+   * stopped part-way), else the newest cut tag every replica's state records as written by the
+   * group's tagging: a source's ref named like one is not a cut.
    */
   String chooseCut(List<Member> members, String ref) {
     if (members.isEmpty()) {
@@ -121,7 +123,8 @@ public final class GroupPromotion {
     for (Member member : members) {
       ReplicaFiles files = new ReplicaFiles(member.store(), maxMetadataBytes);
       try {
-        Promotion promotion = files.state(member.location()).promotion();
+        ReplicaState state = files.state(member.location());
+        Promotion promotion = state.promotion();
         if (promotion != null) {
           if (promotion.cutTag() == null || !CutTags.isOf(ref, promotion.cutTag())) {
             throw new TablePromotionException(
@@ -133,10 +136,12 @@ public final class GroupPromotion {
           recorded.add(promotion.cutTag());
           continue;
         }
+        // the cut tags the replicator recorded: a ref of the source's that bears the group's
+        // naming is never a cut
         refs.add(
             files
                 .head(member.table(), member.location())
-                .map(head -> head.metadata().refs().keySet())
+                .map(head -> CutTags.carried(head.metadata(), state.cutTags()))
                 .orElse(Set.of()));
       } catch (IOException e) {
         throw new TablePromotionException(

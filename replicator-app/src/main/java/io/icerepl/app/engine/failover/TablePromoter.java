@@ -205,7 +205,10 @@ public final class TablePromoter {
               () ->
                   new TablePromotionException(
                       table, targetLocation + " holds no replica to promote"));
-      if (cutTag.isPresent() && !head.metadata().refs().containsKey(cutTag.get())) {
+      // a cut tag is one the group's tagging recorded in the state, not a ref bearing its name
+      Long atCut = cutTag.map(state.cutTags()::get).orElse(null);
+      if (cutTag.isPresent()
+          && (atCut == null || !atCut.equals(head.metadata().refs().get(cutTag.get())))) {
         throw new TablePromotionException(
             table,
             head.file()

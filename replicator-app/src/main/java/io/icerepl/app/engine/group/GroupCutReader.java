@@ -1,13 +1,16 @@
 package io.icerepl.app.engine.group;
 
+import io.icerepl.app.engine.replica.CutTagWriter;
 import io.icerepl.app.engine.replica.ReplicaFiles;
 import io.icerepl.app.engine.replica.ReplicaHead;
 import io.icerepl.app.engine.worker.StoreFactory;
 import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.logging.Redaction;
+import io.icerepl.merge.failover.Promotion;
 import io.icerepl.merge.group.CutTags;
 import io.icerepl.merge.group.GroupCut;
 import io.icerepl.merge.group.GroupMember;
+import io.icerepl.merge.state.ReplicaState;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -47,11 +50,14 @@ public final class GroupCutReader {
    * @param heldBackBy the table the cut waits for (the one known current least recently, or one not
    *     replicated yet)
    * @param heldBackSince since when that table holds the cut; null when it never was replicated
-   * @param reason why that table holds it back, when it is not merely the least recent
+   * @param reason why that table holds it back, when it is not merely the least recent: it cannot
+   *     be read, or tagged (a ref of its own bears the group's names), or it was promoted
    * @param ref the name of the group's tags on the replicas: the moving tag, and the prefix of the
    *     cut tags
-   * @param cutTag the newest cut tag every replica carries: the name to read each table at with
-   *     {@code VERSION AS OF} for one moment of them all; null before the first
+   * @param cutTag the newest cut tag every replica's state records as the group's tagging wrote it
+   *     (a ref merely named like one is not a cut): the name to read each table at with {@code
+   *     VERSION AS OF} for one moment of them all; null before the first; for a promoted group, the
+   *     cut it was promoted at
    * @param tables each table's snapshot at the cut
    */
   public record Report(
@@ -101,7 +107,9 @@ public final class GroupCutReader {
       Duration transactionWindow,
       Instant now) {
     List<GroupMember> known = new ArrayList<>();
-    List<Set<String>> refs = new ArrayList<>();
+    List<Set<String>> cutTags = new ArrayList<>();
+    Optional<String> clash = Optional.empty();
+    String clashing = null;
     for (Member member : members) {
       if (member.key().isEmpty()) {
         return noCut(
@@ -111,11 +119,16 @@ public final class GroupCutReader {
         return noCut(name, ref, member.table(), "not known replicated yet", clockSkew, members);
       }
       TableKey key = member.key().get();
-      Optional<ReplicaHead> head;
+      ReplicaFiles files =
+          new ReplicaFiles(stores.targetStore(key.targetLocation()), maxMetadataBytes);
+      ReplicaFiles.Replica replica;
       try {
-        head =
-            new ReplicaFiles(stores.targetStore(key.targetLocation()), maxMetadataBytes)
-                .head(key.table(), key.targetLocation());
+        ReplicaState state = files.state(key.targetLocation());
+        if (state.promotion() != null) {
+          // a primary now: its versions are its writers', its cut the one it was promoted at
+          return promoted(name, ref, member.table(), state.promotion(), clockSkew, members);
+        }
+        replica = files.read(key.table(), key.targetLocation(), Optional.empty());
       } catch (IOException | RuntimeException e) {
         return noCut(
             name,
@@ -126,10 +139,16 @@ public final class GroupCutReader {
             clockSkew,
             members);
       }
+      Optional<ReplicaHead> head = replica.head();
       if (head.isEmpty()) {
         return noCut(name, ref, member.table(), "it has no replica yet", clockSkew, members);
       }
-      refs.add(head.get().metadata().refs().keySet());
+      // a cut tag is one the replicator recorded as one, never a ref that merely bears the name
+      cutTags.add(CutTags.carried(head.get().metadata(), replica.state().cutTags()));
+      if (clash.isEmpty()) {
+        clash = CutTagWriter.clash(member.table(), ref, head.get(), replica.state().cutTags());
+        clashing = member.table();
+      }
       known.add(
           new GroupMember(
               member.table(), member.knownCurrentFromMs().getAsLong(), head.get().metadata()));
@@ -149,15 +168,50 @@ public final class GroupCutReader {
         new Report(
             name,
             ref,
-            CutTags.newestOnAll(ref, refs).orElse(null),
+            CutTags.newestOnAll(ref, cutTags).orElse(null),
             at,
             Math.max(0, now.toEpochMilli() - cut.cutMs()) / 1000.0,
-            cut.heldBackBy(),
+            clash.isPresent() ? clashing : cut.heldBackBy(),
             at,
-            null,
+            clash.orElse(null),
             clockSkew,
             tables);
-    return new Reading(report, OptionalLong.of(cut.tagMomentMs()));
+    // a table whose own ref bears the group's names cannot be tagged: no round tries
+    return new Reading(
+        report, clash.isPresent() ? OptionalLong.empty() : OptionalLong.of(cut.tagMomentMs()));
+  }
+
+  private static Reading promoted(
+      String name,
+      String ref,
+      String table,
+      Promotion promotion,
+      Duration clockSkew,
+      List<Member> members) {
+    boolean atCut = promotion.cutTag() != null && CutTags.isOf(ref, promotion.cutTag());
+    String reason =
+        atCut
+            ? "promoted at cut "
+                + promotion.cutTag()
+                + " ("
+                + promotion.mode()
+                + " mode): a primary now, the group's cut no longer moves"
+            : "promoted on its own, not at a cut of the group: a primary now";
+    Reading none = noCut(name, ref, table, reason, clockSkew, members);
+    Report report = none.report();
+    return new Reading(
+        new Report(
+            report.name(),
+            report.ref(),
+            atCut ? promotion.cutTag() : null,
+            report.cut(),
+            report.cutLagSeconds(),
+            report.heldBackBy(),
+            report.heldBackSince(),
+            report.reason(),
+            report.clockSkew(),
+            report.tables()),
+        OptionalLong.empty());
   }
 
   private static Reading noCut(

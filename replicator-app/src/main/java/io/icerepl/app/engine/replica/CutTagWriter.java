@@ -87,9 +87,9 @@ public final class CutTagWriter {
       if (after.equals(before) && metadata.refs().entrySet().containsAll(before.entrySet())) {
         return Outcome.UNCHANGED;
       }
-      Optional<String> clash = CutTags.clash(metadata, ref, before);
+      Optional<String> clash = clash(table, ref, head, before);
       if (clash.isPresent()) {
-        throw refused(table, ref, clash.get() + " (in " + head.file() + ")");
+        throw new BadInputException(clash.get());
       }
       long version = head.version() + 1;
       TableMetadata tagged = CutTags.commit(metadata, head.file(), before, after, clock.millis());
@@ -106,6 +106,27 @@ public final class CutTagWriter {
       published.accept(file);
       return Outcome.MOVED;
     }
+  }
+
+  /**
+   * Why {@code ref} cannot tag the replica whose head is {@code head}, empty when it can: a ref of
+   * the source's, replicated into the replica, bears one of the group's names without being a cut
+   * tag the replicator recorded ({@code cutTags}, the replica state's).
+   */
+  public static Optional<String> clash(
+      String table, String ref, ReplicaHead head, Map<String, Long> cutTags) {
+    return CutTags.clash(head.metadata(), ref, cutTags)
+        .map(
+            reason ->
+                "Cannot tag group ref '"
+                    + ref
+                    + "' on "
+                    + table
+                    + ": "
+                    + reason
+                    + " (in "
+                    + head.file()
+                    + "); rename the source's ref or give the group another ref");
   }
 
   private static BadInputException refused(String table, String ref, String reason) {

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Component;
 
@@ -28,6 +29,7 @@ public class GroupCuts {
   private final ReplicatorProperties properties;
   private final GroupCutReader reader;
   private final Clock clock;
+  private final GroupWork work;
   private final Map<String, Cached> cached = new ConcurrentHashMap<>();
 
   private record Cached(long atMs, GroupCutReader.Report report) {}
@@ -37,11 +39,13 @@ public class GroupCuts {
       ReplicatorProperties properties,
       GroupCutReader reader,
       ObjectProvider<Clock> clock,
-      MeterRegistry meters) {
+      MeterRegistry meters,
+      GroupWork work) {
     this.board = board;
     this.properties = properties;
     this.reader = reader;
     this.clock = clock.getIfAvailable(Clock::systemUTC);
+    this.work = work;
     for (ReplicatorProperties.Group group : properties.groups()) {
       Gauge.builder("replicator.group.cut.lag", this, cuts -> cuts.cutLagSeconds(group))
           .description("How far a replication group's cut is behind now; NaN without a cut")
@@ -62,8 +66,36 @@ public class GroupCuts {
         .map(this::report);
   }
 
+  /**
+   * The group's cut read on {@link GroupWork}: a read that hangs answers unread at its deadline.
+   */
   private GroupCutReader.Report report(ReplicatorProperties.Group group) {
-    return read(group).report();
+    try {
+      return work.read(group.name(), () -> read(group).report());
+    } catch (TimeoutException e) {
+      return unread(group);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return unread(group);
+    }
+  }
+
+  private static GroupCutReader.Report unread(ReplicatorProperties.Group group) {
+    return new GroupCutReader.Report(
+        group.name(),
+        group.ref(),
+        null,
+        null,
+        null,
+        null,
+        null,
+        "its replicas were not read within "
+            + GroupWork.DEADLINE
+            + ": a read of them hangs (the health's groups component names it)",
+        group.clockSkew(),
+        group.tables().stream()
+            .map(table -> new GroupCutReader.TableAtCut(table, null, null))
+            .toList());
   }
 
   /** A group's cut as read now, with the tables' lanes and the moment its cut tag names. */

@@ -1,0 +1,167 @@
+package io.icerepl.app.service.status;
+
+import io.icerepl.app.service.config.ReplicatorProperties;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.stereotype.Component;
+
+/**
+ * Where the replication groups' work runs: each group's tagging rounds and the reads of its cut,
+ * off the scheduler that runs reconciliation and off the threads that answer HTTP requests, so a
+ * group whose replicas cannot be read (a store that hangs) stalls neither the other tables nor
+ * reconciliation. Each group has at most one round and one read of its cut under way (a caller
+ * asking meanwhile waits for that read), so the pool's threads, two per group, are never all taken
+ * by one group. A task past its deadline is not abandoned (Java cannot stop a thread stuck in a
+ * read) but is shown in health as stuck, naming its group ({@link GroupHealthIndicator}); its
+ * callers stop waiting at the deadline. The threads are daemons, dropped at shutdown without a
+ * wait, so a stuck read cannot hold the service's bounded shutdown.
+ */
+@Component
+public class GroupWork implements DisposableBean {
+  private static final Logger LOG = LoggerFactory.getLogger(GroupWork.class);
+
+  /** The least a group's task is given before it counts as stuck. */
+  static final Duration DEADLINE = Duration.ofSeconds(10);
+
+  private final ExecutorService pool;
+  private final Clock clock;
+  private final Map<String, Task> rounds = new ConcurrentHashMap<>();
+  private final Map<String, Task> reads = new ConcurrentHashMap<>();
+
+  /** A group's task under way. */
+  private record Task(String what, Instant since, Duration deadline, CompletableFuture<?> done) {}
+
+  public GroupWork(ReplicatorProperties properties, ObjectProvider<Clock> clock) {
+    this.clock = clock.getIfAvailable(Clock::systemUTC);
+    int threads = Math.max(1, 2 * properties.groups().size());
+    AtomicInteger count = new AtomicInteger();
+    this.pool =
+        Executors.newFixedThreadPool(
+            threads,
+            r -> {
+              Thread t = new Thread(r, "group-" + count.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
+  }
+
+  /** A round's deadline: its interval, at least {@link #DEADLINE}. */
+  public static Duration roundDeadline(ReplicatorProperties.Group group) {
+    return group.tagInterval().compareTo(DEADLINE) > 0 ? group.tagInterval() : DEADLINE;
+  }
+
+  /**
+   * Starts {@code round} for {@code group} unless its previous round is still under way, and
+   * returns at once: the scheduler that calls it goes on with reconciliation.
+   */
+  public void round(String group, String what, Duration deadline, Runnable round) {
+    Task started = new Task(what, clock.instant(), deadline, new CompletableFuture<>());
+    Task running = rounds.putIfAbsent(group, started);
+    if (running != null) {
+      LOG.debug("group {}: its previous {} is still under way", group, running.what());
+      return;
+    }
+    try {
+      pool.execute(
+          () -> {
+            try {
+              round.run();
+            } catch (RuntimeException e) {
+              LOG.warn("group {}: {} failed: {}", group, what, e.getMessage());
+            } finally {
+              rounds.remove(group, started);
+              started.done().complete(null);
+            }
+          });
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      rounds.remove(group, started); // shutting down
+    }
+  }
+
+  /**
+   * The result of {@code read} for {@code group}, read on the pool: the read under way if there is
+   * one, else a new one.
+   *
+   * @throws TimeoutException when it did not end within {@link #DEADLINE} of its start; it goes on,
+   *     and shows in health as past its deadline
+   */
+  @SuppressWarnings("unchecked")
+  public <T> T read(String group, Supplier<T> read) throws TimeoutException, InterruptedException {
+    Task task =
+        reads.computeIfAbsent(
+            group,
+            name -> {
+              CompletableFuture<T> done = new CompletableFuture<>();
+              Task started = new Task("read of its cut", clock.instant(), DEADLINE, done);
+              pool.execute(
+                  () -> {
+                    try {
+                      done.complete(read.get());
+                    } catch (RuntimeException | Error e) {
+                      done.completeExceptionally(e);
+                    } finally {
+                      reads.remove(group, started);
+                    }
+                  });
+              return started;
+            });
+    Duration left = task.deadline().minus(Duration.between(task.since(), clock.instant()));
+    if (left.isNegative() && !task.done().isDone()) {
+      // a read already past its deadline: no caller waits on it again
+      throw new TimeoutException();
+    }
+    try {
+      return ((CompletableFuture<T>) task.done())
+          .get(Math.max(left.toMillis(), 1), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      throw new IllegalStateException(e.getCause());
+    }
+  }
+
+  /** Each group with a task past its deadline, and what that task is. */
+  public Map<String, String> stuck() {
+    Instant now = clock.instant();
+    Map<String, String> stuck = new TreeMap<>();
+    for (Map<String, Task> tasks : java.util.List.of(rounds, reads)) {
+      tasks.forEach(
+          (group, task) -> {
+            Duration running = Duration.between(task.since(), now);
+            if (running.compareTo(task.deadline()) > 0) {
+              stuck.merge(
+                  group,
+                  task.what()
+                      + " under way since "
+                      + task.since()
+                      + ", past its deadline of "
+                      + task.deadline(),
+                  (a, b) -> a + "; " + b);
+            }
+          });
+    }
+    return stuck;
+  }
+
+  @Override
+  public void destroy() {
+    pool.shutdownNow();
+  }
+}
