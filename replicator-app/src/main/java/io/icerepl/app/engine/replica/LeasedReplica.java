@@ -131,6 +131,7 @@ public final class LeasedReplica {
    */
   public void writeState(ReplicaState next, String why) throws IOException {
     lease.checkHeld(why);
+    WritePoints.reached(WritePoints.STATE, location);
     replaceState(next, why);
   }
 
@@ -143,6 +144,7 @@ public final class LeasedReplica {
       throws IOException {
     String why = "commit replica version " + version;
     lease.checkHeld(why);
+    WritePoints.reached(WritePoints.STATE, location);
     ReplicaFiles.RecordedCommit recorded =
         files.commitRecord(location, onto, previous, version, metadata);
     replaceState(recorded.state(), why);
@@ -165,6 +167,7 @@ public final class LeasedReplica {
   public String publish(String table, long version, TableMetadata metadata) throws IOException {
     String why = "publish replica version " + version;
     lease.checkHeld(why);
+    WritePoints.reached(WritePoints.PUBLISH, location);
     try {
       return publisher.publish(
           table, location, version, out -> TableMetadataParser.write(metadata, out));
@@ -205,6 +208,7 @@ public final class LeasedReplica {
   /** Points the version hint at {@code version}, unless it names a later one already. */
   public void writeVersionHint(long version) throws IOException {
     lease.checkHeld("write the version hint");
+    WritePoints.reached(WritePoints.HINT, location);
     publisher.writeVersionHint(location, version);
   }
 
@@ -216,6 +220,7 @@ public final class LeasedReplica {
    */
   public void deleteAll(List<String> paths, String why) throws IOException {
     lease.checkHeld(why);
+    WritePoints.reached(WritePoints.DELETE, location);
     if (!stateStillThisRuns()) {
       throw lost(why);
     }
