@@ -163,6 +163,7 @@ public final class PauseCampaign {
 
         Map<String, Integer> atPoint = new TreeMap<>();
         int randomPauses = 0;
+        int performed = 0;
         int takenOver = 0;
         int staleAttempted = 0;
         int staleRefused = 0;
@@ -173,6 +174,7 @@ public final class PauseCampaign {
           String point =
               p == 1 || random.nextInt(3) > 0 ? POINTS.get((p - 1) % POINTS.size()) : null;
           long pauseStart = System.nanoTime();
+          performed++;
           int markersBefore = count(instance.logText(), "PAUSE-POINT ");
           boolean atWrite = false;
           if (point != null) {
@@ -232,6 +234,10 @@ public final class PauseCampaign {
               epochNow,
               outcome);
           out.flush();
+          if (!landed.isEmpty()) {
+            // the replica is no longer the replicator's own: further pauses test nothing
+            break;
+          }
           CrashCampaign.sleep(500 + random.nextInt(1500));
         }
 
@@ -294,7 +300,7 @@ public final class PauseCampaign {
         out.println("|---|---|");
         row(
             "pauses (SIGSTOP past the lease TTL, then SIGCONT)",
-            settings.pauses()
+            performed
                 + " ("
                 + randomPauses
                 + " at a random moment; at a write point: "
