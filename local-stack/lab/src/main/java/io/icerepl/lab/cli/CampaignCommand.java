@@ -6,6 +6,7 @@ import io.icerepl.lab.campaign.CrashCampaign;
 import io.icerepl.lab.campaign.FailoverCampaign;
 import io.icerepl.lab.campaign.FaultCampaign;
 import io.icerepl.lab.campaign.GroupFailoverCampaign;
+import io.icerepl.lab.campaign.PauseCampaign;
 import io.icerepl.lab.campaign.ServiceJar;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -18,8 +19,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code campaign crash|faults|failover}: proves the service loses nothing under crashes, S3/SQS
- * faults and killed failovers.
+ * {@code campaign crash|faults|failover|pause}: proves the service loses nothing under crashes,
+ * S3/SQS faults, killed failovers and paused processes.
  */
 @Command(
     name = "campaign",
@@ -29,7 +30,8 @@ import picocli.CommandLine.Option;
     subcommands = {
       CampaignCommand.Crash.class,
       CampaignCommand.Faults.class,
-      CampaignCommand.Failover.class
+      CampaignCommand.Failover.class,
+      CampaignCommand.Pause.class
     })
 final class CampaignCommand implements Runnable {
   /** JVM options of the service processes a campaign starts: small heap, quick start. */
@@ -250,6 +252,95 @@ final class CampaignCommand implements Runnable {
               new FailoverCampaign.Settings(
                   drills, seed.seed(), jar, work.dir().orElse(null), SERVICE_JVM_OPTIONS),
               out);
+      return campaign.run() ? 0 : 1;
+    }
+  }
+
+  @Command(
+      name = "pause",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Runs 2 or 3 serve processes of the service jar on one queue against an embedded S3 and SQS while a writer",
+        "commits; stops one at a time (SIGSTOP) past the lease TTL, some at a chosen replica write through the",
+        "service's test-only pause hook, lets another take the table over, then continues it (SIGCONT). Every",
+        "write a paused process attempts after losing its lease must be refused by the store; every commit",
+        "replicated once and in order; no table diverged."
+      })
+  static final class Pause implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(
+        names = "--instances",
+        description = "Service processes on the queue, 2 or 3 (default: ${DEFAULT-VALUE}).")
+    int instances = 3;
+
+    @Option(
+        names = "--pauses",
+        description = "Pauses (default: ${DEFAULT-VALUE}; the full campaign: 30).")
+    int pauses = 6;
+
+    @CommandLine.Mixin SeedOption seed;
+
+    @Option(
+        names = "--jar",
+        description = "The service jar to run the service from (default: ${DEFAULT-VALUE}).")
+    Path jar = ServiceJar.defaultJar();
+
+    @Option(
+        defaultValue = "3s",
+        converter = io.icerepl.app.cli.DurationConverter.class,
+        names = "--lock-ttl",
+        description =
+            "The services' lease TTL (replicator.s3.lock-ttl), which each pause outlasts (default: ${DEFAULT-VALUE}).")
+    Duration lockTtl = Duration.ofSeconds(3);
+
+    @Option(
+        defaultValue = "1s",
+        converter = io.icerepl.app.cli.DurationConverter.class,
+        names = "--commit-interval",
+        description = "Pause between the writer's commits (default: ${DEFAULT-VALUE}).")
+    Duration commitInterval = Duration.ofSeconds(1);
+
+    @Option(
+        defaultValue = "5m",
+        converter = io.icerepl.app.cli.DurationConverter.class,
+        names = "--converge-timeout",
+        description =
+            "How long the services may take to reach the source head at the end (default: ${DEFAULT-VALUE}).")
+    Duration convergeTimeout = Duration.ofMinutes(5);
+
+    @CommandLine.Mixin WorkDirOption work;
+
+    @Option(
+        names = "--service-jvm-option",
+        description = "JVM options of the service processes (default: ${DEFAULT-VALUE}).")
+    List<String> jvmOptions = new ArrayList<>(SERVICE_JVM_OPTIONS);
+
+    @Override
+    public Integer call() throws Exception {
+      if (instances < 2 || instances > 3) {
+        throw new IllegalArgumentException(
+            "Cannot run the pause campaign: --instances is " + instances + ", not 2 or 3");
+      }
+      if (!java.nio.file.Files.isRegularFile(jar)) {
+        throw new IllegalArgumentException(
+            "Cannot run the pause campaign: no service jar at "
+                + jar.toAbsolutePath()
+                + " (build it with mvn package, or give it with --jar)");
+      }
+      PauseCampaign campaign =
+          new PauseCampaign(
+              new PauseCampaign.Settings(
+                  instances,
+                  pauses,
+                  seed.seed(),
+                  jar,
+                  lockTtl,
+                  commitInterval,
+                  convergeTimeout,
+                  work.dir().orElse(null),
+                  jvmOptions),
+              spec.commandLine().getOut());
       return campaign.run() ? 0 : 1;
     }
   }

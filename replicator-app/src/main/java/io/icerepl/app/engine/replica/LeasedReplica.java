@@ -132,6 +132,7 @@ public final class LeasedReplica {
    */
   public void writeState(ReplicaState next, String why) throws IOException {
     lease.checkHeld(why);
+    WritePoints.reached(WritePoints.STATE, location);
     replaceState(next, why);
   }
 
@@ -144,6 +145,7 @@ public final class LeasedReplica {
       throws IOException {
     String why = "commit replica version " + version;
     lease.checkHeld(why);
+    WritePoints.reached(WritePoints.STATE, location);
     ReplicaFiles.RecordedCommit recorded =
         files.commitRecord(location, onto, previous, version, metadata);
     replaceState(recorded.state(), why);
@@ -166,6 +168,7 @@ public final class LeasedReplica {
   public String publish(String table, long version, TableMetadata metadata) throws IOException {
     String why = "publish replica version " + version;
     lease.checkHeld(why);
+    WritePoints.reached(WritePoints.PUBLISH, location);
     try {
       return publisher.publish(
           table, location, version, out -> TableMetadataParser.write(metadata, out));
@@ -206,6 +209,7 @@ public final class LeasedReplica {
   /** Points the version hint at {@code version}, unless it names a later one already. */
   public void writeVersionHint(long version) throws IOException {
     lease.checkHeld("write the version hint");
+    WritePoints.reached(WritePoints.HINT, location);
     publisher.writeVersionHint(location, version);
   }
 
@@ -228,6 +232,7 @@ public final class LeasedReplica {
   public void deleteAll(List<String> paths, String why) throws IOException {
     domain().checkDeletes(paths);
     lease.checkHeld(why);
+    WritePoints.reached(WritePoints.DELETE, location);
     if (!stateStillThisRuns()) {
       throw lost(why);
     }
