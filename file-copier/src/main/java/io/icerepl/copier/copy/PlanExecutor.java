@@ -229,7 +229,7 @@ public final class PlanExecutor {
         placed = ((StatisticsCopy) step).files();
       }
       for (FileCopy file : placed) {
-        placement.check(table, file.source(), file.target());
+        placement.check(table, CopyPlanner.noun(file.kind()), file.source(), file.target());
         try {
           String root =
               mapping

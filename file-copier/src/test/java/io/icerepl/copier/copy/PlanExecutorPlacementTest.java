@@ -65,7 +65,7 @@ class PlanExecutorPlacementTest {
                       (paths, why) -> assertThat(paths).as(why).isEmpty()))
           .isInstanceOf(BadInputException.class)
           .hasMessageContaining(
-              "Cannot copy file " + sourceFile + " of table db.a to " + beside);
+              "Cannot copy statistics file " + sourceFile + " of table db.a to " + beside);
     }
     assertThat(beside).doesNotExist();
   }
