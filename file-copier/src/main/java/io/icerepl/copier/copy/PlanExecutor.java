@@ -151,11 +151,11 @@ public final class PlanExecutor {
       run.settle();
       try {
         cleanup.deleteAll(run.written(e), "remove the files of a failed commit");
-      } catch (IOException | RuntimeException refused) {
+      } catch (IOException notDeleted) {
+        e.addSuppressed(notDeleted); // the commit's failure is what the run reports
+      } catch (RuntimeException refused) {
         refused.addSuppressed(e);
-        throw refused instanceof RuntimeException r
-            ? r
-            : new UncheckedIOException((IOException) refused);
+        throw refused;
       }
       throw e;
     }
