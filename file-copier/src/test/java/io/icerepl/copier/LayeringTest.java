@@ -76,6 +76,27 @@ class LayeringTest {
         .check(COPIER);
   }
 
+  /**
+   * A failed commit's copies are removed only through the {@code PlanExecutor.Cleanup} the run is
+   * given (the app's {@code LeasedReplica}, which deletes only while the replica's state is still
+   * this run's): the executor deletes nothing on the replica itself.
+   */
+  @Test
+  void thePlanExecutorDeletesOnlyThroughItsCleanup() {
+    noClasses()
+        .that()
+        .resideInAPackage("io.icerepl.copier.copy..")
+        .should()
+        .callMethodWhere(
+            DescribedPredicate.describe(
+                "an ObjectStore delete",
+                call ->
+                    call.getTargetOwner().isAssignableTo(ObjectStore.class)
+                        && List.of("delete", "deleteAll").contains(call.getName())))
+        .because("a paused run's cleanup must not delete what the run that took over published")
+        .check(COPIER);
+  }
+
   private static ArchCondition<JavaMethod> callsWithin(String method, String owner) {
     return new ArchCondition<>("call " + owner + "." + method) {
       @Override

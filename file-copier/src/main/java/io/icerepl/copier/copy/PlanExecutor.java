@@ -111,11 +111,26 @@ public final class PlanExecutor {
       long filesCopied, long bytesCopied, long filesRewritten, long bytesWritten) {}
 
   /**
+   * How the files of a failed commit are removed, by the replica's one writer: copies are
+   * deterministic (a source file always lands on the same replica path), so a run that took the
+   * table over while this one was paused may have copied and published the very same paths. The
+   * cleanup deletes them only while the replica's state is still the one this run read or wrote,
+   * and else deletes nothing and fails saying so.
+   */
+  @FunctionalInterface
+  public interface Cleanup {
+    /**
+     * @param why what is removed, for the message
+     */
+    void deleteAll(List<String> paths, String why) throws IOException;
+  }
+
+  /**
    * Puts every file of the plan in place while {@code planning} streams it, on the calling thread,
    * into the sink given to it. When planning or a file fails, planning stops, the steps in flight
-   * finish, and the files this call wrote are removed again: no published metadata names them yet,
-   * and the replica is left as it was. They are left when {@code lock} was lost meanwhile: the run
-   * that holds the table now may have published them.
+   * finish, and the files this call wrote are removed again through {@code cleanup}: no published
+   * metadata names them yet, and the replica is left as it was. When the cleanup refuses (the table
+   * was taken over meanwhile), its refusal is thrown, the failure suppressed in it.
    *
    * @param placement the mapping the plan was made by, confined to the replica's domain: each file
    *     is checked against it before it is put in place, so no plan places a file outside the
@@ -125,7 +140,7 @@ public final class PlanExecutor {
       String table,
       Consumer<CopySink> planning,
       ReplicaDomain.Placement placement,
-      ObjectStore.Lock lock) {
+      Cleanup cleanup) {
     Run run = new Run(table, placement);
     try {
       planning.accept(run);
@@ -135,12 +150,13 @@ public final class PlanExecutor {
     } catch (RuntimeException e) {
       run.settle();
       try {
-        lock.checkHeld("remove the files of a failed commit");
-      } catch (IOException | RuntimeException lost) {
-        lost.addSuppressed(e);
-        throw lost instanceof RuntimeException r ? r : new UncheckedIOException((IOException) lost);
+        cleanup.deleteAll(run.written(e), "remove the files of a failed commit");
+      } catch (IOException notDeleted) {
+        e.addSuppressed(notDeleted); // the commit's failure is what the run reports
+      } catch (RuntimeException refused) {
+        refused.addSuppressed(e);
+        throw refused;
       }
-      run.removeWritten(e);
       throw e;
     }
     return new Outcome(
@@ -213,7 +229,7 @@ public final class PlanExecutor {
         placed = ((StatisticsCopy) step).files();
       }
       for (FileCopy file : placed) {
-        placement.check(table, file.source(), file.target());
+        placement.check(table, CopyPlanner.noun(file.kind()), file.source(), file.target());
         try {
           String root =
               mapping
@@ -534,7 +550,12 @@ public final class PlanExecutor {
       }
     }
 
-    void removeWritten(RuntimeException failure) {
+    /**
+     * Every file this run wrote, to be removed after {@code failure}; a source manifest that cannot
+     * be read again is recorded in it.
+     */
+    List<String> written(RuntimeException failure) {
+      List<String> paths = new ArrayList<>();
       for (WrittenFiles files : writtenFiles) {
         List<ManifestEntry> live;
         try (InputStream in = source.open(files.sourceManifest())) {
@@ -543,19 +564,10 @@ public final class PlanExecutor {
           failure.addSuppressed(e);
           continue;
         }
-        files.entries().stream().forEach(i -> delete(mapping.map(live.get(i).filePath()), failure));
+        files.entries().stream().forEach(i -> paths.add(mapping.map(live.get(i).filePath())));
       }
-      for (String path : written) {
-        delete(path, failure);
-      }
-    }
-
-    private void delete(String path, RuntimeException failure) {
-      try {
-        target.delete(path);
-      } catch (IOException e) {
-        failure.addSuppressed(e);
-      }
+      paths.addAll(written);
+      return paths;
     }
 
     private void putFile(FileCopy file, ManifestCopy step, Map<String, RewrittenFile> rewritten)
@@ -588,7 +600,7 @@ public final class PlanExecutor {
         length = target.length(file.target()).orElse(-1);
       }
       if (file.expectedSize() >= 0 && length != file.expectedSize()) {
-        target.delete(file.target()); // no step records it, so the cleanup would not find it
+        written.add(file.target()); // no step records it, so the cleanup would not find it else
         throw CopyPlanner.wrongLength(
             table, file.kind(), file.source(), length, file.expectedSize(), namedBy);
       }

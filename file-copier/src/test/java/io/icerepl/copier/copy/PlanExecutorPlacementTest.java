@@ -62,9 +62,10 @@ class PlanExecutorPlacementTest {
                                           beside.toString(),
                                           3)))),
                       placement,
-                      lock))
+                      (paths, why) -> assertThat(paths).as(why).isEmpty()))
           .isInstanceOf(BadInputException.class)
-          .hasMessageContaining("Cannot copy file " + sourceFile + " of table db.a to " + beside);
+          .hasMessageContaining(
+              "Cannot copy statistics file " + sourceFile + " of table db.a to " + beside);
     }
     assertThat(beside).doesNotExist();
   }

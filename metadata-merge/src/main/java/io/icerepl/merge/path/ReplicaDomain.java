@@ -73,6 +73,37 @@ public final class ReplicaDomain {
     return false;
   }
 
+  /** Names of the replicator's own files and folders start so: its state, its jobs, its leases. */
+  public static final String REPLICATOR_PREFIX = ".replicator-";
+
+  /**
+   * Whether {@code path} is a name the replica's own metadata owns, which no copied file may take:
+   * a table metadata file ({@code *.metadata.json}, so any version, published or to come) or the
+   * version hint under the replica's metadata folder, or anything named {@code .replicator-…} (the
+   * state, S3 Batch Operations jobs, the default lease prefix). Manifests, manifest lists and
+   * statistics files live in the same folder under other names and stay allowed.
+   */
+  public boolean ownedByMetadata(String path) {
+    TableLocation place;
+    try {
+      place = TableLocation.of(path);
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+    String canonical = place.canonical();
+    for (String segment : canonical.split("/", -1)) {
+      if (segment.startsWith(REPLICATOR_PREFIX)) {
+        return true;
+      }
+    }
+    TableLocation metadata = TableLocation.of(TableLayout.metadataFolder(location.spelled()));
+    if (!metadata.contains(place) || metadata.sameAs(place)) {
+      return false;
+    }
+    String name = canonical.substring(canonical.lastIndexOf('/') + 1);
+    return name.equals(TableLayout.VERSION_HINT) || name.endsWith(".metadata.json");
+  }
+
   /**
    * The mapping, checked: every pair's target lies in this domain, so every path it maps does
    * ({@link PathMapping#map} appends only a remainder without {@code .} or {@code ..} segments).
@@ -158,16 +189,26 @@ public final class ReplicaDomain {
       return domain;
     }
 
+    /** As {@link #check(String, String, String, String)}, for a file of any kind. */
+    public void check(String table, String sourcePath, String replicaPath) {
+      check(table, "file", sourcePath, replicaPath);
+    }
+
     /**
-     * Fails unless a file about to be put in place at {@code replicaPath} lies in the domain.
+     * Fails unless a file about to be put in place at {@code replicaPath} lies in the domain, on no
+     * name the replica's metadata owns ({@link ReplicaDomain#ownedByMetadata}): a copy there would
+     * overwrite a published version or pre-create a future one.
      *
      * @param table the table, for the message
+     * @param noun what the file is to the table ("data file"), for the message
      * @param sourcePath the file it copies or rewrites, for the message
      */
-    public void check(String table, String sourcePath, String replicaPath) {
+    public void check(String table, String noun, String sourcePath, String replicaPath) {
       if (!domain.contains(replicaPath)) {
         throw new BadInputException(
-            "Cannot copy file "
+            "Cannot copy "
+                + noun
+                + " "
                 + sourcePath
                 + " of table "
                 + table
@@ -176,6 +217,18 @@ public final class ReplicaDomain {
                 + ": it is outside replica "
                 + domain.location()
                 + domain.describeTargets());
+      }
+      if (domain.ownedByMetadata(replicaPath)) {
+        throw new BadInputException(
+            "Cannot copy "
+                + noun
+                + " "
+                + sourcePath
+                + " of table "
+                + table
+                + ": it would land on "
+                + replicaPath
+                + ", a name the replica's metadata owns");
       }
     }
   }

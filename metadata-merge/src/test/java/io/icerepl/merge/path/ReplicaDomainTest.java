@@ -77,4 +77,51 @@ class ReplicaDomainTest {
         .isInstanceOf(IllegalStateException.class)
         .hasMessage("Cannot delete /dr/b/data/g.parquet: it is outside replica /dr/a");
   }
+
+  /**
+   * The names the replica's metadata owns (ReplicaLayout's: versions, the hint, the state, Batch
+   * Operations jobs, the default lease prefix) take no copy; manifests, manifest lists and
+   * statistics files beside them, and a look-alike name outside the metadata folder, do.
+   */
+  @Test
+  void aFileAboutToLandOnANameTheReplicasMetadataOwnsIsRefused() {
+    ReplicaDomain domain = ReplicaDomain.of("s3://dr/wh/a");
+    assertThat(
+            List.of(
+                "s3://dr/wh/a/metadata/v9.metadata.json",
+                "s3a://dr/wh/a/metadata/00003-4f2c.gz.metadata.json",
+                "s3://dr/wh/a/metadata/version-hint.text",
+                "s3://dr/wh/a/metadata/.replicator-state.json",
+                "s3://dr/wh/a/metadata/.replicator-batch/t1/manifest.csv",
+                "s3://dr/wh/a/data/.replicator-locks/0af3"))
+        .allMatch(domain::ownedByMetadata);
+    assertThat(
+            List.of(
+                "s3://dr/wh/a/metadata/snap-1-1-4f2c.avro",
+                "s3://dr/wh/a/metadata/4f2c-m0.avro",
+                "s3://dr/wh/a/metadata/1-stats.puffin",
+                "s3://dr/wh/a/data/v9.metadata.json",
+                "s3://dr/wh/a/metadata"))
+        .noneMatch(domain::ownedByMetadata);
+
+    ReplicaDomain.Placement placement =
+        domain.confine(PathMapping.of("s3://src/wh/a", "s3://dr/wh/a"));
+    placement.check(
+        "db.a",
+        "manifest",
+        "s3://src/wh/a/metadata/4f2c-m0.avro",
+        "s3://dr/wh/a/metadata/4f2c-m0.avro");
+    assertThatThrownBy(
+            () ->
+                placement.check(
+                    "db.a",
+                    "data file",
+                    "s3://src/wh/a/metadata/v9.metadata.json",
+                    "s3://dr/wh/a/metadata/v9.metadata.json"))
+        .isInstanceOf(BadInputException.class)
+        .hasMessage(
+            "Cannot copy data file s3://src/wh/a/metadata/v9.metadata.json of table db.a: it would"
+                + " land on s3://dr/wh/a/metadata/v9.metadata.json, a name the replica's metadata"
+                + " owns");
+  }
 }

@@ -830,7 +830,7 @@ public final class TableReplicator {
                 table,
                 sink -> planner.plan(table, merge, replicaMetadata, mapping, sink),
                 placement,
-                leased.lease());
+                leased::removeFailedCopies);
       } catch (MissingFileException e) {
         if (last) {
           throw e;

@@ -226,6 +226,84 @@ class PausedWriterTest {
     assertReplicaReadsAsTheSource();
   }
 
+  /**
+   * A run whose copy fails (its manifest list cannot be written) is paused after the lease check of
+   * its cleanup, while its lease expires and another run copies the same files (copies are
+   * deterministic: same source file, same replica path) and publishes a version naming them. When
+   * the paused run resumes, its cleanup finds the state is no longer its own and deletes nothing:
+   * the other run's version reads back whole, its rows the source's.
+   */
+  @Test
+  void aPausedRunsFailedCommitCleanupKeepsWhatTheRunThatTookOverPublished() throws IOException {
+    replicate(other);
+    long before = state().lastCommit().version();
+    append();
+    PausedInCleanup pausing =
+        new PausedInCleanup(
+            () -> {
+              leaseClock.shift(Duration.ofMinutes(3));
+              replicate(other);
+            });
+
+    Throwable failed = org.assertj.core.api.Assertions.catchThrowable(() -> replicate(pausing));
+
+    assertThat(pausing.resumed).as("paused in its cleanup").isTrue();
+    assertThat(state().lastCommit().version()).isEqualTo(before + 1);
+    assertReplicaReadsAsTheSource();
+    assertThat(failed)
+        .isInstanceOf(TableReplicationException.class)
+        .hasMessageContaining("files this run copied are kept");
+    assertThat(causes(failed)).hasAtLeastOneElementOfType(TableBusyException.class);
+    append();
+    replicate(other);
+    assertReplicaReadsAsTheSource();
+  }
+
+  /**
+   * The paused run's store: its write of a manifest list fails, and the first lease check after
+   * that (the cleanup's, before it deletes anything) passes, then lets {@code meanwhile} run before
+   * the run goes on, as a process stopped right after the check would.
+   */
+  private final class PausedInCleanup extends ForwardingObjectStore {
+    private final Runnable meanwhile;
+    private final AtomicBoolean failed = new AtomicBoolean();
+    private final AtomicBoolean paused = new AtomicBoolean();
+    volatile boolean resumed;
+
+    PausedInCleanup(Runnable meanwhile) {
+      super(PausedWriterTest.this.paused);
+      this.meanwhile = meanwhile;
+    }
+
+    @Override
+    public long write(String path, Writer writer) throws IOException {
+      if (path.contains("/metadata/snap-") && failed.compareAndSet(false, true)) {
+        throw new IOException("Connection reset writing " + path);
+      }
+      return super.write(path, writer);
+    }
+
+    @Override
+    public Lock lock(String location) throws IOException {
+      Lock lease = super.lock(location);
+      return new Lock() {
+        @Override
+        public void checkHeld(String action) throws IOException {
+          lease.checkHeld(action);
+          if (failed.get() && paused.compareAndSet(false, true)) {
+            meanwhile.run();
+            resumed = true;
+          }
+        }
+
+        @Override
+        public void close() throws IOException {
+          lease.close();
+        }
+      };
+    }
+  }
+
   private static void await(java.util.concurrent.CountDownLatch latch) {
     try {
       assertThat(latch.await(60, java.util.concurrent.TimeUnit.SECONDS)).as("reached").isTrue();

@@ -206,6 +206,81 @@ class ReplicaPlacementTest {
         .doesNotContain(secretDigest);
   }
 
+  /**
+   * A "data file" named {@code <table>/metadata/v9.metadata.json}, holding a real metadata file's
+   * bytes, would land on the replica's own version 9 (pre-creating a future version, so its publish
+   * would find it existing). Refused as bad input naming the table and the file before anything is
+   * copied, the replica left byte for byte; the other table of the backfill replicates.
+   */
+  @Test
+  void aDataFileThatWouldLandOnTheReplicasOwnMetadataIsRefusedAndOtherTablesGoOn()
+      throws IOException {
+    ScenarioTable bad = table("bad", "wh/ns/bad");
+    bad.append(bad.row(1, "b1", "x"));
+    bad.record();
+    ScenarioTable good = table("good", "wh/ns/good");
+    good.append(good.row(10, "g1", "x"));
+    good.record();
+    Path config = dir.resolve("replicator.yml");
+    Files.writeString(
+        config,
+        String.join(
+            "\n",
+            "replicator:",
+            "  settle-time: 0s",
+            "  rules:",
+            "    - name: one",
+            "      source: '" + dir.resolve("wh") + "'",
+            "      targets: [{name: dr, prefix: '" + dir.resolve("dr") + "'}]",
+            ""));
+    assertThat(run("backfill", "--config", config.toString())).isZero();
+    String replicaBad = dir.resolve("dr/ns/bad").toString();
+    Map<String, String> before = files(replicaBad);
+
+    Path crafted = Path.of(bad.location(), "metadata", "v9.metadata.json");
+    // real metadata bytes, the table's current version's, so a copy would read as a version
+    String current =
+        ((org.apache.iceberg.HasTableOperations) bad.table())
+            .operations()
+            .current()
+            .metadataFileLocation();
+    Files.write(crafted, Files.readAllBytes(Path.of(ReplicaVerifier.localPath(current))));
+    bad.table()
+        .newAppend()
+        .appendFile(
+            DataFiles.builder(bad.table().spec())
+                .withPath(crafted.toString())
+                .withFormat(FileFormat.PARQUET)
+                .withFileSizeInBytes(Files.size(crafted))
+                .withRecordCount(1)
+                .withPartitionPath("category=x")
+                .build())
+        .commit();
+    good.append(good.row(11, "g2", "y"));
+    good.record();
+
+    StringWriter out = new StringWriter();
+    int exit =
+        ReplicatorCli.execute(
+            new PrintWriter(out, true),
+            new PrintWriter(out, true),
+            "backfill",
+            "--config",
+            config.toString());
+
+    assertThat(exit).as(out.toString()).isNotZero();
+    assertThat(out.toString())
+        .contains("ns/bad")
+        .contains("Cannot copy data file " + crafted + " of table ")
+        .contains(
+            "it would land on "
+                + Path.of(replicaBad, "metadata", "v9.metadata.json")
+                + ", a name the replica's metadata owns")
+        .contains("1 replicated, 0 already up to date, 1 failed");
+    assertThat(files(replicaBad)).as("the refused table's replica").isEqualTo(before);
+    verifier.verify(good, dir.resolve("dr/ns/good").toString());
+  }
+
   private ScenarioTable table(String name, String relative) {
     return ScenarioTable.create(
         name,

@@ -242,7 +242,7 @@ public final class TableFailback {
                   table,
                   sink -> planner.plan(table, merge, Optional.of(joined), mapping, sink),
                   placement,
-                  lock);
+                  leased::removeFailedCopies);
 
       long version = head.newestVersion() + 1;
       TableMetadata committed =

@@ -1,5 +1,6 @@
 package io.icerepl.app.engine.replica;
 
+import io.icerepl.copier.copy.PlanExecutor;
 import io.icerepl.copier.publish.MetadataPublisher;
 import io.icerepl.copier.publish.ReplicaLayout;
 import io.icerepl.copier.store.ObjectStore;
@@ -16,6 +17,8 @@ import io.icerepl.merge.state.ReplicaStateParser;
 import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The one way to write to a replica: its state, its commit records, its metadata versions, its
@@ -32,6 +35,8 @@ import java.util.Optional;
  * go through {@link ReplicaFiles}, which writes nothing but a hint it repairs.
  */
 public final class LeasedReplica {
+  private static final Logger LOG = LoggerFactory.getLogger(LeasedReplica.class);
+
   private final ObjectStore store;
   private final ReplicaFiles files;
   private final MetadataPublisher publisher;
@@ -237,6 +242,40 @@ public final class LeasedReplica {
       throw lost(why);
     }
     store.deleteAll(paths);
+  }
+
+  /**
+   * Removes the files a plan copied for a commit that failed ({@link PlanExecutor.Cleanup}), by
+   * {@link #deleteAll}: only while the state is still the one this run read or wrote. Copies are
+   * deterministic, so a run that took the table over while this one was paused may have copied and
+   * published the very same paths: once the state is another run's, nothing is deleted and the run
+   * fails as the lease lost, saying so. Files outside the replica's location (an explicit map's
+   * target) are kept, as retention keeps them.
+   */
+  public void removeFailedCopies(List<String> paths, String why) throws IOException {
+    ReplicaDomain domain = domain();
+    List<String> outside = domain.outside(paths);
+    if (!outside.isEmpty()) {
+      LOG.warn(
+          "{}: keeps {} files of a failed commit outside its location, such as {}",
+          location,
+          outside.size(),
+          outside.get(0));
+    }
+    List<String> inside = paths.stream().filter(domain::contains).toList();
+    if (inside.isEmpty()) {
+      return;
+    }
+    try {
+      deleteAll(inside, why);
+    } catch (TableBusyException e) {
+      throw new TableBusyException(
+          e.getMessage()
+              + "; the "
+              + inside.size()
+              + " files this run copied are kept, since that run may have published the same"
+              + " paths");
+    }
   }
 
   private synchronized void replaceState(ReplicaState next, String why) throws IOException {
