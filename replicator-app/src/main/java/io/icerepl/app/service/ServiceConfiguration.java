@@ -9,6 +9,7 @@ import io.icerepl.app.engine.worker.Reconciler;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.SchemeStores;
 import io.icerepl.app.engine.worker.StoreFactory;
+import io.icerepl.app.engine.worker.TableChecks;
 import io.icerepl.app.engine.worker.TableContext;
 import io.icerepl.app.engine.worker.TableDiscovery;
 import io.icerepl.app.engine.worker.TableKey;
@@ -27,6 +28,7 @@ import io.icerepl.app.service.status.StatusBoard;
 import io.icerepl.copier.batch.BatchJobs;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
@@ -47,6 +49,11 @@ import org.springframework.scheduling.TaskScheduler;
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(ReplicatorProperties.class)
 class ServiceConfiguration {
+  /** Listings are light: a few at once keep a pass short, more would only load the stores. */
+  private static final int TABLE_CHECK_THREADS = 4;
+
+  /** How long a table's check may run before a pass goes on without it and health names it. */
+  private static final Duration TABLE_CHECK_DEADLINE = Duration.ofSeconds(10);
 
   @Bean
   StatusBoard statusBoard(ObjectProvider<Clock> clock, MeterRegistry meters) {
@@ -183,6 +190,16 @@ class ServiceConfiguration {
     return () -> coordinator.shutdown(properties.shutdownTimeout(), context::abandonFileSteps);
   }
 
+  /**
+   * Where reconciliation's per-table checks run, off the scheduler: a replica whose store hangs
+   * stalls only its own table. Closed without a wait (its threads are daemons).
+   */
+  @Bean
+  TableChecks tableChecks(ObjectProvider<Clock> clock) {
+    return new TableChecks(
+        TABLE_CHECK_THREADS, TABLE_CHECK_DEADLINE, clock.getIfAvailable(Clock::systemUTC));
+  }
+
   @Bean
   Reconciler reconciler(
       TableRules rules,
@@ -191,7 +208,8 @@ class ServiceConfiguration {
       StatusBoard board,
       TableRunner runner,
       ReplicatorProperties properties,
-      ObjectProvider<Clock> clock) {
+      ObjectProvider<Clock> clock,
+      TableChecks checks) {
     // what reconciliation would act on is checked first: a service asked to do nothing, or a group
     // of tables no rule replicates, never starts
     ConfigurationCheck.check(properties, rules, discovery);
@@ -208,8 +226,8 @@ class ServiceConfiguration {
             properties.reconciliationInterval(), properties.reconciliationIdleInterval()),
         key ->
             groups.stream()
-                .anyMatch(
-                    g -> g.target().equals(key.target()) && g.tables().contains(key.table())));
+                .anyMatch(g -> g.target().equals(key.target()) && g.tables().contains(key.table())),
+        checks);
   }
 
   @Bean

@@ -35,6 +35,7 @@ public final class Reconciler {
   private final Clock clock;
   private final ReconcileSchedule schedule;
   private final Predicate<TableKey> everyPass;
+  private final TableChecks checks;
 
   /** Keys whose scheduled verification is queued or running, so a slow one is not queued twice. */
   private final Set<TableKey> verifying = ConcurrentHashMap.newKeySet();
@@ -51,6 +52,7 @@ public final class Reconciler {
    * @param schedule when each table is next checked: an idle one is not listed at every pass
    * @param everyPass keys checked at every pass whatever the schedule says: a group's tables, whose
    *     cut moves only as far as each of them is known current
+   * @param checks where each table's check (restore, then the listing of its replica) runs
    */
   public Reconciler(
       TableRules rules,
@@ -61,7 +63,9 @@ public final class Reconciler {
       BiPredicate<TableKey, MetadataListing> unchanged,
       Clock clock,
       ReconcileSchedule schedule,
-      Predicate<TableKey> everyPass) {
+      Predicate<TableKey> everyPass,
+      TableChecks checks) {
+    this.checks = checks;
     this.clock = clock;
     this.schedule = schedule;
     this.everyPass = everyPass;
@@ -78,30 +82,43 @@ public final class Reconciler {
    * the head (a catalog's table always: its head is the catalog's), after restoring the status of
    * tables not known yet (the first pass after a start); a rule whose source cannot be listed does
    * not stop the others. A table whose check the schedule defers is neither listed nor triggered.
+   * Each table's check runs on {@code checks}; the pass waits for them up to their deadline, and a
+   * table whose check from an earlier pass still runs is not checked again.
    */
   public void reconcile() {
     Set<TableKey> seen = new HashSet<>();
+    List<TableChecks.Check> started = new ArrayList<>();
     for (TableRule rule : rules.rules()) {
       // before the rule's source is listed: a folder that lists as its replica left it holds no
       // commit made before then that the replica lacks
       long listedFrom = clock.millis();
       for (Found found : found(rule, path -> deferred(rule, path, listedFrom))) {
         seen.add(found.key());
-        restore.accept(found.key());
-        if (found.deferred()) {
+        if (found.deferred() && board.known(found.key())) {
           continue;
         }
-        boolean unchanged =
-            found.listing().filter(l -> this.unchanged.test(found.key(), l)).isPresent();
-        if (unchanged) {
-          board.knownCurrent(found.key(), listedFrom);
-        } else {
-          coordinator.trigger(found.key());
-        }
-        schedule.checked(found.key(), found.listing(), unchanged, listedFrom);
+        // off this thread, bounded: a replica whose store hangs stalls only its own table
+        checks.start(found.key(), () -> check(found, listedFrom)).ifPresent(started::add);
       }
     }
+    checks.await(started);
     schedule.retain(seen);
+  }
+
+  /** Restores the key's status if not known yet, then triggers it unless it is unchanged. */
+  private void check(Found found, long listedFrom) {
+    restore.accept(found.key());
+    if (found.deferred()) {
+      return;
+    }
+    boolean unchanged =
+        found.listing().filter(l -> this.unchanged.test(found.key(), l)).isPresent();
+    if (unchanged) {
+      board.knownCurrent(found.key(), listedFrom);
+    } else {
+      coordinator.trigger(found.key());
+    }
+    schedule.checked(found.key(), found.listing(), unchanged, listedFrom);
   }
 
   /**

@@ -53,6 +53,7 @@ class ReconciliationPassCostTest {
   private final RequestCountingStore target = new RequestCountingStore(new LocalObjectStore());
   private final ShiftableClock clock = new ShiftableClock();
   private final StatusBoard board = new StatusBoard(clock, new SimpleMeterRegistry());
+  private final TableChecks checks = new TableChecks(2, Duration.ofSeconds(10), clock);
   private TableRules rules;
   private TableRule rule;
   private TableRunner runner;
@@ -121,11 +122,13 @@ class ReconciliationPassCostTest {
         runner::unchangedSince,
         clock,
         schedule,
-        everyPass);
+        everyPass,
+        checks);
   }
 
   @AfterEach
   void stop() throws InterruptedException {
+    checks.close();
     coordinator.close();
     runner.close();
   }
