@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.localstack.TableWrites;
 import io.icerepl.merge.group.CutTags;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -33,6 +32,7 @@ import org.apache.iceberg.rest.LoopbackRestCatalog;
 import org.apache.iceberg.rest.RESTCatalog;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Sources written by multi-table transactions: each batch is committed to {@code orders} and {@code
@@ -55,20 +55,20 @@ class GroupTransactionServiceTest {
    * The group's transaction window: wider than the spread by the time the second snapshot's
    * manifests take to write on a loaded machine.
    */
-  private static final java.time.Duration WINDOW = java.time.Duration.ofMillis(700);
+  private static final java.time.Duration WINDOW = java.time.Duration.ofMillis(1500);
 
   /**
    * Between transactions: the quiet moments a cut is tagged at are whole seconds with no snapshot
    * in the window before them, so the gaps are made wider than the window by most of a second.
    */
-  private static final long PAUSE_MS = 1200;
+  private static final long PAUSE_MS = 2200;
 
   private static final TableIdentifier ORDERS = TableIdentifier.of("sales", "orders");
   private static final TableIdentifier ITEMS = TableIdentifier.of("sales", "order_items");
 
   @Test
-  void everyCutTagHoldsAMultiTableTransactionInBothTablesOrInNeither() throws Exception {
-    Path dir = Files.createTempDirectory("group-transactions");
+  void everyCutTagHoldsAMultiTableTransactionInBothTablesOrInNeither(@TempDir Path dir)
+      throws Exception {
     try (EmbeddedS3 s3 = EmbeddedS3.start()) {
       s3.createBucket("source");
       s3.createBucket("replica");

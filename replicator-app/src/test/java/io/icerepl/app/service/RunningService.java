@@ -94,10 +94,15 @@ public final class RunningService implements AutoCloseable {
   }
 
   private static void delete(Path dir) {
+    if (!Files.exists(dir)) {
+      return; // the server never made it, or it is gone already
+    }
     try (Stream<Path> walk = Files.walk(dir)) {
       for (Path path : walk.sorted(Comparator.reverseOrder()).toList()) {
         Files.deleteIfExists(path);
       }
+    } catch (java.nio.file.NoSuchFileException gone) {
+      // removed while walked: nothing left to delete
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot delete " + dir, e);
     }
