@@ -93,8 +93,12 @@ public final class CutTags {
    * like a cut tag is not one, and a tag recorded by a commit not published yet is not carried.
    */
   public static Set<String> carried(TableMetadata replica, Map<String, Long> cutTags) {
+    return carried(replica.refs(), cutTags);
+  }
+
+  /** As above, given a replica version's refs: name → snapshot id. */
+  public static Set<String> carried(Map<String, Long> refs, Map<String, Long> cutTags) {
     Set<String> carried = new java.util.TreeSet<>();
-    Map<String, Long> refs = replica.refs();
     cutTags.forEach(
         (tag, snapshotId) -> {
           if (snapshotId.equals(refs.get(tag))) {

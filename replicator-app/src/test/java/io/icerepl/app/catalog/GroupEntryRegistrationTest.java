@@ -220,6 +220,52 @@ class GroupEntryRegistrationTest {
         .isEqualTo(orders.source.table().currentSnapshot().snapshotId());
   }
 
+  /**
+   * A source tag named like one of the group's cut tags, replicated as any ref, is no cut: a
+   * version carrying it is not ahead of the entry, which follows its replica's own runs, and the
+   * entry's cut stays the one the group's tagging recorded. Fails when the registrar reads a ref's
+   * name as a cut (the entry is then held back from every later version).
+   */
+  @ParameterizedTest
+  @EnumSource(
+      value = TargetCatalog.Kind.class,
+      names = {"JDBC", "REST"})
+  void aSourceTagNamedLikeACutNeitherHoldsNorMovesAnEntry(TargetCatalog.Kind kind)
+      throws Exception {
+    target = TargetCatalog.start(kind, dir.resolve("catalog"));
+    Member orders = new Member("ORDERS", ORDERS);
+    Member items = new Member("ITEMS", ITEMS);
+    orders.source.append(orders.source.row(1, "a", "x"));
+    items.source.append(items.source.row(10, "b", "x"));
+    orders.replicate();
+    items.replicate();
+    long moment = nextSecond();
+    orders.tagCut(moment);
+    items.tagCut(moment);
+    EntriesTogether.move(List.of(orders.member(), items.member()), cutTag(moment));
+    assertBothAtTheCut(orders, items, moment);
+
+    orders.source.append(orders.source.row(2, "d", "x"));
+    String lookAlike = "sales-20991231T235959Z";
+    orders
+        .source
+        .table()
+        .manageSnapshots()
+        .createTag(lookAlike, orders.source.table().currentSnapshot().snapshotId())
+        .commit();
+    orders.replicate();
+
+    assertThat(orders.register())
+        .as("orders' own run at a version carrying a source tag named like a cut")
+        .isEqualTo(Registration.ADVANCED);
+    assertThat(target.catalog().loadTable(orders.id).refs())
+        .as("orders' entry at its replica's version, the source's tag replicated")
+        .containsKey(lookAlike);
+    assertThat(target.catalog().loadTable(orders.id).currentSnapshot().snapshotId())
+        .as("orders' entry follows its replica")
+        .isEqualTo(orders.source.table().currentSnapshot().snapshotId());
+  }
+
   /** Both entries show the cut, each at its source's snapshot of the cut's moment. */
   private void assertBothAtTheCut(Member orders, Member items, long moment) {
     for (Member member : List.of(orders, items)) {

@@ -6,12 +6,15 @@ import io.icerepl.merge.error.MissingFileException;
 import io.icerepl.merge.head.MetadataFileNames;
 import io.icerepl.merge.merge.ReplicaProperties;
 import io.icerepl.merge.path.TableLocation;
+import io.icerepl.merge.state.ReplicaStateParser;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -114,6 +117,29 @@ final class ReplicaVersions {
         return Optional.of(new Version(n, file, newer.get()));
       }
     }
+  }
+
+  /**
+   * The replication groups' cut tags the replica's state records ({@code cutTags}: name → snapshot
+   * id), empty when it has no state. The state records a tag before any version carrying it is
+   * published, so every published version's cut tags are among them, save those dropped since.
+   */
+  Map<String, Long> recordedCutTags(String location) {
+    String file = ReplicaLayout.stateFile(location);
+    try (InputStream in = target.open(file)) {
+      return ReplicaStateParser.fromJson(in.readAllBytes(), file).cutTags();
+    } catch (NoSuchFileException e) {
+      return Map.of();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read replica state " + file, e);
+    }
+  }
+
+  /** A version's refs as names → snapshot ids. */
+  static Map<String, Long> refs(TableMetadata metadata) {
+    Map<String, Long> refs = new HashMap<>();
+    metadata.refs().forEach((name, ref) -> refs.put(name, ref.snapshotId()));
+    return refs;
   }
 
   static String token(TableMetadata metadata) {

@@ -12,6 +12,7 @@ import io.icerepl.app.logging.Redaction;
 import io.icerepl.app.service.config.ReplicatorProperties;
 import jakarta.servlet.http.HttpServletRequest;
 import java.security.Principal;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,6 +20,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpStatus;
@@ -47,6 +49,7 @@ public class GroupController {
   private final TableOperations operations;
   private final GroupCatchUp catchUp;
   private final GroupTagging tagging;
+  private final GroupWork work;
 
   /** How often a safe promotion tries to tag its fresh cut while a scheduled round runs. */
   private static final int TAG_ATTEMPTS = 20;
@@ -58,8 +61,10 @@ public class GroupController {
       ReplicationCoordinator coordinator,
       TableOperations operations,
       GroupCatchUp catchUp,
-      GroupTagging tagging) {
+      GroupTagging tagging,
+      GroupWork work) {
     this.catchUp = catchUp;
+    this.work = work;
     this.tagging = tagging;
     this.cuts = cuts;
     this.properties = properties;
@@ -160,13 +165,37 @@ public class GroupController {
     }
   }
 
-  /** Tags the group's cut as it stands now, waiting out a scheduled round under way. */
+  /**
+   * Tags the group's cut as it stands now, after a scheduled round under way. The round runs on the
+   * group's pool ({@link GroupWork}), not on this request's thread, and is waited for until the
+   * group's round deadline: a replica that does not answer refuses the promotion, naming the group,
+   * rather than holding the request.
+   */
   private void tagFreshCut(ReplicatorProperties.Group group) throws InterruptedException {
-    for (int attempt = 0; attempt < TAG_ATTEMPTS; attempt++) {
-      if (tagging.tag(group)) {
-        return;
+    Duration deadline = GroupWork.roundDeadline(group);
+    long until = System.nanoTime() + deadline.toNanos();
+    try {
+      for (int attempt = 0; attempt < TAG_ATTEMPTS; attempt++) {
+        Duration left = Duration.ofNanos(Math.max(until - System.nanoTime(), 1));
+        if (work.roundAndWait(
+            group.name(),
+            "safe promotion's tagging of a fresh cut",
+            left,
+            () -> tagging.tag(group))) {
+          return;
+        }
+        Thread.sleep(100);
       }
-      Thread.sleep(100);
+    } catch (TimeoutException e) {
+      throw new GroupCatchUp.Refused(
+          "Cannot promote group "
+              + group.name()
+              + " safely: tagging its fresh cut on "
+              + group.tables()
+              + " did not end within "
+              + deadline
+              + " (a replica that does not answer?); the round goes on, and health shows the group"
+              + " as stuck while it does");
     }
     throw new GroupCatchUp.Refused(
         "Cannot promote group "

@@ -19,6 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
 /**
@@ -47,9 +48,15 @@ public class GroupWork implements DisposableBean {
   /** A group's task under way. */
   private record Task(String what, Instant since, Duration deadline, CompletableFuture<?> done) {}
 
+  @Autowired
   public GroupWork(ReplicatorProperties properties, ObjectProvider<Clock> clock) {
-    this.clock = clock.getIfAvailable(Clock::systemUTC);
-    int threads = Math.max(1, 2 * properties.groups().size());
+    this(properties.groups().size(), clock.getIfAvailable(Clock::systemUTC));
+  }
+
+  /** A pool for {@code groups} groups. */
+  GroupWork(int groups, Clock clock) {
+    this.clock = clock;
+    int threads = Math.max(1, 2 * groups);
     AtomicInteger count = new AtomicInteger();
     this.pool =
         Executors.newFixedThreadPool(
@@ -91,6 +98,56 @@ public class GroupWork implements DisposableBean {
           });
     } catch (java.util.concurrent.RejectedExecutionException e) {
       rounds.remove(group, started); // shutting down
+    }
+  }
+
+  /**
+   * Runs {@code round} as {@code group}'s round on the pool, once the round under way (a scheduled
+   * one) has ended, and waits for its outcome until {@code deadline} from this call: a caller that
+   * must have a round's outcome (a safe promotion tags a fresh cut) is never left waiting on a
+   * replica that hangs. A round past the deadline goes on, and shows in health as stuck.
+   *
+   * @throws TimeoutException when the round under way, or this one, did not end by the deadline
+   */
+  public boolean roundAndWait(
+      String group, String what, Duration deadline, java.util.function.BooleanSupplier round)
+      throws TimeoutException, InterruptedException {
+    long until = System.nanoTime() + deadline.toNanos();
+    while (true) {
+      CompletableFuture<Boolean> done = new CompletableFuture<>();
+      Task started = new Task(what, clock.instant(), deadline, done);
+      Task running = rounds.putIfAbsent(group, started);
+      if (running == null) {
+        try {
+          pool.execute(
+              () -> {
+                try {
+                  done.complete(round.getAsBoolean());
+                } catch (RuntimeException | Error e) {
+                  done.completeExceptionally(e);
+                } finally {
+                  rounds.remove(group, started);
+                }
+              });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+          rounds.remove(group, started);
+          throw new IllegalStateException("Cannot run " + what + ": the service is stopping", e);
+        }
+        return waitFor(done, until);
+      }
+      waitFor(running.done(), until); // the round under way first: rounds of a group never overlap
+    }
+  }
+
+  private static <T> T waitFor(CompletableFuture<T> done, long untilNanos)
+      throws TimeoutException, InterruptedException {
+    try {
+      return done.get(Math.max(untilNanos - System.nanoTime(), 1), TimeUnit.NANOSECONDS);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      throw new IllegalStateException(e.getCause());
     }
   }
 
