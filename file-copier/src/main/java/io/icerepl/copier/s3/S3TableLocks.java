@@ -31,6 +31,11 @@ import software.amazon.awssdk.services.s3.model.GetObjectResponse;
  * longer than the TTL keeps it and the TTL can be short: a killed run's lease frees its table soon.
  * Every change is conditional on the ETag this run wrote last, so a run never renews or releases a
  * lease another run took over.
+ *
+ * <p>The record carries the holding's fencing {@code epoch}: a take-over writes the expired
+ * holder's epoch plus one with the conditional write that takes it, so of two holdings one after
+ * the other the later one's epoch is larger. A created lease starts at 1; its holder raises it
+ * above the epoch its replica's state records ({@link Held#raiseEpoch}) before it writes anything.
  */
 final class S3TableLocks implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(S3TableLocks.class);
@@ -78,18 +83,18 @@ final class S3TableLocks implements AutoCloseable {
     // A token per attempt: a create whose answer was lost (and retried into a 412) is recognised
     // as ours, where the owner alone could be another thread of the same process.
     String token = java.util.UUID.randomUUID().toString();
-    byte[] body = leaseJson(settings.lockOwner(), token, expiresAt);
     for (int i = 0; i < MAX_TRIES; i++) {
-      Optional<String> created = put(lease, body, "*", null);
+      Optional<String> created =
+          put(lease, leaseJson(settings.lockOwner(), token, expiresAt, 1), "*", null);
       if (created.isPresent()) {
-        return new Held(location, lease, token, created.get(), expiresAt);
+        return new Held(location, lease, token, created.get(), expiresAt, 1);
       }
       Optional<Lease> held = read(lease);
       if (held.isEmpty()) {
         continue;
       }
       if (token.equals(held.get().token())) {
-        return new Held(location, lease, token, held.get().etag(), expiresAt);
+        return new Held(location, lease, token, held.get().etag(), expiresAt, held.get().epoch());
       }
       if (held.get().version() > LEASE_VERSION) {
         throw new TableBusyException(
@@ -112,11 +117,17 @@ final class S3TableLocks implements AutoCloseable {
                 + " until "
                 + Instant.ofEpochMilli(held.get().expiresAtMs()));
       }
-      Optional<String> taken = put(lease, body, null, held.get().etag());
+      long epoch = held.get().epoch() + 1;
+      Optional<String> taken =
+          put(
+              lease,
+              leaseJson(settings.lockOwner(), token, expiresAt, epoch),
+              null,
+              held.get().etag());
       if (taken.isEmpty()) {
         Optional<Lease> after = read(lease);
         if (after.isPresent() && token.equals(after.get().token())) {
-          return new Held(location, lease, token, after.get().etag(), expiresAt);
+          return new Held(location, lease, token, after.get().etag(), expiresAt, epoch);
         }
         throw new TableBusyException(
             "Cannot lock table "
@@ -127,11 +138,12 @@ final class S3TableLocks implements AutoCloseable {
                 + " first");
       }
       LOG.info(
-          "{}: took over the lease of {}, expired at {}",
+          "{}: took over the lease of {} (fencing epoch {}), expired at {}",
           location,
           held.get().owner(),
+          held.get().epoch(),
           Instant.ofEpochMilli(held.get().expiresAtMs()));
-      return new Held(location, lease, token, taken.get(), expiresAt);
+      return new Held(location, lease, token, taken.get(), expiresAt, epoch);
     }
     throw new TableBusyException(
         "Cannot lock table "
@@ -216,6 +228,10 @@ final class S3TableLocks implements AutoCloseable {
       throw new IOException(
           "Cannot read lease " + lease + ": no owner or expires-at-ms in " + json);
     }
+    JsonNode epoch = json.get("epoch");
+    if (epoch != null && !(epoch.canConvertToLong() && epoch.asLong() >= 0)) {
+      throw new IOException("Cannot read lease " + lease + ": epoch " + epoch + " is not an epoch");
+    }
     JsonNode version = json.get("lease-version");
     if (version != null && !(version.canConvertToInt() && version.asInt() >= 1)) {
       throw new IOException(
@@ -227,20 +243,24 @@ final class S3TableLocks implements AutoCloseable {
             json.path("token").asText(""),
             json.get("expires-at-ms").asLong(),
             version == null ? 1 : version.asInt(),
+            epoch == null ? 0 : epoch.asLong(),
             bytes.response().eTag()));
   }
 
-  private static byte[] leaseJson(String owner, String token, long expiresAtMs) {
+  /** A lease record; {@code epoch} is absent (0) from the records of releases before it. */
+  private static byte[] leaseJson(String owner, String token, long expiresAtMs, long epoch) {
     return JSON.createObjectNode()
         .put("owner", owner)
         .put("token", token)
         .put("expires-at-ms", expiresAtMs)
+        .put("epoch", epoch)
         .put("lease-version", LEASE_VERSION)
         .toString()
         .getBytes(StandardCharsets.UTF_8);
   }
 
-  private record Lease(String owner, String token, long expiresAtMs, int version, String etag) {}
+  private record Lease(
+      String owner, String token, long expiresAtMs, int version, long epoch, String etag) {}
 
   /** A lease this run wrote; its ETag and expiry follow each renewal. */
   final class Held implements ObjectStore.Lock {
@@ -249,6 +269,7 @@ final class S3TableLocks implements AutoCloseable {
     private final String token;
     private String etag;
     private long expiresAtMs;
+    private long epoch;
 
     /** Who took the lease over once this run lost it; null while held. */
     private String lostTo;
@@ -256,12 +277,41 @@ final class S3TableLocks implements AutoCloseable {
     private boolean released;
     private volatile ScheduledFuture<?> renewal;
 
-    Held(String location, S3Location lease, String token, String etag, long expiresAtMs) {
+    Held(
+        String location,
+        S3Location lease,
+        String token,
+        String etag,
+        long expiresAtMs,
+        long epoch) {
       this.location = location;
       this.lease = lease;
       this.token = token;
       this.etag = etag;
       this.expiresAtMs = expiresAtMs;
+      this.epoch = epoch;
+    }
+
+    @Override
+    public synchronized long epoch() {
+      return epoch;
+    }
+
+    /** Writes the raised epoch into the lease (If-Match on its ETag), renewing it with it. */
+    @Override
+    public synchronized long raiseEpoch(long floor, String action) throws IOException {
+      if (floor <= epoch) {
+        return epoch;
+      }
+      if (lostTo == null && !released) {
+        rewrite(floor);
+      }
+      if (epoch < floor) {
+        checkHeld(action);
+        throw new IOException(
+            "Cannot " + action + " of table " + location + ": the lease's epoch was not raised");
+      }
+      return epoch;
     }
 
     /** The scheduled renewal: a write conditional on the ETag, pushing the expiry one TTL ahead. */
@@ -269,30 +319,8 @@ final class S3TableLocks implements AutoCloseable {
       if (released || lostTo != null) {
         return;
       }
-      long expiry = settings.clock().millis() + settings.lockTtl().toMillis();
       try {
-        Optional<String> written =
-            put(lease, leaseJson(settings.lockOwner(), token, expiry), null, etag);
-        if (written.isPresent()) {
-          etag = written.get();
-          expiresAtMs = expiry;
-          return;
-        }
-        Optional<Lease> now = read(lease);
-        if (now.isPresent() && token.equals(now.get().token())) {
-          // a renewal of ours whose answer was lost, retried into a 412
-          etag = now.get().etag();
-          expiresAtMs = now.get().expiresAtMs();
-          return;
-        }
-        lostTo = now.map(Lease::owner).orElse("nobody (the lease is gone)");
-        LOG.warn(
-            "{}: lease lost to {}; this run stops before its next change to the replica",
-            location,
-            lostTo);
-        if (renewal != null) {
-          renewal.cancel(false);
-        }
+        rewrite(epoch);
       } catch (IOException | RuntimeException e) {
         // the next renewal tries again; checkHeld fails once the lease has expired meanwhile
         LOG.warn(
@@ -300,6 +328,35 @@ final class S3TableLocks implements AutoCloseable {
             location,
             Instant.ofEpochMilli(expiresAtMs),
             e.getMessage());
+      }
+    }
+
+    /** Rewrites the lease one TTL ahead with {@code newEpoch}, or finds it lost. */
+    private void rewrite(long newEpoch) throws IOException {
+      long expiry = settings.clock().millis() + settings.lockTtl().toMillis();
+      Optional<String> written =
+          put(lease, leaseJson(settings.lockOwner(), token, expiry, newEpoch), null, etag);
+      if (written.isPresent()) {
+        etag = written.get();
+        expiresAtMs = expiry;
+        epoch = newEpoch;
+        return;
+      }
+      Optional<Lease> now = read(lease);
+      if (now.isPresent() && token.equals(now.get().token())) {
+        // a write of ours whose answer was lost, retried into a 412
+        etag = now.get().etag();
+        expiresAtMs = now.get().expiresAtMs();
+        epoch = now.get().epoch();
+        return;
+      }
+      lostTo = now.map(Lease::owner).orElse("nobody (the lease is gone)");
+      LOG.warn(
+          "{}: lease lost to {}; this run stops before its next change to the replica",
+          location,
+          lostTo);
+      if (renewal != null) {
+        renewal.cancel(false);
       }
     }
 

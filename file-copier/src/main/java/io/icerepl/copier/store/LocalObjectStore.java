@@ -353,7 +353,8 @@ public final class LocalObjectStore implements ObjectStore {
 
   /**
    * An OS file lock on a file named after the location in the temporary folder: outside the table,
-   * so the replica's files are untouched, and released by the OS if the process dies.
+   * so the replica's files are untouched, and released by the OS if the process dies. The file
+   * holds the last holding's fencing epoch; each holding writes one more, under the OS lock.
    */
   @Override
   public Lock lock(String location) throws IOException {
@@ -362,7 +363,8 @@ public final class LocalObjectStore implements ObjectStore {
         Path.of(System.getProperty("java.io.tmpdir"), "iceberg-replicator-locks", key + ".lock");
     Files.createDirectories(lockFile.getParent());
     FileChannel channel =
-        FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        FileChannel.open(
+            lockFile, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
     FileLock held;
     try {
       held = channel.tryLock();
@@ -375,7 +377,31 @@ public final class LocalObjectStore implements ObjectStore {
           "Cannot lock table " + location + ": another replication or retention run holds it");
     }
     FileLock lock = held;
+    long acquired;
+    try {
+      acquired = LockEpoch.next(channel, lockFile);
+    } catch (IOException | RuntimeException e) {
+      channel.close();
+      throw e;
+    }
     return new Lock() {
+      private long epoch = acquired;
+
+      @Override
+      public synchronized long epoch() {
+        return epoch;
+      }
+
+      @Override
+      public synchronized long raiseEpoch(long floor, String action) throws IOException {
+        checkHeld(action);
+        if (floor > epoch) {
+          LockEpoch.write(channel, floor);
+          epoch = floor;
+        }
+        return epoch;
+      }
+
       @Override
       public void checkHeld(String action) {
         // an OS lock holds while its channel is open; only a closed one is lost

@@ -217,6 +217,28 @@ public interface ObjectStore {
      */
     void checkHeld(String action) throws IOException;
 
+    /**
+     * This holding's fencing epoch: larger than that of every earlier holding of the lock, so that
+     * of two runs that held a table one after the other, the later one carries the larger number
+     * whatever the clocks say. 0 for a lock that numbers none.
+     */
+    default long epoch() {
+      return 0;
+    }
+
+    /**
+     * Raises this holding's epoch to at least {@code floor} (an epoch found recorded elsewhere, as
+     * in a replica's state written under an older lease), recorded in the lock itself so that the
+     * next holding numbers above it.
+     *
+     * @param action what the run is about to do, for the message should the lock be lost
+     * @return the epoch now held
+     * @throws io.icerepl.merge.error.TableBusyException when the lock was lost
+     */
+    default long raiseEpoch(long floor, String action) throws IOException {
+      return Math.max(epoch(), floor);
+    }
+
     @Override
     void close() throws IOException;
   }

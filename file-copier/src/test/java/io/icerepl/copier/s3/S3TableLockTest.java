@@ -99,7 +99,10 @@ class S3TableLockTest {
     try (ObjectStore.Lock held = first.lock(TABLE)) {
       assertThat(read(lease))
           .startsWith("{\"owner\":\"first-run\",\"token\":\"")
-          .endsWith("\",\"expires-at-ms\":" + (clock.millis() + 600_000) + ",\"lease-version\":1}");
+          .endsWith(
+              "\",\"expires-at-ms\":"
+                  + (clock.millis() + 600_000)
+                  + ",\"epoch\":1,\"lease-version\":1}");
       assertThat(first.list(TABLE)).isEmpty();
     }
   }
@@ -116,6 +119,30 @@ class S3TableLockTest {
 
     try (ObjectStore.Lock taken = second.lock(TABLE)) {
       assertThat(read(lease)).contains("\"owner\":\"second-run\"").contains("\"lease-version\":1");
+      assertThat(taken.epoch()).as("one more than the record's absent epoch").isEqualTo(1);
+    }
+  }
+
+  /**
+   * A take-over numbers its holding one above the expired one, raised epoch included, so the later
+   * of two holdings carries the larger epoch; the former holder can no longer raise its own.
+   */
+  @Test
+  void aTakeOverCarriesAnEpochAboveTheExpiredHoldersRaisedOne() throws IOException {
+    ObjectStore.Lock stale = first.lock(TABLE);
+    assertThat(stale.epoch()).isEqualTo(1);
+    assertThat(stale.raiseEpoch(27, "take fencing epoch 27")).isEqualTo(27);
+    assertThat(stale.raiseEpoch(3, "take fencing epoch 3")).as("never lowered").isEqualTo(27);
+    clock.advance(Duration.ofMinutes(10).plusMillis(1));
+
+    try (ObjectStore.Lock taken = second.lock(TABLE)) {
+      assertThat(taken.epoch()).isEqualTo(28);
+      assertThat(read(first.leasePath(TABLE))).contains("\"epoch\":28");
+      assertThatThrownBy(() -> stale.raiseEpoch(40, "take fencing epoch 40"))
+          .isInstanceOf(TableBusyException.class)
+          .hasMessageContaining("its lease was lost to second-run");
+      assertThat(taken.epoch()).isEqualTo(28);
+      stale.close();
     }
   }
 

@@ -22,6 +22,8 @@ import org.junit.jupiter.api.Test;
  * changes nothing. Each store's test extends this with its own store.
  */
 public abstract class ConditionalWriteContract {
+  private static final int WRITERS = 8;
+  private static final int ROUNDS = 200;
 
   /** The store under test. */
   protected abstract ObjectStore store();
@@ -81,37 +83,76 @@ public abstract class ConditionalWriteContract {
     assertThat(store().readVersioned(state)).isEmpty();
   }
 
+  /**
+   * Many rounds, since a store that checks the condition apart from the write lets two writers
+   * through only when their requests interleave between the check and the write.
+   */
   @Test
   void ofWritersExpectingTheSameVersionExactlyOneWins() throws Exception {
     String state = path(".replicator-state.json");
     ObjectVersion read = store().replaceIf(state, Optional.empty(), bytes("start")).orElseThrow();
-    int writers = 8;
-    CountDownLatch go = new CountDownLatch(1);
-    ExecutorService pool = Executors.newFixedThreadPool(writers);
+    ExecutorService pool = Executors.newFixedThreadPool(WRITERS);
     try {
-      List<Future<Optional<ObjectVersion>>> results = new ArrayList<>();
-      for (int i = 0; i < writers; i++) {
-        String content = "writer-" + i;
-        Callable<Optional<ObjectVersion>> write =
-            () -> {
-              go.await();
-              return store().replaceIf(state, Optional.of(read), bytes(content));
-            };
-        results.add(pool.submit(write));
-      }
-      go.countDown();
-      List<Integer> winners = new ArrayList<>();
-      for (int i = 0; i < writers; i++) {
-        if (results.get(i).get().isPresent()) {
-          winners.add(i);
-        }
-      }
+      for (int round = 0; round < ROUNDS; round++) {
+        ObjectVersion expected = read;
+        String winner =
+            race(round, pool, c -> store().replaceIf(state, Optional.of(expected), bytes(c)));
 
-      assertThat(winners).hasSize(1);
-      assertThat(read(state)).isEqualTo("writer-" + winners.get(0));
+        assertThat(read(state)).as("round %d", round).isEqualTo(winner);
+        read = store().readVersioned(state).orElseThrow().version();
+      }
     } finally {
       pool.shutdownNow();
     }
+  }
+
+  @Test
+  void ofWritersCreatingTheSameObjectExactlyOneWins() throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(WRITERS);
+    try {
+      for (int round = 0; round < ROUNDS; round++) {
+        String lease = path("locks/lease-" + round);
+        String winner =
+            race(round, pool, c -> store().replaceIf(lease, Optional.empty(), bytes(c)));
+
+        assertThat(read(lease)).as("round %d", round).isEqualTo(winner);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @FunctionalInterface
+  private interface Write {
+    Optional<ObjectVersion> write(String content) throws IOException;
+  }
+
+  /**
+   * Starts the writers together and returns the content of the only one that won. Contents are new
+   * in every round: an S3 ETag is the content's MD5, so a writer rewriting what the object already
+   * holds would leave the version the others expect.
+   */
+  private static String race(int round, ExecutorService pool, Write write) throws Exception {
+    CountDownLatch go = new CountDownLatch(1);
+    List<Future<Optional<ObjectVersion>>> results = new ArrayList<>();
+    for (int i = 0; i < WRITERS; i++) {
+      String content = "round-" + round + "-writer-" + i;
+      Callable<Optional<ObjectVersion>> one =
+          () -> {
+            go.await();
+            return write.write(content);
+          };
+      results.add(pool.submit(one));
+    }
+    go.countDown();
+    List<String> winners = new ArrayList<>();
+    for (int i = 0; i < WRITERS; i++) {
+      if (results.get(i).get().isPresent()) {
+        winners.add("round-" + round + "-writer-" + i);
+      }
+    }
+    assertThat(winners).hasSize(1);
+    return winners.get(0);
   }
 
   private String read(String path) throws IOException {

@@ -124,6 +124,23 @@ class LocalObjectStoreTest {
     store.lock("file:" + location).close();
   }
 
+  /** Each holding numbers one above the last, a raised epoch included, across releases. */
+  @Test
+  void eachHoldingOfATableLockCarriesALargerEpoch() throws IOException {
+    String location = dir.resolve("numbered").toString();
+    long first;
+    try (ObjectStore.Lock held = store.lock(location)) {
+      first = held.epoch();
+      assertThat(held.raiseEpoch(first + 10, "take fencing epoch")).isEqualTo(first + 10);
+    }
+    try (ObjectStore.Lock held = store.lock("file://" + location)) {
+      assertThat(held.epoch()).isEqualTo(first + 11);
+    }
+    try (ObjectStore.Lock held = store.lock(location)) {
+      assertThat(held.epoch()).isEqualTo(first + 12);
+    }
+  }
+
   private long hiddenTemporaries() {
     try (Stream<Path> walk = Files.walk(dir)) {
       return walk.filter(p -> p.getFileName().toString().endsWith(".tmp")).count();

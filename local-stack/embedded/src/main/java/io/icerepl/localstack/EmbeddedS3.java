@@ -16,7 +16,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 /**
  * An S3 endpoint on loopback (s3proxy), in memory or on a local folder, for tests and for running
  * the service without an AWS account. It speaks the S3 API the replicator uses, conditional writes
- * included; it sends no bucket notifications.
+ * included, each checked atomically with its write as S3 does; it sends no bucket notifications.
  */
 public final class EmbeddedS3 implements AutoCloseable {
   public static final String ACCESS_KEY = "local";
@@ -42,7 +42,7 @@ public final class EmbeddedS3 implements AutoCloseable {
   private static EmbeddedS3 start(BlobStore blobStore, int port) {
     S3Proxy proxy =
         S3Proxy.builder()
-            .blobStore(blobStore)
+            .blobStore(new AtomicConditionsBlobStore(blobStore))
             .endpoint(URI.create("http://127.0.0.1:" + port))
             .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
             .build();

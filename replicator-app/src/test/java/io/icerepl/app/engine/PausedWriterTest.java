@@ -2,6 +2,7 @@ package io.icerepl.app.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.icerepl.copier.publish.ReplicaLayout;
 import io.icerepl.copier.s3.S3Endpoint;
@@ -32,6 +33,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
@@ -147,13 +150,30 @@ class PausedWriterTest {
               winnersState[0] = stateBytes();
             });
 
-    assertThatThrownBy(() -> replicate(pausing))
+    Throwable refused = catchThrowable(() -> replicate(pausing));
+
+    assertThat(refused)
         .isInstanceOf(TableReplicationException.class)
         .satisfies(e -> assertThat(causes(e)).hasAtLeastOneElementOfType(TableBusyException.class))
         .satisfies(
             e -> assertThat(causes(e)).noneMatch(DivergedReplicaException.class::isInstance));
-
     assertThat(pausing.resumed).isTrue();
+    // Both runs read the same state; the later holding of the lease carries the larger epoch, and
+    // the refusal names it beside the paused run's own.
+    long winnersEpoch = ReplicaStateParser.readFenced(winnersState[0], "winner").fencingEpoch();
+    Matcher named =
+        Pattern.compile(
+                "replaced by the run of fencing epoch (\\d+) since this run \\(fencing epoch"
+                    + " (\\d+)\\)")
+            .matcher(
+                causes(refused).stream()
+                    .filter(TableBusyException.class::isInstance)
+                    .findFirst()
+                    .orElseThrow()
+                    .getMessage());
+    assertThat(named.find()).as("the refusal names both epochs").isTrue();
+    assertThat(Long.parseLong(named.group(1))).isEqualTo(winnersEpoch);
+    assertThat(Long.parseLong(named.group(2))).isLessThan(winnersEpoch);
     assertThat(ReplicaStateParser.fromJson(winnersState[0], "winner").lastCommit().version())
         .isEqualTo(before + 1);
     assertThat(new String(stateBytes(), java.nio.charset.StandardCharsets.UTF_8))

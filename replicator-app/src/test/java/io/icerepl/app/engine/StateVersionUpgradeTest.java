@@ -71,8 +71,9 @@ class StateVersionUpgradeTest {
       assertThat(SourceTable.rows(replicated, snapshot.snapshotId()))
           .isEqualTo(SourceTable.rows(source.table, snapshot.snapshotId()));
     }
+    // the epoch of the run's lock: the table's second holding, above the absent (0) one
     assertThat(ReplicaStateParser.readFenced(Files.readAllBytes(stateFile), "s").fencingEpoch())
-        .isEqualTo(1);
+        .isEqualTo(2);
   }
 
   @Test

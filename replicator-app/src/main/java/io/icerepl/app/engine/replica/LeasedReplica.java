@@ -30,9 +30,12 @@ import org.slf4j.LoggerFactory;
  * meanwhile, therefore changes nothing: its write is refused and reported as the lease lost ({@link
  * TableBusyException}), and the replica stays as the run that holds it now left it.
  *
- * <p>Each run that writes the state records its fencing epoch in it, one more than the state held
- * when this run read it, so a refused run reads a larger epoch than its own and says who won. Reads
- * go through {@link ReplicaFiles}, which writes nothing but a hint it repairs.
+ * <p>Each run that writes the state records its fencing epoch in it: the lease's ({@link
+ * ObjectStore.Lock#epoch}), larger than that of every earlier holding, raised above the epoch the
+ * state holds when that was written under an older lease. Two runs that read the same state under
+ * two holdings of the lease therefore carry different epochs, and a refused run reads the larger
+ * epoch of the run that won. Reads go through {@link ReplicaFiles}, which writes nothing but a hint
+ * it repairs.
  */
 public final class LeasedReplica {
   private static final Logger LOG = LoggerFactory.getLogger(LeasedReplica.class);
@@ -44,7 +47,10 @@ public final class LeasedReplica {
   private final ObjectStore.Lock lease;
   private final String stateFile;
 
-  /** This run's fencing epoch: one more than the state held when it was read under the lease. */
+  /**
+   * This run's fencing epoch: its lease's, at least one more than the state held when it was read
+   * under the lease.
+   */
   private final long epoch;
 
   /** The commit recorded in the state as read under the lease, before this run wrote any. */
@@ -80,7 +86,8 @@ public final class LeasedReplica {
             .orElseGet(() -> new FencedState(ReplicaState.empty(), 0));
     this.state = fenced.state();
     this.stateVersion = read.map(VersionedObject::version);
-    this.epoch = fenced.fencingEpoch() + 1;
+    long floor = fenced.fencingEpoch() + 1;
+    this.epoch = lease.raiseEpoch(floor, "take fencing epoch " + floor);
     this.inherited = fenced.state().lastCommit();
   }
 
