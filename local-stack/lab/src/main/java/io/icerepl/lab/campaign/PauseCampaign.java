@@ -64,7 +64,32 @@ public final class PauseCampaign {
       Duration commitInterval,
       Duration convergeTimeout,
       Path workDir,
-      List<String> jvmOptions) {}
+      List<String> jvmOptions,
+      Duration clockAhead) {
+    /** Without a skewed clock. */
+    public Settings(
+        int instances,
+        int pauses,
+        long seed,
+        Path jar,
+        Duration lockTtl,
+        Duration commitInterval,
+        Duration convergeTimeout,
+        Path workDir,
+        List<String> jvmOptions) {
+      this(
+          instances,
+          pauses,
+          seed,
+          jar,
+          lockTtl,
+          commitInterval,
+          convergeTimeout,
+          workDir,
+          jvmOptions,
+          Duration.ZERO);
+    }
+  }
 
   private final Settings settings;
   private final PrintWriter out;
@@ -99,8 +124,13 @@ public final class PauseCampaign {
     Files.createDirectories(work.resolve("s3"));
     Random random = new Random(settings.seed());
     out.printf(
-        "pause campaign: seed %d, %d instances, %d pauses, lease TTL %s, work folder %s%n",
-        settings.seed(), settings.instances(), settings.pauses(), settings.lockTtl(), work);
+        "pause campaign: seed %d, %d instances, %d pauses, lease TTL %s%s, work folder %s%n",
+        settings.seed(),
+        settings.instances(),
+        settings.pauses(),
+        settings.lockTtl(),
+        skewed() ? ", instance 0's clock " + settings.clockAhead() + " ahead" : "",
+        work);
     out.flush();
     List<Instance> instances = new ArrayList<>();
     try (EmbeddedS3 s3 = EmbeddedS3.start(work.resolve("s3"), LoopbackPort.free());
@@ -296,7 +326,11 @@ public final class PauseCampaign {
                 + settings.instances()
                 + " instances, lease TTL "
                 + settings.lockTtl().toSeconds()
-                + " s) | |");
+                + " s"
+                + (skewed()
+                    ? ", instance 0's clock " + settings.clockAhead().toSeconds() + " s ahead"
+                    : "")
+                + ") | |");
         out.println("|---|---|");
         row(
             "pauses (SIGSTOP past the lease TTL, then SIGCONT)",
@@ -362,6 +396,11 @@ public final class PauseCampaign {
         }
       }
     }
+  }
+
+  /** Whether instance 0 runs with its clock ahead of the others'. */
+  private boolean skewed() {
+    return settings.clockAhead() != null && !settings.clockAhead().isZero();
   }
 
   /** Whether the replica's versions name source versions in the order they were committed. */
@@ -488,6 +527,10 @@ public final class PauseCampaign {
     List<String> jvm = new ArrayList<>(settings.jvmOptions());
     jvm.add("-Dreplicator.test.pause-at=" + String.join(",", POINTS));
     jvm.add("-Dreplicator.test.pause-arm=" + arm.toAbsolutePath());
+    if (index == 0 && skewed()) {
+      // its leases' expiry judged by a clock ahead: it sees the others' leases expire early
+      jvm.add("-Dreplicator.test.clock-offset=" + settings.clockAhead());
+    }
     List<String> arguments = new ArrayList<>();
     arguments.add("serve");
     arguments.add("--server.port=" + port);
