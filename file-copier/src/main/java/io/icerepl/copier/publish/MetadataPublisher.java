@@ -41,7 +41,27 @@ public final class MetadataPublisher {
     return publishWith(table, location, version, file -> target.createIfAbsent(file, metadataJson));
   }
 
+  /**
+   * Creates version {@code version}'s metadata file only, streamed, leaving the hint to the caller
+   * ({@link #writeVersionHint}): a writer that must tell the two writes apart (the pause campaign's
+   * hook stops a process between them) publishes with this and then the hint.
+   *
+   * @return the created metadata file
+   * @throws DivergedReplicaException when another writer created that version first
+   */
+  public String create(String table, String location, long version, ObjectStore.Writer metadataJson)
+      throws IOException {
+    return createWith(table, location, version, file -> target.createIfAbsent(file, metadataJson));
+  }
+
   private String publishWith(String table, String location, long version, Creation creation)
+      throws IOException {
+    String file = createWith(table, location, version, creation);
+    writeVersionHint(location, version);
+    return file;
+  }
+
+  private String createWith(String table, String location, long version, Creation creation)
       throws IOException {
     String file = ReplicaLayout.metadataFile(location, version);
     if (!creation.createIfAbsent(file)) {
@@ -54,7 +74,6 @@ public final class MetadataPublisher {
               + file
               + " already exists; another writer committed to the replica");
     }
-    writeVersionHint(location, version);
     return file;
   }
 

@@ -58,6 +58,22 @@ class VersionHintTest {
     assertThat(hint()).isEqualTo("4");
   }
 
+  /** Creating a version leaves the hint to its own write, which then moves it. */
+  @Test
+  void creatingAVersionLeavesTheHintToItsOwnWrite() throws IOException {
+    String location = dir.resolve("t").toUri().toString();
+    MetadataPublisher publisher = new MetadataPublisher(new LocalObjectStore());
+    publisher.writeVersionHint(location, 1);
+
+    String file =
+        publisher.create("t", location, 2, out -> out.write("{}".getBytes(StandardCharsets.UTF_8)));
+
+    assertThat(Path.of(java.net.URI.create(file))).hasContent("{}");
+    assertThat(hint()).isEqualTo("1");
+    assertThat(publisher.writeVersionHint(location, 2)).isTrue();
+    assertThat(hint()).isEqualTo("2");
+  }
+
   private String hint() throws IOException {
     return Files.readString(dir.resolve("t/metadata/version-hint.text"), StandardCharsets.UTF_8);
   }

@@ -44,7 +44,7 @@ public final class PauseCampaign {
   private static final String QUEUE = CampaignService.QUEUE;
 
   /** The write points a pause may be chosen at, as the service's hook names them. */
-  static final List<String> POINTS = List.of("state", "publish");
+  static final List<String> POINTS = List.of("state", "publish", "hint");
 
   /** What a continued process logs when the store refused its write. */
   private static final List<String> REFUSALS = List.of("changes nothing more", "published it late");
@@ -64,7 +64,32 @@ public final class PauseCampaign {
       Duration commitInterval,
       Duration convergeTimeout,
       Path workDir,
-      List<String> jvmOptions) {}
+      List<String> jvmOptions,
+      Duration clockAhead) {
+    /** Without a skewed clock. */
+    public Settings(
+        int instances,
+        int pauses,
+        long seed,
+        Path jar,
+        Duration lockTtl,
+        Duration commitInterval,
+        Duration convergeTimeout,
+        Path workDir,
+        List<String> jvmOptions) {
+      this(
+          instances,
+          pauses,
+          seed,
+          jar,
+          lockTtl,
+          commitInterval,
+          convergeTimeout,
+          workDir,
+          jvmOptions,
+          Duration.ZERO);
+    }
+  }
 
   private final Settings settings;
   private final PrintWriter out;
@@ -99,8 +124,13 @@ public final class PauseCampaign {
     Files.createDirectories(work.resolve("s3"));
     Random random = new Random(settings.seed());
     out.printf(
-        "pause campaign: seed %d, %d instances, %d pauses, lease TTL %s, work folder %s%n",
-        settings.seed(), settings.instances(), settings.pauses(), settings.lockTtl(), work);
+        "pause campaign: seed %d, %d instances, %d pauses, lease TTL %s%s, work folder %s%n",
+        settings.seed(),
+        settings.instances(),
+        settings.pauses(),
+        settings.lockTtl(),
+        skewed() ? ", instance 0's clock " + settings.clockAhead() + " ahead" : "",
+        work);
     out.flush();
     List<Instance> instances = new ArrayList<>();
     try (EmbeddedS3 s3 = EmbeddedS3.start(work.resolve("s3"), LoopbackPort.free());
@@ -113,6 +143,7 @@ public final class PauseCampaign {
       String region = EmbeddedS3.REGION.id();
       String tablePath = "warehouse/" + CampaignSource.NAMESPACE + "/" + CampaignSource.TABLE;
       String stateKey = tablePath + "/metadata/.replicator-state.json";
+      String hintKey = tablePath + "/metadata/version-hint.text";
       try (CampaignSource source =
               new CampaignSource(
                   SOURCE_BUCKET,
@@ -169,10 +200,16 @@ public final class PauseCampaign {
         int staleRefused = 0;
         List<String> landed = new ArrayList<>();
         for (int p = 1; p <= settings.pauses(); p++) {
-          Instance instance = instances.get(random.nextInt(instances.size()));
           // two pauses in three at a write point, the first one always
           String point =
               p == 1 || random.nextInt(3) > 0 ? POINTS.get((p - 1) % POINTS.size()) : null;
+          // with instance 0's clock ahead, the others judge its lease valid minutes past the TTL
+          // and never take its table over while it is stopped: the pauses at a write point stop
+          // one of them, which instance 0 takes over as soon as its lease is past the TTL
+          Instance instance =
+              point != null && skewed()
+                  ? instances.get(1 + random.nextInt(instances.size() - 1))
+                  : instances.get(random.nextInt(instances.size()));
           long pauseStart = System.nanoTime();
           performed++;
           int markersBefore = count(instance.logText(), "PAUSE-POINT ");
@@ -208,13 +245,18 @@ public final class PauseCampaign {
           if (overtaken) {
             takenOver++;
           }
+          long hintAtCont = hint(s3Client, hintKey);
           int resumedBefore = count(instance.logText(), "PAUSE-RESUMED ");
           int logLength = instance.logText().length();
           signal("CONT", instance.pid());
           String outcome = "";
           if (atWrite && overtaken) {
             staleAttempted++;
-            boolean refused = awaitRefusal(instance, resumedBefore, logLength);
+            // a stale hint may move the hint to the version it follows, never back
+            boolean refused =
+                "hint".equals(point)
+                    ? awaitHintKept(instance, resumedBefore, s3Client, hintKey, hintAtCont)
+                    : awaitRefusal(instance, resumedBefore, logLength);
             if (refused) {
               staleRefused++;
               outcome = ", stale write refused";
@@ -296,7 +338,11 @@ public final class PauseCampaign {
                 + settings.instances()
                 + " instances, lease TTL "
                 + settings.lockTtl().toSeconds()
-                + " s) | |");
+                + " s"
+                + (skewed()
+                    ? ", instance 0's clock " + settings.clockAhead().toSeconds() + " s ahead"
+                    : "")
+                + ") | |");
         out.println("|---|---|");
         row(
             "pauses (SIGSTOP past the lease TTL, then SIGCONT)",
@@ -364,6 +410,11 @@ public final class PauseCampaign {
     }
   }
 
+  /** Whether instance 0 runs with its clock ahead of the others'. */
+  private boolean skewed() {
+    return settings.clockAhead() != null && !settings.clockAhead().isZero();
+  }
+
   /** Whether the replica's versions name source versions in the order they were committed. */
   static boolean inOrder(List<String> replicaSources, List<String> committed) {
     int last = -1;
@@ -396,6 +447,35 @@ public final class PauseCampaign {
       CrashCampaign.sleep(100);
     }
     return false;
+  }
+
+  /**
+   * Waits for the continued process to resume past its hint write, then whether the hint still
+   * names at least the version it named before the process was continued.
+   */
+  private static boolean awaitHintKept(
+      Instance instance, int resumedBefore, S3Client s3, String hintKey, long hintAtCont) {
+    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    while (System.nanoTime() < deadline
+        && count(instance.logText(), "PAUSE-RESUMED ") <= resumedBefore) {
+      CrashCampaign.sleep(100);
+    }
+    // the resumed process writes its hint right after the marker
+    CrashCampaign.sleep(2000);
+    return count(instance.logText(), "PAUSE-RESUMED ") > resumedBefore
+        && hint(s3, hintKey) >= hintAtCont;
+  }
+
+  /** The version the replica's hint names; -1 while there is none. */
+  private static long hint(S3Client s3, String key) {
+    try {
+      return Long.parseLong(
+          s3.getObject(b -> b.bucket(TARGET_BUCKET).key(key), ResponseTransformer.toBytes())
+              .asUtf8String()
+              .trim());
+    } catch (NoSuchKeyException | NumberFormatException e) {
+      return -1;
+    }
   }
 
   /** The fencing epoch the replica's state records; -1 while there is none. */
@@ -488,6 +568,10 @@ public final class PauseCampaign {
     List<String> jvm = new ArrayList<>(settings.jvmOptions());
     jvm.add("-Dreplicator.test.pause-at=" + String.join(",", POINTS));
     jvm.add("-Dreplicator.test.pause-arm=" + arm.toAbsolutePath());
+    if (index == 0 && skewed()) {
+      // its leases' expiry judged by a clock ahead: it sees the others' leases expire early
+      jvm.add("-Dreplicator.test.clock-offset=" + settings.clockAhead());
+    }
     List<String> arguments = new ArrayList<>();
     arguments.add("serve");
     arguments.add("--server.port=" + port);

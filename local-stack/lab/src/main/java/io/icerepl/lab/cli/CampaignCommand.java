@@ -312,6 +312,15 @@ final class CampaignCommand implements Runnable {
     @CommandLine.Mixin WorkDirOption work;
 
     @Option(
+        defaultValue = "0s",
+        converter = io.icerepl.app.cli.DurationConverter.class,
+        names = "--clock-ahead",
+        description =
+            "Runs instance 0 with its clock this far ahead of the others' (the service's test-only"
+                + " replicator.test.clock-offset), so it judges their leases expired early (default: ${DEFAULT-VALUE}).")
+    Duration clockAhead = Duration.ZERO;
+
+    @Option(
         names = "--service-jvm-option",
         description = "JVM options of the service processes (default: ${DEFAULT-VALUE}).")
     List<String> jvmOptions = new ArrayList<>(SERVICE_JVM_OPTIONS);
@@ -339,7 +348,8 @@ final class CampaignCommand implements Runnable {
                   commitInterval,
                   convergeTimeout,
                   work.dir().orElse(null),
-                  jvmOptions),
+                  jvmOptions,
+                  clockAhead),
               spec.commandLine().getOut());
       return campaign.run() ? 0 : 1;
     }

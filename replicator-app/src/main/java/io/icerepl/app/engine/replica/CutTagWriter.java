@@ -93,6 +93,8 @@ public final class CutTagWriter {
       }
       long version = head.version() + 1;
       TableMetadata tagged = CutTags.commit(metadata, head.file(), before, after, clock.millis());
+      // the pause campaign stops a process here, before the cut tag's state and version
+      WritePoints.reached(WritePoints.TAG, replica.location());
       ReplicaFiles.RecordedCommit recorded =
           replica.recordCommit(state.withCutTags(after), Optional.of(head), version, tagged);
       String file = replica.publish(table, version, recorded.metadata());

@@ -181,12 +181,19 @@ public final class LeasedReplica {
     String why = "publish replica version " + version;
     lease.checkHeld(why);
     WritePoints.reached(WritePoints.PUBLISH, location);
+    String file;
     try {
-      return publisher.publish(
-          table, location, version, out -> TableMetadataParser.write(metadata, out));
+      file =
+          publisher.create(
+              table, location, version, out -> TableMetadataParser.write(metadata, out));
     } catch (DivergedReplicaException e) {
       throw publishedBeforeThisRun(why, version, e);
     }
+    // the hint follows the version it names, without a second lease check: a version published
+    // gets its hint, which never moves back
+    WritePoints.reached(WritePoints.HINT, location);
+    publisher.writeVersionHint(location, version);
+    return file;
   }
 
   /**

@@ -13,18 +13,20 @@ import java.util.Set;
  * LeasedReplica} calls {@link #reached} after its lease check and before each conditional write.
  *
  * <p>Off unless the system property {@code replicator.test.pause-at=<point>[,<point>…]} names
- * points ({@code state}, {@code publish}, {@code hint}, {@code delete}); then it costs one volatile
- * read per write. With {@code replicator.test.pause-arm=<file>} a point pauses only while that file
- * exists and names it, and the process deletes the file as it pauses, so a campaign decides which
- * process pauses where and when; without it each listed point pauses the first time it is reached.
- * The process prints {@code PAUSE-POINT <point> pid=<pid> table=<location>} and stops itself
- * (SIGSTOP); once continued it prints {@code PAUSE-RESUMED <point> pid=<pid>} and writes.
+ * points ({@code state}, {@code publish}, {@code hint}, {@code delete}, {@code tag}: a group's cut
+ * tag, before its state and version); then it costs one volatile read per write. With {@code
+ * replicator.test.pause-arm=<file>} a point pauses only while that file exists and names it, and
+ * the process deletes the file as it pauses, so a campaign decides which process pauses where and
+ * when; without it each listed point pauses the first time it is reached. The process prints {@code
+ * PAUSE-POINT <point> pid=<pid> table=<location>} and stops itself (SIGSTOP); once continued it
+ * prints {@code PAUSE-RESUMED <point> pid=<pid>} and writes.
  */
 public final class WritePoints {
   public static final String STATE = "state";
   public static final String PUBLISH = "publish";
   public static final String HINT = "hint";
   public static final String DELETE = "delete";
+  public static final String TAG = "tag";
 
   private static final String POINTS_PROPERTY = "replicator.test.pause-at";
   private static final String ARM_PROPERTY = "replicator.test.pause-arm";
