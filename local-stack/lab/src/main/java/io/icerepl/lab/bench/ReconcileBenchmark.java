@@ -9,6 +9,7 @@ import io.icerepl.app.engine.worker.Reconciler;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.RuleTarget;
 import io.icerepl.app.engine.worker.StoreFactory;
+import io.icerepl.app.engine.worker.TableChecks;
 import io.icerepl.app.engine.worker.TableContext;
 import io.icerepl.app.engine.worker.TableDiscovery;
 import io.icerepl.app.engine.worker.TableKey;
@@ -218,6 +219,9 @@ public final class ReconcileBenchmark {
     final ReplicationCoordinator coordinator;
     final Reconciler reconciler;
 
+    /** Reconciliation's per-table checks, judged by wall time: nothing in the benchmark hangs. */
+    final TableChecks checks = new TableChecks(4, Duration.ofSeconds(10), Clock.systemUTC());
+
     /** Tables (as {@code ns/table}) a run replicated, in the order their runs began. */
     final List<String> runs = new CopyOnWriteArrayList<>();
 
@@ -267,7 +271,8 @@ public final class ReconcileBenchmark {
               runner::unchangedSince,
               clock,
               schedule,
-              key -> false);
+              key -> false,
+              checks);
     }
 
     void reconcile() throws InterruptedException {
@@ -293,6 +298,7 @@ public final class ReconcileBenchmark {
 
     @Override
     public void close() throws InterruptedException {
+      checks.close();
       coordinator.close();
       runner.close();
     }
