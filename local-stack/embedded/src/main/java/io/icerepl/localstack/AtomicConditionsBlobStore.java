@@ -1,6 +1,11 @@
 package io.icerepl.localstack;
 
+import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import org.gaul.s3proxy.S3ErrorCode;
@@ -37,15 +42,48 @@ final class AtomicConditionsBlobStore extends ForwardingBlobStore {
     }
   }
 
+  /**
+   * A conditional put's body is read whole first, outside the key's lock, and only its check and
+   * its write are made under it: a body still arriving (or a client that stopped sending one) never
+   * holds the lock that other writers of the key wait on. An unconditional put takes no lock, as
+   * nothing is checked for it.
+   */
   @Override
   public PutObjectResponse putBlob(PutObjectRequest request, InputStream payload) {
-    return underLock(
-        request.bucket(),
-        request.key(),
-        () -> {
-          checkCondition(request.bucket(), request.key(), request.ifMatch(), request.ifNoneMatch());
-          return super.putBlob(request, payload);
-        });
+    if (request.ifMatch() == null && request.ifNoneMatch() == null) {
+      return super.putBlob(request, payload);
+    }
+    Path body = spool(payload);
+    try {
+      return underLock(
+          request.bucket(),
+          request.key(),
+          () -> {
+            checkCondition(
+                request.bucket(), request.key(), request.ifMatch(), request.ifNoneMatch());
+            try (InputStream spooled = Files.newInputStream(body)) {
+              return super.putBlob(request, spooled);
+            } catch (IOException e) {
+              throw new UncheckedIOException(e);
+            }
+          });
+    } finally {
+      try {
+        Files.deleteIfExists(body);
+      } catch (IOException ignored) {
+        // a temporary file of a test server: the OS's temporary folder is cleaned anyway
+      }
+    }
+  }
+
+  private static Path spool(InputStream payload) {
+    try {
+      Path body = Files.createTempFile("embedded-s3-put-", ".body");
+      Files.copy(payload, body, StandardCopyOption.REPLACE_EXISTING);
+      return body;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   @Override
