@@ -74,13 +74,23 @@ public final class ReplicatorCli implements Runnable {
           commandLine.getErr().println("error: " + message);
           return exitCode;
         });
-    CommandLine.IParameterExceptionHandler parameters = cli.getParameterExceptionHandler();
+    // a bad argument is its error and where to read more, as git or kubectl do: the whole help
+    // (over a hundred lines) would scroll the error itself away
     cli.setParameterExceptionHandler(
         (e, arguments) -> {
+          CommandLine failed = e.getCommandLine();
+          String message = Redaction.apply(parameterMessage(e));
           if (json) {
-            printJsonError(e.getCommandLine().getOut(), Redaction.apply(e.getMessage()), 2);
+            printJsonError(failed.getOut(), message, 2);
           }
-          return parameters.handleParseException(e, arguments);
+          PrintWriter errors = failed.getErr();
+          errors.println("error: " + message);
+          if (e instanceof CommandLine.UnmatchedArgumentException unmatched) {
+            CommandLine.UnmatchedArgumentException.printSuggestions(unmatched, errors);
+          }
+          errors.println("Run '" + failed.getCommandSpec().qualifiedName() + " --help' for usage.");
+          errors.flush();
+          return failed.getCommandSpec().exitCodeOnInvalidInput();
         });
     Runnable restoreLogLevel = LogOptions.restorer();
     try {
@@ -114,6 +124,22 @@ public final class ReplicatorCli implements Runnable {
             }
           }
         });
+  }
+
+  /**
+   * The error of a bad argument. A misspelled option's value is no unknown option of its own:
+   * {@code --sourse X} names {@code --sourse} alone.
+   */
+  private static String parameterMessage(CommandLine.ParameterException e) {
+    if (e instanceof CommandLine.UnmatchedArgumentException unmatched) {
+      java.util.List<String> options =
+          unmatched.getUnmatched().stream().filter(a -> a.startsWith("-")).toList();
+      if (!options.isEmpty()) {
+        return (options.size() == 1 ? "Unknown option: " : "Unknown options: ")
+            + String.join(", ", options.stream().map(o -> "'" + o + "'").toList());
+      }
+    }
+    return e.getMessage();
   }
 
   /**

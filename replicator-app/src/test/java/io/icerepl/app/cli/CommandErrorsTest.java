@@ -77,4 +77,26 @@ class CommandErrorsTest {
                 .snapshotId())
         .isEqualTo(source.table.currentSnapshot().snapshotId());
   }
+
+  @Test
+  void aMissingOptionIsTheErrorAndAPointerToHelpNotTheWholeHelp() {
+    Run run = run("promote");
+
+    assertThat(run.exit()).isEqualTo(2);
+    assertThat(run.err().lines().toList())
+        .as(run.err())
+        .hasSizeLessThanOrEqualTo(3)
+        .contains("error: Missing required option: '--target=<location>'")
+        .contains("Run 'replicator promote --help' for usage.");
+  }
+
+  @Test
+  void aMisspelledOptionIsNamedAloneNotItsValue() {
+    Run run = run("replicate", "--sourse", "X", "--target", dir.resolve("r").toString());
+
+    assertThat(run.exit()).isEqualTo(2);
+    assertThat(run.err()).as(run.err()).contains("'--sourse'").doesNotContain("'X'");
+    assertThat(run.err()).contains("--source");
+    assertThat(run.err().lines().toList()).hasSizeLessThanOrEqualTo(4);
+  }
 }
