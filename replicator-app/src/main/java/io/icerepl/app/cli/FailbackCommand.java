@@ -36,7 +36,10 @@ import picocli.CommandLine.Option;
     footerHeading = "%nExamples:%n",
     footer = {
       "  replicator failback --primary s3://dr/db/t --old-source s3://lake/db/t",
-      "  replicator failback --consistent sales --primary s3://dr/sales/orders --old-source s3://lake/sales/orders --primary s3://dr/sales/order_items --old-source s3://lake/sales/order_items"
+      "  replicator failback --consistent sales \\",
+      "      --primary s3://dr/sales/orders --old-source s3://lake/sales/orders \\",
+      "      --primary s3://dr/sales/order_items \\",
+      "      --old-source s3://lake/sales/order_items"
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {

@@ -46,7 +46,8 @@ import picocli.CommandLine.Option;
     footer = {
       "  replicator promote --target s3://dr/db/t --source s3://lake/db/t",
       "  replicator promote --target s3://dr/db/t --mode now --json",
-      "  replicator promote --consistent sales --mode now --target s3://dr/sales/orders --target s3://dr/sales/order_items"
+      "  replicator promote --consistent sales --mode now \\",
+      "      --target s3://dr/sales/orders --target s3://dr/sales/order_items"
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {

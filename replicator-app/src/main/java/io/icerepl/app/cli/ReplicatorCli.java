@@ -62,6 +62,8 @@ public final class ReplicatorCli implements Runnable {
     // one duration format everywhere: 5s, 500ms, 3m, 90d, as the replicator's settings
     cli.registerConverter(java.time.Duration.class, new DurationConverter());
     asParagraphs(cli);
+    examplesVerbatim(cli);
+    OWN_DESCRIPTIONS.forEach((command, options) -> describe(cli, command, options));
     cli.setOut(out);
     cli.setErr(err);
     cli.setExecutionExceptionHandler(
@@ -127,6 +129,32 @@ public final class ReplicatorCli implements Runnable {
   }
 
   /**
+   * Shared options whose words fit one command only, described for the others in their own: verify
+   * copies nothing, its threads check files.
+   */
+  private static final java.util.Map<String, java.util.Map<String, String>> OWN_DESCRIPTIONS =
+      java.util.Map.of("verify", java.util.Map.of("--threads", "Files checked at once."));
+
+  private static void describe(
+      CommandLine cli, String command, java.util.Map<String, String> descriptions) {
+    CommandLine sub = cli.getSubcommands().get(command);
+    if (sub == null) {
+      return;
+    }
+    CommandLine.Model.CommandSpec spec = sub.getCommandSpec();
+    descriptions.forEach(
+        (name, description) -> {
+          CommandLine.Model.OptionSpec shared = spec.findOption(name);
+          if (shared != null) {
+            // the copy keeps the mixin's binding: the value still lands in the shared field
+            spec.remove(shared);
+            spec.addOption(
+                CommandLine.Model.OptionSpec.builder(shared).description(description).build());
+          }
+        });
+  }
+
+  /**
    * The error of a bad argument. A misspelled option's value is no unknown option of its own:
    * {@code --sourse X} names {@code --sourse} alone.
    */
@@ -140,6 +168,25 @@ public final class ReplicatorCli implements Runnable {
       }
     }
     return e.getMessage();
+  }
+
+  /**
+   * Examples are shown as written, one command a line, never wrapped: a URL cut in two cannot be
+   * copied. An example too long for 80 columns is continued with a trailing backslash in its
+   * source, as a shell reads it.
+   */
+  private static void examplesVerbatim(CommandLine cli) {
+    cli.getHelpSectionMap()
+        .put(
+            CommandLine.Model.UsageMessageSpec.SECTION_KEY_FOOTER,
+            help -> {
+              StringBuilder footer = new StringBuilder();
+              for (String line : help.commandSpec().usageMessage().footer()) {
+                footer.append(String.format(line)).append(System.lineSeparator());
+              }
+              return footer.toString();
+            });
+    cli.getSubcommands().values().forEach(ReplicatorCli::examplesVerbatim);
   }
 
   /**

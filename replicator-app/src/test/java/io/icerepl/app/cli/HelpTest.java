@@ -78,6 +78,40 @@ class HelpTest {
     }
   }
 
+  @ParameterizedTest
+  @ValueSource(
+      strings = {"replicate", "backfill", "verify", "expire", "promote", "failback", "serve"})
+  void examplesAreShownVerbatimNeverWrapped(String command) {
+    List<String> lines = help(command, "--help").lines().toList();
+    int examples = lines.indexOf("Examples:");
+    assertThat(examples).isPositive();
+    // the last section: exit codes come before it
+    List<String> shown = lines.subList(examples + 1, lines.size());
+
+    picocli.CommandLine.Model.CommandSpec spec =
+        new picocli.CommandLine(new ReplicatorCli()).getSubcommands().get(command).getCommandSpec();
+    assertThat(shown).as(command).containsSubsequence(spec.usageMessage().footer());
+    for (String line : shown) {
+      for (String word : line.strip().split("\\s+")) {
+        if (word.contains("s3:") || word.startsWith("//")) {
+          assertThat(word).as("%s: a whole URL in %s", command, line).matches("s3://\\w.*/.+");
+        }
+      }
+    }
+  }
+
+  @Test
+  void verifysThreadsSayWhatVerifyDoesWithThem() {
+    String threads =
+        help("verify", "--help")
+            .lines()
+            .dropWhile(l -> !l.strip().startsWith("--threads"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(threads).contains("checked at once").doesNotContain("copied");
+    assertThat(help("replicate", "--help")).contains("Files copied at once.");
+  }
+
   @Test
   void onlyTheOptionsThatApplyAreListed() {
     assertThat(help("expire", "--help")).doesNotContain("--source-endpoint", "--source-region");
