@@ -27,6 +27,12 @@ import java.util.Set;
  *     for (see {@link io.icerepl.merge.path.MirrorMapping}); empty until one was needed
  * @param cutTags the replication groups' tags on the replica (see {@link
  *     io.icerepl.merge.group.CutTags}): name → snapshot id, kept by every later replication
+ * @param knownCurrentFromMs since when the replica is known current (the replicator's clock): a run
+ *     or check that began then read the source's head, nothing settling, and ended with the replica
+ *     holding it, so the replica holds every source commit made before; null until one did, and
+ *     after a promotion (the replica's source is no longer what it replicates)
+ * @param group the replication group the replica is a member of, as the service that replicates it
+ *     configured it; null when none recorded one
  */
 public record ReplicaState(
     Set<Long> expiredSnapshotIds,
@@ -38,7 +44,9 @@ public record ReplicaState(
     Promotion promotion,
     Map<String, Long> keptRefs,
     List<PathMapping.Prefix> mirrorPrefixes,
-    Map<String, Long> cutTags) {
+    Map<String, Long> cutTags,
+    Long knownCurrentFromMs,
+    GroupMembership group) {
 
   public ReplicaState {
     cutTags = Map.copyOf(cutTags);
@@ -49,6 +57,32 @@ public record ReplicaState(
     replacedStatisticsFiles = List.copyOf(replacedStatisticsFiles);
     keptRefs = Map.copyOf(keptRefs);
     mirrorPrefixes = List.copyOf(mirrorPrefixes);
+  }
+
+  public ReplicaState(
+      Set<Long> expiredSnapshotIds,
+      Map<String, Long> droppedRefs,
+      List<ExpiredSnapshot> pendingDeletes,
+      LastCommit lastCommit,
+      List<PathMapping.Prefix> sourcePrefixes,
+      List<String> replacedStatisticsFiles,
+      Promotion promotion,
+      Map<String, Long> keptRefs,
+      List<PathMapping.Prefix> mirrorPrefixes,
+      Map<String, Long> cutTags) {
+    this(
+        expiredSnapshotIds,
+        droppedRefs,
+        pendingDeletes,
+        lastCommit,
+        sourcePrefixes,
+        replacedStatisticsFiles,
+        promotion,
+        keptRefs,
+        mirrorPrefixes,
+        cutTags,
+        null,
+        null);
   }
 
   public ReplicaState(
@@ -163,7 +197,9 @@ public record ReplicaState(
         promotion,
         keptRefs,
         mirrorPrefixes,
-        cutTags);
+        cutTags,
+        knownCurrentFromMs,
+        group);
   }
 
   public ReplicaState withLastCommit(LastCommit commit) {
@@ -177,7 +213,9 @@ public record ReplicaState(
         promotion,
         keptRefs,
         mirrorPrefixes,
-        cutTags);
+        cutTags,
+        knownCurrentFromMs,
+        group);
   }
 
   public ReplicaState withSourcePrefixes(List<PathMapping.Prefix> prefixes) {
@@ -191,7 +229,9 @@ public record ReplicaState(
         promotion,
         keptRefs,
         mirrorPrefixes,
-        cutTags);
+        cutTags,
+        knownCurrentFromMs,
+        group);
   }
 
   public ReplicaState withReplacedStatisticsFiles(List<String> files) {
@@ -205,7 +245,9 @@ public record ReplicaState(
         promotion,
         keptRefs,
         mirrorPrefixes,
-        cutTags);
+        cutTags,
+        knownCurrentFromMs,
+        group);
   }
 
   /** The same state recording the replica's promotion to a writable table. */
@@ -220,7 +262,10 @@ public record ReplicaState(
         promoted,
         keptRefs,
         mirrorPrefixes,
-        cutTags);
+        cutTags,
+        // a primary's writers are its own: what it was known current with no longer holds
+        promoted == null ? knownCurrentFromMs : null,
+        group);
   }
 
   /** The same state with the mirror mapping inferred for the replica. */
@@ -235,7 +280,9 @@ public record ReplicaState(
         promotion,
         keptRefs,
         prefixes,
-        cutTags);
+        cutTags,
+        knownCurrentFromMs,
+        group);
   }
 
   /** The same state keeping these tags (a fail-back's orphan tags). */
@@ -250,7 +297,9 @@ public record ReplicaState(
         promotion,
         refs,
         mirrorPrefixes,
-        cutTags);
+        cutTags,
+        knownCurrentFromMs,
+        group);
   }
 
   /** The same state with these group cut tags. */
@@ -265,7 +314,69 @@ public record ReplicaState(
         promotion,
         keptRefs,
         mirrorPrefixes,
-        tags);
+        tags,
+        knownCurrentFromMs,
+        group);
+  }
+
+  /**
+   * The same state known current from {@code fromMs}: never moved back, so a check that began
+   * before the last recorded one changes nothing.
+   */
+  public ReplicaState withKnownCurrentFrom(long fromMs) {
+    if (knownCurrentFromMs != null && knownCurrentFromMs >= fromMs) {
+      return this;
+    }
+    return new ReplicaState(
+        expiredSnapshotIds,
+        droppedRefs,
+        pendingDeletes,
+        lastCommit,
+        sourcePrefixes,
+        replacedStatisticsFiles,
+        promotion,
+        keptRefs,
+        mirrorPrefixes,
+        cutTags,
+        fromMs,
+        group);
+  }
+
+  /**
+   * The same state no longer known current: its source is not the one it was known current with (a
+   * promotion, a fail-back that turns the replica's direction).
+   */
+  public ReplicaState withoutKnownCurrent() {
+    return new ReplicaState(
+        expiredSnapshotIds,
+        droppedRefs,
+        pendingDeletes,
+        lastCommit,
+        sourcePrefixes,
+        replacedStatisticsFiles,
+        promotion,
+        keptRefs,
+        mirrorPrefixes,
+        cutTags,
+        null,
+        group);
+  }
+
+  /** The same state recording the replica's group, or none. */
+  public ReplicaState withGroup(GroupMembership membership) {
+    return new ReplicaState(
+        expiredSnapshotIds,
+        droppedRefs,
+        pendingDeletes,
+        lastCommit,
+        sourcePrefixes,
+        replacedStatisticsFiles,
+        promotion,
+        keptRefs,
+        mirrorPrefixes,
+        cutTags,
+        knownCurrentFromMs,
+        membership);
   }
 
   /**

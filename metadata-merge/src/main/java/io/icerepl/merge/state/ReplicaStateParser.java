@@ -53,6 +53,13 @@ public final class ReplicaStateParser {
   static final String CUT_TAGS = "cut-tags";
   static final String CUT_TAG = "cut-tag";
   static final String FENCING_EPOCH = "fencing-epoch";
+  static final String KNOWN_CURRENT_FROM_MS = "known-current-from-ms";
+  static final String GROUP = "group";
+  static final String NAME = "name";
+  static final String REF = "ref";
+  static final String MEMBERS = "members";
+  static final String CLOCK_SKEW_MS = "clock-skew-ms";
+  static final String TRANSACTION_WINDOW_MS = "transaction-window-ms";
 
   /** The state version this release writes and the newest it reads. */
   public static final int VERSION = 1;
@@ -113,6 +120,18 @@ public final class ReplicaStateParser {
     if (!state.cutTags().isEmpty()) {
       ObjectNode tags = json.putObject(CUT_TAGS);
       new java.util.TreeMap<>(state.cutTags()).forEach(tags::put);
+    }
+    if (state.knownCurrentFromMs() != null) {
+      json.put(KNOWN_CURRENT_FROM_MS, state.knownCurrentFromMs());
+    }
+    if (state.group() != null) {
+      GroupMembership group = state.group();
+      ObjectNode node = json.putObject(GROUP);
+      node.put(NAME, group.name());
+      node.put(REF, group.ref());
+      group.members().forEach(node.putArray(MEMBERS)::add);
+      node.put(CLOCK_SKEW_MS, group.clockSkew().toMillis());
+      node.put(TRANSACTION_WINDOW_MS, group.transactionWindow().toMillis());
     }
     try {
       return MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(json);
@@ -231,8 +250,70 @@ public final class ReplicaStateParser {
             promotion,
             kept,
             mirror,
-            cutTags),
+            cutTags,
+            // absent until a run or check found the replica current, and from older releases
+            readKnownCurrent(json, fileName),
+            // absent unless the service replicates the table as a member of a group
+            json.hasNonNull(GROUP) ? readGroup(json.get(GROUP), fileName) : null),
         fencingEpoch);
+  }
+
+  private static Long readKnownCurrent(JsonNode json, String fileName) {
+    JsonNode node = json.get(KNOWN_CURRENT_FROM_MS);
+    if (node == null || node.isNull()) {
+      return null;
+    }
+    if (!node.canConvertToLong() || !node.isIntegralNumber()) {
+      throw new BadInputException(
+          "Cannot read replica state "
+              + fileName
+              + ": "
+              + KNOWN_CURRENT_FROM_MS
+              + " "
+              + node
+              + " is not a time in milliseconds");
+    }
+    return node.asLong();
+  }
+
+  private static GroupMembership readGroup(JsonNode node, String fileName) {
+    if (!node.path(NAME).isTextual()
+        || !node.path(REF).isTextual()
+        || !node.path(MEMBERS).isArray()
+        || !node.path(CLOCK_SKEW_MS).canConvertToLong()
+        || !node.path(TRANSACTION_WINDOW_MS).canConvertToLong()
+        || node.path(CLOCK_SKEW_MS).asLong() < 0
+        || node.path(TRANSACTION_WINDOW_MS).asLong() < 0) {
+      throw new BadInputException(
+          "Cannot read replica state "
+              + fileName
+              + ": its "
+              + GROUP
+              + " needs a "
+              + NAME
+              + ", a "
+              + REF
+              + ", its "
+              + MEMBERS
+              + " and non-negative "
+              + CLOCK_SKEW_MS
+              + " and "
+              + TRANSACTION_WINDOW_MS);
+    }
+    List<String> members = new ArrayList<>();
+    for (JsonNode member : node.get(MEMBERS)) {
+      if (!member.isTextual()) {
+        throw new BadInputException(
+            "Cannot read replica state " + fileName + ": a group member is not a location");
+      }
+      members.add(member.asText());
+    }
+    return new GroupMembership(
+        node.get(NAME).asText(),
+        node.get(REF).asText(),
+        members,
+        java.time.Duration.ofMillis(node.get(CLOCK_SKEW_MS).asLong()),
+        java.time.Duration.ofMillis(node.get(TRANSACTION_WINDOW_MS).asLong()));
   }
 
   private static void writePrefixes(

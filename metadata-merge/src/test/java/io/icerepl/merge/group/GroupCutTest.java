@@ -200,19 +200,27 @@ class GroupCutTest {
   @Test
   void aTransactionWindowKeepsEveryCutOutOfAMultiTableTransaction(@TempDir Path dir)
       throws Exception {
-    Table orders = table(dir, "orders");
-    Table items = table(dir, "order_items");
+    Table orders = null;
+    Table items = null;
     long spread = 0;
     long gap = Long.MAX_VALUE;
-    for (int batch = 1; batch <= 6; batch++) {
-      append(orders, batch);
-      if (batch > 1) {
-        gap = Math.min(gap, orders.currentSnapshot().timestampMillis() - last(items));
+    // a loaded machine stretches a commit: the pause between batches grows with the widest batch
+    // so far, and the history is written again (up to three times) until the batches lie apart
+    for (int attempt = 0; attempt < 3 && (attempt == 0 || gap <= spread + 10); attempt++) {
+      orders = table(dir.resolve("attempt-" + attempt), "orders");
+      items = table(dir.resolve("attempt-" + attempt), "order_items");
+      spread = 0;
+      gap = Long.MAX_VALUE;
+      for (int batch = 1; batch <= 6; batch++) {
+        append(orders, batch);
+        if (batch > 1) {
+          gap = Math.min(gap, orders.currentSnapshot().timestampMillis() - last(items));
+        }
+        Thread.sleep(20);
+        append(items, batch);
+        spread = Math.max(spread, last(items) - orders.currentSnapshot().timestampMillis());
+        Thread.sleep(Math.max(300, 3 * spread));
       }
-      Thread.sleep(20);
-      append(items, batch);
-      spread = Math.max(spread, last(items) - orders.currentSnapshot().timestampMillis());
-      Thread.sleep(300);
     }
     Duration window = Duration.ofMillis(spread + 10);
     assertThat(gap)

@@ -12,6 +12,7 @@ import io.icerepl.app.engine.failover.GroupPromotion;
 import io.icerepl.app.engine.failover.PromotionMode;
 import io.icerepl.app.engine.failover.PromotionResult;
 import io.icerepl.app.engine.failover.TablePromoter;
+import io.icerepl.app.engine.group.ConsistentFailover;
 import io.icerepl.app.engine.head.FileSystemHeadResolver;
 import io.icerepl.app.engine.head.SourceHeadResolver;
 import io.icerepl.app.engine.verify.TableVerifier;
@@ -22,6 +23,7 @@ import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.path.TableLocation;
 import java.io.PrintWriter;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -47,6 +49,8 @@ import picocli.CommandLine.Option;
       "  replicator promote --target s3://dr/db/t --source s3://lake/db/t",
       "  replicator promote --target s3://dr/db/t --mode now --json",
       "  replicator promote --consistent sales --mode now \\",
+      "      --target s3://dr/sales/orders --target s3://dr/sales/order_items",
+      "  replicator promote --consistent --mode now --dry-run \\",
       "      --target s3://dr/sales/orders --target s3://dr/sales/order_items"
     },
     exitCodeListHeading = "%nExit codes:%n",
@@ -75,13 +79,48 @@ final class PromoteCommand implements Callable<Integer> {
 
   @Option(
       names = "--consistent",
-      paramLabel = "<ref>",
+      arity = "0..1",
+      fallbackValue = "",
+      paramLabel = "<group>",
       description =
-          "Promote every --target at one cut of the replication group whose tags are named <ref>:"
-              + " the newest cut tag all of them carry (--mode now). Each table's main becomes its"
-              + " cut snapshot; what was replicated after the cut stays on the branch"
-              + " <cut tag>-replicated. A rerun completes the same cut.")
+          "Promote every --target at one cut (--mode now): the newest cut the replicas' own"
+              + " records prove (each records since when it is known current; the cut is the"
+              + " earliest, less the clock-skew allowance). A cut tag <ref>-<yyyyMMddTHHmmssZ> is"
+              + " written on every table first, then each table's main becomes its cut snapshot;"
+              + " what was replicated after the cut stays on the branch <cut tag>-replicated. The"
+              + " group's name is optional: without it the targets given are the group, or the"
+              + " group the replicas record. A rerun completes the same cut.")
   String consistent;
+
+  @Option(
+      names = "--dry-run",
+      description = "With --consistent: the cut and what each table would lose, writing nothing.")
+  boolean dryRun;
+
+  @Option(
+      names = "--partial-group",
+      description =
+          "With --consistent: promote the targets although the replicas record a group some of"
+              + " whose tables are not named.")
+  boolean partialGroup;
+
+  @Option(
+      names = "--clock-skew",
+      paramLabel = "<duration>",
+      converter = DurationConverter.class,
+      description =
+          "With --consistent: how far a writer's clock may run behind this one (default: the"
+              + " group's as the replicas record it, else 1s).")
+  Duration clockSkew;
+
+  @Option(
+      names = "--transaction-window",
+      paramLabel = "<duration>",
+      converter = DurationConverter.class,
+      description =
+          "With --consistent: read the cut only at a moment no table changed in this window"
+              + " before (default: the group's as the replicas record it, else none).")
+  Duration transactionWindow;
 
   /** The replica's catalog entry, moved to the promoted version and left writable. */
   @CommandLine.Mixin TargetCatalogOption targetCatalog;
@@ -124,6 +163,13 @@ final class PromoteCommand implements Callable<Integer> {
     PromotionMode promotionMode = PromotionMode.parse(mode);
     if (consistent != null) {
       return promoteGroup(promotionMode);
+    }
+    if (dryRun || partialGroup || clockSkew != null || transactionWindow != null) {
+      throw new IllegalArgumentException(
+          "Cannot promote "
+              + targets
+              + ": --dry-run, --partial-group, --clock-skew and --transaction-window go with"
+              + " --consistent");
     }
     if (targets.size() != 1) {
       throw new IllegalArgumentException(
@@ -200,13 +246,13 @@ final class PromoteCommand implements Callable<Integer> {
 
   /** {@code --consistent}: every target at the group's cut. */
   private Integer promoteGroup(PromotionMode promotionMode) {
-    if (promotionMode != PromotionMode.NOW) {
+    if (promotionMode != PromotionMode.NOW && !dryRun) {
       throw new IllegalArgumentException(
           "Cannot promote "
               + targets
               + " at a cut of "
               + consistent
-              + ": --consistent promotes what the replicas hold at the group's newest cut tag, give"
+              + ": --consistent promotes what the replicas hold at the newest cut they prove, give"
               + " --mode now (a group's safe mode, which replicates and verifies every table and"
               + " then tags a fresh cut, is the service's: POST /api/groups/<name>/promote?mode=safe)");
     }
@@ -225,20 +271,32 @@ final class PromoteCommand implements Callable<Integer> {
       throw new IllegalArgumentException("Cannot promote " + targets + ": a --target is repeated");
     }
     try (StoreOptions opened = stores) {
-      List<GroupPromotion.Member> members =
+      List<ConsistentFailover.Target> members =
           targets.stream()
-              .map(
-                  location ->
-                      new GroupPromotion.Member(
-                          location, location, stores.target(location), Optional.empty()))
+              .map(location -> new ConsistentFailover.Target(location, stores.target(location)))
               .toList();
-      GroupPromotion.Result result =
-          new GroupPromotion(Clock.systemUTC(), metadataLimit.maxMetadataBytes())
-              .promote(members, consistent);
+      ConsistentFailover failover =
+          new ConsistentFailover(Clock.systemUTC(), metadataLimit.maxMetadataBytes());
+      ConsistentFailover.Settings settings =
+          new ConsistentFailover.Settings(
+              Optional.ofNullable(consistent).filter(name -> !name.isBlank()),
+              Optional.ofNullable(clockSkew),
+              Optional.ofNullable(transactionWindow),
+              KEEP_CUT_TAG,
+              partialGroup);
+      if (dryRun) {
+        output.print(spec.commandLine().getOut(), planReport(failover.plan(members, settings)));
+        return 0;
+      }
+      GroupPromotion.Result result = failover.promote(members, settings);
       Report report =
           Report.aligned()
               .put("cutTag", "cut tag", result.cutTag())
               .put("cut", "cut", result.cut().toString())
+              .put(
+                  "lossWindowSeconds",
+                  "loss window",
+                  seconds(Duration.between(result.cut(), Instant.now())))
               .list("tables");
       for (GroupPromotion.TableResult table : result.tables()) {
         java.util.Map<String, Object> item = new java.util.LinkedHashMap<>();
@@ -272,6 +330,55 @@ final class PromoteCommand implements Callable<Integer> {
       output.print(spec.commandLine().getOut(), report);
       return 0;
     }
+  }
+
+  /** How long a cut tag stays on a table a failover tagged but did not promote after all. */
+  private static final Duration KEEP_CUT_TAG = Duration.ofDays(1);
+
+  private static double seconds(Duration duration) {
+    return Math.max(0, duration.toMillis()) / 1000.0;
+  }
+
+  private static Report planReport(ConsistentFailover.Plan plan) {
+    Report report =
+        Report.aligned()
+            .json("dryRun", true)
+            .text("dry run", "nothing written; a consistent promotion now would do:")
+            .put("cutTag", "cut tag", plan.cutTag())
+            .put("cut", "cut", plan.cut().toString())
+            .put("heldBackBy", "held back by", plan.heldBackBy())
+            .put("lossWindowSeconds", "loss window", plan.lossWindowSeconds())
+            .put("alreadyPromotedAt", "already promoted at", plan.alreadyPromotedAt().orElse(null))
+            .list("tables");
+    for (ConsistentFailover.TablePlan table : plan.tables()) {
+      java.util.Map<String, Object> item = new java.util.LinkedHashMap<>();
+      item.put("table", table.table());
+      item.put("cutSnapshotId", table.cutSnapshotId());
+      item.put(
+          "knownCurrentFrom",
+          table.knownCurrentFrom() == null ? null : table.knownCurrentFrom().toString());
+      item.put("afterCut", table.afterCut());
+      item.put(
+          "newestAfterCut",
+          table.newestAfterCut() == null ? null : table.newestAfterCut().toString());
+      report.item(
+          "tables",
+          "table",
+          item,
+          table.table()
+              + ": main at "
+              + table.cutSnapshotId()
+              + ", known current from "
+              + table.knownCurrentFrom()
+              + (table.afterCut() == 0
+                  ? ", nothing replicated after the cut"
+                  : ", "
+                      + table.afterCut()
+                      + " later snapshot(s) up to "
+                      + table.newestAfterCut()
+                      + " would go to a branch"));
+    }
+    return report;
   }
 
   private ReplicationOptions options() {

@@ -16,6 +16,7 @@ import io.icerepl.app.engine.catalog.TableCatalogs;
 import io.icerepl.app.engine.head.SourceHeadResolver;
 import io.icerepl.copier.batch.JobProgress;
 import io.icerepl.merge.path.PathMapping;
+import io.icerepl.merge.state.KnownCurrent;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -193,6 +194,8 @@ public final class ReplicateCommand implements Callable<Integer> {
                         sourceHead.map(SourceHeadResolver.class::cast),
                         dryRun ? Optional.empty() : registrar))
                 .batchPreCopy(dryRun ? Optional.empty() : batch.preCopy(batchLines(progress)))
+                // a group's cut is computed from what each run records, with no service too
+                .knownCurrent(KnownCurrent.EVERY_RUN)
                 .build();
         summary =
             dryRun

@@ -21,6 +21,7 @@ import io.icerepl.merge.error.DivergedReplicaException;
 import io.icerepl.merge.error.MissingFileException;
 import io.icerepl.merge.error.PathOutsideMappingException;
 import io.icerepl.merge.error.ReplicationException;
+import io.icerepl.merge.error.TableBusyException;
 import io.icerepl.merge.failover.Promotion;
 import io.icerepl.merge.head.MetadataFileNames;
 import io.icerepl.merge.merge.MergeRequest;
@@ -36,6 +37,7 @@ import io.icerepl.merge.path.ReplicaDomain;
 import io.icerepl.merge.path.SourcePrefixes;
 import io.icerepl.merge.path.TableLayout;
 import io.icerepl.merge.path.TableLocation;
+import io.icerepl.merge.state.KnownCurrent;
 import io.icerepl.merge.state.ReplicaState;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -46,6 +48,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -86,6 +89,8 @@ public final class TableReplicator {
    */
   private final AtomicReference<ReplicaHead> lastPublished;
 
+  private final KnownCurrent knownCurrent;
+
   /**
    * A replicator from {@code source} to {@code target}.
    *
@@ -111,6 +116,7 @@ public final class TableReplicator {
     private TableCatalogs catalogs = TableCatalogs.NONE;
     private Optional<BatchPreCopy> batchPreCopy = Optional.empty();
     private AtomicReference<ReplicaHead> lastPublished = new AtomicReference<>();
+    private KnownCurrent knownCurrent = KnownCurrent.ON_COMMIT;
 
     private Builder(
         ObjectStore source,
@@ -162,6 +168,15 @@ public final class TableReplicator {
       return this;
     }
 
+    /**
+     * When the replica's state records since when it is known current, and with which group
+     * (default: by runs that commit only).
+     */
+    public Builder knownCurrent(KnownCurrent knownCurrent) {
+      this.knownCurrent = Objects.requireNonNull(knownCurrent, "knownCurrent");
+      return this;
+    }
+
     public TableReplicator build() {
       return new TableReplicator(this);
     }
@@ -185,6 +200,7 @@ public final class TableReplicator {
     this.pendingDeletion = new PendingDeletion(target, RetentionSettings.defaults().batchSize());
     this.batchPreCopy = built.batchPreCopy;
     this.lastPublished = built.lastPublished;
+    this.knownCurrent = built.knownCurrent;
   }
 
   /**
@@ -278,6 +294,8 @@ public final class TableReplicator {
    */
   public ReplicationResult replicateIfChanged(
       String sourceLocation, String targetLocation, Optional<ReplicaFiles.Replica> replicaRead) {
+    // before the source's head is read: every commit made before it is in what the run reads
+    long fromMs = clock.millis();
     Optional<Checked> checked;
     try {
       checked = Optional.of(check(sourceLocation, targetLocation, replicaRead));
@@ -287,6 +305,10 @@ public final class TableReplicator {
     Optional<TableHeads> before = checked.map(Checked::heads);
     if (before.isPresent() && before.get().inSync()) {
       register(sourceLocation, targetLocation, before.get());
+      if (before.get().source().settlesAtMs().isEmpty()
+          && knownCurrent.dueWhenIdle(checked.get().state(), fromMs)) {
+        recordKnownCurrent(sourceLocation, targetLocation, fromMs);
+      }
       return new ReplicationResult(ReplicationSummary.none(), before.get());
     }
     return replicate(
@@ -294,7 +316,32 @@ public final class TableReplicator {
         targetLocation,
         Optional.empty(),
         before,
-        checked.map(Checked::state).map(ReplicaState::lastCommit));
+        checked.map(Checked::state).map(ReplicaState::lastCommit),
+        OptionalLong.of(fromMs));
+  }
+
+  /**
+   * Records, under the table's lease, that the replica a check found current is known current from
+   * {@code fromMs}. A lease another run holds is left to that run, whose own record follows; any
+   * other error only delays the record, so it is logged and the check's result stands.
+   */
+  private void recordKnownCurrent(String sourceLocation, String targetLocation, long fromMs) {
+    try (ObjectStore.Lock lock = target.lock(targetLocation)) {
+      LeasedReplica leased = new LeasedReplica(target, replicaFiles, targetLocation, lock);
+      ReplicaState state = leased.state();
+      ReplicaState recorded = knownCurrent.recorded(state, fromMs);
+      if (!recorded.equals(state)) {
+        leased.writeState(recorded, "record the replica known current");
+      }
+    } catch (TableBusyException e) {
+      LOG.debug("{}: known-current record left to the run holding the lease", sourceLocation);
+    } catch (IOException | RuntimeException e) {
+      LOG.warn(
+          "{}: cannot record replica {} as known current: {}",
+          sourceLocation,
+          targetLocation,
+          e.getMessage());
+    }
   }
 
   /**
@@ -306,8 +353,16 @@ public final class TableReplicator {
    */
   public ReplicationSummary replicate(
       String sourceLocation, String targetLocation, Optional<String> sourceMetadata) {
+    // a run to the source's head resolves it after this: it holds every commit made before
+    OptionalLong fromMs =
+        sourceMetadata.isEmpty() ? OptionalLong.of(clock.millis()) : OptionalLong.empty();
     return replicate(
-            sourceLocation, targetLocation, sourceMetadata, Optional.empty(), Optional.empty())
+            sourceLocation,
+            targetLocation,
+            sourceMetadata,
+            Optional.empty(),
+            Optional.empty(),
+            fromMs)
         .summary();
   }
 
@@ -488,13 +543,16 @@ public final class TableReplicator {
   /**
    * @param before the heads read before the lease was taken: the source head is replicated up to it
    * @param checkedCommit the last commit the replica's state recorded when {@code before} was read
+   * @param fromMs when the source's head was about to be read, for a run that ends with the replica
+   *     holding it to record the replica known current from then; empty for a given source file
    */
   private ReplicationResult replicate(
       String sourceLocation,
       String targetLocation,
       Optional<String> sourceMetadata,
       Optional<TableHeads> before,
-      Optional<ReplicaState.LastCommit> checkedCommit) {
+      Optional<ReplicaState.LastCommit> checkedCommit,
+      OptionalLong fromMs) {
     String table = sourceLocation;
     refuseOverlap(sourceLocation, targetLocation);
     try (ObjectStore.Lock lock = target.lock(targetLocation)) {
@@ -511,7 +569,8 @@ public final class TableReplicator {
                   sourceMetadata,
                   before,
                   checkedCommit,
-                  leased);
+                  leased,
+                  fromMs);
           break;
         } catch (PathOutsideMappingException e) {
           if (!mirrored.isEmpty()) {
@@ -636,7 +695,8 @@ public final class TableReplicator {
       Optional<String> sourceMetadata,
       Optional<TableHeads> before,
       Optional<ReplicaState.LastCommit> checkedCommit,
-      LeasedReplica leased)
+      LeasedReplica leased,
+      OptionalLong fromMs)
       throws IOException {
     Run run = new Run(table, sourceLocation, targetLocation, leased);
     run.readHeads(sourceMetadata, before, checkedCommit);
@@ -645,7 +705,7 @@ public final class TableReplicator {
     for (int i = 0; i < versions.size(); i++) {
       run.apply(versions.get(i), i == versions.size() - 1);
     }
-    return run.finish();
+    return run.finish(fromMs);
   }
 
   /** What one run reads and writes as it goes: the state and replica head as it left them. */
@@ -871,7 +931,7 @@ public final class TableReplicator {
     }
 
     /** Ends a switch-back's promotion once it committed, and says what the run did. */
-    ReplicationResult finish() throws IOException {
+    ReplicationResult finish(OptionalLong fromMs) throws IOException {
       if (switchBack.isPresent() && counts.versions > 0) {
         endPromotion(table, leased);
       }
@@ -893,8 +953,15 @@ public final class TableReplicator {
               counts.skipped,
               lost,
               settlesIn);
-      return new ReplicationResult(
-          summary, new TableHeads(resolved, head, replica, state.expiredSnapshotIds()));
+      TableHeads heads = new TableHeads(resolved, head, replica, state.expiredSnapshotIds());
+      if (fromMs.isPresent() && heads.inSync() && settlesIn.isEmpty()) {
+        ReplicaState recorded = knownCurrent.recorded(state, fromMs.getAsLong());
+        if (!recorded.equals(state)) {
+          leased.writeState(recorded, "record the replica known current");
+          state = recorded;
+        }
+      }
+      return new ReplicationResult(summary, heads);
     }
   }
 

@@ -26,9 +26,12 @@ import io.icerepl.app.service.status.GroupTagging;
 import io.icerepl.app.service.status.GroupWork;
 import io.icerepl.app.service.status.StatusBoard;
 import io.icerepl.copier.batch.BatchJobs;
+import io.icerepl.merge.state.GroupMembership;
+import io.icerepl.merge.state.KnownCurrent;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
@@ -131,7 +134,43 @@ class ServiceConfiguration {
         catalogs,
         catalogLocations,
         batchOperations,
-        key -> groupRef(properties, key));
+        new ConfiguredGroups(properties, board));
+  }
+
+  /** The configured groups as the lanes' runs see them. */
+  private record ConfiguredGroups(ReplicatorProperties properties, StatusBoard board)
+      implements TableContext.GroupRefs {
+    @Override
+    public Optional<String> refOf(TableKey key) {
+      return groupRef(properties, key);
+    }
+
+    @Override
+    public KnownCurrent knownCurrentOf(TableKey key) {
+      return properties.groups().stream()
+          .filter(
+              group -> group.target().equals(key.target()) && group.tables().contains(key.table()))
+          .findFirst()
+          .map(
+              group ->
+                  new KnownCurrent(Optional.of(group.knownCurrentInterval()), membership(group)))
+          .orElse(KnownCurrent.ON_COMMIT);
+    }
+
+    /** The group as recorded on its members: every member's replica location, once all found. */
+    private Optional<GroupMembership> membership(ReplicatorProperties.Group group) {
+      List<String> members = new ArrayList<>();
+      for (String table : group.tables()) {
+        Optional<TableKey> found = board.findTable(group.target(), table);
+        if (found.isEmpty()) {
+          return Optional.empty();
+        }
+        members.add(found.get().targetLocation());
+      }
+      return Optional.of(
+          new GroupMembership(
+              group.name(), group.ref(), members, group.clockSkew(), group.transactionWindow()));
+    }
   }
 
   /**
@@ -238,7 +277,9 @@ class ServiceConfiguration {
       TaskScheduler taskScheduler,
       TableOperations operations,
       GroupTagging tagging,
-      GroupWork groupWork) {
+      GroupWork groupWork,
+      ReplicationCoordinator coordinator,
+      StatusBoard board) {
     return new ServiceSchedules(
         properties.reconciliationInterval(),
         rules.rules(),
@@ -252,7 +293,14 @@ class ServiceConfiguration {
                 group.name(),
                 "tagging round",
                 GroupWork.roundDeadline(group),
-                () -> tagging.tag(group)));
+                () -> tagging.tag(group)),
+        // a run of a table found current records it so when its record is due: an idle member
+        // holds the group's cut back by at most about its known-current-interval
+        group ->
+            group.tables().stream()
+                .map(table -> board.findTable(group.target(), table))
+                .flatMap(Optional::stream)
+                .forEach(coordinator::trigger));
   }
 
   @Bean

@@ -17,8 +17,8 @@ import org.springframework.scheduling.TaskScheduler;
  * Starts reconciliation every {@code replicator.reconciliation-interval} (the first pass at once,
  * which is also the backfill of new tables), each rule's retention every {@code retention.interval}
  * when enabled, its verification every {@code verify.interval} when enabled and each replication
- * group's tagging every {@code tag-interval} unless zero; stops them before the coordinator shuts
- * down.
+ * group's tagging every {@code tag-interval} unless zero and the checks that keep its tables'
+ * known-current records fresh; stops them before the coordinator shuts down.
  */
 public final class ServiceSchedules implements SmartLifecycle {
   private final Duration reconciliationInterval;
@@ -28,6 +28,7 @@ public final class ServiceSchedules implements SmartLifecycle {
   private final Function<TableKey, ?> verification;
   private final List<ReplicatorProperties.Group> groups;
   private final Consumer<ReplicatorProperties.Group> tagging;
+  private final Consumer<ReplicatorProperties.Group> confirming;
   private final List<ScheduledFuture<?>> scheduled = new ArrayList<>();
 
   /**
@@ -43,6 +44,31 @@ public final class ServiceSchedules implements SmartLifecycle {
       Function<TableKey, ?> verification,
       List<ReplicatorProperties.Group> groups,
       Consumer<ReplicatorProperties.Group> tagging) {
+    this(
+        reconciliationInterval,
+        rules,
+        reconciler,
+        scheduler,
+        verification,
+        groups,
+        tagging,
+        g -> {});
+  }
+
+  /**
+   * @param confirming asks for a check of each table of a group, every half of its {@code
+   *     known-current-interval}, so that each replica's record of being current stays within it
+   */
+  public ServiceSchedules(
+      Duration reconciliationInterval,
+      List<TableRule> rules,
+      Reconciler reconciler,
+      TaskScheduler scheduler,
+      Function<TableKey, ?> verification,
+      List<ReplicatorProperties.Group> groups,
+      Consumer<ReplicatorProperties.Group> tagging,
+      Consumer<ReplicatorProperties.Group> confirming) {
+    this.confirming = confirming;
     this.reconciliationInterval = reconciliationInterval;
     this.rules = List.copyOf(rules);
     this.reconciler = reconciler;
@@ -81,6 +107,12 @@ public final class ServiceSchedules implements SmartLifecycle {
                 scheduler.getClock().instant().plus(group.tagInterval()),
                 group.tagInterval()));
       }
+      Duration confirm = group.knownCurrentInterval().dividedBy(2);
+      scheduled.add(
+          scheduler.scheduleWithFixedDelay(
+              () -> confirming.accept(group),
+              scheduler.getClock().instant().plus(confirm),
+              confirm));
     }
   }
 

@@ -25,7 +25,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.apache.iceberg.Snapshot;
@@ -264,7 +263,7 @@ class ParentLoopTest {
     List<GroupCutReader.Member> members = new ArrayList<>();
     for (String table : List.of("ns/good", "ns/looped")) {
       members.add(
-          new GroupCutReader.Member(
+          GroupCutReader.Member.of(
               table,
               Optional.of(
                   new TableKey(
@@ -274,8 +273,7 @@ class ParentLoopTest {
                       dir.resolve("wh/" + table).toString(),
                       dir.resolve("dr/" + table).toString(),
                       Optional.empty(),
-                      Optional.empty())),
-              OptionalLong.of(before)));
+                      Optional.empty()))));
     }
 
     GroupCutReader.Report report =

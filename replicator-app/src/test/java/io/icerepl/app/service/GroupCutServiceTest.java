@@ -152,6 +152,61 @@ class GroupCutServiceTest {
     }
   }
 
+  /**
+   * At the group's default tag interval (five minutes: no scheduled round tags a cut during the
+   * test), a consistent failover through the API promotes at the cut the replicas' own records
+   * prove, seconds behind: every batch committed before both replicas recorded themselves current
+   * is on both promoted tables. Before, no cut tag was on the replicas and the promotion was
+   * refused.
+   */
+  @Test
+  void aFailoverAtTheDefaultTagIntervalPromotesAtTheCutTheReplicasProve() throws Exception {
+    try (ServiceOnS3 fixture = new ServiceOnS3()) {
+      Table orders = fixture.warehouse.createSample("sales", "orders");
+      Table items = fixture.warehouse.createSample("sales", "order_items");
+      ServiceOnS3.append(orders, "batch-1", 2);
+      ServiceOnS3.append(items, "batch-1", 3);
+      RunningService service =
+          fixture.start(
+              Map.of(
+                  "replicator.settle-time", "PT0.2S",
+                  "replicator.groups[0].name", "sales",
+                  "replicator.groups[0].target", "a",
+                  "replicator.groups[0].tables[0]", "sales/orders",
+                  "replicator.groups[0].tables[1]", "sales/order_items",
+                  "replicator.groups[0].clock-skew", "PT0.1S"));
+      S3FileIO io = fixture.io();
+      ServiceOnS3.append(orders, "batch-2", 2);
+      ServiceOnS3.append(items, "batch-2", 3);
+      long last = items.currentSnapshot().timestampMillis();
+      // the cut, less the allowance and rounded down to its second, lies after batch-2
+      await()
+          .atMost(ServiceOnS3.PATIENCE)
+          .untilAsserted(
+              () ->
+                  assertThat(
+                          Instant.parse(service.http.get(GROUP).json().path("cut").asText())
+                              .toEpochMilli())
+                      .isGreaterThan(last + 1_100));
+      JsonNode status = service.http.get(GROUP).json();
+      assertThat(status.path("cutTag").isNull())
+          .as("no scheduled round tagged a cut: %s", status)
+          .isTrue();
+      assertThat(status.path("lossWindowSeconds").isNumber()).as(status.toString()).isTrue();
+
+      HttpJson.Response answer = service.http.post(GROUP + "/promote?mode=now");
+
+      assertThat(answer.status()).as(answer.body()).isEqualTo(200);
+      String cutTag = answer.json().path("cutTag").asText();
+      assertThat(CutTags.momentOfTag("sales", cutTag).getAsLong()).isGreaterThanOrEqualTo(last);
+      assertThat(batchesAt(io, "orders", currentOf(io, ORDERS)))
+          .as("both promoted tables hold every batch committed before the cut")
+          .containsExactly("batch-1", "batch-2")
+          .isEqualTo(batchesAt(io, "order_items", currentOf(io, ITEMS)));
+      assertThat(HintedReplica.open(io, ITEMS).refs().get(cutTag).isTag()).isTrue();
+    }
+  }
+
   /** Promoted by {@code promote --consistent} with the service stopped, or by the service's API. */
   @ParameterizedTest
   @ValueSource(strings = {"command", "api"})
@@ -245,7 +300,7 @@ class GroupCutServiceTest {
           unknownRef[2] = "nosuchref";
           S3CommandFixture.Run refused = S3CommandFixture.run(unknownRef);
           assertThat(refused.exit()).isEqualTo(1);
-          assertThat(refused.err()).contains("no cut tag of nosuchref is on every table");
+          assertThat(refused.err()).contains("the replicas record group sales", "not nosuchref");
           String[] safeMode = promote.clone();
           safeMode[4] = "safe";
           S3CommandFixture.Run wrongMode = S3CommandFixture.run(safeMode);

@@ -114,7 +114,7 @@ public final class GroupPromotion {
    * stopped part-way), else the newest cut tag every replica's state records as written by the
    * group's tagging: a source's ref named like one is not a cut.
    */
-  String chooseCut(List<Member> members, String ref) {
+  public String chooseCut(List<Member> members, String ref) {
     if (members.isEmpty()) {
       throw new IllegalArgumentException("A consistent promotion needs at least one table");
     }

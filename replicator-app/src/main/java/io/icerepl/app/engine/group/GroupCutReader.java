@@ -6,6 +6,7 @@ import io.icerepl.app.engine.replica.ReplicaHead;
 import io.icerepl.app.engine.worker.StoreFactory;
 import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.logging.Redaction;
+import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.failover.Promotion;
 import io.icerepl.merge.group.CutTags;
 import io.icerepl.merge.group.GroupCut;
@@ -19,28 +20,40 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * Where a replication group's cut stands: each member's replica read as it is now, with since when
  * the replicator knows it current, through {@link GroupCut}. Reads only.
  */
 public final class GroupCutReader {
-  private final StoreFactory stores;
+  private final Function<String, ObjectStore> stores;
   private final long maxMetadataBytes;
 
   public GroupCutReader(StoreFactory stores, long maxMetadataBytes) {
+    this(stores::targetStore, maxMetadataBytes);
+  }
+
+  /**
+   * @param stores the store of each replica location
+   */
+  public GroupCutReader(Function<String, ObjectStore> stores, long maxMetadataBytes) {
     this.stores = stores;
     this.maxMetadataBytes = maxMetadataBytes;
   }
 
   /**
-   * One table of a group as the service knows it.
+   * One table of a group.
    *
-   * @param table the table as the group names it, {@code <namespace>/<table>}
-   * @param key its lane, once the table was found under its rule
-   * @param knownCurrentFromMs since when its replica is known to hold every earlier source commit
+   * @param table the table as the group names it: {@code <namespace>/<table>} in the service, its
+   *     replica's location on the command line
+   * @param location its replica's location, once the table was found under its rule
    */
-  public record Member(String table, Optional<TableKey> key, OptionalLong knownCurrentFromMs) {}
+  public record Member(String table, Optional<String> location) {
+    public static Member of(String table, Optional<TableKey> key) {
+      return new Member(table, key.map(TableKey::targetLocation));
+    }
+  }
 
   /**
    * A group's cut as the status API shows it.
@@ -59,6 +72,9 @@ public final class GroupCutReader {
    *     VERSION AS OF} for one moment of them all; null before the first; for a promoted group, the
    *     cut it was promoted at
    * @param tables each table's snapshot at the cut
+   * @param lossWindowSeconds what a consistent failover now ({@code mode=now}) would lose: the time
+   *     from the moment it would promote at (the cut less the clock-skew allowance, a whole second)
+   *     to now; null without a cut
    */
   public record Report(
       String name,
@@ -70,7 +86,8 @@ public final class GroupCutReader {
       Instant heldBackSince,
       String reason,
       Duration clockSkew,
-      List<TableAtCut> tables) {}
+      List<TableAtCut> tables,
+      Double lossWindowSeconds) {}
 
   /**
    * @param snapshotId the replica's {@code main} at the cut, to read with {@code VERSION AS OF};
@@ -83,8 +100,13 @@ public final class GroupCutReader {
    * A group's cut as read, with the moment its cut tag names.
    *
    * @param tagMomentMs the whole second the cut is tagged for; empty without a cut
+   * @param cut the cut with each table's snapshot at it; empty without one
    */
-  public record Reading(Report report, OptionalLong tagMomentMs) {}
+  public record Reading(Report report, OptionalLong tagMomentMs, Optional<GroupCut> cut) {
+    public Reading(Report report, OptionalLong tagMomentMs) {
+      this(report, tagMomentMs, Optional.empty());
+    }
+  }
 
   /**
    * @param ref the name of the group's tags (see {@link io.icerepl.merge.group.CutTags})
@@ -110,25 +132,22 @@ public final class GroupCutReader {
     List<Set<String>> cutTags = new ArrayList<>();
     Optional<String> clash = Optional.empty();
     String clashing = null;
+    List<OptionalLong> knownFrom = new ArrayList<>();
     for (Member member : members) {
-      if (member.key().isEmpty()) {
+      if (member.location().isEmpty()) {
         return noCut(
             name, ref, member.table(), "not found under its rule's target", clockSkew, members);
       }
-      if (member.knownCurrentFromMs().isEmpty()) {
-        return noCut(name, ref, member.table(), "not known replicated yet", clockSkew, members);
-      }
-      TableKey key = member.key().get();
-      ReplicaFiles files =
-          new ReplicaFiles(stores.targetStore(key.targetLocation()), maxMetadataBytes);
+      String location = member.location().get();
+      ReplicaFiles files = new ReplicaFiles(stores.apply(location), maxMetadataBytes);
       ReplicaFiles.Replica replica;
       try {
-        ReplicaState state = files.state(key.targetLocation());
+        ReplicaState state = files.state(location);
         if (state.promotion() != null) {
           // a primary now: its versions are its writers', its cut the one it was promoted at
           return promoted(name, ref, member.table(), state.promotion(), clockSkew, members);
         }
-        replica = files.read(key.table(), key.targetLocation(), Optional.empty());
+        replica = files.read(member.table(), location, Optional.empty());
       } catch (IOException | RuntimeException e) {
         return noCut(
             name,
@@ -143,25 +162,37 @@ public final class GroupCutReader {
       if (head.isEmpty()) {
         return noCut(name, ref, member.table(), "it has no replica yet", clockSkew, members);
       }
+      // the replica's own record: anyone holding the replicas computes the same cut
+      Long recorded = replica.state().knownCurrentFromMs();
+      if (recorded == null) {
+        return noCut(
+            name,
+            ref,
+            member.table(),
+            "its replica records no time it was known current yet (a run or check that finds it"
+                + " holding its source's head records one)",
+            clockSkew,
+            members);
+      }
+      knownFrom.add(OptionalLong.of(recorded));
       // a cut tag is one the replicator recorded as one, never a ref that merely bears the name
       cutTags.add(CutTags.carried(head.get().metadata(), replica.state().cutTags()));
       if (clash.isEmpty()) {
         clash = CutTagWriter.clash(member.table(), ref, head.get(), replica.state().cutTags());
         clashing = member.table();
       }
-      known.add(
-          new GroupMember(
-              member.table(), member.knownCurrentFromMs().getAsLong(), head.get().metadata()));
+      known.add(new GroupMember(member.table(), recorded, head.get().metadata()));
     }
     GroupCut cut = GroupCut.of(known, clockSkew, transactionWindow);
     List<TableAtCut> tables = new ArrayList<>();
-    for (Member member : members) {
+    for (int i = 0; i < members.size(); i++) {
+      Member member = members.get(i);
       OptionalLong snapshot = cut.snapshotIds().get(member.table());
       tables.add(
           new TableAtCut(
               member.table(),
               snapshot.isPresent() ? snapshot.getAsLong() : null,
-              Instant.ofEpochMilli(member.knownCurrentFromMs().getAsLong())));
+              Instant.ofEpochMilli(knownFrom.get(i).getAsLong())));
     }
     Instant at = Instant.ofEpochMilli(cut.cutMs());
     Report report =
@@ -175,10 +206,13 @@ public final class GroupCutReader {
             at,
             clash.orElse(null),
             clockSkew,
-            tables);
+            tables,
+            Math.max(0, now.toEpochMilli() - cut.tagMomentMs()) / 1000.0);
     // a table whose own ref bears the group's names cannot be tagged: no round tries
     return new Reading(
-        report, clash.isPresent() ? OptionalLong.empty() : OptionalLong.of(cut.tagMomentMs()));
+        report,
+        clash.isPresent() ? OptionalLong.empty() : OptionalLong.of(cut.tagMomentMs()),
+        Optional.of(cut));
   }
 
   private static Reading promoted(
@@ -210,7 +244,8 @@ public final class GroupCutReader {
             report.heldBackSince(),
             report.reason(),
             report.clockSkew(),
-            report.tables()),
+            report.tables(),
+            null),
         OptionalLong.empty());
   }
 
@@ -223,16 +258,10 @@ public final class GroupCutReader {
       List<Member> members) {
     List<TableAtCut> tables = new ArrayList<>();
     for (Member member : members) {
-      tables.add(
-          new TableAtCut(
-              member.table(),
-              null,
-              member.knownCurrentFromMs().isPresent()
-                  ? Instant.ofEpochMilli(member.knownCurrentFromMs().getAsLong())
-                  : null));
+      tables.add(new TableAtCut(member.table(), null, null));
     }
     return new Reading(
-        new Report(name, ref, null, null, null, table, null, reason, clockSkew, tables),
+        new Report(name, ref, null, null, null, table, null, reason, clockSkew, tables, null),
         OptionalLong.empty());
   }
 }

@@ -15,6 +15,7 @@ import io.icerepl.app.engine.head.SourceHeadResolver;
 import io.icerepl.app.engine.replica.ReplicaHead;
 import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.path.PathMapping;
+import io.icerepl.merge.state.KnownCurrent;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -56,6 +57,14 @@ public final class TableContext implements AutoCloseable {
 
     /** The ref of the group whose cuts are tagged on the key's replica, if any. */
     Optional<String> refOf(TableKey key);
+
+    /**
+     * When the key's replica state records the replica known current, and with which group: a
+     * group's member at its group's interval, any other table when a run commits.
+     */
+    default KnownCurrent knownCurrentOf(TableKey key) {
+      return KnownCurrent.ON_COMMIT;
+    }
   }
 
   /** How many keys' last published replica versions are kept between runs. */

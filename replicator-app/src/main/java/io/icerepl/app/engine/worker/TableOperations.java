@@ -248,6 +248,26 @@ public final class TableOperations {
         .isPresent();
   }
 
+  /**
+   * Since when the key's replica is known current, as its state records it (what a group's cut is
+   * computed from); empty before a run or check recorded it, or when the state cannot be read.
+   */
+  public java.util.OptionalLong knownCurrentFrom(TableKey key) {
+    try {
+      Long recorded =
+          new io.icerepl.app.engine.replica.ReplicaFiles(
+                  context.stores.targetStore(key.targetLocation()),
+                  context.options.maxMetadataBytes())
+              .state(key.targetLocation())
+              .knownCurrentFromMs();
+      return recorded == null
+          ? java.util.OptionalLong.empty()
+          : java.util.OptionalLong.of(recorded);
+    } catch (java.io.IOException | RuntimeException e) {
+      return java.util.OptionalLong.empty();
+    }
+  }
+
   /** The key's replica as a member of a group's consistent promotion. */
   public GroupPromotion.Member groupMember(TableKey key) {
     return new GroupPromotion.Member(

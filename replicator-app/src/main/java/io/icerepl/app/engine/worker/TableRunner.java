@@ -84,6 +84,7 @@ public final class TableRunner implements AutoCloseable {
             .batchPreCopy(
                 context.batchOperations.preCopy((table, job) -> context.board.batchJob(key, job)))
             .lastPublished(publishedLast)
+            .knownCurrent(context.groups.knownCurrentOf(key))
             .build();
     ReplicationResult result;
     try {

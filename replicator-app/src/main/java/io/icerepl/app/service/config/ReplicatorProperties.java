@@ -374,6 +374,9 @@ public record ReplicatorProperties(
    * @param transactionWindow the group is read, and its cuts tagged, only at moments no table's
    *     {@code main} changed in this window before, so a multi-table transaction whose snapshots
    *     lie closer together is on every table at a cut or on none (default zero: off)
+   * @param knownCurrentInterval how often each table of the group is checked and, found current,
+   *     recorded so in its replica's state (default five seconds): the cut, and so what a
+   *     consistent failover loses, is at most about this behind an idle table's
    */
   public record Group(
       @NotBlank String name,
@@ -383,7 +386,8 @@ public record ReplicatorProperties(
       String ref,
       @NotNull @DefaultValue("PT5M") Duration tagInterval,
       @NotNull @DefaultValue("P1D") Duration keepTags,
-      @NotNull @DefaultValue("PT0S") Duration transactionWindow) {
+      @NotNull @DefaultValue("PT0S") Duration transactionWindow,
+      @NotNull @DefaultValue("PT5S") Duration knownCurrentInterval) {
     public Group {
       tables = List.copyOf(tables);
       ref = ref == null || ref.isBlank() ? name : ref.trim();
@@ -407,6 +411,14 @@ public record ReplicatorProperties(
                 + name
                 + " has a negative transaction-window "
                 + transactionWindow);
+      }
+      if (knownCurrentInterval.compareTo(Duration.ofMillis(100)) < 0) {
+        throw new IllegalArgumentException(
+            "replicator.groups: group "
+                + name
+                + " has known-current-interval "
+                + knownCurrentInterval
+                + ": give at least PT0.1S (each record is a write to every replica)");
       }
       for (String table : tables) {
         if (table.indexOf('/') <= 0 || table.endsWith("/")) {

@@ -31,19 +31,16 @@ public class GroupCatchUp {
   private final ReplicationCoordinator coordinator;
   private final TableRunner runner;
   private final TableOperations operations;
-  private final StatusBoard board;
   private final Clock clock;
 
   public GroupCatchUp(
       ReplicationCoordinator coordinator,
       TableRunner runner,
       TableOperations operations,
-      StatusBoard board,
       ObjectProvider<Clock> clock) {
     this.coordinator = coordinator;
     this.runner = runner;
     this.operations = operations;
-    this.board = board;
     this.clock = clock.getIfAvailable(Clock::systemUTC);
   }
 
@@ -115,8 +112,9 @@ public class GroupCatchUp {
     return second + clockSkew.toMillis();
   }
 
+  /** Whether the replica's own record says so: the fresh cut is computed from those records. */
   private boolean currentSince(TableKey key, long fromMs) {
-    OptionalLong known = board.knownCurrentFrom(key);
+    OptionalLong known = operations.knownCurrentFrom(key);
     return known.isPresent() && known.getAsLong() >= fromMs;
   }
 

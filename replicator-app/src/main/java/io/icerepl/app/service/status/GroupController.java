@@ -120,7 +120,7 @@ public class GroupController {
     if (!safe && !PromotionMode.NOW.label().equals(mode)) {
       return error(
           HttpStatus.BAD_REQUEST,
-          "Give mode=now (promote at the newest cut the replicas carry) or mode=safe (replicate"
+          "Give mode=now (promote at the newest cut the replicas prove) or mode=safe (replicate"
               + " and verify every table first, then promote at a fresh cut)");
     }
     List<TableKey> keys = new ArrayList<>();
@@ -140,9 +140,13 @@ public class GroupController {
         caller.getName(),
         request.getRemoteAddr());
     try {
-      if (safe && keys.stream().noneMatch(operations::isPromoted)) {
-        catchUp.catchUp(group.get(), keys);
-        tagFreshCut(group.get());
+      if (keys.stream().noneMatch(operations::isPromoted)) {
+        if (safe) {
+          catchUp.catchUp(group.get(), keys);
+          tagFreshCut(group.get());
+        } else {
+          tagProvenCut(group.get());
+        }
       }
       GroupPromotion.Result result =
           operations.promoteGroup(
@@ -162,6 +166,24 @@ public class GroupController {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return error(HttpStatus.SERVICE_UNAVAILABLE, "Interrupted: the service is stopping");
+    }
+  }
+
+  /**
+   * Now mode: tags the newest cut the replicas' own records prove, so the group is promoted at it
+   * rather than at the last scheduled cut tag (up to a tag-interval older). A replica that cannot
+   * be tagged leaves the promotion to the newest cut tag every replica already carries, which is a
+   * cut too: a failover is not held up by it.
+   */
+  private void tagProvenCut(ReplicatorProperties.Group group) throws InterruptedException {
+    try {
+      tagFreshCut(group);
+    } catch (GroupCatchUp.Refused e) {
+      LOG.warn(
+          "group {}: the newest cut could not be tagged ({}); promoting at the newest cut tag every"
+              + " table carries",
+          group.name(),
+          e.getMessage());
     }
   }
 

@@ -1,6 +1,7 @@
 package io.icerepl.app.service.status;
 
 import io.icerepl.app.engine.group.GroupCutReader;
+import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.service.config.ReplicatorProperties;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -16,9 +17,9 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Component;
 
 /**
- * The cuts of {@code replicator.groups}, from the status board (since when each table is known
- * current) and the replicas as they are, for the status API and the {@code
- * replicator_group_cut_lag_seconds} gauge (one per group; NaN while the group has no cut).
+ * The cuts of {@code replicator.groups}, from the replicas as they are (each records since when it
+ * is known current), for the status API and the {@code replicator_group_cut_lag_seconds} and {@code
+ * replicator_group_failover_loss_seconds} gauges (one per group; NaN while the group has no cut).
  */
 @Component
 public class GroupCuts {
@@ -49,6 +50,13 @@ public class GroupCuts {
     for (ReplicatorProperties.Group group : properties.groups()) {
       Gauge.builder("replicator.group.cut.lag", this, cuts -> cuts.cutLagSeconds(group))
           .description("How far a replication group's cut is behind now; NaN without a cut")
+          .tag("group", group.name())
+          .baseUnit("seconds")
+          .register(meters);
+      Gauge.builder("replicator.group.failover.loss", this, cuts -> cuts.lossWindowSeconds(group))
+          .description(
+              "What a consistent failover of the group now would lose: the time from the cut it"
+                  + " would promote at to now; NaN without a cut")
           .tag("group", group.name())
           .baseUnit("seconds")
           .register(meters);
@@ -95,25 +103,29 @@ public class GroupCuts {
         group.clockSkew(),
         group.tables().stream()
             .map(table -> new GroupCutReader.TableAtCut(table, null, null))
-            .toList());
+            .toList(),
+        null);
   }
 
-  /** A group's cut as read now, with the tables' lanes and the moment its cut tag names. */
+  /**
+   * A group's cut as read now, with the tables' lanes (empty for a table not found) and the moment
+   * its cut tag names.
+   */
   record Read(
-      List<GroupCutReader.Member> members,
-      GroupCutReader.Report report,
-      OptionalLong tagMomentMs) {}
+      List<Optional<TableKey>> keys, GroupCutReader.Report report, OptionalLong tagMomentMs) {}
 
+  /**
+   * The group's cut from its replicas as they are: since when each is known current is the
+   * replica's own record, so a restarted service, or the command line with no service, computes the
+   * same cut.
+   */
   Read read(ReplicatorProperties.Group group) {
-    List<GroupCutReader.Member> members =
-        group.tables().stream()
-            .map(
-                table -> {
-                  var key = board.findTable(group.target(), table);
-                  return new GroupCutReader.Member(
-                      table, key, key.map(board::knownCurrentFrom).orElse(OptionalLong.empty()));
-                })
-            .toList();
+    List<Optional<TableKey>> keys =
+        group.tables().stream().map(table -> board.findTable(group.target(), table)).toList();
+    List<GroupCutReader.Member> members = new java.util.ArrayList<>();
+    for (int i = 0; i < keys.size(); i++) {
+      members.add(GroupCutReader.Member.of(group.tables().get(i), keys.get(i)));
+    }
     GroupCutReader.Reading reading =
         reader.read(
             group.name(),
@@ -123,19 +135,33 @@ public class GroupCuts {
             group.transactionWindow(),
             clock.instant());
     cached.put(group.name(), new Cached(clock.millis(), reading.report()));
-    return new Read(members, reading.report(), reading.tagMomentMs());
+    return new Read(keys, reading.report(), reading.tagMomentMs());
   }
 
   private double cutLagSeconds(ReplicatorProperties.Group group) {
-    Cached last = cached.get(group.name());
-    GroupCutReader.Report report =
-        last != null && clock.millis() - last.atMs() < METRIC_REFRESH.toMillis()
-            ? last.report()
-            : report(group);
+    GroupCutReader.Report report = recent(group);
     if (report.cut() == null) {
       return Double.NaN;
     }
     // the lag grows while the cut stands still, between reads of the replicas too
     return Math.max(0, clock.millis() - report.cut().toEpochMilli()) / 1000.0;
+  }
+
+  private double lossWindowSeconds(ReplicatorProperties.Group group) {
+    Cached last = cached.get(group.name());
+    GroupCutReader.Report report = recent(group);
+    if (report.lossWindowSeconds() == null) {
+      return Double.NaN;
+    }
+    // the window grows while the cut stands still, between reads of the replicas too
+    long readAt = last == null ? clock.millis() : last.atMs();
+    return report.lossWindowSeconds() + Math.max(0, clock.millis() - readAt) / 1000.0;
+  }
+
+  private GroupCutReader.Report recent(ReplicatorProperties.Group group) {
+    Cached last = cached.get(group.name());
+    return last != null && clock.millis() - last.atMs() < METRIC_REFRESH.toMillis()
+        ? last.report()
+        : report(group);
   }
 }

@@ -72,8 +72,8 @@ public class GroupTagging {
       }
       List<CompletableFuture<CutTagWriter.Outcome>> moves = new ArrayList<>();
       List<TableKey> keys = new ArrayList<>();
-      for (GroupCutReader.Member member : read.members()) {
-        TableKey key = member.key().orElseThrow(); // a cut means every table was found
+      for (java.util.Optional<TableKey> found : read.keys()) {
+        TableKey key = found.orElseThrow(); // a cut means every table was found
         keys.add(key);
         moves.add(
             coordinator.runInLane(
