@@ -12,12 +12,15 @@ import io.icerepl.copier.publish.ReplicaLayout;
 import io.icerepl.copier.store.ForwardingObjectStore;
 import io.icerepl.copier.store.LocalObjectStore;
 import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.merge.state.GroupMembership;
+import io.icerepl.merge.state.KnownCurrent;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -180,6 +183,83 @@ class IdleTableCostTest {
     }
   }
 
+  /**
+   * A group's member found current records it in its replica's state only once its record is as old
+   * as the group's known-current-interval: a check in between costs reads only, and the record is
+   * one lease and one state write. The requests of each are printed: docs/groups.md prices them.
+   */
+  @Test
+  void aGroupMemberFoundCurrentRecordsItOncePerInterval() throws IOException {
+    SourceTable table = SourceTable.create(dir.resolve("source"), 2);
+    table.append("a", 3);
+    String replica = dir.resolve("replica").toUri().toString();
+    TableKey key = new TableKey("rule", "target", "ns/t", table.location, replica);
+    MovingClock clock = new MovingClock();
+    KnownCurrent member =
+        KnownCurrent.member(
+            Duration.ofSeconds(5),
+            new GroupMembership(
+                "sales", "sales", List.of(replica), Duration.ofSeconds(1), Duration.ZERO));
+    try (TableRunner runner = runner(clock, k -> member)) {
+      runner.replicate(key);
+      long recorded = knownCurrentFrom(replica);
+      source.reset();
+      target.reset();
+
+      clock.advance(Duration.ofSeconds(2));
+      runner.replicate(key);
+
+      assertThat(target.counts()).doesNotContainKeys("lock", "write", "delete");
+      assertThat(knownCurrentFrom(replica)).isEqualTo(recorded);
+      System.out.printf(
+          "an idle member's check, no record due: source %s, replica %s%n",
+          source.requests(), target.requests());
+      source.reset();
+      target.reset();
+
+      clock.advance(Duration.ofSeconds(4));
+      long checkedFrom = clock.millis();
+      runner.replicate(key);
+
+      assertThat(target.count("lock")).isEqualTo(1);
+      assertThat(target.count("write")).as("the state, written once").isEqualTo(1);
+      assertThat(knownCurrentFrom(replica)).isEqualTo(checkedFrom);
+      System.out.printf(
+          "an idle member's check with its record: source %s, replica %s%n",
+          source.requests(), target.requests());
+    }
+  }
+
+  private long knownCurrentFrom(String replica) throws IOException {
+    return new io.icerepl.app.engine.replica.ReplicaFiles(new LocalObjectStore(), 64L << 20)
+        .state(replica)
+        .knownCurrentFromMs();
+  }
+
+  /** The system clock, moved ahead on demand. */
+  private static final class MovingClock extends Clock {
+    private volatile long offsetMs;
+
+    void advance(Duration by) {
+      offsetMs += by.toMillis();
+    }
+
+    @Override
+    public java.time.ZoneId getZone() {
+      return java.time.ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(java.time.ZoneId zone) {
+      return this;
+    }
+
+    @Override
+    public java.time.Instant instant() {
+      return java.time.Instant.ofEpochMilli(System.currentTimeMillis() + offsetMs);
+    }
+  }
+
   private static void deleteRecursively(Path path) throws IOException {
     try (var files = java.nio.file.Files.walk(path)) {
       for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
@@ -189,6 +269,11 @@ class IdleTableCostTest {
   }
 
   private TableRunner runner() {
+    return runner(Clock.systemUTC(), key -> KnownCurrent.ON_COMMIT);
+  }
+
+  private TableRunner runner(
+      Clock clock, java.util.function.Function<TableKey, KnownCurrent> known) {
     StoreFactory stores =
         new StoreFactory() {
           @Override
@@ -212,13 +297,25 @@ class IdleTableCostTest {
     return new TableRunner(
         new TableContext(
             stores,
-            Clock.systemUTC(),
+            clock,
             Executors.newFixedThreadPool(2),
             ReplicationOptions.defaults(),
             new TableRules(List.of(rule)),
             board,
             new CatalogClients(),
-            new CatalogTableLocations()));
+            new CatalogTableLocations(),
+            io.icerepl.app.engine.batch.BatchOperations.OFF,
+            new TableContext.GroupRefs() {
+              @Override
+              public Optional<String> refOf(TableKey key) {
+                return Optional.empty();
+              }
+
+              @Override
+              public KnownCurrent knownCurrentOf(TableKey key) {
+                return known.apply(key);
+              }
+            }));
   }
 
   /**
@@ -232,6 +329,29 @@ class IdleTableCostTest {
 
     CountingStore() {
       super(new LocalObjectStore());
+    }
+
+    /** Every request since the last reset, by kind: LIST, GET (reads), lease, PUT, DELETE. */
+    Map<String, Integer> requests() {
+      Map<String, Integer> requests = new java.util.TreeMap<>();
+      requests.put("LIST", count("list"));
+      requests.put("GET", reads.values().stream().mapToInt(Integer::intValue).sum());
+      requests.put("lease", count("lock"));
+      requests.put("PUT", count("write") + count("createIfAbsent") + count("copyFrom"));
+      requests.put("DELETE", count("delete"));
+      return requests;
+    }
+
+    @Override
+    public List<String> list(String folder) throws IOException {
+      count0("list");
+      return super.list(folder);
+    }
+
+    @Override
+    public List<Entry> listEntries(String folder) throws IOException {
+      count0("list");
+      return super.listEntries(folder);
     }
 
     int count(String call) {
