@@ -103,8 +103,8 @@ public final class TableRunner implements AutoCloseable {
       throw e;
     }
     context.board.succeeded(key, result.summary(), observation(source.location(), result.heads()));
-    // read now, after the run: a commit landing after `from` but before the read is no clock's
-    // fault
+    // the clock after the run, not `from`: a commit made between `from` and the source's read is
+    // rightly stamped after `from`, never after this
     context.board.sourceRead(key, result.heads().sourceMetadata(), context.clock.millis());
     rememberListing(key, result.heads());
     Optional<Duration> settles = result.summary().settlesIn();

@@ -67,7 +67,10 @@ public record ReplicatorProperties(
     @Valid @DefaultValue BatchOperations batchOperations,
     @NotNull @DefaultValue("PT10S") Duration shutdownTimeout,
     @Valid @DefaultValue List<Group> groups,
-    @NotNull @DefaultValue("PT1S") Duration writerClockAllowance) {
+    @NotNull @DefaultValue(WRITER_CLOCK_ALLOWANCE) Duration writerClockAllowance) {
+
+  /** The default of {@code writer-clock-allowance}. */
+  public static final String WRITER_CLOCK_ALLOWANCE = "PT1S";
 
   /** How many passes an idle table goes unlisted at most, by default, with an event intake. */
   public static final int IDLE_PASSES = 15;

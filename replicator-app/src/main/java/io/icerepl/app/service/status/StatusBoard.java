@@ -11,6 +11,7 @@ import io.icerepl.app.engine.worker.Observation;
 import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.engine.worker.TableStatus;
 import io.icerepl.app.logging.Redaction;
+import io.icerepl.app.service.config.ReplicatorProperties;
 import io.icerepl.copier.batch.JobProgress;
 import io.icerepl.merge.error.DivergedReplicaException;
 import io.icerepl.merge.error.ReplicationException;
@@ -60,9 +61,11 @@ public final class StatusBoard implements TableStatus {
   private final java.util.Set<String> rulesAtLaneLimit = ConcurrentHashMap.newKeySet();
   private final WriterClocks writerClocks;
 
-  /** Judges every table's writers' clocks with an allowance of one second. */
+  /**
+   * Judges every table's writers' clocks with {@code replicator.writer-clock-allowance}'s default.
+   */
   public StatusBoard(Clock clock, MeterRegistry meters) {
-    this(clock, meters, key -> Duration.ofSeconds(1));
+    this(clock, meters, key -> Duration.parse(ReplicatorProperties.WRITER_CLOCK_ALLOWANCE));
   }
 
   /**

@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * the service's clock by more than the table's allowance is logged at WARN when first found (again
  * only after a run found the table's stamps within it), shown in the table's status and in the
  * {@code replicator_writer_clock_ahead_seconds} gauge (tags {@code table}, {@code target}; 0 when
- * within the allowance). A group's cut is only as right as its writers' clocks.
+ * within the allowance). A group's cut is only as right as its writers' clocks. A table whose
+ * source did not change is not read again, so its last finding stands until its next run.
  */
 final class WriterClocks {
   private static final Logger LOG = LoggerFactory.getLogger(WriterClocks.class);
