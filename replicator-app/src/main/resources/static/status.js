@@ -91,7 +91,7 @@ function render(replicas) {
     if (r.writerClockNote) {             // the replica is fine, but a group's cut may not be
       const warning = document.createElement("div");
       warning.className = "warning";
-      warning.textContent = "Writer's clock ahead by " + r.writerClockAheadSeconds.toFixed(1) + " s: " + r.writerClockNote;
+      warning.textContent = "Warning: " + r.writerClockNote;
       problems.appendChild(warning);
     }
   }

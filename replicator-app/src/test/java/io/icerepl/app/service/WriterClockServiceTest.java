@@ -12,6 +12,7 @@ import io.icerepl.app.engine.SourceTable;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.iceberg.HasTableOperations;
@@ -94,6 +95,16 @@ class WriterClockServiceTest {
         JsonNode inGroup = service.http.get(ITEMS).json();
         assertThat(inGroup.path("writerClockAheadSeconds").asDouble()).isZero();
         assertThat(inGroup.path("writerClockNote").isNull()).isTrue();
+
+        Optional<String> chromium = HeadlessChromium.find();
+        if (chromium.isPresent()) {
+          String dom = HeadlessChromium.dom(chromium.get(), root, service.http.port());
+          assertThat(row(dom, "ns/orders"))
+              .contains("class=\"warning\"")
+              .contains("runs ahead")
+              .contains("NTP");
+          assertThat(row(dom, "ns/items")).doesNotContain("class=\"warning\"");
+        }
       } finally {
         rootLogger.detachAppender(logs);
       }
@@ -111,6 +122,13 @@ class WriterClockServiceTest {
               assertThat(status.path("state").asText()).isEqualTo("IN_SYNC");
               assertThat(status.path("lastSourceMetadataFile").asText()).endsWith("/" + name);
             });
+  }
+
+  /** The status page's row of a table. */
+  private static String row(String dom, String table) {
+    int start = dom.indexOf("<tr data-table=\"" + table + "\"");
+    assertThat(start).as("the page's row of %s in%n%s", table, dom).isNotNegative();
+    return dom.substring(start, dom.indexOf("</tr>", start));
   }
 
   private static double gauge(String metrics, String table) {
