@@ -87,7 +87,13 @@ function render(replicas) {
     cell(row, text(r.replicaMetadataFile).split("/").pop()).title = text(r.replicaMetadataFile);
     cell(row, r.lastSourceCommitAt);
     cell(row, r.commitsTotal, "num");
-    cell(row, r.lastError, "error");
+    const problems = cell(row, r.lastError, "error");
+    if (r.writerClockNote) {             // the replica is fine, but a group's cut may not be
+      const warning = document.createElement("div");
+      warning.className = "warning";
+      warning.textContent = "Warning: " + r.writerClockNote;
+      problems.appendChild(warning);
+    }
   }
 }
 

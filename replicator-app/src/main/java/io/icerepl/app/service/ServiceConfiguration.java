@@ -59,8 +59,12 @@ class ServiceConfiguration {
   private static final Duration TABLE_CHECK_DEADLINE = Duration.ofSeconds(10);
 
   @Bean
-  StatusBoard statusBoard(ObjectProvider<Clock> clock, MeterRegistry meters) {
-    return new StatusBoard(clock.getIfAvailable(Clock::systemUTC), meters);
+  StatusBoard statusBoard(
+      ObjectProvider<Clock> clock, MeterRegistry meters, ReplicatorProperties properties) {
+    return new StatusBoard(
+        clock.getIfAvailable(Clock::systemUTC),
+        meters,
+        key -> properties.writerClockAllowanceOf(key.target(), key.table()));
   }
 
   /** The rules; catalogs get the S3 settings of their side where their properties set none. */

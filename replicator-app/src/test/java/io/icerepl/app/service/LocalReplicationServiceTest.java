@@ -91,6 +91,10 @@ class LocalReplicationServiceTest {
     assertThat(status.path("replicaMetadataFile").asText())
         .startsWith("file:" + targets.get("a").resolve("ns/t1"));
     assertThat(status.path("lastSourceMetadataFile").asText()).endsWith(".metadata.json");
+    // the writers' clocks and the service's are the same clock
+    assertThat(status.has("writerClockAheadSeconds")).isTrue();
+    assertThat(status.path("writerClockAheadSeconds").asDouble()).isZero();
+    assertThat(status.path("writerClockNote").isNull()).isTrue();
     assertReplicasMatch(List.of("t1", "t2"));
   }
 

@@ -104,6 +104,9 @@ public final class TableRunner implements AutoCloseable {
       throw e;
     }
     context.board.succeeded(key, result.summary(), observation(source.location(), result.heads()));
+    // the clock after the run, not `from`: a commit made between `from` and the source's read is
+    // rightly stamped after `from`, never after this
+    context.board.sourceRead(key, result.heads().sourceMetadata(), context.clock.millis());
     rememberListing(key, result.heads());
     Optional<Duration> settles = result.summary().settlesIn();
     Optional<Duration> recheck =

@@ -6,6 +6,7 @@ import io.icerepl.app.engine.failover.PromotionResult;
 import io.icerepl.app.engine.verify.VerifyReport;
 import io.icerepl.copier.batch.JobProgress;
 import io.icerepl.copier.copy.CopyProgress;
+import io.icerepl.merge.model.TableMetadata;
 
 /** Told where each table stands as runs and discovery go; the service's status board listens. */
 public interface TableStatus {
@@ -30,6 +31,13 @@ public interface TableStatus {
    * it, or replicated it. What a replication group's cut is made of.
    */
   default void knownCurrent(TableKey key, long fromMs) {}
+
+  /**
+   * A run read the key's source metadata, {@code source}, by {@code readByMs} (the replicator's
+   * clock): every commit it names was made before then, so a stamp later than that by more than the
+   * allowance is a writer's clock running ahead.
+   */
+  default void sourceRead(TableKey key, TableMetadata source, long readByMs) {}
 
   void progress(TableKey key, CopyProgress progress);
 

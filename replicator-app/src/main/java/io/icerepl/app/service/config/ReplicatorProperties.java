@@ -47,6 +47,9 @@ import org.springframework.validation.annotation.Validated;
  *     commit is the last step) and releases its table's lease, so another instance takes the table
  *     at once
  * @param groups replication groups: tables whose replicas are read at one moment
+ * @param writerClockAllowance how far ahead of the service's clock a writer may stamp a commit
+ *     before it is reported (default PT1S); a group's table is judged by its group's {@code
+ *     clock-skew} instead ({@link #writerClockAllowanceOf})
  */
 @Validated
 @ConfigurationProperties("replicator")
@@ -63,7 +66,11 @@ public record ReplicatorProperties(
     @Valid @DefaultValue Limits limits,
     @Valid @DefaultValue BatchOperations batchOperations,
     @NotNull @DefaultValue("PT10S") Duration shutdownTimeout,
-    @Valid @DefaultValue List<Group> groups) {
+    @Valid @DefaultValue List<Group> groups,
+    @NotNull @DefaultValue(WRITER_CLOCK_ALLOWANCE) Duration writerClockAllowance) {
+
+  /** The default of {@code writer-clock-allowance}. */
+  public static final String WRITER_CLOCK_ALLOWANCE = "PT1S";
 
   /** How many passes an idle table goes unlisted at most, by default, with an event intake. */
   public static final int IDLE_PASSES = 15;
@@ -91,10 +98,30 @@ public record ReplicatorProperties(
       throw new IllegalArgumentException(
           "replicator.max-metadata-bytes must be positive, got " + maxMetadataBytes);
     }
+    if (writerClockAllowance.isNegative()) {
+      throw new IllegalArgumentException(
+          "replicator.writer-clock-allowance cannot be negative, got " + writerClockAllowance);
+    }
     long names = rules.stream().map(Rule::name).distinct().count();
     if (names != rules.size()) {
       throw new IllegalArgumentException("replicator.rules[].name must be unique");
     }
+  }
+
+  /**
+   * How far ahead of the service's clock a writer of the table may stamp a commit before it is
+   * reported: the smallest {@code clock-skew} of the groups holding the table on that target, since
+   * a group's cut is only right for writers within it; {@code writer-clock-allowance} for a table
+   * in no group.
+   *
+   * @param table as the status API and the groups name it, {@code <namespace>/<table>}
+   */
+  public Duration writerClockAllowanceOf(String target, String table) {
+    return groups.stream()
+        .filter(group -> group.target().equals(target) && group.tables().contains(table))
+        .map(Group::clockSkew)
+        .min(Duration::compareTo)
+        .orElse(writerClockAllowance);
   }
 
   /**

@@ -37,6 +37,9 @@ import java.time.Instant;
  *     kept for good in the original's replica state)
  * @param batchJob the S3 Batch Operations job of the replica's backfill since the service started
  *     (null when none)
+ * @param writerClockAheadSeconds how far ahead of the replicator's clock the table's writer stamped
+ *     a commit, as the last run found it, when beyond the allowance; 0 within it
+ * @param writerClockNote what that means and what to do (null within the allowance)
  */
 public record ReplicationStatus(
     String rule,
@@ -59,7 +62,9 @@ public record ReplicationStatus(
     long bytesCopiedTotal,
     VerifyReport lastVerify,
     FailbackReport lastFailback,
-    BatchJob batchJob) {
+    BatchJob batchJob,
+    double writerClockAheadSeconds,
+    String writerClockNote) {
 
   /**
    * The S3 Batch Operations job of the replica's backfill, as last asked.

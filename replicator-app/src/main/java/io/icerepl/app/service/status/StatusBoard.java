@@ -11,10 +11,12 @@ import io.icerepl.app.engine.worker.Observation;
 import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.engine.worker.TableStatus;
 import io.icerepl.app.logging.Redaction;
+import io.icerepl.app.service.config.ReplicatorProperties;
 import io.icerepl.copier.batch.JobProgress;
 import io.icerepl.merge.error.DivergedReplicaException;
 import io.icerepl.merge.error.ReplicationException;
 import io.icerepl.merge.failover.Promotion;
+import io.icerepl.merge.model.TableMetadata;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -28,6 +30,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,7 +41,8 @@ import org.slf4j.LoggerFactory;
  * {@code replicator_failed_tables} (replicas FAILED or DIVERGED), {@code
  * replicator_diverged_tables} (of those, the DIVERGED ones), {@code replicator_split_brain_tables}
  * (OLD_PRIMARY_WROTE) and {@code replicator_failed_discoveries} (rules whose source prefix could
- * not be listed last time); {@code replicator_lanes_refused_total} (tag {@code rule}).
+ * not be listed last time); {@code replicator_lanes_refused_total} (tag {@code rule}); {@code
+ * replicator_writer_clock_ahead_seconds} ({@link WriterClocks}).
  *
  * <p>Lag is read when asked, not when a run ends, so it grows while a table fails or waits: the age
  * of the oldest source commit the replica lacks when the stores could be read, else the time since
@@ -55,10 +59,24 @@ public final class StatusBoard implements TableStatus {
   private final Map<String, DiscoveryFailure> discoveryFailures = new ConcurrentHashMap<>();
   private final Map<String, Long> discoveredAtMs = new ConcurrentHashMap<>();
   private final java.util.Set<String> rulesAtLaneLimit = ConcurrentHashMap.newKeySet();
+  private final WriterClocks writerClocks;
 
+  /**
+   * Judges every table's writers' clocks with {@code replicator.writer-clock-allowance}'s default.
+   */
   public StatusBoard(Clock clock, MeterRegistry meters) {
+    this(clock, meters, key -> Duration.parse(ReplicatorProperties.WRITER_CLOCK_ALLOWANCE));
+  }
+
+  /**
+   * @param writerClockAllowance how far ahead of {@code clock} a table's writers may stamp commits
+   *     before it is reported ({@link WriterClocks})
+   */
+  public StatusBoard(
+      Clock clock, MeterRegistry meters, Function<TableKey, Duration> writerClockAllowance) {
     this.clock = clock;
     this.meters = meters;
+    this.writerClocks = new WriterClocks(meters, writerClockAllowance);
     this.startedMs = clock.millis();
     Gauge.builder("replicator.failed.tables", this, StatusBoard::failedTables)
         .description("Replicas FAILED or DIVERGED: they need an operator")
@@ -467,6 +485,11 @@ public final class StatusBoard implements TableStatus {
     }
   }
 
+  @Override
+  public void sourceRead(TableKey key, TableMetadata source, long readByMs) {
+    writerClocks.read(key, source, readByMs);
+  }
+
   /**
    * Since when the key's replica is known to hold every source commit made before; empty when it
    * never was (not replicated yet, or failing since the service started).
@@ -486,14 +509,15 @@ public final class StatusBoard implements TableStatus {
   public List<ReplicationStatus> all() {
     long now = clock.millis();
     return entries.entrySet().stream()
-        .map(en -> en.getValue().status(en.getKey(), now))
+        .map(en -> en.getValue().status(en.getKey(), now, writerClocks.of(en.getKey())))
         .sorted(
             Comparator.comparing(ReplicationStatus::target).thenComparing(ReplicationStatus::table))
         .toList();
   }
 
   public Optional<ReplicationStatus> get(TableKey key) {
-    return Optional.ofNullable(entries.get(key)).map(e -> e.status(key, clock.millis()));
+    return Optional.ofNullable(entries.get(key))
+        .map(e -> e.status(key, clock.millis(), writerClocks.of(key)));
   }
 
   /** The key of a target's table given by its namespace (levels joined with U+001F) and name. */
@@ -638,7 +662,8 @@ public final class StatusBoard implements TableStatus {
       return lagSinceMs == null || isPrimary(state) ? 0 : secondsSince(lagSinceMs, now);
     }
 
-    synchronized ReplicationStatus status(TableKey key, long now) {
+    synchronized ReplicationStatus status(
+        TableKey key, long now, Optional<WriterClocks.Finding> writerClock) {
       Observation o = observed;
       return new ReplicationStatus(
           key.rule(),
@@ -665,7 +690,9 @@ public final class StatusBoard implements TableStatus {
           (long) bytes.count(),
           lastVerify,
           lastFailback,
-          batchJob);
+          batchJob,
+          writerClock.map(WriterClocks.Finding::seconds).orElse(0.0),
+          writerClock.map(WriterClocks.Finding::note).orElse(null));
     }
   }
 }

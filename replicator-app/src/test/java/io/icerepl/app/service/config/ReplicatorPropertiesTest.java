@@ -31,6 +31,29 @@ class ReplicatorPropertiesTest {
     assertThat(p.limits().lanesPerRule()).isEqualTo(10000);
   }
 
+  /** A group's table is judged by the smallest clock-skew its groups' cuts rely on. */
+  @Test
+  void aWritersClockIsAllowedTheGroupsClockSkewElseTheWriterClockAllowance() {
+    assertThat(bind(Map.of()).writerClockAllowanceOf("a", "ns/t")).isEqualTo(Duration.ofSeconds(1));
+    ReplicatorProperties p =
+        bind(
+            Map.of(
+                "replicator.writer-clock-allowance", "PT2S",
+                "replicator.groups[0].name", "wide",
+                "replicator.groups[0].target", "a",
+                "replicator.groups[0].tables[0]", "ns/t",
+                "replicator.groups[0].clock-skew", "PT10S",
+                "replicator.groups[1].name", "narrow",
+                "replicator.groups[1].target", "a",
+                "replicator.groups[1].tables[0]", "ns/t",
+                "replicator.groups[1].clock-skew", "PT0.5S"));
+    assertThat(p.writerClockAllowanceOf("a", "ns/t")).isEqualTo(Duration.ofMillis(500));
+    assertThat(p.writerClockAllowanceOf("b", "ns/t")).isEqualTo(Duration.ofSeconds(2));
+    assertThat(p.writerClockAllowanceOf("a", "ns/other")).isEqualTo(Duration.ofSeconds(2));
+    assertThatThrownBy(() -> bind(Map.of("replicator.writer-clock-allowance", "-PT1S")))
+        .hasStackTraceContaining("writer-clock-allowance cannot be negative");
+  }
+
   @Test
   void withAnEventIntakeAnIdleTableIsListedEveryFifteenPassesByDefaultOrAsConfigured() {
     assertThat(bind(Map.of("replicator.sqs.enabled", "true")).reconciliationIdleInterval())
