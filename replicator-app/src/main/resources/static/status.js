@@ -65,6 +65,8 @@ function renderGroups(groups) {
     cell(row, g.cut === null ? "none yet" : g.cut);
     cell(row, g.cutTag === null ? "none yet" : g.cutTag).title = "VERSION AS OF this tag on every table";
     cell(row, g.cutLagSeconds === null ? "" : lag(Math.round(g.cutLagSeconds)), "num");
+    cell(row, g.lossWindowSeconds == null ? "" : lag(Math.round(g.lossWindowSeconds)), "num").title =
+      "what a consistent failover now (mode=now) would lose: from the cut it promotes at to now";
     cell(row, text(g.heldBackBy) + (g.reason ? ": " + g.reason : ""));
     cell(row, g.tables.map(t => t.table + " @ " + text(t.snapshotId)).join("\n"), "ids");
   }

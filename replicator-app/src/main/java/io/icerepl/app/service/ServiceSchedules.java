@@ -56,8 +56,9 @@ public final class ServiceSchedules implements SmartLifecycle {
   }
 
   /**
-   * @param confirming asks for a check of each table of a group, every half of its {@code
-   *     known-current-interval}, so that each replica's record of being current stays within it
+   * @param confirming asks for a check of each table of a group every {@code
+   *     known-current-interval}, so that each replica's record of being current stays about that
+   *     fresh
    */
   public ServiceSchedules(
       Duration reconciliationInterval,
@@ -107,7 +108,7 @@ public final class ServiceSchedules implements SmartLifecycle {
                 scheduler.getClock().instant().plus(group.tagInterval()),
                 group.tagInterval()));
       }
-      Duration confirm = group.knownCurrentInterval().dividedBy(2);
+      Duration confirm = group.knownCurrentInterval();
       scheduled.add(
           scheduler.scheduleWithFixedDelay(
               () -> confirming.accept(group),

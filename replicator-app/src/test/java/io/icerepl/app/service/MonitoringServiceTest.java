@@ -64,6 +64,11 @@ class MonitoringServiceTest {
                 Map.entry("replicator.reconciliation-interval", "300ms"),
                 Map.entry("replicator.rules[0].verify.interval", "300ms"),
                 Map.entry("replicator.limits.lanes-per-rule", "1"),
+                // a group, for its gauges the dashboard and the alerts name
+                Map.entry("replicator.groups[0].name", "both"),
+                Map.entry("replicator.groups[0].target", "a"),
+                Map.entry("replicator.groups[0].tables[0]", "ns/t1"),
+                Map.entry("replicator.groups[0].tables[1]", "ns/t2"),
                 Map.entry("replicator.sqs.enabled", "true"),
                 Map.entry("replicator.sqs.queue", QUEUE),
                 Map.entry("replicator.sqs.dead-letter-queue", QUEUE + "-dlq"),

@@ -162,7 +162,10 @@ class StatusPageTest {
         .as("the group's cut tag (it moves every 0.2 s: %s or a later one)", cutTag)
         .containsPattern("<td[^>]*>lake-group-\\d{8}T\\d{6}Z</td>")
         .as("the snapshot at the cut, to the last digit")
-        .contains("ns/orders @ " + atCut);
+        .contains("ns/orders @ " + atCut)
+        .as("the loss a consistent failover now would have, in seconds")
+        .containsPattern(
+            "<td class=\"num\" title=\"what a consistent failover now[^\"]*\">\\d+ (s|min)</td>");
 
     String anonymous = run(chromium.get(), "--dump-dom", url);
     assertThat(anonymous)
