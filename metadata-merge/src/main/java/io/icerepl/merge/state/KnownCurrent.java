@@ -11,9 +11,9 @@ import java.util.Optional;
  * write; a check that found the replica already current records it only when the recorded time is
  * older than the policy's interval, since each record is a write under the table's lease.
  *
- * @param idleInterval about how old the recorded time may grow before a check that found nothing
- *     to replicate records a newer one (from three quarters of it on); empty: such checks never
- *     record (the table is in no group)
+ * @param idleInterval about how old the recorded time may grow before a check that found nothing to
+ *     replicate records a newer one (from three quarters of it on); empty: such checks never record
+ *     (the table is in no group)
  * @param group the group the service replicates the table in, recorded with the time; empty leaves
  *     whatever membership the state records as it is (a run of the command line knows no group)
  */

@@ -70,6 +70,53 @@ class ReplicaStateParserTest {
   }
 
   @Test
+  void theKnownCurrentRecordAndTheGroupSurviveEveryLaterStateChangeButAPromotion() {
+    GroupMembership sales =
+        new GroupMembership(
+            "sales",
+            "sales-cut",
+            List.of("s3://dr/sales/orders", "s3://dr/sales/order_items"),
+            java.time.Duration.ofMillis(1500),
+            java.time.Duration.ofMillis(400));
+    ReplicaState state =
+        ReplicaState.empty().withKnownCurrentFrom(1_700_000_000_123L).withGroup(sales);
+    ReplicaState read = ReplicaStateParser.fromJson(ReplicaStateParser.toJson(state), "state.json");
+    assertThat(read).isEqualTo(state);
+    ReplicaState later =
+        read.withLastCommit(new ReplicaState.LastCommit(2, "t2", null))
+            .withRetention(Set.of(1L), Map.of(), List.of())
+            .withCutTags(Map.of("sales-cut", 3L))
+            .withKnownCurrentFrom(1_600_000_000_000L);
+    assertThat(later.knownCurrentFromMs()).as("never moved back").isEqualTo(1_700_000_000_123L);
+    assertThat(later.group()).isEqualTo(sales);
+    ReplicaState promoted =
+        later.withPromotion(new Promotion(1, 2, "now", "v3.metadata.json", null, 3, null));
+    assertThat(promoted.knownCurrentFromMs())
+        .as("a primary is known current with no source")
+        .isNull();
+    byte[] before = "{\"state-version\": 1}".getBytes(StandardCharsets.UTF_8);
+    assertThat(ReplicaStateParser.fromJson(before, "state.json").knownCurrentFromMs()).isNull();
+    assertThat(ReplicaStateParser.fromJson(before, "state.json").group()).isNull();
+  }
+
+  @Test
+  void aMalformedKnownCurrentRecordOrGroupIsRefusedNamingTheFile() {
+    byte[] notATime =
+        "{\"state-version\": 1, \"known-current-from-ms\": \"soon\"}"
+            .getBytes(StandardCharsets.UTF_8);
+    assertThatThrownBy(() -> ReplicaStateParser.fromJson(notATime, "s3://dr/t/state.json"))
+        .isInstanceOf(BadInputException.class)
+        .hasMessageContaining("s3://dr/t/state.json")
+        .hasMessageContaining("known-current-from-ms \"soon\" is not a time");
+    byte[] noMembers =
+        "{\"state-version\": 1, \"group\": {\"name\": \"sales\", \"ref\": \"sales\"}}"
+            .getBytes(StandardCharsets.UTF_8);
+    assertThatThrownBy(() -> ReplicaStateParser.fromJson(noMembers, "s3://dr/t/state.json"))
+        .isInstanceOf(BadInputException.class)
+        .hasMessageContaining("its group needs a name, a ref, its members");
+  }
+
+  @Test
   void anInferredMirrorSurvivesARoundTripAndAStateWithoutOneReadsAsNone() {
     ReplicaState state =
         ReplicaState.empty()
