@@ -113,9 +113,7 @@ public final class Reconciler {
     }
     boolean unchanged =
         found.listing().filter(l -> this.unchanged.test(found.key(), l)).isPresent();
-    if (unchanged) {
-      board.knownCurrent(found.key(), listedFrom);
-    } else {
+    if (!unchanged) {
       coordinator.trigger(found.key());
     }
     schedule.checked(found.key(), found.listing(), unchanged, listedFrom);

@@ -55,8 +55,6 @@ public final class TableRunner implements AutoCloseable {
    *     a version an event announced that the table's catalog does not name yet
    */
   public Optional<Duration> replicate(TableKey key) {
-    // before the source's head is read: every commit made before it is in what the run reads
-    long from = context.clock.millis();
     context.board.seen(key);
     AtomicReference<ReplicaHead> publishedLast = context.publishedLast(key);
     // the source is located (for a catalog table, its catalog asked) while the replica is read
@@ -111,9 +109,6 @@ public final class TableRunner implements AutoCloseable {
     Optional<Duration> settles = result.summary().settlesIn();
     Optional<Duration> recheck =
         context.catalogLocations.recheckIn(key, result.heads().source().file());
-    if (result.heads().inSync() && settles.isEmpty() && recheck.isEmpty()) {
-      context.board.knownCurrent(key, from);
-    }
     if (settles.isPresent() && recheck.isPresent()) {
       return settles.get().compareTo(recheck.get()) < 0 ? settles : recheck;
     }
@@ -189,7 +184,6 @@ public final class TableRunner implements AutoCloseable {
     if (context.board.known(key)) {
       return;
     }
-    long from = context.clock.millis();
     try {
       TableContext.Source source = context.source(key);
       TableReplicator replicator =
@@ -205,9 +199,6 @@ public final class TableRunner implements AutoCloseable {
       TableHeads heads = replicator.read(source.location(), key.targetLocation());
       context.board.restored(key, observation(source.location(), heads));
       rememberListing(key, heads);
-      if (heads.inSync() && heads.source().settlingSinceMs().isEmpty()) {
-        context.board.knownCurrent(key, from);
-      }
     } catch (RuntimeException e) {
       // the table's run reports the same error with its state
       LOG.info(

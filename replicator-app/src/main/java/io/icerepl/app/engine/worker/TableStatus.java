@@ -26,13 +26,6 @@ public interface TableStatus {
   void succeeded(TableKey key, ReplicationSummary summary, Observation observed);
 
   /**
-   * The key's replica is known to hold every commit its source made before {@code fromMs}: a run or
-   * a check that began then read the source's head (nothing settling) and found the replica holding
-   * it, or replicated it. What a replication group's cut is made of.
-   */
-  default void knownCurrent(TableKey key, long fromMs) {}
-
-  /**
    * A run read the key's source metadata, {@code source}, by {@code readByMs} (the replicator's
    * clock): every commit it names was made before then, so a stamp later than that by more than the
    * allowance is a writer's clock running ahead.

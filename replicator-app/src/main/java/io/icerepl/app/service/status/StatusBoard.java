@@ -28,7 +28,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -476,34 +475,8 @@ public final class StatusBoard implements TableStatus {
   }
 
   @Override
-  public void knownCurrent(TableKey key, long fromMs) {
-    Entry e = entry(key);
-    synchronized (e) {
-      if (e.knownCurrentFromMs == null || fromMs > e.knownCurrentFromMs) {
-        e.knownCurrentFromMs = fromMs;
-      }
-    }
-  }
-
-  @Override
   public void sourceRead(TableKey key, TableMetadata source, long readByMs) {
     writerClocks.read(key, source, readByMs);
-  }
-
-  /**
-   * Since when the key's replica is known to hold every source commit made before; empty when it
-   * never was (not replicated yet, or failing since the service started).
-   */
-  public OptionalLong knownCurrentFrom(TableKey key) {
-    Entry e = entries.get(key);
-    if (e == null) {
-      return OptionalLong.empty();
-    }
-    synchronized (e) {
-      return e.knownCurrentFromMs == null
-          ? OptionalLong.empty()
-          : OptionalLong.of(e.knownCurrentFromMs);
-    }
   }
 
   public List<ReplicationStatus> all() {
@@ -617,7 +590,6 @@ public final class StatusBoard implements TableStatus {
     Long inSyncAtMs;
 
     /** Since when every source commit made before is known in the replica; null before. */
-    Long knownCurrentFromMs;
 
     /** A promoted replica's current metadata file, as its promotion or last fence read it. */
     String primaryFile;
