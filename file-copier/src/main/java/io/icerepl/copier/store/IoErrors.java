@@ -30,6 +30,25 @@ public final class IoErrors {
     return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
   }
 
+  /**
+   * "Cannot {@code verb} {@code path}: <reason>", saying each once: a store's error that already
+   * names this verb and path (S3's do) is the message as it is, and a file-system error about
+   * {@code path} itself adds only its reason.
+   */
+  public static String cannot(String verb, String path, IOException e) {
+    String prefix = "Cannot " + verb + " " + path;
+    String described = describe(e);
+    if (described.startsWith(prefix + ":")) {
+      return described;
+    }
+    if (e instanceof FileSystemException fs
+        && path.equals(fs.getFile())
+        && fs.getOtherFile() == null) {
+      return prefix + ": " + reason(fs);
+    }
+    return prefix + ": " + described;
+  }
+
   private static String reason(FileSystemException e) {
     if (e.getReason() != null) {
       return e.getReason();

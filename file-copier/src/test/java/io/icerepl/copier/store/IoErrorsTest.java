@@ -47,4 +47,26 @@ class IoErrorsTest {
         .isEqualTo("Connection reset");
     assertThat(IoErrors.describe(new IOException())).isEqualTo("IOException");
   }
+
+  @Test
+  void aStoreErrorNamingTheSameVerbAndPathIsNotPrefixedAgain() {
+    IOException s3 = new IOException("Cannot list s3://b/t/metadata: access denied (AccessDenied)");
+
+    assertThat(IoErrors.cannot("list", "s3://b/t/metadata", s3))
+        .isEqualTo("Cannot list s3://b/t/metadata: access denied (AccessDenied)");
+    assertThat(IoErrors.cannot("list", "s3://b/t", s3))
+        .isEqualTo(
+            "Cannot list s3://b/t: Cannot list s3://b/t/metadata: access denied (AccessDenied)");
+  }
+
+  @Test
+  void aFileSystemErrorAboutThePathItselfAddsOnlyItsReason() {
+    Path missing = dir.resolve("missing");
+    IOException e = catchThrowableOfType(IOException.class, () -> Files.size(missing));
+
+    assertThat(IoErrors.cannot("list", missing.toString(), e))
+        .isEqualTo("Cannot list " + missing + ": no such file or directory");
+    assertThat(IoErrors.cannot("list", dir.toString(), e))
+        .isEqualTo("Cannot list " + dir + ": " + missing + ": no such file or directory");
+  }
 }

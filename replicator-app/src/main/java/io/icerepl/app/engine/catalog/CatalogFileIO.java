@@ -60,7 +60,7 @@ public final class CatalogFileIO implements FileIO {
     try {
       Files.deleteIfExists(local(path).toPath());
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot delete " + path + ": " + IoErrors.describe(e), e);
+      throw new UncheckedIOException(IoErrors.cannot("delete", path, e), e);
     }
   }
 

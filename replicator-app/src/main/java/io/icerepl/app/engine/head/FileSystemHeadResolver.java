@@ -60,7 +60,7 @@ public final class FileSystemHeadResolver implements SourceHeadResolver {
           resolution.settlingSinceMs(),
           Optional.of(MetadataListing.of(entries)));
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot list " + folder + ": " + IoErrors.describe(e), e);
+      throw new UncheckedIOException(IoErrors.cannot("list", folder, e), e);
     }
   }
 }

@@ -132,7 +132,7 @@ public final class TableDiscovery {
       return isTable(stores.sourceStore(location), location);
     } catch (IOException e) {
       throw new UncheckedIOException(
-          "Cannot list " + TableLayout.metadataFolder(location) + ": " + IoErrors.describe(e), e);
+          IoErrors.cannot("list", TableLayout.metadataFolder(location), e), e);
     }
   }
 
