@@ -13,7 +13,7 @@ import picocli.CommandLine.Command;
 @Command(
     name = "replicator",
     mixinStandardHelpOptions = true,
-    version = "iceberg-replicator 0.1.0",
+    versionProvider = BuildVersion.class,
     description = "Keeps read-only replicas of Apache Iceberg tables, with their whole history.",
     subcommands = {
       ReplicateCommand.class,
