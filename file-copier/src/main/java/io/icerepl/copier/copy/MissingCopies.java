@@ -1,5 +1,6 @@
 package io.icerepl.copier.copy;
 
+import io.icerepl.copier.store.IoErrors;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.copyplan.DeleteFileKinds;
 import io.icerepl.merge.copyplan.FileCopy;
@@ -65,7 +66,7 @@ public final class MissingCopies {
       }
     } catch (IOException e) {
       throw new UncheckedIOException(
-          "Cannot list the files to copy of table " + table + ": " + e.getMessage(), e);
+          "Cannot list the files to copy of table " + table + ": " + IoErrors.describe(e), e);
     }
   }
 

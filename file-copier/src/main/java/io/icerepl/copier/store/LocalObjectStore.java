@@ -16,6 +16,7 @@ import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -247,7 +248,7 @@ public final class LocalObjectStore implements ObjectStore {
             System.getProperty("java.io.tmpdir"),
             "iceberg-replicator-locks",
             sha256(target.toAbsolutePath().normalize().toString()) + ".replace");
-    Files.createDirectories(lockFile.getParent());
+    createFolders(lockFile.getParent());
     return lockFile;
   }
 
@@ -361,7 +362,7 @@ public final class LocalObjectStore implements ObjectStore {
     String key = sha256(TableLocation.of(location).canonical());
     Path lockFile =
         Path.of(System.getProperty("java.io.tmpdir"), "iceberg-replicator-locks", key + ".lock");
-    Files.createDirectories(lockFile.getParent());
+    createFolders(lockFile.getParent());
     FileChannel channel =
         FileChannel.open(
             lockFile, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
@@ -431,7 +432,20 @@ public final class LocalObjectStore implements ObjectStore {
 
   /** A hidden name no reader takes for a table file, in the target's folder (same file system). */
   private static Path tempBeside(Path target) throws IOException {
-    Files.createDirectories(target.getParent());
+    createFolders(target.getParent());
     return target.resolveSibling("." + target.getFileName() + "." + UUID.randomUUID() + ".tmp");
+  }
+
+  /**
+   * Creates {@code folder} and its parents. A failure is a plain {@link IOException} that says
+   * which folder and why: a {@link NoSuchFileException} from here would read as a missing source to
+   * the callers that take it so.
+   */
+  private static void createFolders(Path folder) throws IOException {
+    try {
+      Files.createDirectories(folder);
+    } catch (FileSystemException e) {
+      throw new IOException("Cannot create folder " + IoErrors.describe(e), e);
+    }
   }
 }

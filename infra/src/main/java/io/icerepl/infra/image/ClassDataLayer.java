@@ -37,6 +37,11 @@ final class ClassDataLayer {
           "-jar",
           "/app/replicator-app.jar",
           "serve",
+          // as the service jar's training run (replicator-app's pom): a token, as a service runs
+          // with, so the archive holds the API's checks
+          "--quiet",
+          "--replicator.api.token=class-data-training",
+          "--spring.main.banner-mode=off",
           "--replicator.rules[0].name=training",
           "--replicator.rules[0].source=s3://source/warehouse",
           "--replicator.rules[0].targets[0].name=replica",

@@ -24,12 +24,18 @@ import java.util.stream.Collectors;
 import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The image the build wrote (ImageBuild, before these tests) is the one the CloudFormation runs:
- * its config, its layers, and the service starting inside it.
+ * its config, its layers, and the service starting inside it. The image is built with {@code
+ * -Pimage}, which passes its tarball here; without the profile these tests are skipped.
  */
+@EnabledIfSystemProperty(
+    named = "image.tarball",
+    matches = ".+",
+    disabledReason = "the image is built with -Pimage")
 class ImageTarballTest {
   private static final Path TARBALL = Path.of(System.getProperty("image.tarball"));
   private static ImageTarball image;
@@ -132,7 +138,9 @@ class ImageTarballTest {
             .start();
     String output = new String(java.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(java.waitFor()).as(output).isZero();
-    assertThat(output).contains("iceberg-replicator");
+    // the version the image's jar prints is the one the image is tagged with
+    String tag = System.getProperty("image.name").substring("iceberg-replicator:".length());
+    assertThat(output).contains("iceberg-replicator " + tag);
   }
 
   @Test

@@ -146,25 +146,28 @@ final class ExpireCommand implements Callable<Integer> {
     }
   }
 
-  /** The metrics as Iceberg's {@code expire_snapshots} names them, then what was removed. */
+  /**
+   * The metrics, printed as Iceberg's {@code expire_snapshots} names them, then what was removed;
+   * the JSON keys are camelCase like every other command's.
+   */
   static Report report(String table, RetentionResult result) {
     Report report = Report.spaced().json("table", table);
-    result.metrics().forEach((name, value) -> report.put(name, name, value));
-    report.list("expired_snapshots").list("dropped_refs").list("warnings");
+    result.metricList().forEach(m -> report.put(m.key(), m.icebergName(), m.value()));
+    report.list("expiredSnapshots").list("droppedRefs").list("warnings");
     result
         .expiredSnapshotIds()
-        .forEach(id -> report.item("expired_snapshots", "expired_snapshot", id));
+        .forEach(id -> report.item("expiredSnapshots", "expired_snapshot", id));
     result
         .droppedRefs()
         .forEach(
             r ->
                 report.item(
-                    "dropped_refs",
+                    "droppedRefs",
                     "dropped_ref",
                     java.util.Map.of("name", r.name(), "reason", r.reason()),
                     r.name() + " (" + r.reason() + ")"));
     result.warnings().forEach(w -> report.item("warnings", "warning", w));
-    report.json("files_kept", result.filesKept());
+    report.json("filesKept", result.filesKept());
     if (result.filesKept()) {
       report.text(
           "note gc.enabled=false: no file deleted (use --replica-owns-files if the replica's files are its own)");

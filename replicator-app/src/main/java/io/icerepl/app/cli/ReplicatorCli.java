@@ -1,6 +1,7 @@
 package io.icerepl.app.cli;
 
 import io.icerepl.app.logging.Redaction;
+import io.icerepl.copier.store.IoErrors;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -12,7 +13,7 @@ import picocli.CommandLine.Command;
 @Command(
     name = "replicator",
     mixinStandardHelpOptions = true,
-    version = "iceberg-replicator 0.1.0",
+    versionProvider = BuildVersion.class,
     description = "Keeps read-only replicas of Apache Iceberg tables, with their whole history.",
     subcommands = {
       ReplicateCommand.class,
@@ -223,6 +224,9 @@ public final class ReplicatorCli implements Runnable {
   }
 
   private static String messageOf(Exception e) {
+    if (e instanceof java.io.IOException failed) {
+      return IoErrors.describe(failed);
+    }
     return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
   }
 

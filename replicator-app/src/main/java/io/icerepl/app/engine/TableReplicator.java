@@ -15,6 +15,7 @@ import io.icerepl.copier.copy.CopyProgress;
 import io.icerepl.copier.copy.PlanCounter;
 import io.icerepl.copier.copy.PlanExecutor;
 import io.icerepl.copier.publish.ReplicaLayout;
+import io.icerepl.copier.store.IoErrors;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.error.DivergedReplicaException;
@@ -432,7 +433,7 @@ public final class TableReplicator {
     } catch (ReplicationException | UncheckedIOException e) {
       throw new TableReplicationException(table, e);
     } catch (IOException e) {
-      throw new TableReplicationException(table, new UncheckedIOException(e.getMessage(), e));
+      throw new TableReplicationException(table, new UncheckedIOException(IoErrors.describe(e), e));
     }
   }
 
@@ -596,7 +597,7 @@ public final class TableReplicator {
     } catch (ReplicationException | UncheckedIOException e) {
       throw new TableReplicationException(table, e);
     } catch (IOException e) {
-      throw new TableReplicationException(table, new UncheckedIOException(e.getMessage(), e));
+      throw new TableReplicationException(table, new UncheckedIOException(IoErrors.describe(e), e));
     }
   }
 

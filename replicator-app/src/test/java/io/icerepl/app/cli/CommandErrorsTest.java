@@ -99,4 +99,51 @@ class CommandErrorsTest {
     assertThat(run.err()).contains("--source");
     assertThat(run.err().lines().toList()).hasSizeLessThanOrEqualTo(4);
   }
+
+  @Test
+  void aTargetThatCannotBeCreatedSaysWhy() {
+    // /proc takes no new folder, even from root
+    assertThat(Path.of("/proc").toFile().mkdir()).isFalse();
+    SourceTable source = SourceTable.create(dir.resolve("source"), 2);
+    source.append("a", 2);
+
+    Run run =
+        run(
+            "replicate",
+            "--source",
+            source.location,
+            "--target",
+            "/proc/nope",
+            "--settle-time",
+            "0ms");
+
+    assertThat(run.exit()).isEqualTo(1);
+    assertThat(run.err().lines().toList())
+        .singleElement()
+        .asString()
+        .contains("/proc/nope")
+        .containsIgnoringCase("no such file or directory")
+        .doesNotEndWith(": /proc/nope");
+  }
+
+  @Test
+  void aTargetUnderAFileSaysWhy() throws Exception {
+    SourceTable source = SourceTable.create(dir.resolve("source"), 2);
+    source.append("a", 2);
+    Path file = java.nio.file.Files.writeString(dir.resolve("a-file"), "not a folder");
+
+    Run run =
+        run(
+            "replicate",
+            "--source",
+            source.location,
+            "--target",
+            file.resolve("replica").toString(),
+            "--settle-time",
+            "0ms");
+
+    assertThat(run.exit()).isEqualTo(1);
+    assertThat(run.err().lines().toList()).singleElement().asString().contains(file.toString());
+    assertThat(run.err()).as(run.err()).containsIgnoringCase("not a directory");
+  }
 }

@@ -32,6 +32,17 @@ class HelpTest {
     return out.toString();
   }
 
+  /** The version printed is the build's, the one the image is tagged with (infra's pom). */
+  @Test
+  void theVersionIsTheBuildsOwn() throws Exception {
+    String pom = java.nio.file.Files.readString(java.nio.file.Path.of("pom.xml"));
+    java.util.regex.Matcher parent =
+        Pattern.compile("<parent>.*?<version>([^<]+)</version>", Pattern.DOTALL).matcher(pom);
+    assertThat(parent.find()).isTrue();
+
+    assertThat(help("--version")).isEqualTo("iceberg-replicator " + parent.group(1) + "\n");
+  }
+
   @Test
   void theCommandListGivesEachCommandOneLine() {
     List<String> lines = help("--help").lines().toList();

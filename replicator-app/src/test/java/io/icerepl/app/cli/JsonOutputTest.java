@@ -32,7 +32,11 @@ class JsonOutputTest {
     JsonNode json() throws Exception {
       List<String> lines = out.lines().filter(l -> !l.isBlank()).toList();
       assertThat(lines).as("stdout of a --json run: %s", out).hasSize(1);
-      return JSON.readTree(lines.get(0));
+      JsonNode json = JSON.readTree(lines.get(0));
+      assertThat(keys(json))
+          .as("the keys of %s", json)
+          .allMatch(k -> k.matches("[a-z][a-zA-Z0-9]*"));
+      return json;
     }
   }
 
@@ -91,9 +95,10 @@ class JsonOutputTest {
             "--json");
     assertThat(expire.exit()).as(expire.err()).isZero();
     JsonNode expired = expire.json();
-    assertThat(expired.get("expired_snapshots")).hasSize(1);
-    assertThat(expired.get("expired_snapshots").get(0).asLong()).isEqualTo(oldest);
-    assertThat(expired.get("expired_snapshots_count").asInt()).isEqualTo(1);
+    assertThat(expired.get("expiredSnapshots")).hasSize(1);
+    assertThat(expired.get("expiredSnapshots").get(0).asLong()).isEqualTo(oldest);
+    assertThat(expired.get("expiredSnapshotsCount").asInt()).isEqualTo(1);
+    assertThat(expired.get("filesKept").asBoolean()).isFalse();
     replicaTable.refresh();
     assertThat(ids(replicaTable)).doesNotContain(oldest).hasSize(1);
 
@@ -175,6 +180,21 @@ class JsonOutputTest {
         .allMatch(line -> line.matches("[a-z][a-z ]{17} \\S.*"), "a label, then its value");
     assertThat(replicate.out()).contains("snapshots added    1");
     assertThat(replicate.err()).isEmpty();
+  }
+
+  /** Every object key in {@code node}, at any depth: one style, camelCase, for every command. */
+  private static List<String> keys(JsonNode node) {
+    List<String> keys = new java.util.ArrayList<>();
+    node.fields()
+        .forEachRemaining(
+            e -> {
+              keys.add(e.getKey());
+              keys.addAll(keys(e.getValue()));
+            });
+    if (node.isArray()) {
+      node.elements().forEachRemaining(e -> keys.addAll(keys(e)));
+    }
+    return keys;
   }
 
   private static Set<Long> ids(Table table) {

@@ -9,6 +9,7 @@ import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.localstack.S3Warehouse;
 import io.icerepl.localstack.TableWrites;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -30,6 +31,7 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** {@code replicate} and {@code expire} on s3:// locations, against the embedded S3. */
 class S3CommandLineTest {
@@ -203,5 +205,48 @@ class S3CommandLineTest {
       writer.write(PositionDelete.<Record>create().set(file.location(), position));
     }
     return writer.toDeleteFile();
+  }
+
+  /** No credentials anywhere: one line saying so, each of its "Cannot <verb> <path>" once. */
+  @Test
+  void missingCredentialsAreSaidOnce(@TempDir Path dir) throws Exception {
+    try (EmbeddedS3 s3 = EmbeddedS3.start();
+        S3Warehouse warehouse = S3CommandFixture.warehouse(s3, "s3://source/warehouse")) {
+      s3.createBucket("source");
+      Table table = S3CommandFixture.threeAppends(warehouse);
+      S3CommandFixture.clearCredentials();
+      // the last link of the default chain, the instance role, is not asked on a test machine
+      System.setProperty("aws.disableEc2Metadata", "true");
+      try {
+        Run failed =
+            run(
+                "replicate",
+                "--source",
+                table.location(),
+                "--target",
+                dir.resolve("replica").toString(),
+                "--endpoint",
+                s3.endpoint().toString(),
+                "--path-style",
+                "--settle-time",
+                "0s");
+
+        assertThat(failed.exit()).isEqualTo(1);
+        List<String> lines = failed.err().lines().toList();
+        assertThat(lines)
+            .as(failed.err())
+            .singleElement()
+            .asString()
+            .contains("no AWS credentials");
+        List<String> cannots =
+            java.util.Arrays.stream(lines.get(0).split("Cannot "))
+                .skip(1)
+                .map(c -> c.substring(0, c.indexOf(':')).strip())
+                .toList();
+        assertThat(cannots).as(lines.get(0)).isNotEmpty().doesNotHaveDuplicates();
+      } finally {
+        System.clearProperty("aws.disableEc2Metadata");
+      }
+    }
   }
 }

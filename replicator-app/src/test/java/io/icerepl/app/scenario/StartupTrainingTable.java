@@ -9,7 +9,7 @@ import java.util.stream.Stream;
 /**
  * Writes the source table the build's class-data-sharing training run replicates ({@code mvn
  * package}, see the pom): a real table with position and equality deletes in Parquet and Avro, so
- * the archive holds the classes a backfill with a delete rewrite loads. Prints its location.
+ * the archive holds the classes a backfill with a delete rewrite loads, at {@code <folder>/source}.
  */
 public final class StartupTrainingTable {
   private StartupTrainingTable() {}
@@ -27,8 +27,6 @@ public final class StartupTrainingTable {
         }
       }
     }
-    ScenarioTable table =
-        Scenario.ROW_LEVEL_DELETES_PARQUET_AVRO_POSITION_AND_EQUALITY.write(folder);
-    System.out.println(table.location());
+    Scenario.ROW_LEVEL_DELETES_PARQUET_AVRO_POSITION_AND_EQUALITY.write(folder);
   }
 }

@@ -112,7 +112,7 @@ class StatisticsReplicationTest {
     if (expireFirst) {
       deleted.addAll(statisticsPathsOf(replicaTable, ids[0]));
     }
-    assertThat(result.metrics()).containsEntry("deleted_statistics_files_count", deleted.size());
+    assertThat(result.metrics()).containsEntry("deletedStatisticsFilesCount", deleted.size());
     deleted.forEach(
         p ->
             assertThat(Files.exists(LocalObjectStore.toPath(p)))

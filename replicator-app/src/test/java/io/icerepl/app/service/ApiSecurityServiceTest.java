@@ -100,8 +100,8 @@ class ApiSecurityServiceTest {
     HttpJson.Response response = service.http.post(DOTTED + "/expire");
 
     assertThat(response.status()).as(response.body()).isEqualTo(200);
-    assertThat(response.json().path("expired_snapshots_count").asInt()).isZero();
-    assertThat(response.json().path("dry_run").asBoolean()).isFalse();
+    assertThat(response.json().path("expiredSnapshotsCount").asInt()).isZero();
+    assertThat(response.json().path("dryRun").asBoolean()).isFalse();
   }
 
   @Test
@@ -118,7 +118,7 @@ class ApiSecurityServiceTest {
     HttpJson.Response response = service.http.post(OLD + "/expire");
 
     assertThat(response.status()).as(response.body()).isEqualTo(200);
-    assertThat(response.json().path("expired_snapshots_count").asInt()).isEqualTo(3);
+    assertThat(response.json().path("expiredSnapshotsCount").asInt()).isEqualTo(3);
     assertThat(replicaSnapshots()).as("after the expire").isEqualTo(1);
   }
 

@@ -167,8 +167,8 @@ class LocalReplicationServiceTest {
     HttpJson.Response response = http().post("/api/replications/b/ns/t1/expire");
     assertThat(response.status()).isEqualTo(200);
     JsonNode metrics = response.json();
-    assertThat(metrics.has("deleted_data_files_count")).isTrue();
-    assertThat(metrics.path("dry_run").asBoolean()).isFalse();
+    assertThat(metrics.has("deletedDataFilesCount")).isTrue();
+    assertThat(metrics.path("dryRun").asBoolean()).isFalse();
   }
 
   private static void awaitInSync(List<String> tables) {

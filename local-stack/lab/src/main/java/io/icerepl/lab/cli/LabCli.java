@@ -1,5 +1,6 @@
 package io.icerepl.lab.cli;
 
+import io.icerepl.app.cli.BuildVersion;
 import io.icerepl.app.cli.ReplicatorCli;
 import java.io.PrintWriter;
 import picocli.CommandLine;
@@ -12,7 +13,7 @@ import picocli.CommandLine.Command;
 @Command(
     name = "replicator-lab",
     mixinStandardHelpOptions = true,
-    version = "iceberg-replicator-lab 0.1.0",
+    versionProvider = LabCli.Version.class,
     description = "Demonstrates, measures and attacks the replicator on an embedded S3 and SQS.",
     subcommands = {
       ServeCommand.class,
@@ -22,6 +23,13 @@ import picocli.CommandLine.Command;
       CommandLine.HelpCommand.class
     })
 public final class LabCli implements Runnable {
+  /** The build's version, as the service jar's. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      return new String[] {"iceberg-replicator-lab " + BuildVersion.version()};
+    }
+  }
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

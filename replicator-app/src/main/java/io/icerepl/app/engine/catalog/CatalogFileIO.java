@@ -1,5 +1,6 @@
 package io.icerepl.app.engine.catalog;
 
+import io.icerepl.copier.store.IoErrors;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -59,7 +60,7 @@ public final class CatalogFileIO implements FileIO {
     try {
       Files.deleteIfExists(local(path).toPath());
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot delete " + path + ": " + e.getMessage(), e);
+      throw new UncheckedIOException(IoErrors.cannot("delete", path, e), e);
     }
   }
 

@@ -8,6 +8,7 @@ import io.icerepl.app.engine.catalog.TableCatalogs;
 import io.icerepl.app.engine.replica.CutTagWriter;
 import io.icerepl.app.engine.replica.ReplicaFiles;
 import io.icerepl.copier.copy.CopyProgress;
+import io.icerepl.copier.store.IoErrors;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.group.CutTags;
 import io.icerepl.merge.group.GroupCut;
@@ -227,7 +228,7 @@ public final class GroupFailback {
                       .ifPresent(entry -> entry.register(member.originalLocation(), file)));
     } catch (IOException e) {
       throw new TableReplicationException(
-          member.table(), new UncheckedIOException(e.getMessage(), e));
+          member.table(), new UncheckedIOException(IoErrors.describe(e), e));
     }
   }
 
@@ -245,7 +246,7 @@ public final class GroupFailback {
           .metadata();
     } catch (IOException e) {
       throw new TableReplicationException(
-          member.table(), new UncheckedIOException(e.getMessage(), e));
+          member.table(), new UncheckedIOException(IoErrors.describe(e), e));
     }
   }
 

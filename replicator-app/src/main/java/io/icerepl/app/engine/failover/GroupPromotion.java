@@ -2,6 +2,7 @@ package io.icerepl.app.engine.failover;
 
 import io.icerepl.app.engine.catalog.ReplicaRegistrar;
 import io.icerepl.app.engine.replica.ReplicaFiles;
+import io.icerepl.copier.store.IoErrors;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.failover.PromotedMetadata;
 import io.icerepl.merge.failover.Promotion;
@@ -145,7 +146,7 @@ public final class GroupPromotion {
                 .orElse(Set.of()));
       } catch (IOException e) {
         throw new TablePromotionException(
-            member.table(), e.getMessage(), new UncheckedIOException(e));
+            member.table(), IoErrors.describe(e), new UncheckedIOException(e));
       }
     }
     if (recorded.size() > 1) {

@@ -12,6 +12,7 @@ import io.icerepl.app.engine.replica.ReplicaHead;
 import io.icerepl.copier.copy.CopyPlanner;
 import io.icerepl.copier.copy.CopyProgress;
 import io.icerepl.copier.copy.PlanExecutor;
+import io.icerepl.copier.store.IoErrors;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.error.ReplicationException;
@@ -181,7 +182,7 @@ public final class TableFailback {
     } catch (ReplicationException | UncheckedIOException e) {
       throw new TableReplicationException(table, e);
     } catch (IOException e) {
-      throw new TableReplicationException(table, new UncheckedIOException(e.getMessage(), e));
+      throw new TableReplicationException(table, new UncheckedIOException(IoErrors.describe(e), e));
     }
   }
 

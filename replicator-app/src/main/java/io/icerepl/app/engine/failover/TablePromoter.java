@@ -10,6 +10,7 @@ import io.icerepl.app.engine.verify.TableVerifier;
 import io.icerepl.app.engine.verify.VerifyResult;
 import io.icerepl.app.engine.verify.VerifySource;
 import io.icerepl.copier.publish.ReplicaLayout;
+import io.icerepl.copier.store.IoErrors;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.error.DivergedReplicaException;
 import io.icerepl.merge.error.ReplicationException;
@@ -116,7 +117,7 @@ public final class TablePromoter {
       try {
         refuseMoved(table, decidedOn, replicaFiles.head(table, targetLocation));
       } catch (IOException e) {
-        throw new TablePromotionException(table, e.getMessage(), new UncheckedIOException(e));
+        throw new TablePromotionException(table, IoErrors.describe(e), new UncheckedIOException(e));
       }
     }
     ReplicationResult replicated = replicator.replicateIfChanged(sourceLocation, targetLocation);
@@ -231,7 +232,7 @@ public final class TablePromoter {
     } catch (ReplicationException e) {
       throw new TablePromotionException(table, e.getMessage(), e);
     } catch (IOException e) {
-      throw new TablePromotionException(table, e.getMessage(), new UncheckedIOException(e));
+      throw new TablePromotionException(table, IoErrors.describe(e), new UncheckedIOException(e));
     }
   }
 
@@ -261,7 +262,7 @@ public final class TablePromoter {
     try {
       return Optional.ofNullable(replicaFiles.state(targetLocation).promotion());
     } catch (IOException e) {
-      throw new TablePromotionException(table, e.getMessage(), new UncheckedIOException(e));
+      throw new TablePromotionException(table, IoErrors.describe(e), new UncheckedIOException(e));
     }
   }
 

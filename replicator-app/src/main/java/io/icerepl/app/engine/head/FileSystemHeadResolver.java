@@ -1,6 +1,7 @@
 package io.icerepl.app.engine.head;
 
 import io.icerepl.app.engine.replica.ReplicaFiles;
+import io.icerepl.copier.store.IoErrors;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.head.SourceHead;
@@ -59,7 +60,7 @@ public final class FileSystemHeadResolver implements SourceHeadResolver {
           resolution.settlingSinceMs(),
           Optional.of(MetadataListing.of(entries)));
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot list " + folder + ": " + e.getMessage(), e);
+      throw new UncheckedIOException(IoErrors.cannot("list", folder, e), e);
     }
   }
 }

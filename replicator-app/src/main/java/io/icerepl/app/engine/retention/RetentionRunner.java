@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icerepl.app.engine.replica.LeasedReplica;
 import io.icerepl.app.engine.replica.ReplicaFiles;
 import io.icerepl.app.engine.replica.ReplicaHead;
+import io.icerepl.copier.store.IoErrors;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.merge.ReplicaCommits;
@@ -106,7 +107,7 @@ public final class RetentionRunner {
           new LeasedReplica(target, replicaFiles, location, lock));
     } catch (IOException e) {
       throw new UncheckedIOException(
-          "Cannot expire snapshots of replica " + location + ": " + e.getMessage(), e);
+          "Cannot expire snapshots of replica " + location + ": " + IoErrors.describe(e), e);
     }
   }
 

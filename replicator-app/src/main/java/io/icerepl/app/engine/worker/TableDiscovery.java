@@ -3,6 +3,7 @@ package io.icerepl.app.engine.worker;
 import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.catalog.CatalogException;
 import io.icerepl.app.engine.head.MetadataListing;
+import io.icerepl.copier.store.IoErrors;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.head.MetadataFileNames;
 import io.icerepl.merge.path.TableLayout;
@@ -85,7 +86,7 @@ public final class TableDiscovery {
       walk(store, rule.source(), "", 1, skip, found);
     } catch (IOException e) {
       throw new UncheckedIOException(
-          "Cannot list tables under " + rule.source() + ": " + e.getMessage(), e);
+          "Cannot list tables under " + rule.source() + ": " + IoErrors.describe(e), e);
     }
     found.sort(Comparator.comparing(DiscoveredTable::path));
     // a set, not a list: retainAll asks it once per known table
@@ -116,7 +117,7 @@ public final class TableDiscovery {
       }
     } catch (IOException e) {
       throw new UncheckedIOException(
-          "Cannot list tables under " + rule.source() + ": " + e.getMessage(), e);
+          "Cannot list tables under " + rule.source() + ": " + IoErrors.describe(e), e);
     }
     return relativePath;
   }
@@ -131,7 +132,7 @@ public final class TableDiscovery {
       return isTable(stores.sourceStore(location), location);
     } catch (IOException e) {
       throw new UncheckedIOException(
-          "Cannot list " + TableLayout.metadataFolder(location) + ": " + e.getMessage(), e);
+          IoErrors.cannot("list", TableLayout.metadataFolder(location), e), e);
     }
   }
 

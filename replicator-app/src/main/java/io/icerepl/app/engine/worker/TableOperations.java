@@ -27,6 +27,7 @@ import io.icerepl.app.engine.verify.TableVerifier;
 import io.icerepl.app.engine.verify.VerifyReport;
 import io.icerepl.app.engine.verify.VerifyResult;
 import io.icerepl.app.engine.verify.VerifySource;
+import io.icerepl.copier.store.IoErrors;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.path.PathMapping;
 import java.io.IOException;
@@ -82,7 +83,7 @@ public final class TableOperations {
                       .ifPresent(entry -> entry.registrar().register(key.targetLocation(), file)));
     } catch (IOException e) {
       throw new UncheckedIOException(
-          "Cannot tag group ref '" + ref + "' on " + key.table() + ": " + e.getMessage(), e);
+          "Cannot tag group ref '" + ref + "' on " + key.table() + ": " + IoErrors.describe(e), e);
     }
   }
 
@@ -113,7 +114,7 @@ public final class TableOperations {
                             key.targetLocation(), head.file(), entry.get().registrar())));
       } catch (IOException e) {
         throw new UncheckedIOException(
-            "Cannot read the replica of " + key.table() + ": " + e.getMessage(), e);
+            "Cannot read the replica of " + key.table() + ": " + IoErrors.describe(e), e);
       }
     }
     int moved = EntriesTogether.move(members, cutTag);

@@ -161,9 +161,9 @@ class RetentionIntegrationTest {
         expire(new LocalObjectStore(), 100 * DAY, keep(90 * DAY, 1, false), false);
     assertThat(late.expiredSnapshotIds()).containsExactlyInAnyOrder(s1, s2, s3, s4);
     assertThat(late.metrics())
-        .containsEntry("deleted_data_files_count", 1)
-        .containsEntry("deleted_manifest_lists_count", 4)
-        .containsEntry("dry_run", false);
+        .containsEntry("deletedDataFilesCount", 1)
+        .containsEntry("deletedManifestListsCount", 4)
+        .containsEntry("dryRun", false);
     assertThat(Files.exists(replicaPathOf(fileA))).isFalse();
     assertReplicaReads(s5);
     assertThat(replicaTable().snapshot(s1)).isNull();
@@ -181,8 +181,8 @@ class RetentionIntegrationTest {
         expire(new LocalObjectStore(), 100 * DAY, keep(90 * DAY, 1, false), false);
     Map<String, Object> dryMetrics = new HashMap<>(dry.metrics());
     Map<String, Object> realMetrics = new HashMap<>(real.metrics());
-    dryMetrics.remove("dry_run");
-    realMetrics.remove("dry_run");
+    dryMetrics.remove("dryRun");
+    realMetrics.remove("dryRun");
     assertThat(dryMetrics).isEqualTo(realMetrics);
     assertThat(dry.deleted()).isEqualTo(real.deleted());
     assertThat(real.deleted().all())
