@@ -70,15 +70,18 @@ final class ServeCommand implements Callable<Integer> {
       shellLines(aws.s3().endpoint().toString(), token).forEach(out::println);
       out.flush();
       args.addAll(springArgs);
-      return ReplicatorApplication.serve(
-          args,
-          context -> {
-            started.accept(context);
-            DemoWriter writer =
-                new DemoWriter(aws.s3().endpoint(), aws.sqs().client(), aws.queueUrl());
-            writer.start(demoInterval);
-            return writer;
-          });
+      DemoWriter writer = new DemoWriter(aws.s3().endpoint(), aws.sqs().client(), aws.queueUrl());
+      // the group's tables exist before the service starts, which checks that its groups' do
+      writer.commit();
+      try (writer) {
+        return ReplicatorApplication.serve(
+            args,
+            context -> {
+              started.accept(context);
+              writer.start(demoInterval);
+              return () -> {};
+            });
+      }
     }
   }
 

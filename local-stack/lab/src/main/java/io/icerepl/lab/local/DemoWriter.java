@@ -40,10 +40,10 @@ import software.amazon.awssdk.services.sqs.SqsClient;
  * summary property {@link #BATCH}. The S3 event of each new metadata file is published, as S3
  * would, so the service replicates it live.
  *
- * <p>The writer writes only while the sources are the primaries: once their replicas are promoted
- * (a failover) or the sources are failed back (replicas of the promoted tables), it pauses, as the
- * writers of a lost region would; once the sources are promoted again (a switch-back) it takes up
- * their newest versions and goes on.
+ * <p>The writer writes while the sources are the primaries: once both replicas are promoted (the
+ * group's failover) or both sources are failed back (replicas of the promoted tables), it pauses,
+ * as the writers of a lost region would; once both sources are promoted again (a switch-back) it
+ * takes up their newest versions and goes on.
  */
 public final class DemoWriter implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DemoWriter.class);
@@ -95,10 +95,10 @@ public final class DemoWriter implements AutoCloseable {
         EmbeddedS3.SECRET_KEY);
   }
 
-  /** Commits one batch every {@code interval}. */
+  /** Commits one batch every {@code interval}, the first after one interval. */
   public void start(Duration interval) {
     scheduler.scheduleWithFixedDelay(
-        this::commitSafely, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+        this::commitSafely, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   private void commitSafely() {
@@ -117,7 +117,8 @@ public final class DemoWriter implements AutoCloseable {
       LOG.info("demo writer: created {} and {}", orders.location(), items.location());
       nameHead(orders);
       nameHead(items);
-      // the first rows at once, so the live demo shows a data snapshot within seconds
+      // the first rows at once, before the service starts: it finds the group's tables, and the
+      // live demo shows a data snapshot within seconds
       step++;
       LOG.info("demo writer: batch {} ({})", step, append());
     } else {
@@ -152,21 +153,27 @@ public final class DemoWriter implements AutoCloseable {
   }
 
   /**
-   * Whether both sources are the tables to write: not replicas of promoted tables (failed back),
-   * their replicas not promoted past them. Takes up a version the replicator wrote on a source.
+   * Whether to write: not while every source has stopped being its group's primary (every replica
+   * promoted past its source, or every source failed back), again once every source is a primary.
+   * While only some are (a single table's failover drill, a group promoted table by table), the
+   * writer goes on as it was: a writer left behind on one table's old primary writes on. Takes up a
+   * version the replicator wrote on a source.
    */
   private boolean sourcesArePrimaries() {
     orders = followHead(orders, ORDERS);
     items = followHead(items, ITEMS);
-    Optional<String> why = notPrimary(orders, ORDERS).or(() -> notPrimary(items, ITEMS));
-    if (why.isPresent() != paused) {
-      paused = why.isPresent();
-      LOG.info(
-          "demo writer: {}",
-          why.map(reason -> "paused, " + reason)
-              .orElse("the sources are primaries again: writing"));
+    Optional<String> ordersNot = notPrimary(orders, ORDERS);
+    Optional<String> itemsNot = notPrimary(items, ITEMS);
+    boolean pause = ordersNot.isPresent() && itemsNot.isPresent();
+    boolean resume = ordersNot.isEmpty() && itemsNot.isEmpty();
+    if (pause && !paused) {
+      paused = true;
+      LOG.info("demo writer: paused, {} and {}", ordersNot.get(), itemsNot.get());
+    } else if (resume && paused) {
+      paused = false;
+      LOG.info("demo writer: the sources are primaries again, writing");
     }
-    return why.isEmpty();
+    return !paused;
   }
 
   private Table followHead(Table table, String name) {
