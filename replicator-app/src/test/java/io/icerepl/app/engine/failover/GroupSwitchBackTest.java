@@ -1,0 +1,142 @@
+package io.icerepl.app.engine.failover;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.icerepl.app.engine.CliRun;
+import io.icerepl.app.engine.ReplicationOptions;
+import io.icerepl.app.engine.SourceTable;
+import io.icerepl.app.engine.replica.CutTagWriter;
+import io.icerepl.copier.store.LocalObjectStore;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A group's whole failover and switch-back with one ref, as the runbook does it: the replicas carry
+ * the group's cut tags, {@code promote --consistent sales} promotes them at one, {@code failback
+ * --consistent sales} fails the originals back (which brings those cut tags along) and tags a new
+ * cut, and {@code promote --consistent sales} on the originals switches back at it. Read with the
+ * Iceberg library, both originals end at the same batches.
+ */
+class GroupSwitchBackTest {
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+
+  @TempDir Path dir;
+
+  @Test
+  void aGroupPromotedAtItsCutTagFailsBackAndSwitchesBackUnderTheSameRef() throws Exception {
+    SourceTable orders = SourceTable.create(dir.resolve("orders"), 2);
+    SourceTable items = SourceTable.create(dir.resolve("order_items"), 2);
+    for (String batch : List.of("batch-1", "batch-2")) {
+      orders.append(batch, 2);
+      items.append(batch, 3);
+    }
+    String drOrders = dir.resolve("dr/orders").toUri().toString();
+    String drItems = dir.resolve("dr/order_items").toUri().toString();
+    replicate(orders.location, drOrders);
+    replicate(items.location, drItems);
+    pause();
+    long cut = System.currentTimeMillis();
+    for (String replica : List.of(drOrders, drItems)) {
+      assertThat(
+              new CutTagWriter(
+                      new LocalObjectStore(),
+                      Clock.systemUTC(),
+                      ReplicationOptions.defaults().maxMetadataBytes())
+                  .move(replica, replica, "sales", cut, Duration.ofHours(1), file -> {}))
+          .isEqualTo(CutTagWriter.Outcome.MOVED);
+    }
+
+    CliRun promoted =
+        CliRun.of(
+            "promote",
+            "--consistent",
+            "sales",
+            "--mode",
+            "now",
+            "--target",
+            drOrders,
+            "--target",
+            drItems,
+            "--json");
+    assertThat(promoted.exit()).as(promoted.err()).isZero();
+    String promotedAt = MAPPER.readTree(promoted.out()).path("cutTag").asText();
+    assertThat(promotedAt).startsWith("sales-");
+
+    pause();
+    CliRun failedBack =
+        CliRun.of(
+            "failback",
+            "--consistent",
+            "sales",
+            "--primary",
+            drOrders,
+            "--old-source",
+            orders.location,
+            "--primary",
+            drItems,
+            "--old-source",
+            items.location,
+            "--json");
+    assertThat(failedBack.exit()).as(failedBack.err()).isZero();
+    String failedBackAt = MAPPER.readTree(failedBack.out()).path("cutTag").asText();
+    assertThat(failedBackAt).startsWith("sales-").isNotEqualTo(promotedAt);
+    Table ordersOriginal = SourceTable.TABLES.load(orders.location);
+    Table ordersPromoted = SourceTable.TABLES.load(drOrders);
+    assertThat(ordersOriginal.snapshot(promotedAt).snapshotId())
+        .as("the promoted table's cut tag, carried into the original")
+        .isEqualTo(ordersPromoted.snapshot(promotedAt).snapshotId());
+
+    CliRun switchedBack =
+        CliRun.of(
+            "promote",
+            "--consistent",
+            "sales",
+            "--mode",
+            "now",
+            "--target",
+            orders.location,
+            "--target",
+            items.location,
+            "--json");
+    assertThat(switchedBack.exit()).as(switchedBack.err()).isZero();
+    JsonNode back = MAPPER.readTree(switchedBack.out());
+    assertThat(back.path("cutTag").asText()).isEqualTo(failedBackAt);
+    ordersOriginal.refresh();
+    Table itemsOriginal = SourceTable.TABLES.load(items.location);
+    assertThat(batches(ordersOriginal))
+        .containsExactly("batch-1", "batch-2")
+        .isEqualTo(batches(itemsOriginal));
+    assertThat(ordersOriginal.properties()).doesNotContainKey("replicator.read-only");
+  }
+
+  private static void replicate(String source, String target) {
+    CliRun run = CliRun.of("replicate", "--source", source, "--target", target);
+    assertThat(run.exit()).as(run.err()).isZero();
+  }
+
+  /** Past the next whole second: cut tags name whole seconds. */
+  private static void pause() throws InterruptedException {
+    Thread.sleep(1_100);
+  }
+
+  private static Set<String> batches(Table table) throws IOException {
+    Set<String> batches = new TreeSet<>();
+    try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
+      records.forEach(record -> batches.add((String) record.getField("category")));
+    }
+    return batches;
+  }
+}
