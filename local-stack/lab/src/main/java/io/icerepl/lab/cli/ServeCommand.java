@@ -71,8 +71,7 @@ final class ServeCommand implements Callable<Integer> {
       out.flush();
       args.addAll(springArgs);
       DemoWriter writer = new DemoWriter(aws.s3().endpoint(), aws.sqs().client(), aws.queueUrl());
-      // the group's tables exist before the service starts, which checks that its groups' do
-      writer.commit();
+      writer.createTables();
       try (writer) {
         return ReplicatorApplication.serve(
             args,

@@ -95,10 +95,10 @@ public final class DemoWriter implements AutoCloseable {
         EmbeddedS3.SECRET_KEY);
   }
 
-  /** Commits one batch every {@code interval}, the first after one interval. */
+  /** Commits one batch every {@code interval}, the first at once. */
   public void start(Duration interval) {
     scheduler.scheduleWithFixedDelay(
-        this::commitSafely, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+        this::commitSafely, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   private void commitSafely() {
@@ -109,16 +109,25 @@ public final class DemoWriter implements AutoCloseable {
     }
   }
 
-  /** One batch of the demo's cycle; public so tests can drive it step by step. */
-  public synchronized void commit() {
+  /**
+   * Creates both source tables, empty, unless they exist: before the service starts, which checks
+   * that its groups' tables are there.
+   */
+  public synchronized void createTables() {
     if (orders == null) {
       orders = warehouse.createSample(NAMESPACE, ORDERS);
       items = createItems();
       LOG.info("demo writer: created {} and {}", orders.location(), items.location());
       nameHead(orders);
       nameHead(items);
-      // the first rows at once, before the service starts: it finds the group's tables, and the
-      // live demo shows a data snapshot within seconds
+    }
+  }
+
+  /** One batch of the demo's cycle; public so tests can drive it step by step. */
+  public synchronized void commit() {
+    createTables();
+    if (step == 0) {
+      // the first rows at once, so the live demo shows a data snapshot within seconds
       step++;
       LOG.info("demo writer: batch {} ({})", step, append());
     } else {
