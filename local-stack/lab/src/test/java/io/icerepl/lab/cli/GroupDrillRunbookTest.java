@@ -81,9 +81,6 @@ class GroupDrillRunbookTest {
    * a group's cut tag of that name at snapshot …").
    */
   @Test
-  @org.junit.jupiter.api.Disabled(
-      "issue 49: replicating a switched-back group's originals conflicts with the replicas' own"
-          + " group tag 'demo', which the originals carry at another snapshot")
   void afterTheSwitchBackTheReplicasFollowTheOriginalsAgain() throws Exception {
     drill(
         () -> {

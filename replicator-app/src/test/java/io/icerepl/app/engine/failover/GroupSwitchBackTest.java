@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  * the group's cut tags, {@code promote --consistent sales} promotes them at one, {@code failback
  * --consistent sales} fails the originals back (which brings those cut tags along) and tags a new
  * cut, and {@code promote --consistent sales} on the originals switches back at it. Read with the
- * Iceberg library, both originals end at the same batches.
+ * Iceberg library, both originals end at the same batches; replication from them then resumes while
+ * the group's tags move on the replicas again.
  */
 class GroupSwitchBackTest {
   private static final ObjectMapper MAPPER = new ObjectMapper();
@@ -49,15 +50,7 @@ class GroupSwitchBackTest {
     replicate(items.location, drItems);
     pause();
     long cut = System.currentTimeMillis();
-    for (String replica : List.of(drOrders, drItems)) {
-      assertThat(
-              new CutTagWriter(
-                      new LocalObjectStore(),
-                      Clock.systemUTC(),
-                      ReplicationOptions.defaults().maxMetadataBytes())
-                  .move(replica, replica, "sales", cut, Duration.ofHours(1), file -> {}))
-          .isEqualTo(CutTagWriter.Outcome.MOVED);
-    }
+    tagCut(List.of(drOrders, drItems), cut);
 
     CliRun promoted =
         CliRun.of(
@@ -75,6 +68,8 @@ class GroupSwitchBackTest {
     String promotedAt = MAPPER.readTree(promoted.out()).path("cutTag").asText();
     assertThat(promotedAt).startsWith("sales-");
 
+    // past the clock-skew allowance (1 s) and the next whole second: the fail-back's cut is later
+    pause();
     pause();
     CliRun failedBack =
         CliRun.of(
@@ -120,6 +115,38 @@ class GroupSwitchBackTest {
         .containsExactly("batch-1", "batch-2")
         .isEqualTo(batches(itemsOriginal));
     assertThat(ordersOriginal.properties()).doesNotContainKey("replicator.read-only");
+
+    // replication resumes from the originals, and the group's tags move on the replicas again:
+    // the originals' own group tags (the fail-back's, and those it carried over) stay out of them
+    SourceTable ordersAgain = SourceTable.open(orders.location, 1_000);
+    SourceTable itemsAgain = SourceTable.open(items.location, 2_000);
+    ordersAgain.append("batch-3", 2);
+    itemsAgain.append("batch-3", 3);
+    replicate(orders.location, drOrders);
+    replicate(items.location, drItems);
+    pause();
+    tagCut(List.of(drOrders, drItems), System.currentTimeMillis());
+    ordersAgain.append("batch-4", 2);
+    itemsAgain.append("batch-4", 3);
+    replicate(orders.location, drOrders);
+    replicate(items.location, drItems);
+    ordersPromoted.refresh();
+    assertThat(batches(ordersPromoted))
+        .containsExactly("batch-1", "batch-2", "batch-3", "batch-4")
+        .isEqualTo(batches(SourceTable.TABLES.load(drItems)));
+    assertThat(ordersPromoted.properties()).containsEntry("replicator.read-only", "true");
+  }
+
+  private static void tagCut(List<String> replicas, long cut) throws IOException {
+    for (String replica : replicas) {
+      assertThat(
+              new CutTagWriter(
+                      new LocalObjectStore(),
+                      Clock.systemUTC(),
+                      ReplicationOptions.defaults().maxMetadataBytes())
+                  .move(replica, replica, "sales", cut, Duration.ofHours(1), file -> {}))
+          .isEqualTo(CutTagWriter.Outcome.MOVED);
+    }
   }
 
   private static void replicate(String source, String target) {
