@@ -60,6 +60,22 @@ public final class S3Warehouse implements AutoCloseable {
   }
 
   /**
+   * Table {@code namespace.name} as its metadata file {@code metadataFile} describes it, committed
+   * to from there on through this warehouse's in-memory pointer: for a writer that takes up a table
+   * someone else wrote last (a table failed back and promoted again by the replicator).
+   */
+  public Table load(String namespace, String name, String metadataFile) {
+    PointerOperations operations = new PointerOperations(namespace + "." + name, io);
+    operations.pointer = metadataFile;
+    return new BaseTable(operations, namespace + "." + name);
+  }
+
+  /** The warehouse's FileIO, e.g. to read a version hint. */
+  public FileIO io() {
+    return io;
+  }
+
+  /**
    * The sample table the live demo and the campaigns write: format v2, {@code id}, {@code
    * category}, {@code amount}, partitioned by {@code category}.
    */

@@ -50,8 +50,12 @@ public final class TableWrites {
     GenericFileWriterFactory writers =
         new GenericFileWriterFactory.Builder(table).deleteFileFormat(FileFormat.PARQUET).build();
     String name = UUID.randomUUID() + "-deletes.parquet";
+    // an unpartitioned table's location has no partition folder: spelled with one, it would be
+    // data//<name>, which S3 signs differently than the path it stores
     String path =
-        table.locationProvider().newDataLocation(table.spec(), dataFile.partition(), name);
+        table.spec().isUnpartitioned()
+            ? table.locationProvider().newDataLocation(name)
+            : table.locationProvider().newDataLocation(table.spec(), dataFile.partition(), name);
     PositionDeleteWriter<Record> writer =
         writers.newPositionDeleteWriter(
             EncryptedFiles.plainAsEncryptedOutput(table.io().newOutputFile(path)),

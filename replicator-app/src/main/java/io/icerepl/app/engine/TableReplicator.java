@@ -29,6 +29,7 @@ import io.icerepl.merge.merge.MergeRequest;
 import io.icerepl.merge.merge.MergeResult;
 import io.icerepl.merge.merge.MetadataMerge;
 import io.icerepl.merge.merge.ReplicaCommits;
+import io.icerepl.merge.merge.ReplicaProperties;
 import io.icerepl.merge.merge.VersionSequence;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.path.MirrorMapping;
@@ -47,6 +48,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -455,6 +457,28 @@ public final class TableReplicator {
         .withMirror(mirror);
   }
 
+  /**
+   * The replication groups' cut tags a source that was itself a replica carries, as its own state
+   * records them: a switched-back original carries the group's tags of its fail-back and of the
+   * promoted tables it was failed back from. They are that table's bookkeeping, not refs of its
+   * writers: replicated, they would clash with the replica's own group tags of the same names. Only
+   * a source of a promoted line ({@code replicator.epoch}) can have any, so no other source's state
+   * is read.
+   */
+  private Map<String, Long> sourceCutTags(TableMetadata metadata) {
+    if (!metadata.properties().containsKey(ReplicaProperties.EPOCH)) {
+      return Map.of();
+    }
+    try {
+      return new ReplicaFiles(source, options.maxMetadataBytes())
+          .state(metadata.location())
+          .cutTags();
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "Cannot read the replicator state of source " + metadata.location(), e);
+    }
+  }
+
   /** The merge of one source version, as the run and the dry run both ask for it. */
   private MergeRequest.Builder mergeRequest(
       TableMetadata metadata,
@@ -462,13 +486,15 @@ public final class TableReplicator {
       String spelled,
       PathMapping mapping,
       ReplicaState state) {
+    Map<String, Long> dropped = new java.util.HashMap<>(sourceCutTags(metadata));
+    dropped.putAll(state.droppedRefs());
     return MergeRequest.builder()
         .source(metadata, file)
         .targetLocation(spelled)
         .mapping(mapping)
         .commitTimeMs(clock.millis())
         .expiredSnapshotIds(state.expiredSnapshotIds())
-        .droppedRefs(state.droppedRefs())
+        .droppedRefs(dropped)
         .keptRefs(state.keptRefs())
         .cutTags(state.cutTags())
         .previousVersionsMax(ReplicaCommits.previousVersionsMax(metadata));

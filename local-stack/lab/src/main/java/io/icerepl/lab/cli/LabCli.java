@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
     subcommands = {
       ServeCommand.class,
       DemoCommand.class,
+      OrdersCheckCommand.class,
       BenchmarkCommand.class,
       CampaignCommand.class,
       CommandLine.HelpCommand.class

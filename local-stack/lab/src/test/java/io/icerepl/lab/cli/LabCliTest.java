@@ -14,7 +14,7 @@ class LabCliTest {
   void theLabOffersServeWithItsLocalOptionsAndTheTooling() {
     assertThat(run("--help"))
         .contains("Usage: replicator-lab")
-        .contains("serve", "demo", "benchmark", "campaign");
+        .contains("serve", "demo", "check-orders", "benchmark", "campaign");
     assertThat(run("serve", "--help"))
         .contains("Usage: replicator-lab serve")
         .contains("--local", "--demo-interval");

@@ -19,6 +19,7 @@ import io.icerepl.merge.error.ReplicationException;
 import io.icerepl.merge.failover.FailbackLines;
 import io.icerepl.merge.failover.Orphans;
 import io.icerepl.merge.failover.Promotion;
+import io.icerepl.merge.group.CutTags;
 import io.icerepl.merge.head.MetadataFileNames;
 import io.icerepl.merge.head.SourceHead;
 import io.icerepl.merge.merge.MergeRequest;
@@ -220,7 +221,10 @@ public final class TableFailback {
               .learn(promoted, promotedFile)
               .learnFolderOf(promotedFile);
       leased.writeState(
-          state.withKeptRefs(tags).withSourcePrefixes(prefixes.learned()),
+          state
+              .withKeptRefs(tags)
+              .withSourcePrefixes(prefixes.learned())
+              .withCutTags(carriedCutTags(state, primaryLocation, promoted)),
           "record the orphan tags");
 
       ReplicaDomain.Placement placement = prefixes.placement();
@@ -272,6 +276,20 @@ public final class TableFailback {
           orphans.snapshotIds(),
           tags);
     }
+  }
+
+  /**
+   * The original's cut tags once it carries the promoted table's history: its own, and the group's
+   * cut tags the promoted table carries, which the fail-back brings along as refs. They stay the
+   * group's tags there, so a group failed back ({@code failback --consistent} with the group's ref)
+   * tags its cuts beside them rather than refusing them as refs of the original's own.
+   */
+  private Map<String, Long> carriedCutTags(
+      ReplicaState state, String primaryLocation, TableMetadata promoted) throws IOException {
+    Map<String, Long> promotedTags = primaryFiles.state(primaryLocation).cutTags();
+    Map<String, Long> cutTags = new java.util.TreeMap<>(state.cutTags());
+    CutTags.carried(promoted, promotedTags).forEach(tag -> cutTags.put(tag, promotedTags.get(tag)));
+    return cutTags;
   }
 
   /**
