@@ -10,6 +10,7 @@ import io.icerepl.app.engine.replica.ReplicaFiles;
 import io.icerepl.copier.copy.CopyProgress;
 import io.icerepl.copier.store.IoErrors;
 import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.merge.failover.Promotion;
 import io.icerepl.merge.group.CutTags;
 import io.icerepl.merge.group.GroupCut;
 import io.icerepl.merge.group.GroupMember;
@@ -128,6 +129,15 @@ public final class GroupFailback {
       throw new IllegalArgumentException(
           "Cannot fail back the group " + ref + ": an original location is repeated");
     }
+    // a cut before a promotion would read a primary's main as it was before the promotion moved it
+    // to its cut: the replicated heads, at no one moment. Every original is checked from late
+    // enough that the cut, less the allowance and the window, rounded down, lies after them all.
+    long promotedAt = latestPromotion(members);
+    long checkFrom = promotedAt + clockSkew.toMillis() + transactionWindow.toMillis() + 1_000;
+    long wait = checkFrom - clock.millis();
+    if (wait > 0) {
+      Thread.sleep(wait);
+    }
     List<FailbackSummary> summaries = new ArrayList<>();
     List<GroupMember> current = new ArrayList<>();
     for (Member member : members) {
@@ -138,6 +148,19 @@ public final class GroupFailback {
     GroupCut cut = GroupCut.of(current, clockSkew, transactionWindow);
     long moment = cut.tagMomentMs();
     String cutTag = CutTags.name(ref, moment);
+    if (moment < promotedAt) {
+      throw new TableReplicationException(
+          members.get(0).table(),
+          new IllegalStateException(
+              "Cannot tag the cut "
+                  + cutTag
+                  + " of the failed-back group "
+                  + ref
+                  + ": it lies before the promotion of "
+                  + Instant.ofEpochMilli(promotedAt)
+                  + " (the transaction window found no quiet moment after it); rerun the"
+                  + " fail-back once the promoted tables' writers pause; no cut tag was written"));
+    }
     List<TableResult> tables = new ArrayList<>();
     for (int i = 0; i < members.size(); i++) {
       Member member = members.get(i);
@@ -230,6 +253,26 @@ public final class GroupFailback {
       throw new TableReplicationException(
           member.table(), new UncheckedIOException(IoErrors.describe(e), e));
     }
+  }
+
+  /** The latest moment a member's primary was promoted at; 0 when none records a promotion. */
+  private long latestPromotion(List<Member> members) {
+    long latest = 0;
+    for (Member member : members) {
+      try {
+        Promotion promotion =
+            new ReplicaFiles(member.primary(), options.maxMetadataBytes())
+                .state(member.primaryLocation())
+                .promotion();
+        if (promotion != null) {
+          latest = Math.max(latest, promotion.promotedAtMillis());
+        }
+      } catch (IOException e) {
+        throw new TableReplicationException(
+            member.table(), new UncheckedIOException(e.getMessage(), e));
+      }
+    }
+    return latest;
   }
 
   private TableMetadata originalMetadata(Member member) {

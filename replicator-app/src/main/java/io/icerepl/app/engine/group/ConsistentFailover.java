@@ -150,7 +150,9 @@ public final class ConsistentFailover {
               target.location(),
               "it had no snapshot at the cut "
                   + plan.cut()
-                  + ", so the group has no moment all its tables show; nothing was promoted");
+                  + ", so the group has no moment all its tables show (the cut precedes its first"
+                  + " replicated commit: once its replica records itself current after that"
+                  + " commit, the cut holds it); nothing was promoted");
         }
       }
     }
