@@ -33,7 +33,8 @@ class GroupFailoverCampaignShortRunTest {
                 1,
                 SERVICE_JAR.toAbsolutePath(),
                 dir,
-                List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")),
+                List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
+                GroupFailoverCampaign.GroupSettings.DEFAULTS),
             new PrintWriter(out, true));
 
     boolean ok = campaign.run();
