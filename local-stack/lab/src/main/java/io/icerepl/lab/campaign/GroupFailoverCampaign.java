@@ -121,6 +121,8 @@ public final class GroupFailoverCampaign {
   /**
    * @param cutLagSeconds from the moment the failover was asked to the cut the tables were promoted
    *     at: what the sources committed in it is not on the promoted {@code main}s
+   * @param lossLagSeconds from the loss of the region (the service killed, the writers stopped) to
+   *     the cut, as the campaign measured the lag before the failover was asked separately
    * @param knownCurrentAgeSeconds from the earliest moment the replicas recorded themselves known
    *     current from to the loss of the region: the part of the lag the records stood still
    * @param afterCut replicated snapshots after the cut, kept on its replicated branch
@@ -131,6 +133,7 @@ public final class GroupFailoverCampaign {
       int ordersAtCut,
       int itemsAtCut,
       double cutLagSeconds,
+      double lossLagSeconds,
       double knownCurrentAgeSeconds,
       int kills,
       int killsAfterWriting,
@@ -320,6 +323,7 @@ public final class GroupFailoverCampaign {
           orderBatches.size(),
           itemBatches.size(),
           (askedAt - cutMs) / 1000.0,
+          (lostAt - cutMs) / 1000.0,
           (lostAt - knownCurrentFrom) / 1000.0,
           kills[0],
           kills[1],
@@ -386,7 +390,8 @@ public final class GroupFailoverCampaign {
   }
 
   private static Drill failed(int batches, int[] kills, String reason) {
-    return new Drill(batches, 0, 0, Double.NaN, Double.NaN, kills[0], kills[1], 0, 0, 0, reason);
+    return new Drill(
+        batches, 0, 0, Double.NaN, Double.NaN, Double.NaN, kills[0], kills[1], 0, 0, 0, reason);
   }
 
   /**
@@ -484,6 +489,7 @@ public final class GroupFailoverCampaign {
 
   private void printSummary(List<Drill> drills, double wall) {
     List<Double> lag = new ArrayList<>();
+    List<Double> lossLag = new ArrayList<>();
     List<Double> knownAge = new ArrayList<>();
     int afterCut = 0;
     int kills = 0;
@@ -494,6 +500,7 @@ public final class GroupFailoverCampaign {
     for (Drill d : drills) {
       if (!Double.isNaN(d.cutLagSeconds())) {
         lag.add(d.cutLagSeconds());
+        lossLag.add(d.lossLagSeconds());
         knownAge.add(d.knownCurrentAgeSeconds());
       }
       afterCut += d.afterCut();
@@ -533,6 +540,7 @@ public final class GroupFailoverCampaign {
             + afterCut
             + " replicated after the cut, on its replicated branch)");
     row("cut lag at failover median (min-max)", spread(lag));
+    row("cut lag at the loss of the region, median (min-max)", spread(lossLag));
     row("replicas known current before the loss, median (min-max)", spread(knownAge));
     row("wall time", String.format("%.1f s", wall));
   }
