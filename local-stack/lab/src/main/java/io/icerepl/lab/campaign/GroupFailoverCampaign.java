@@ -29,6 +29,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
@@ -213,6 +214,7 @@ public final class GroupFailoverCampaign {
     Process service = null;
     AtomicBoolean writing = new AtomicBoolean(true);
     AtomicInteger written = new AtomicInteger();
+    AtomicLong firstBatchMs = new AtomicLong(Long.MAX_VALUE);
     Random pace = new Random(random.nextLong());
     Thread writer =
         new Thread(
@@ -222,6 +224,7 @@ public final class GroupFailoverCampaign {
                 append(orders, batch, 2);
                 append(items, batch, 3);
                 written.set(batch);
+                firstBatchMs.compareAndSet(Long.MAX_VALUE, System.currentTimeMillis());
                 sleep(50 + pace.nextInt(150));
               }
             },
@@ -247,7 +250,7 @@ public final class GroupFailoverCampaign {
       service = jar.start(dir.resolve("serve.log"), serve);
       writer.start();
       // the region is lost a random while after the replicas first prove a cut of the group
-      awaitCut(port, Instant.now().plusSeconds(90));
+      awaitCut(port, firstBatchMs, Instant.now().plusSeconds(90));
       Thread.sleep(500 + random.nextInt(2500));
       service.destroyForcibly();
       service.waitFor();
@@ -419,12 +422,17 @@ public final class GroupFailoverCampaign {
   }
 
   /**
-   * Waits until the service's status shows a cut the replicas prove (each records itself current).
+   * Waits until the service's status shows a cut the replicas prove (each records itself current)
+   * that a failover can promote at: one whose moment (now less its loss window: the cut less the
+   * clock-skew allowance, a whole second) is after the first batch was on both tables. Before it, a
+   * table had no snapshot at the cut and a consistent failover is refused.
    */
-  private static void awaitCut(int port, Instant deadline) throws Exception {
+  private static void awaitCut(int port, AtomicLong firstBatchMs, Instant deadline)
+      throws Exception {
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
     while (Instant.now().isBefore(deadline)) {
       try {
+        long sentMs = System.currentTimeMillis();
         HttpResponse<String> response =
             http.send(
                 HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/groups/sales"))
@@ -433,7 +441,10 @@ public final class GroupFailoverCampaign {
                 HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() == 200) {
           JsonNode group = JSON.readTree(response.body());
-          if (group.path("cut").isTextual()) {
+          JsonNode window = group.path("lossWindowSeconds");
+          // the server read the cut after the request was sent: this moment is no later than it
+          if (window.isNumber()
+              && sentMs - Math.round(window.asDouble() * 1000) >= firstBatchMs.get()) {
             return;
           }
         }
@@ -442,7 +453,8 @@ public final class GroupFailoverCampaign {
       }
       Thread.sleep(200);
     }
-    throw new IOException("the replicas proved no cut of the group within 90 s");
+    throw new IOException(
+        "the replicas proved no cut of the group after its first batch within 90 s");
   }
 
   private static Long snapshotOf(Table table, String ref) {
