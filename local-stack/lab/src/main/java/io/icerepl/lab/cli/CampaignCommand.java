@@ -225,7 +225,7 @@ final class CampaignCommand implements Runnable {
         paramLabel = "<duration>",
         converter = io.icerepl.app.cli.DurationConverter.class,
         description =
-            "With --group: the group's tag-interval (default: the service's, 5 minutes); 0.5s"
+            "With --group: the group's tag-interval (default: the service's, 5 minutes); 500ms"
                 + " drills the group as it was tagged before its replicas recorded their cut.")
     Duration tagInterval;
 
