@@ -50,12 +50,14 @@ import org.apache.iceberg.util.SnapshotUtil;
  * The failover campaign's group mode: a consistent failover of a replication group, repeated. Each
  * drill writes {@code orders} and {@code order_items} in lockstep on local files (each batch
  * committed to orders, then to its items, rows carrying the batch number) while the service jar's
- * {@code serve} replicates them as the group {@code sales} and tags its cut; the service is
- * SIGKILLed at a random moment (the region is lost), then {@code promote --consistent sales --mode
- * now} runs as a separate process, SIGKILLed 0–2 times at random moments and rerun until it exits
- * 0. The Iceberg library then reads both promoted tables: their {@code main}s must be at one cut
- * (no items without their order; at most the batch in flight has its order alone), both at the same
- * cut tag, and every snapshot the replicas held before the failover must still be there.
+ * {@code serve} replicates them as the group {@code sales} (at the group's default settings unless
+ * {@link GroupSettings} says otherwise); the service is SIGKILLed at a random moment (the region is
+ * lost), then {@code promote --consistent sales --mode now} runs as a separate process at the cut
+ * the replicas prove, SIGKILLed 0–2 times at random moments and rerun until it exits 0. The Iceberg
+ * library then reads both promoted tables: their {@code main}s must be at one cut (no items without
+ * their order; at most the batch in flight has its order alone), both at the same cut tag, and
+ * every snapshot the replicas held before the failover on {@code main} up to the cut or on the
+ * cut's replicated branch after it.
  */
 public final class GroupFailoverCampaign {
   private static final ObjectMapper JSON = new ObjectMapper();
