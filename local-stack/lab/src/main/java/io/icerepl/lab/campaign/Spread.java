@@ -12,6 +12,10 @@ final class Spread {
     return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
   }
 
+  static double min(List<Double> values) {
+    return values.stream().mapToDouble(Double::doubleValue).min().orElseThrow();
+  }
+
   static double max(List<Double> values) {
     return values.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
   }

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -201,10 +202,12 @@ final class CampaignCommand implements Runnable {
         "and verify must pass. Prints drills, kills, commits lost, RTO and RPO; exit 1 if a",
         "drill failed or lost a commit.",
         "With --group: a replication group's failover at one cut. orders and order_items are",
-        "written in lockstep while serve replicates them as a group and tags its cut; serve is",
-        "SIGKILLed (the region is lost), then promote --consistent runs, SIGKILLed 0-2 times and",
-        "rerun until it exits 0. Both promoted tables must be at one cut tag, with no items",
-        "without their order, and no replicated snapshot lost."
+        "written in lockstep while serve replicates them as a group at the group's default",
+        "settings; serve is SIGKILLed (the region is lost), then promote --consistent runs at the",
+        "cut the replicas prove, SIGKILLed 0-2 times and rerun until it exits 0. Both promoted",
+        "tables must be at one cut tag, with no items without their order, every replicated",
+        "snapshot on main up to the cut or on the cut's replicated branch after it. Prints the",
+        "cut lag at failover: from the moment the failover is asked to the cut."
       })
   static final class Failover implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -216,6 +219,31 @@ final class CampaignCommand implements Runnable {
         names = "--group",
         description = "Drill a replication group's consistent failover instead of one table's.")
     boolean group;
+
+    @Option(
+        names = "--tag-interval",
+        paramLabel = "<duration>",
+        converter = io.icerepl.app.cli.DurationConverter.class,
+        description =
+            "With --group: the group's tag-interval (default: the service's, 5 minutes); 500ms"
+                + " drills the group as it was tagged before its replicas recorded their cut.")
+    Duration tagInterval;
+
+    @Option(
+        names = "--clock-skew",
+        paramLabel = "<duration>",
+        converter = io.icerepl.app.cli.DurationConverter.class,
+        description =
+            "With --group: the group's clock-skew allowance (default: the service's, 1s).")
+    Duration clockSkew;
+
+    @Option(
+        names = "--known-current-interval",
+        paramLabel = "<duration>",
+        converter = io.icerepl.app.cli.DurationConverter.class,
+        description =
+            "With --group: the group's known-current-interval (default: the service's, 5s).")
+    Duration knownCurrentInterval;
 
     @CommandLine.Mixin SeedOption seed;
 
@@ -241,7 +269,15 @@ final class CampaignCommand implements Runnable {
       if (group) {
         return new GroupFailoverCampaign(
                     new GroupFailoverCampaign.Settings(
-                        drills, seed.seed(), jar, work.dir().orElse(null), SERVICE_JVM_OPTIONS),
+                        drills,
+                        seed.seed(),
+                        jar,
+                        work.dir().orElse(null),
+                        SERVICE_JVM_OPTIONS,
+                        new GroupFailoverCampaign.GroupSettings(
+                            Optional.ofNullable(tagInterval),
+                            Optional.ofNullable(clockSkew),
+                            Optional.ofNullable(knownCurrentInterval))),
                     out)
                 .run()
             ? 0

@@ -12,8 +12,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The failover campaign's group mode, short: a group's consistent promotion killed after it began
- * writing, both tables promoted at one cut, no replicated snapshot lost.
+ * The failover campaign's group mode, short, at the group's default settings (no tag until five
+ * minutes, so the promotion tags the cut the replicas prove): a group's consistent promotion killed
+ * after it began writing, both tables promoted at one cut, every replicated snapshot on main up to
+ * the cut or on its replicated branch after it.
  */
 class GroupFailoverCampaignShortRunTest {
   /** The service jar the reactor builds before the lab's tests run. */
@@ -33,7 +35,8 @@ class GroupFailoverCampaignShortRunTest {
                 1,
                 SERVICE_JAR.toAbsolutePath(),
                 dir,
-                List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")),
+                List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
+                GroupFailoverCampaign.GroupSettings.DEFAULTS),
             new PrintWriter(out, true));
 
     boolean ok = campaign.run();
@@ -47,7 +50,10 @@ class GroupFailoverCampaignShortRunTest {
     assertThat(out.toString())
         .contains("| drills run / passed | 2 / 2 |")
         .contains("| promoted at one cut | 2 of 2 drills")
-        .containsPattern("\\| replicated snapshots lost \\| 0 \\(of [1-9]\\d* checked\\) \\|")
+        .containsPattern(
+            "\\| replicated snapshots lost \\| 0 \\(of [1-9]\\d* checked; \\d+ replicated after"
+                + " the cut, on its replicated branch\\) \\|")
+        .containsPattern("\\| cut lag at failover median \\(min-max\\) \\| \\d+\\.\\d s ")
         .contains("failover campaign, group mode: OK");
   }
 }
