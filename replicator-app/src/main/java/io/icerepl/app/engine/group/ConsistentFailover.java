@@ -125,6 +125,18 @@ public final class ConsistentFailover {
     Read read = read(targets, settings);
     Plan plan = read.plan();
     List<GroupPromotion.Member> members = groupMembers(targets);
+    // every table must have a snapshot at the cut before any is tagged: a refusal writes nothing
+    for (TablePlan table : plan.tables()) {
+      if (table.cutSnapshotId() == null) {
+        throw new TablePromotionException(
+            table.table(),
+            "it had no snapshot at the cut "
+                + plan.cut()
+                + ", so the group has no moment all its tables show (the cut precedes its first"
+                + " replicated commit: once its replica records itself current after that"
+                + " commit, the cut holds it); nothing was written");
+      }
+    }
     if (!plan.onEveryTable()) {
       long moment = CutTags.momentOfTag(plan.ref(), plan.cutTag()).getAsLong();
       for (Target target : targets) {

@@ -205,6 +205,41 @@ class ConsistentFailoverTest {
         .startsWith("sales-");
   }
 
+  /**
+   * A cut that precedes a table's first commit has no moment every table shows: the promotion is
+   * refused before any table is tagged or promoted.
+   */
+  @Test
+  void aCutBeforeATablesFirstCommitIsRefusedWritingNothing() throws Exception {
+    SourceTable orders = SourceTable.create(dir.resolve("lake/orders"), 2);
+    SourceTable items = SourceTable.create(dir.resolve("lake/order_items"), 2);
+    String ordersReplica = dir.resolve("dr/orders").toString();
+    String itemsReplica = dir.resolve("dr/order_items").toString();
+    orders.append("batch-1", 2);
+    pastTheAllowance();
+    replicate(orders.location, ordersReplica);
+    // order_items' first commit comes after orders' replica was last known current: the cut
+    items.append("batch-1", 3);
+    replicate(items.location, itemsReplica);
+
+    Map<String, String> before = files(dir.resolve("dr"));
+    Run refused =
+        cli(
+            "promote",
+            "--consistent",
+            "--mode",
+            "now",
+            "--target",
+            ordersReplica,
+            "--target",
+            itemsReplica);
+
+    assertThat(refused.exit).isEqualTo(1);
+    assertThat(refused.err)
+        .contains(itemsReplica, "had no snapshot at the cut", "nothing was written");
+    assertThat(files(dir.resolve("dr"))).as("no table tagged, none promoted").isEqualTo(before);
+  }
+
   private static void batch(SourceTable orders, SourceTable items, String batch) {
     orders.append(batch, 2);
     items.append(batch, 3);
