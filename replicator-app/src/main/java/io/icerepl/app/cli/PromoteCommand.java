@@ -296,7 +296,8 @@ final class PromoteCommand implements Callable<Integer> {
               .put(
                   "lossWindowSeconds",
                   "loss window",
-                  seconds(Duration.between(result.cut(), Instant.now())))
+                  seconds(Duration.between(result.cut(), Instant.now())),
+                  lossWindow(seconds(Duration.between(result.cut(), Instant.now()))))
               .list("tables");
       for (GroupPromotion.TableResult table : result.tables()) {
         java.util.Map<String, Object> item = new java.util.LinkedHashMap<>();
@@ -335,6 +336,14 @@ final class PromoteCommand implements Callable<Integer> {
   /** How long a cut tag stays on a table a failover tagged but did not promote after all. */
   private static final Duration KEEP_CUT_TAG = Duration.ofDays(1);
 
+  /** The loss window as read: what the sources committed after the cut is not on main. */
+  private static String lossWindow(double seconds) {
+    return String.format(
+        java.util.Locale.ROOT,
+        "%.1f s: what the sources committed after the cut is not on main",
+        seconds);
+  }
+
   private static double seconds(Duration duration) {
     return Math.max(0, duration.toMillis()) / 1000.0;
   }
@@ -347,9 +356,15 @@ final class PromoteCommand implements Callable<Integer> {
             .put("cutTag", "cut tag", plan.cutTag())
             .put("cut", "cut", plan.cut().toString())
             .put("heldBackBy", "held back by", plan.heldBackBy())
-            .put("lossWindowSeconds", "loss window", plan.lossWindowSeconds())
-            .put("alreadyPromotedAt", "already promoted at", plan.alreadyPromotedAt().orElse(null))
-            .list("tables");
+            .put(
+                "lossWindowSeconds",
+                "loss window",
+                plan.lossWindowSeconds(),
+                lossWindow(plan.lossWindowSeconds()))
+            .json("alreadyPromotedAt", plan.alreadyPromotedAt().orElse(null));
+    plan.alreadyPromotedAt()
+        .ifPresent(cut -> report.text("already promoted at", cut + " (a rerun completes it)"));
+    report.list("tables");
     for (ConsistentFailover.TablePlan table : plan.tables()) {
       java.util.Map<String, Object> item = new java.util.LinkedHashMap<>();
       item.put("table", table.table());
