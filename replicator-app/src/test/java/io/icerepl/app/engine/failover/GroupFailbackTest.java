@@ -187,6 +187,58 @@ class GroupFailbackTest {
   }
 
   /**
+   * A fail-back run at once after the promotion, with a one-second clock-skew allowance: its cut
+   * would fall before the promotion and read each primary's {@code main} as it was before the
+   * promotion moved it. The cut lies at or after the latest promotion.
+   */
+  @Test
+  void aFailBackRightAfterThePromotionTagsNoCutBeforeIt() throws Exception {
+    long promotedAt = 0;
+    for (String primary : List.of(promotedOrders, promotedItems)) {
+      promotedAt =
+          Math.max(
+              promotedAt,
+              new io.icerepl.app.engine.replica.ReplicaFiles(new LocalObjectStore(), 64L << 20)
+                  .state(primary)
+                  .promotion()
+                  .promotedAtMillis());
+    }
+    List<GroupFailback.Member> members =
+        List.of(
+            new GroupFailback.Member(
+                "orders",
+                promotedOrders,
+                orders.location,
+                new LocalObjectStore(),
+                new LocalObjectStore(),
+                TableCatalogs.NONE),
+            new GroupFailback.Member(
+                "order_items",
+                promotedItems,
+                items.location,
+                new LocalObjectStore(),
+                new LocalObjectStore(),
+                TableCatalogs.NONE));
+
+    GroupFailback.Result result =
+        new GroupFailback(
+                Clock.systemUTC(),
+                executor,
+                options(),
+                TableFailback.DEFAULT_TAG_PREFIX,
+                Duration.ofSeconds(30))
+            .failback(members, "sales", Duration.ofSeconds(1), Duration.ZERO, Duration.ofDays(1));
+
+    assertThat(result.cut().toEpochMilli())
+        .as("the cut %s against the promotion at %d", result.cut(), promotedAt)
+        .isGreaterThanOrEqualTo(promotedAt);
+    assertAtTag(
+        result.cutTag(),
+        SourceTable.TABLES.load(orders.location),
+        SourceTable.TABLES.load(items.location));
+  }
+
+  /**
    * A planned switch-back with the writers stopped, by the command: the cut covers every commit of
    * the primaries. Bad arguments are refused before anything is written.
    */
