@@ -232,10 +232,20 @@ class GroupFailbackTest {
     assertThat(result.cut().toEpochMilli())
         .as("the cut %s against the promotion at %d", result.cut(), promotedAt)
         .isGreaterThanOrEqualTo(promotedAt);
-    assertAtTag(
-        result.cutTag(),
-        SourceTable.TABLES.load(orders.location),
-        SourceTable.TABLES.load(items.location));
+    // the writer's batch-3 landed after the promotion, orders then items: at the cut, each original
+    // shows its primary as of that moment, and never items without their order
+    String tag = result.cutTag();
+    long moment = CutTags.momentOfTag("sales", tag).getAsLong();
+    Table ordersOriginal = SourceTable.TABLES.load(orders.location);
+    Table itemsOriginal = SourceTable.TABLES.load(items.location);
+    ordersPrimary.table.refresh();
+    itemsPrimary.table.refresh();
+    assertThat(ordersOriginal.snapshot(tag).snapshotId())
+        .isEqualTo(SnapshotUtil.snapshotIdAsOfTime(ordersPrimary.table, moment));
+    assertThat(itemsOriginal.snapshot(tag).snapshotId())
+        .isEqualTo(SnapshotUtil.snapshotIdAsOfTime(itemsPrimary.table, moment));
+    assertThat(batchesAt(ordersOriginal, ordersOriginal.snapshot(tag).snapshotId()))
+        .containsAll(batchesAt(itemsOriginal, itemsOriginal.snapshot(tag).snapshotId()));
   }
 
   /**
