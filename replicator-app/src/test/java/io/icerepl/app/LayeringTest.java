@@ -73,8 +73,8 @@ class LayeringTest {
 
   /**
    * Promotion, fencing and fail-back live in {@code engine.failover} and build on replication,
-   * never the reverse: the replicator refuses a promoted replica ({@code PromotedReplicaException})
-   * but knows nothing of how one is promoted or failed back.
+   * never the reverse: the replicator refuses a promoted replica ({@code engine.fence}) but knows
+   * nothing of how one is promoted or failed back.
    */
   @Test
   void replicationKnowsNothingOfFailover() {
@@ -83,6 +83,7 @@ class LayeringTest {
         .resideInAnyPackage(
             "io.icerepl.app.engine",
             "io.icerepl.app.engine.catalog..",
+            "io.icerepl.app.engine.fence..",
             "io.icerepl.app.engine.head..",
             "io.icerepl.app.engine.replica..",
             "io.icerepl.app.engine.retention..",

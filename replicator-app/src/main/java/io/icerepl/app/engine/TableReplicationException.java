@@ -1,5 +1,6 @@
 package io.icerepl.app.engine;
 
+import io.icerepl.app.engine.fence.PromotedReplicaException;
 import io.icerepl.merge.error.ReplicationException;
 
 /** A replication of one table failed; the replica was left as it was. */

@@ -3,6 +3,8 @@ package io.icerepl.app.engine;
 import io.icerepl.app.engine.batch.BatchPreCopy;
 import io.icerepl.app.engine.catalog.ReplicaRegistrar;
 import io.icerepl.app.engine.catalog.TableCatalogs;
+import io.icerepl.app.engine.fence.PromotedReplicaException;
+import io.icerepl.app.engine.fence.PromotionFence;
 import io.icerepl.app.engine.head.FileSystemHeadResolver;
 import io.icerepl.app.engine.head.SourceHeadResolver;
 import io.icerepl.app.engine.replica.LeasedReplica;
@@ -18,13 +20,10 @@ import io.icerepl.copier.publish.ReplicaLayout;
 import io.icerepl.copier.store.IoErrors;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.error.BadInputException;
-import io.icerepl.merge.error.DivergedReplicaException;
 import io.icerepl.merge.error.MissingFileException;
 import io.icerepl.merge.error.PathOutsideMappingException;
 import io.icerepl.merge.error.ReplicationException;
 import io.icerepl.merge.error.TableBusyException;
-import io.icerepl.merge.failover.Promotion;
-import io.icerepl.merge.head.MetadataFileNames;
 import io.icerepl.merge.merge.MergeRequest;
 import io.icerepl.merge.merge.MergeResult;
 import io.icerepl.merge.merge.MetadataMerge;
@@ -83,6 +82,7 @@ public final class TableReplicator {
   private final Optional<ReplicaRegistrar> registrar;
   private final PendingDeletion pendingDeletion;
   private final Optional<BatchPreCopy> batchPreCopy;
+  private final PromotionFence fence;
 
   /**
    * The replica version this replicator (or the caller's earlier replicators of the same replica)
@@ -204,6 +204,9 @@ public final class TableReplicator {
     this.batchPreCopy = built.batchPreCopy;
     this.lastPublished = built.lastPublished;
     this.knownCurrent = built.knownCurrent;
+    this.fence =
+        new PromotionFence(
+            source, options.maxMetadataBytes(), replicaFiles, headResolver, registrar);
   }
 
   /**
@@ -748,7 +751,7 @@ public final class TableReplicator {
      */
     ReplicaState state;
 
-    Optional<SwitchBack> switchBack;
+    Optional<PromotionFence.SwitchBack> switchBack;
     SourceHeadResolver.Head resolved;
     String headFile;
     TableMetadata head;
@@ -792,7 +795,13 @@ public final class TableReplicator {
               && checkedHead
                   .map(ReplicaHead::version)
                   .equals(Optional.of(state.lastCommit().version()));
-      switchBack = checkNotPromoted(table, sourceLocation, targetLocation, before, state, leased);
+      switchBack =
+          fence.check(
+              table,
+              sourceLocation,
+              before.map(b -> new PromotionFence.SourceHead(b.source().file(), b.sourceMetadata())),
+              state,
+              leased);
       if (state.promotion() != null) {
         state = leased.state(); // a promotion the check ended is gone from it
       }
@@ -823,7 +832,7 @@ public final class TableReplicator {
       // read again under the lease when another run may have committed since the check
       replica =
           switchBack.isPresent()
-              ? switchBack.map(SwitchBack::replica)
+              ? switchBack.map(PromotionFence.SwitchBack::replica)
               : noCommitSince
                   ? checkedHead
                   : replicaFiles.head(
@@ -848,10 +857,10 @@ public final class TableReplicator {
               head,
               headFile,
               switchBack.isPresent()
-                  ? switchBack.map(SwitchBack::resumeAfter)
+                  ? switchBack.map(PromotionFence.SwitchBack::resumeAfter)
                   : replica.flatMap(ReplicaHead::lastSourceFile),
               switchBack.isPresent()
-                  ? switchBack.map(SwitchBack::resumeAfterUpdatedMs)
+                  ? switchBack.map(PromotionFence.SwitchBack::resumeAfterUpdatedMs)
                   : replica.flatMap(ReplicaHead::lastSourceUpdatedMs),
               options.coalesce());
       if (versions.isEmpty()) {
@@ -960,7 +969,7 @@ public final class TableReplicator {
     /** Ends a switch-back's promotion once it committed, and says what the run did. */
     ReplicationResult finish(OptionalLong fromMs) throws IOException {
       if (switchBack.isPresent() && counts.versions > 0) {
-        endPromotion(table, leased);
+        fence.end(table, leased);
       }
       Set<Long> held = new HashSet<>();
       replica.ifPresent(r -> r.metadata().snapshots().forEach(s -> held.add(s.snapshotId())));
@@ -991,175 +1000,6 @@ public final class TableReplicator {
       return new ReplicationResult(summary, heads);
     }
   }
-
-  /**
-   * A promoted replica is a primary: nothing is replicated into it, by any instance, whatever the
-   * source does. The record is the replica's own, so it holds after restarts and with the source
-   * back. A source that cannot be read does not hide the promotion. Only a switch-back ends it (see
-   * {@link Promotion#fence}): the source is the failed-back line, promoted again from the replica's
-   * current version.
-   *
-   * @return for a switch-back, the replica's current version and where in the source to resume
-   */
-  private Optional<SwitchBack> checkNotPromoted(
-      String table,
-      String sourceLocation,
-      String targetLocation,
-      Optional<TableHeads> before,
-      ReplicaState state,
-      LeasedReplica leased)
-      throws IOException {
-    Promotion promotion = state.promotion();
-    if (promotion == null || promotionEnded(table, state, leased)) {
-      return Optional.empty();
-    }
-    String sourceHead;
-    TableMetadata sourceMetadata;
-    try {
-      sourceHead =
-          before
-              .map(b -> b.source().file())
-              .orElseGet(() -> headResolver.head(sourceLocation).file());
-      sourceMetadata =
-          before
-              .map(TableHeads::sourceMetadata)
-              .orElseGet(
-                  () -> ReplicaFiles.readMetadata(source, sourceHead, options.maxMetadataBytes()));
-    } catch (RuntimeException e) {
-      LOG.info(
-          "{}: source head unreadable ({}) for promoted replica {}",
-          table,
-          e.getMessage(),
-          targetLocation);
-      throw PromotedReplicaException.of(
-          table, targetLocation, promotion, null, promotedFile(table, targetLocation, promotion));
-    }
-    if (!promotion.isOutrankedBy(sourceMetadata)) {
-      String current = promotedFile(table, targetLocation, promotion);
-      boolean recorded =
-          promotion.isReplicaOfThisLine(sourceMetadata)
-              && isRecordedCommit(sourceLocation, sourceHead);
-      if (promotion.fence(sourceHead, sourceMetadata, recorded) == Promotion.Fence.FAILED_BACK) {
-        throw PromotedReplicaException.failedBack(
-            table, targetLocation, promotion, sourceHead, current);
-      }
-      throw PromotedReplicaException.of(table, targetLocation, promotion, sourceHead, current);
-    }
-    // a later promotion of a replica of this table: only then are its record and the replica's
-    // current version, which the table's writers wrote, needed
-    ReplicaHead replica =
-        replicaFiles
-            .promotedHead(
-                table, targetLocation, promotion, registrar.flatMap(ReplicaRegistrar::entryFile))
-            .orElseThrow(() -> new IllegalStateException(targetLocation + " holds no version"));
-    Promotion sourcePromotion =
-        new ReplicaFiles(source, options.maxMetadataBytes())
-            .state(sourceMetadata.location())
-            .promotion();
-    Promotion.Fence fence =
-        promotion.fence(
-            sourceHead, sourceMetadata, sourcePromotion, replica.file(), replica.metadata());
-    if (fence != Promotion.Fence.SWITCHED_BACK) {
-      throw PromotedReplicaException.diverged(
-          table,
-          targetLocation,
-          promotion,
-          sourceHead,
-          sourcePromotion,
-          replica.file(),
-          Promotion.writtenAfter(sourceMetadata, replica.metadata()));
-    }
-    LOG.info(
-        "{}: {} is the fail-back line promoted again (epoch {}, from {}): replication into {}, promoted at epoch {}, resumes",
-        table,
-        sourceHead,
-        sourcePromotion.epoch(),
-        replica.file(),
-        targetLocation,
-        promotion.epoch());
-    // the source's promotion commit follows the version that replicated the replica's head
-    return Optional.of(
-        new SwitchBack(
-            replica,
-            ReplicaLayout.metadataFileName(sourcePromotion.replicaVersion() - 1),
-            sourcePromotion.promotedAtMillis()));
-  }
-
-  /**
-   * Whether the source's head is the last commit its own replicator state records: nobody wrote the
-   * source since a fail-back (or its later runs) made it a replica.
-   */
-  private boolean isRecordedCommit(String sourceLocation, String sourceHead) throws IOException {
-    ReplicaState.LastCommit last =
-        new ReplicaFiles(source, options.maxMetadataBytes()).state(sourceLocation).lastCommit();
-    return last != null
-        && ReplicaLayout.metadataFileName(last.version())
-            .equals(MetadataFileNames.fileName(sourceHead));
-  }
-
-  /**
-   * The promoted replica's current metadata file, where its writers commit, for its status; null
-   * when it cannot be read (the fence does not depend on it).
-   */
-  private String promotedFile(String table, String targetLocation, Promotion promotion) {
-    try {
-      return replicaFiles
-          .promotedHead(
-              table, targetLocation, promotion, registrar.flatMap(ReplicaRegistrar::entryFile))
-          .map(ReplicaHead::file)
-          .orElse(null);
-    } catch (IOException | RuntimeException e) {
-      LOG.debug("{}: current version of promoted replica {} unread", table, targetLocation, e);
-      return null;
-    }
-  }
-
-  /**
-   * Whether a replica commit the replicator recorded after the promotion was published: a
-   * switch-back (or a fail-back into the promoted table) ended the promotion, and a crash before
-   * its record was dropped left it behind. A recorded commit not published yet ends nothing: the
-   * switch-back is decided again.
-   */
-  private boolean promotionEnded(String table, ReplicaState state, LeasedReplica leased)
-      throws IOException {
-    String targetLocation = leased.location();
-    ReplicaState.LastCommit last = state.lastCommit();
-    if (last == null || last.version() <= state.promotion().replicaVersion()) {
-      return false;
-    }
-    Optional<ReplicaHead> head;
-    try {
-      head = replicaFiles.head(table, targetLocation);
-    } catch (DivergedReplicaException e) {
-      return false; // written on since: the fence names what
-    }
-    if (head.isEmpty() || head.get().version() != last.version()) {
-      return false;
-    }
-    endPromotion(table, leased);
-    return true;
-  }
-
-  private void endPromotion(String table, LeasedReplica leased) throws IOException {
-    String targetLocation = leased.location();
-    ReplicaState state = leased.state();
-    leased.writeState(state.withPromotion(null), "end the promotion");
-    LOG.info(
-        "{}: {} is a read-only replica again; its promotion at epoch {} ended",
-        table,
-        targetLocation,
-        state.promotion().epoch());
-  }
-
-  /**
-   * A switch-back found by {@link #checkNotPromoted}.
-   *
-   * @param replica the replica's current version, written by the table's writers
-   * @param resumeAfter the source version that holds it: every later one is applied
-   * @param resumeAfterUpdatedMs no earlier than that version's {@code last-updated-ms}, should the
-   *     source's log have been cut since
-   */
-  private record SwitchBack(ReplicaHead replica, String resumeAfter, long resumeAfterUpdatedMs) {}
 
   /**
    * Learns the prefixes of source versions this run does not apply: on a backfill every earlier

@@ -1,11 +1,11 @@
 package io.icerepl.app.service.status;
 
-import io.icerepl.app.engine.PromotedReplicaException;
 import io.icerepl.app.engine.ReplicationSummary;
 import io.icerepl.app.engine.TableReplicationException;
 import io.icerepl.app.engine.catalog.CatalogException;
 import io.icerepl.app.engine.failover.FailbackReport;
 import io.icerepl.app.engine.failover.PromotionResult;
+import io.icerepl.app.engine.fence.PromotedReplicaException;
 import io.icerepl.app.engine.verify.VerifyReport;
 import io.icerepl.app.engine.worker.Observation;
 import io.icerepl.app.engine.worker.TableKey;

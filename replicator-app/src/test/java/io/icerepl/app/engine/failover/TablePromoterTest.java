@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icerepl.app.engine.FaultInjectingStore;
-import io.icerepl.app.engine.PromotedReplicaException;
 import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.SourceTable;
 import io.icerepl.app.engine.TableReplicationException;
 import io.icerepl.app.engine.TableReplicator;
+import io.icerepl.app.engine.fence.PromotedReplicaException;
 import io.icerepl.app.engine.replica.ReplicaFiles;
 import io.icerepl.app.engine.verify.TableVerifier;
 import io.icerepl.copier.store.LocalObjectStore;

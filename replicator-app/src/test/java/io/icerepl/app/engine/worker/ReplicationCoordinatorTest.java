@@ -2,8 +2,8 @@ package io.icerepl.app.engine.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icerepl.app.engine.PromotedReplicaException;
 import io.icerepl.app.engine.TableReplicationException;
+import io.icerepl.app.engine.fence.PromotedReplicaException;
 import io.icerepl.merge.failover.Promotion;
 import java.time.Duration;
 import java.util.List;

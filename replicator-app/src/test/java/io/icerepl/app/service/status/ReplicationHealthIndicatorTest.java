@@ -2,9 +2,9 @@ package io.icerepl.app.service.status;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icerepl.app.engine.PromotedReplicaException;
 import io.icerepl.app.engine.ReplicationSummary;
 import io.icerepl.app.engine.TableReplicationException;
+import io.icerepl.app.engine.fence.PromotedReplicaException;
 import io.icerepl.app.engine.worker.Observation;
 import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.merge.failover.Promotion;

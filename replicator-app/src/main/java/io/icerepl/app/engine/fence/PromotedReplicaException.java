@@ -1,4 +1,4 @@
-package io.icerepl.app.engine;
+package io.icerepl.app.engine.fence;
 
 import io.icerepl.merge.error.ReplicationException;
 import io.icerepl.merge.failover.Promotion;
