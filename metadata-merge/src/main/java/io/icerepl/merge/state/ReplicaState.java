@@ -59,264 +59,76 @@ public record ReplicaState(
     mirrorPrefixes = List.copyOf(mirrorPrefixes);
   }
 
-  public ReplicaState(
-      Set<Long> expiredSnapshotIds,
-      Map<String, Long> droppedRefs,
-      List<ExpiredSnapshot> pendingDeletes,
-      LastCommit lastCommit,
-      List<PathMapping.Prefix> sourcePrefixes,
-      List<String> replacedStatisticsFiles,
-      Promotion promotion,
-      Map<String, Long> keptRefs,
-      List<PathMapping.Prefix> mirrorPrefixes,
-      Map<String, Long> cutTags) {
-    this(
-        expiredSnapshotIds,
-        droppedRefs,
-        pendingDeletes,
-        lastCommit,
-        sourcePrefixes,
-        replacedStatisticsFiles,
-        promotion,
-        keptRefs,
-        mirrorPrefixes,
-        cutTags,
-        null,
-        null);
-  }
-
-  public ReplicaState(
-      Set<Long> expiredSnapshotIds,
-      Map<String, Long> droppedRefs,
-      List<ExpiredSnapshot> pendingDeletes,
-      LastCommit lastCommit,
-      List<PathMapping.Prefix> sourcePrefixes,
-      List<String> replacedStatisticsFiles,
-      Promotion promotion,
-      Map<String, Long> keptRefs,
-      List<PathMapping.Prefix> mirrorPrefixes) {
-    this(
-        expiredSnapshotIds,
-        droppedRefs,
-        pendingDeletes,
-        lastCommit,
-        sourcePrefixes,
-        replacedStatisticsFiles,
-        promotion,
-        keptRefs,
-        mirrorPrefixes,
-        Map.of());
-  }
-
-  public ReplicaState(
-      Set<Long> expiredSnapshotIds,
-      Map<String, Long> droppedRefs,
-      List<ExpiredSnapshot> pendingDeletes,
-      LastCommit lastCommit,
-      List<PathMapping.Prefix> sourcePrefixes,
-      List<String> replacedStatisticsFiles,
-      Promotion promotion,
-      Map<String, Long> keptRefs) {
-    this(
-        expiredSnapshotIds,
-        droppedRefs,
-        pendingDeletes,
-        lastCommit,
-        sourcePrefixes,
-        replacedStatisticsFiles,
-        promotion,
-        keptRefs,
-        List.of());
-  }
-
-  public ReplicaState(
-      Set<Long> expiredSnapshotIds,
-      Map<String, Long> droppedRefs,
-      List<ExpiredSnapshot> pendingDeletes,
-      LastCommit lastCommit,
-      List<PathMapping.Prefix> sourcePrefixes,
-      List<String> replacedStatisticsFiles,
-      Promotion promotion) {
-    this(
-        expiredSnapshotIds,
-        droppedRefs,
-        pendingDeletes,
-        lastCommit,
-        sourcePrefixes,
-        replacedStatisticsFiles,
-        promotion,
-        Map.of());
-  }
-
-  public ReplicaState(
-      Set<Long> expiredSnapshotIds,
-      Map<String, Long> droppedRefs,
-      List<ExpiredSnapshot> pendingDeletes,
-      LastCommit lastCommit,
-      List<PathMapping.Prefix> sourcePrefixes,
-      List<String> replacedStatisticsFiles) {
-    this(
-        expiredSnapshotIds,
-        droppedRefs,
-        pendingDeletes,
-        lastCommit,
-        sourcePrefixes,
-        replacedStatisticsFiles,
-        null);
-  }
-
-  public ReplicaState(
-      Set<Long> expiredSnapshotIds,
-      Map<String, Long> droppedRefs,
-      List<ExpiredSnapshot> pendingDeletes,
-      LastCommit lastCommit) {
-    this(expiredSnapshotIds, droppedRefs, pendingDeletes, lastCommit, List.of(), List.of());
-  }
-
-  public ReplicaState(
-      Set<Long> expiredSnapshotIds,
-      Map<String, Long> droppedRefs,
-      List<ExpiredSnapshot> pendingDeletes) {
-    this(expiredSnapshotIds, droppedRefs, pendingDeletes, null);
-  }
-
   public static ReplicaState empty() {
-    return new ReplicaState(Set.of(), Map.of(), List.of(), null);
+    return builder().build();
+  }
+
+  /** A builder for a state, every component empty or null until set. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder starting from this state's components. */
+  public Builder toBuilder() {
+    return new Builder()
+        .expiredSnapshotIds(expiredSnapshotIds)
+        .droppedRefs(droppedRefs)
+        .pendingDeletes(pendingDeletes)
+        .lastCommit(lastCommit)
+        .sourcePrefixes(sourcePrefixes)
+        .replacedStatisticsFiles(replacedStatisticsFiles)
+        .promotion(promotion)
+        .keptRefs(keptRefs)
+        .mirrorPrefixes(mirrorPrefixes)
+        .cutTags(cutTags)
+        .knownCurrentFromMs(knownCurrentFromMs)
+        .group(group);
   }
 
   /** The same state with another retention record, the last commit kept. */
   public ReplicaState withRetention(
       Set<Long> expired, Map<String, Long> dropped, List<ExpiredSnapshot> pending) {
-    return new ReplicaState(
-        expired,
-        dropped,
-        pending,
-        lastCommit,
-        sourcePrefixes,
-        replacedStatisticsFiles,
-        promotion,
-        keptRefs,
-        mirrorPrefixes,
-        cutTags,
-        knownCurrentFromMs,
-        group);
+    return toBuilder()
+        .expiredSnapshotIds(expired)
+        .droppedRefs(dropped)
+        .pendingDeletes(pending)
+        .build();
   }
 
   public ReplicaState withLastCommit(LastCommit commit) {
-    return new ReplicaState(
-        expiredSnapshotIds,
-        droppedRefs,
-        pendingDeletes,
-        commit,
-        sourcePrefixes,
-        replacedStatisticsFiles,
-        promotion,
-        keptRefs,
-        mirrorPrefixes,
-        cutTags,
-        knownCurrentFromMs,
-        group);
+    return toBuilder().lastCommit(commit).build();
   }
 
   public ReplicaState withSourcePrefixes(List<PathMapping.Prefix> prefixes) {
-    return new ReplicaState(
-        expiredSnapshotIds,
-        droppedRefs,
-        pendingDeletes,
-        lastCommit,
-        prefixes,
-        replacedStatisticsFiles,
-        promotion,
-        keptRefs,
-        mirrorPrefixes,
-        cutTags,
-        knownCurrentFromMs,
-        group);
+    return toBuilder().sourcePrefixes(prefixes).build();
   }
 
   public ReplicaState withReplacedStatisticsFiles(List<String> files) {
-    return new ReplicaState(
-        expiredSnapshotIds,
-        droppedRefs,
-        pendingDeletes,
-        lastCommit,
-        sourcePrefixes,
-        files,
-        promotion,
-        keptRefs,
-        mirrorPrefixes,
-        cutTags,
-        knownCurrentFromMs,
-        group);
+    return toBuilder().replacedStatisticsFiles(files).build();
   }
 
   /** The same state recording the replica's promotion to a writable table. */
   public ReplicaState withPromotion(Promotion promoted) {
-    return new ReplicaState(
-        expiredSnapshotIds,
-        droppedRefs,
-        pendingDeletes,
-        lastCommit,
-        sourcePrefixes,
-        replacedStatisticsFiles,
-        promoted,
-        keptRefs,
-        mirrorPrefixes,
-        cutTags,
+    return toBuilder()
+        .promotion(promoted)
         // a primary's writers are its own: what it was known current with no longer holds
-        promoted == null ? knownCurrentFromMs : null,
-        group);
+        .knownCurrentFromMs(promoted == null ? knownCurrentFromMs : null)
+        .build();
   }
 
   /** The same state with the mirror mapping inferred for the replica. */
   public ReplicaState withMirrorPrefixes(List<PathMapping.Prefix> prefixes) {
-    return new ReplicaState(
-        expiredSnapshotIds,
-        droppedRefs,
-        pendingDeletes,
-        lastCommit,
-        sourcePrefixes,
-        replacedStatisticsFiles,
-        promotion,
-        keptRefs,
-        prefixes,
-        cutTags,
-        knownCurrentFromMs,
-        group);
+    return toBuilder().mirrorPrefixes(prefixes).build();
   }
 
   /** The same state keeping these tags (a fail-back's orphan tags). */
   public ReplicaState withKeptRefs(Map<String, Long> refs) {
-    return new ReplicaState(
-        expiredSnapshotIds,
-        droppedRefs,
-        pendingDeletes,
-        lastCommit,
-        sourcePrefixes,
-        replacedStatisticsFiles,
-        promotion,
-        refs,
-        mirrorPrefixes,
-        cutTags,
-        knownCurrentFromMs,
-        group);
+    return toBuilder().keptRefs(refs).build();
   }
 
   /** The same state with these group cut tags. */
   public ReplicaState withCutTags(Map<String, Long> tags) {
-    return new ReplicaState(
-        expiredSnapshotIds,
-        droppedRefs,
-        pendingDeletes,
-        lastCommit,
-        sourcePrefixes,
-        replacedStatisticsFiles,
-        promotion,
-        keptRefs,
-        mirrorPrefixes,
-        tags,
-        knownCurrentFromMs,
-        group);
+    return toBuilder().cutTags(tags).build();
   }
 
   /**
@@ -327,19 +139,7 @@ public record ReplicaState(
     if (knownCurrentFromMs != null && knownCurrentFromMs >= fromMs) {
       return this;
     }
-    return new ReplicaState(
-        expiredSnapshotIds,
-        droppedRefs,
-        pendingDeletes,
-        lastCommit,
-        sourcePrefixes,
-        replacedStatisticsFiles,
-        promotion,
-        keptRefs,
-        mirrorPrefixes,
-        cutTags,
-        fromMs,
-        group);
+    return toBuilder().knownCurrentFromMs(fromMs).build();
   }
 
   /**
@@ -347,36 +147,109 @@ public record ReplicaState(
    * promotion, a fail-back that turns the replica's direction).
    */
   public ReplicaState withoutKnownCurrent() {
-    return new ReplicaState(
-        expiredSnapshotIds,
-        droppedRefs,
-        pendingDeletes,
-        lastCommit,
-        sourcePrefixes,
-        replacedStatisticsFiles,
-        promotion,
-        keptRefs,
-        mirrorPrefixes,
-        cutTags,
-        null,
-        group);
+    return toBuilder().knownCurrentFromMs(null).build();
   }
 
   /** The same state recording the replica's group, or none. */
   public ReplicaState withGroup(GroupMembership membership) {
-    return new ReplicaState(
-        expiredSnapshotIds,
-        droppedRefs,
-        pendingDeletes,
-        lastCommit,
-        sourcePrefixes,
-        replacedStatisticsFiles,
-        promotion,
-        keptRefs,
-        mirrorPrefixes,
-        cutTags,
-        knownCurrentFromMs,
-        membership);
+    return toBuilder().group(membership).build();
+  }
+
+  /**
+   * Builds a {@link ReplicaState} by component name, so two components of one type (three maps of
+   * name to snapshot id) cannot be swapped by position. Collections are copied by {@link #build()}.
+   */
+  public static final class Builder {
+    private Set<Long> expiredSnapshotIds = Set.of();
+    private Map<String, Long> droppedRefs = Map.of();
+    private List<ExpiredSnapshot> pendingDeletes = List.of();
+    private LastCommit lastCommit;
+    private List<PathMapping.Prefix> sourcePrefixes = List.of();
+    private List<String> replacedStatisticsFiles = List.of();
+    private Promotion promotion;
+    private Map<String, Long> keptRefs = Map.of();
+    private List<PathMapping.Prefix> mirrorPrefixes = List.of();
+    private Map<String, Long> cutTags = Map.of();
+    private Long knownCurrentFromMs;
+    private GroupMembership group;
+
+    private Builder() {}
+
+    public Builder expiredSnapshotIds(Set<Long> ids) {
+      this.expiredSnapshotIds = ids;
+      return this;
+    }
+
+    public Builder droppedRefs(Map<String, Long> refs) {
+      this.droppedRefs = refs;
+      return this;
+    }
+
+    public Builder pendingDeletes(List<ExpiredSnapshot> pending) {
+      this.pendingDeletes = pending;
+      return this;
+    }
+
+    public Builder lastCommit(LastCommit commit) {
+      this.lastCommit = commit;
+      return this;
+    }
+
+    public Builder sourcePrefixes(List<PathMapping.Prefix> prefixes) {
+      this.sourcePrefixes = prefixes;
+      return this;
+    }
+
+    public Builder replacedStatisticsFiles(List<String> files) {
+      this.replacedStatisticsFiles = files;
+      return this;
+    }
+
+    public Builder promotion(Promotion promoted) {
+      this.promotion = promoted;
+      return this;
+    }
+
+    public Builder keptRefs(Map<String, Long> refs) {
+      this.keptRefs = refs;
+      return this;
+    }
+
+    public Builder mirrorPrefixes(List<PathMapping.Prefix> prefixes) {
+      this.mirrorPrefixes = prefixes;
+      return this;
+    }
+
+    public Builder cutTags(Map<String, Long> tags) {
+      this.cutTags = tags;
+      return this;
+    }
+
+    public Builder knownCurrentFromMs(Long fromMs) {
+      this.knownCurrentFromMs = fromMs;
+      return this;
+    }
+
+    public Builder group(GroupMembership membership) {
+      this.group = membership;
+      return this;
+    }
+
+    public ReplicaState build() {
+      return new ReplicaState(
+          expiredSnapshotIds,
+          droppedRefs,
+          pendingDeletes,
+          lastCommit,
+          sourcePrefixes,
+          replacedStatisticsFiles,
+          promotion,
+          keptRefs,
+          mirrorPrefixes,
+          cutTags,
+          knownCurrentFromMs,
+          group);
+    }
   }
 
   /**

@@ -240,21 +240,22 @@ public final class ReplicaStateParser {
         .fields()
         .forEachRemaining(e -> cutTags.put(e.getKey(), e.getValue().asLong()));
     return new FencedState(
-        new ReplicaState(
-            ids,
-            refs,
-            pending,
-            lastCommit,
-            prefixes,
-            replacedStatistics,
-            promotion,
-            kept,
-            mirror,
-            cutTags,
+        ReplicaState.builder()
+            .expiredSnapshotIds(ids)
+            .droppedRefs(refs)
+            .pendingDeletes(pending)
+            .lastCommit(lastCommit)
+            .sourcePrefixes(prefixes)
+            .replacedStatisticsFiles(replacedStatistics)
+            .promotion(promotion)
+            .keptRefs(kept)
+            .mirrorPrefixes(mirror)
+            .cutTags(cutTags)
             // absent until a run or check found the replica current, and from older releases
-            readKnownCurrent(json, fileName),
+            .knownCurrentFromMs(readKnownCurrent(json, fileName))
             // absent unless the service replicates the table as a member of a group
-            json.hasNonNull(GROUP) ? readGroup(json.get(GROUP), fileName) : null),
+            .group(json.hasNonNull(GROUP) ? readGroup(json.get(GROUP), fileName) : null)
+            .build(),
         fencingEpoch);
   }
 

@@ -17,19 +17,20 @@ class ReplicaStateParserTest {
   @Test
   void stateSurvivesARoundTrip() {
     ReplicaState state =
-        new ReplicaState(
-            Set.of(3L, 1L),
-            Map.of("audit", 1L),
-            List.of(
-                new ExpiredSnapshot(
-                    1,
-                    "s3://r/t/metadata/snap-1.avro",
-                    List.of(),
-                    List.of("s3://r/t/metadata/s.puffin")),
-                new ExpiredSnapshot(3, null, List.of("s3://r/t/metadata/m.avro"), List.of())),
-            new ReplicaState.LastCommit(7, "t7", "t6"),
-            List.of(),
-            List.of("s3://r/t/metadata/old-stats.puffin"));
+        ReplicaState.builder()
+            .expiredSnapshotIds(Set.of(3L, 1L))
+            .droppedRefs(Map.of("audit", 1L))
+            .pendingDeletes(
+                List.of(
+                    new ExpiredSnapshot(
+                        1,
+                        "s3://r/t/metadata/snap-1.avro",
+                        List.of(),
+                        List.of("s3://r/t/metadata/s.puffin")),
+                    new ExpiredSnapshot(3, null, List.of("s3://r/t/metadata/m.avro"), List.of())))
+            .lastCommit(new ReplicaState.LastCommit(7, "t7", "t6"))
+            .replacedStatisticsFiles(List.of("s3://r/t/metadata/old-stats.puffin"))
+            .build();
     assertThat(ReplicaStateParser.fromJson(ReplicaStateParser.toJson(state), "state.json"))
         .isEqualTo(state);
   }

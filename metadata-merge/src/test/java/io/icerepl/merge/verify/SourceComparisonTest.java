@@ -6,7 +6,6 @@ import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.model.TableMetadataParser;
 import io.icerepl.merge.state.ReplicaState;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -16,7 +15,7 @@ class SourceComparisonTest {
   @Test
   void aRefTheReplicasRetentionDroppedIsMissingOnlyOnceTheSourceMovedIt() {
     TableMetadata replica = metadata("/r", "{\"main\": 2}", 1, 2);
-    ReplicaState dropped = new ReplicaState(Set.of(), Map.of("old", 1L), List.of());
+    ReplicaState dropped = ReplicaState.builder().droppedRefs(Map.of("old", 1L)).build();
 
     SourceComparison.Result stillThere =
         SourceComparison.compare(
@@ -39,7 +38,7 @@ class SourceComparisonTest {
 
     SourceComparison.Result result =
         SourceComparison.compare(
-            source, replica, new ReplicaState(Set.of(1L), Map.of(), List.of()));
+            source, replica, ReplicaState.builder().expiredSnapshotIds(Set.of(1L)).build());
 
     assertThat(result.problems())
         .containsExactly(

@@ -42,47 +42,116 @@ public record ReplicationSummary(
     inferredMirror = List.copyOf(inferredMirror);
   }
 
-  /** A run that inferred no mirror mapping. */
-  public ReplicationSummary(
-      int versionsApplied,
-      int snapshotsAdded,
-      long filesCopied,
-      long bytesCopied,
-      long filesRewritten,
-      List<String> replicaMetadataFiles,
-      List<String> skippedVersions,
-      List<Long> lostSnapshots,
-      Optional<Duration> settlesIn) {
-    this(
-        versionsApplied,
-        snapshotsAdded,
-        filesCopied,
-        bytesCopied,
-        filesRewritten,
-        replicaMetadataFiles,
-        skippedVersions,
-        lostSnapshots,
-        settlesIn,
-        List.of());
+  /** A run that found nothing to do. */
+  public static ReplicationSummary none() {
+    return builder().build();
+  }
+
+  /** A builder for a summary, every count zero and every list empty until set. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder starting from this summary's components. */
+  public Builder toBuilder() {
+    return new Builder()
+        .versionsApplied(versionsApplied)
+        .snapshotsAdded(snapshotsAdded)
+        .filesCopied(filesCopied)
+        .bytesCopied(bytesCopied)
+        .filesRewritten(filesRewritten)
+        .replicaMetadataFiles(replicaMetadataFiles)
+        .skippedVersions(skippedVersions)
+        .lostSnapshots(lostSnapshots)
+        .settlesIn(settlesIn)
+        .inferredMirror(inferredMirror);
   }
 
   /** The same, with the mirror mapping the run inferred. */
   public ReplicationSummary withInferredMirror(List<PathMapping.Prefix> mirror) {
-    return new ReplicationSummary(
-        versionsApplied,
-        snapshotsAdded,
-        filesCopied,
-        bytesCopied,
-        filesRewritten,
-        replicaMetadataFiles,
-        skippedVersions,
-        lostSnapshots,
-        settlesIn,
-        mirror);
+    return toBuilder().inferredMirror(mirror).build();
   }
 
-  /** A run that found nothing to do. */
-  public static ReplicationSummary none() {
-    return new ReplicationSummary(0, 0, 0, 0, 0, List.of(), List.of(), List.of(), Optional.empty());
+  /**
+   * Builds a {@link ReplicationSummary} by component name, so its five counts cannot be swapped by
+   * position. Lists are copied by {@link #build()}.
+   */
+  public static final class Builder {
+    private int versionsApplied;
+    private int snapshotsAdded;
+    private long filesCopied;
+    private long bytesCopied;
+    private long filesRewritten;
+    private List<String> replicaMetadataFiles = List.of();
+    private List<String> skippedVersions = List.of();
+    private List<Long> lostSnapshots = List.of();
+    private Optional<Duration> settlesIn = Optional.empty();
+    private List<PathMapping.Prefix> inferredMirror = List.of();
+
+    private Builder() {}
+
+    public Builder versionsApplied(int versions) {
+      this.versionsApplied = versions;
+      return this;
+    }
+
+    public Builder snapshotsAdded(int snapshots) {
+      this.snapshotsAdded = snapshots;
+      return this;
+    }
+
+    public Builder filesCopied(long files) {
+      this.filesCopied = files;
+      return this;
+    }
+
+    public Builder bytesCopied(long bytes) {
+      this.bytesCopied = bytes;
+      return this;
+    }
+
+    public Builder filesRewritten(long files) {
+      this.filesRewritten = files;
+      return this;
+    }
+
+    public Builder replicaMetadataFiles(List<String> files) {
+      this.replicaMetadataFiles = files;
+      return this;
+    }
+
+    public Builder skippedVersions(List<String> versions) {
+      this.skippedVersions = versions;
+      return this;
+    }
+
+    public Builder lostSnapshots(List<Long> snapshots) {
+      this.lostSnapshots = snapshots;
+      return this;
+    }
+
+    public Builder settlesIn(Optional<Duration> settles) {
+      this.settlesIn = settles;
+      return this;
+    }
+
+    public Builder inferredMirror(List<PathMapping.Prefix> mirror) {
+      this.inferredMirror = mirror;
+      return this;
+    }
+
+    public ReplicationSummary build() {
+      return new ReplicationSummary(
+          versionsApplied,
+          snapshotsAdded,
+          filesCopied,
+          bytesCopied,
+          filesRewritten,
+          replicaMetadataFiles,
+          skippedVersions,
+          lostSnapshots,
+          settlesIn,
+          inferredMirror);
+    }
   }
 }

@@ -558,16 +558,15 @@ public final class TableReplicator {
       wouldPublish.add(replicaFile.get());
       snapshots += merge.addedSnapshots().size();
     }
-    return new ReplicationSummary(
-        wouldPublish.size(),
-        snapshots,
-        counter.filesCopied(),
-        counter.bytesCopied(),
-        counter.filesRewritten(),
-        wouldPublish,
-        skipped,
-        List.of(),
-        Optional.empty());
+    return ReplicationSummary.builder()
+        .versionsApplied(wouldPublish.size())
+        .snapshotsAdded(snapshots)
+        .filesCopied(counter.filesCopied())
+        .bytesCopied(counter.bytesCopied())
+        .filesRewritten(counter.filesRewritten())
+        .replicaMetadataFiles(wouldPublish)
+        .skippedVersions(skipped)
+        .build();
   }
 
   /**
@@ -979,16 +978,17 @@ public final class TableReplicator {
             "{}: could not keep snapshots {}: the source removed their files first", table, lost);
       }
       ReplicationSummary summary =
-          new ReplicationSummary(
-              counts.versions,
-              counts.snapshots,
-              counts.filesCopied,
-              counts.bytesCopied,
-              counts.filesRewritten,
-              counts.published,
-              counts.skipped,
-              lost,
-              settlesIn);
+          ReplicationSummary.builder()
+              .versionsApplied(counts.versions)
+              .snapshotsAdded(counts.snapshots)
+              .filesCopied(counts.filesCopied)
+              .bytesCopied(counts.bytesCopied)
+              .filesRewritten(counts.filesRewritten)
+              .replicaMetadataFiles(counts.published)
+              .skippedVersions(counts.skipped)
+              .lostSnapshots(lost)
+              .settlesIn(settlesIn)
+              .build();
       TableHeads heads = new TableHeads(resolved, head, replica, state.expiredSnapshotIds());
       if (fromMs.isPresent() && heads.inSync() && settlesIn.isEmpty()) {
         ReplicaState recorded = knownCurrent.recorded(state, fromMs.getAsLong());

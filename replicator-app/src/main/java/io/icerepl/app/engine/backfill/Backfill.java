@@ -195,17 +195,21 @@ public final class Backfill {
   }
 
   private static ReplicationSummary add(ReplicationSummary a, ReplicationSummary b) {
-    return new ReplicationSummary(
-        a.versionsApplied() + b.versionsApplied(),
-        a.snapshotsAdded() + b.snapshotsAdded(),
-        a.filesCopied() + b.filesCopied(),
-        a.bytesCopied() + b.bytesCopied(),
-        a.filesRewritten() + b.filesRewritten(),
-        Stream.concat(a.replicaMetadataFiles().stream(), b.replicaMetadataFiles().stream())
-            .toList(),
-        Stream.concat(a.skippedVersions().stream(), b.skippedVersions().stream()).toList(),
-        Stream.concat(a.lostSnapshots().stream(), b.lostSnapshots().stream()).toList(),
-        b.settlesIn());
+    return ReplicationSummary.builder()
+        .versionsApplied(a.versionsApplied() + b.versionsApplied())
+        .snapshotsAdded(a.snapshotsAdded() + b.snapshotsAdded())
+        .filesCopied(a.filesCopied() + b.filesCopied())
+        .bytesCopied(a.bytesCopied() + b.bytesCopied())
+        .filesRewritten(a.filesRewritten() + b.filesRewritten())
+        .replicaMetadataFiles(
+            Stream.concat(a.replicaMetadataFiles().stream(), b.replicaMetadataFiles().stream())
+                .toList())
+        .skippedVersions(
+            Stream.concat(a.skippedVersions().stream(), b.skippedVersions().stream()).toList())
+        .lostSnapshots(
+            Stream.concat(a.lostSnapshots().stream(), b.lostSnapshots().stream()).toList())
+        .settlesIn(b.settlesIn())
+        .build();
   }
 
   /** Keeps each run's summary for its outcome and passes its copying on to the listener. */

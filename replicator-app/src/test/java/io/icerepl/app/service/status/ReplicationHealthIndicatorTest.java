@@ -15,7 +15,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.health.contributor.Status;
 
@@ -139,8 +138,14 @@ class ReplicationHealthIndicatorTest {
   }
 
   private static ReplicationSummary summary() {
-    return new ReplicationSummary(
-        1, 1, 2, 100, 1, List.of("a/v1.metadata.json"), List.of(), List.of(), Optional.empty());
+    return ReplicationSummary.builder()
+        .versionsApplied(1)
+        .snapshotsAdded(1)
+        .filesCopied(2)
+        .bytesCopied(100)
+        .filesRewritten(1)
+        .replicaMetadataFiles(List.of("a/v1.metadata.json"))
+        .build();
   }
 
   private static Observation inSync() {
