@@ -103,6 +103,13 @@ class GroupCutServiceTest {
                               .snapshotId())
                       .isEqualTo(orders.currentSnapshot().snapshotId()));
 
+      // orders' run records its replica current just after it publishes batch-4
+      await()
+          .atMost(ServiceOnS3.PATIENCE)
+          .untilAsserted(
+              () ->
+                  assertThat(service.http.get(GROUP).json().path("heldBackBy").asText())
+                      .isEqualTo("sales/order_items"));
       JsonNode held = service.http.get(GROUP).json();
       assertThat(held.path("heldBackBy").asText()).isEqualTo("sales/order_items");
       long heldCut = cutMs(held);
@@ -183,11 +190,12 @@ class GroupCutServiceTest {
       await()
           .atMost(ServiceOnS3.PATIENCE)
           .untilAsserted(
-              () ->
-                  assertThat(
-                          Instant.parse(service.http.get(GROUP).json().path("cut").asText())
-                              .toEpochMilli())
-                      .isGreaterThan(last + 1_100));
+              () -> {
+                JsonNode now = service.http.get(GROUP).json();
+                assertThat(now.path("cut").isTextual()).as(now.toString()).isTrue();
+                assertThat(Instant.parse(now.path("cut").asText()).toEpochMilli())
+                    .isGreaterThan(last + 1_100);
+              });
       JsonNode status = service.http.get(GROUP).json();
       assertThat(status.path("cutTag").isNull())
           .as("no scheduled round tagged a cut: %s", status)
