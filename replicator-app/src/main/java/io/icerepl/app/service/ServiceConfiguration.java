@@ -128,17 +128,18 @@ class ServiceConfiguration {
         Executors.newFixedThreadPool(
             properties.concurrency().tables() * properties.concurrency().filesPerTable(),
             threads("replicator-files-"));
-    return new TableContext(
-        stores.getIfAvailable(SchemeStores::local),
-        clock.getIfAvailable(Clock::systemUTC),
-        fileExecutor,
-        EngineSettings.replication(properties),
-        rules,
-        board,
-        catalogs,
-        catalogLocations,
-        batchOperations,
-        new ConfiguredGroups(properties, board));
+    return TableContext.builder(
+            stores.getIfAvailable(SchemeStores::local),
+            clock.getIfAvailable(Clock::systemUTC),
+            fileExecutor,
+            EngineSettings.replication(properties),
+            rules,
+            board)
+        .catalogs(catalogs)
+        .catalogLocations(catalogLocations)
+        .batchOperations(batchOperations)
+        .groups(new ConfiguredGroups(properties, board))
+        .build();
   }
 
   /** The configured groups as the lanes' runs see them. */

@@ -3,7 +3,6 @@ package io.icerepl.lab.bench;
 import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.retention.RetentionOptions;
-import io.icerepl.app.engine.worker.CatalogTableLocations;
 import io.icerepl.app.engine.worker.ReconcileSchedule;
 import io.icerepl.app.engine.worker.Reconciler;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
@@ -236,15 +235,14 @@ public final class ReconcileBenchmark {
       StatusBoard board = new StatusBoard(Clock.systemUTC(), new SimpleMeterRegistry());
       this.discovery = new TableDiscovery(stores, new CatalogClients());
       TableContext context =
-          new TableContext(
-              stores,
-              Clock.systemUTC(),
-              Executors.newFixedThreadPool(lanes),
-              ReplicationOptions.defaults(),
-              rules,
-              board,
-              new CatalogClients(),
-              new CatalogTableLocations());
+          TableContext.builder(
+                  stores,
+                  Clock.systemUTC(),
+                  Executors.newFixedThreadPool(lanes),
+                  ReplicationOptions.defaults(),
+                  rules,
+                  board)
+              .build();
       this.runner = new TableRunner(context);
       this.coordinator =
           new ReplicationCoordinator(

@@ -7,7 +7,6 @@ import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.failover.FailbackReport;
 import io.icerepl.app.engine.failover.PromotionResult;
 import io.icerepl.app.engine.verify.VerifyReport;
-import io.icerepl.app.engine.worker.CatalogTableLocations;
 import io.icerepl.app.engine.worker.Observation;
 import io.icerepl.app.engine.worker.StoreFactory;
 import io.icerepl.app.engine.worker.TableContext;
@@ -100,16 +99,10 @@ public final class Backfill {
     this.tablesInParallel = tablesInParallel;
     this.runner =
         new TableRunner(
-            new TableContext(
-                stores,
-                clock,
-                fileExecutor,
-                options,
-                rules,
-                new Outcomes(),
-                catalogs,
-                new CatalogTableLocations(),
-                batchOperations));
+            TableContext.builder(stores, clock, fileExecutor, options, rules, new Outcomes())
+                .catalogs(catalogs)
+                .batchOperations(batchOperations)
+                .build());
   }
 
   /**

@@ -39,16 +39,16 @@ import org.slf4j.LoggerFactory;
 public final class TableContext implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TableContext.class);
 
-  final StoreFactory stores;
-  final Clock clock;
-  final ExecutorService fileExecutor;
-  final ReplicationOptions options;
-  final TableRules rules;
-  final TableStatus board;
-  final CatalogClients catalogs;
-  final CatalogTableLocations catalogLocations;
-  final BatchOperations batchOperations;
-  final GroupRefs groups;
+  private final StoreFactory stores;
+  private final Clock clock;
+  private final ExecutorService fileExecutor;
+  private final ReplicationOptions options;
+  private final TableRules rules;
+  private final TableStatus board;
+  private final CatalogClients catalogs;
+  private final CatalogTableLocations catalogLocations;
+  private final BatchOperations batchOperations;
+  private final GroupRefs groups;
 
   /** The replication group a table belongs to, by the name of its tags. */
   @FunctionalInterface
@@ -89,88 +89,143 @@ public final class TableContext implements AutoCloseable {
             }
           });
 
+  private TableContext(Builder builder) {
+    this.stores = builder.stores;
+    this.clock = builder.clock;
+    this.fileExecutor = builder.fileExecutor;
+    this.options = builder.options;
+    this.rules = builder.rules;
+    this.board = builder.board;
+    this.catalogs = builder.catalogs != null ? builder.catalogs : new CatalogClients();
+    this.catalogLocations =
+        builder.catalogLocations != null ? builder.catalogLocations : new CatalogTableLocations();
+    this.batchOperations = builder.batchOperations;
+    this.groups = builder.groups;
+  }
+
   /**
+   * A context with no catalogs, no S3 Batch Operations and no groups unless the builder is told
+   * otherwise.
+   *
    * @param fileExecutor copies files; shared by all runs and operations, a separate pool from the
    *     lanes' so a run waiting for its copies never holds the threads they need. Shut down by
    *     {@link #close}.
    * @param rules the rules, for where their tables may keep files and their retention
    * @param board told where each table stands
-   * @param catalogs the clients of the catalogs rules and targets name
-   * @param catalogLocations told where each catalog table lives, for the events under it
    */
-  public TableContext(
+  public static Builder builder(
       StoreFactory stores,
       Clock clock,
       ExecutorService fileExecutor,
       ReplicationOptions options,
       TableRules rules,
-      TableStatus board,
-      CatalogClients catalogs,
-      CatalogTableLocations catalogLocations) {
-    this(
-        stores,
-        clock,
-        fileExecutor,
-        options,
-        rules,
-        board,
-        catalogs,
-        catalogLocations,
-        BatchOperations.OFF);
+      TableStatus board) {
+    return new Builder(stores, clock, fileExecutor, options, rules, board);
   }
 
-  /**
-   * As above, handing the byte-for-byte copies of each backfill to S3 Batch Operations first where
-   * {@code batchOperations} finds it worth a job; the board hears where the job stands.
-   */
-  public TableContext(
-      StoreFactory stores,
-      Clock clock,
-      ExecutorService fileExecutor,
-      ReplicationOptions options,
-      TableRules rules,
-      TableStatus board,
-      CatalogClients catalogs,
-      CatalogTableLocations catalogLocations,
-      BatchOperations batchOperations) {
-    this(
-        stores,
-        clock,
-        fileExecutor,
-        options,
-        rules,
-        board,
-        catalogs,
-        catalogLocations,
-        batchOperations,
-        GroupRefs.NONE);
+  /** The one way to a {@link TableContext}: the parts every context needs, then the optional. */
+  public static final class Builder {
+    private final StoreFactory stores;
+    private final Clock clock;
+    private final ExecutorService fileExecutor;
+    private final ReplicationOptions options;
+    private final TableRules rules;
+    private final TableStatus board;
+    private CatalogClients catalogs;
+    private CatalogTableLocations catalogLocations;
+    private BatchOperations batchOperations = BatchOperations.OFF;
+    private GroupRefs groups = GroupRefs.NONE;
+
+    private Builder(
+        StoreFactory stores,
+        Clock clock,
+        ExecutorService fileExecutor,
+        ReplicationOptions options,
+        TableRules rules,
+        TableStatus board) {
+      this.stores = stores;
+      this.clock = clock;
+      this.fileExecutor = fileExecutor;
+      this.options = options;
+      this.rules = rules;
+      this.board = board;
+    }
+
+    /** The clients of the catalogs rules and targets name; none opened by default. */
+    public Builder catalogs(CatalogClients catalogs) {
+      this.catalogs = catalogs;
+      return this;
+    }
+
+    /** Told where each catalog table lives, for the events under it; a fresh one by default. */
+    public Builder catalogLocations(CatalogTableLocations catalogLocations) {
+      this.catalogLocations = catalogLocations;
+      return this;
+    }
+
+    /**
+     * Hands the byte-for-byte copies of each backfill to S3 Batch Operations first where it finds
+     * it worth a job; the board hears where the job stands. {@link BatchOperations#OFF} by default.
+     */
+    public Builder batchOperations(BatchOperations batchOperations) {
+      this.batchOperations = batchOperations;
+      return this;
+    }
+
+    /**
+     * The groups whose cuts are tagged: a member's catalog entry moves with the group's others
+     * where its catalog can ({@link EntriesTogether}). {@link GroupRefs#NONE} by default.
+     */
+    public Builder groups(GroupRefs groups) {
+      this.groups = groups;
+      return this;
+    }
+
+    public TableContext build() {
+      return new TableContext(this);
+    }
   }
 
-  /**
-   * @param groups the groups whose cuts are tagged: a member's catalog entry moves with the group's
-   *     others where its catalog can ({@link EntriesTogether})
-   */
-  public TableContext(
-      StoreFactory stores,
-      Clock clock,
-      ExecutorService fileExecutor,
-      ReplicationOptions options,
-      TableRules rules,
-      TableStatus board,
-      CatalogClients catalogs,
-      CatalogTableLocations catalogLocations,
-      BatchOperations batchOperations,
-      GroupRefs groups) {
-    this.groups = groups;
-    this.stores = stores;
-    this.clock = clock;
-    this.fileExecutor = fileExecutor;
-    this.options = options;
-    this.rules = rules;
-    this.board = board;
-    this.catalogs = catalogs;
-    this.catalogLocations = catalogLocations;
-    this.batchOperations = batchOperations;
+  public StoreFactory stores() {
+    return stores;
+  }
+
+  public Clock clock() {
+    return clock;
+  }
+
+  /** The pool the file copies and rewrites of all runs and operations share. */
+  public ExecutorService fileExecutor() {
+    return fileExecutor;
+  }
+
+  /** The options of the service, before a table's own ({@link #optionsOf}). */
+  public ReplicationOptions options() {
+    return options;
+  }
+
+  public TableRules rules() {
+    return rules;
+  }
+
+  public TableStatus board() {
+    return board;
+  }
+
+  public CatalogClients catalogs() {
+    return catalogs;
+  }
+
+  public CatalogTableLocations catalogLocations() {
+    return catalogLocations;
+  }
+
+  public BatchOperations batchOperations() {
+    return batchOperations;
+  }
+
+  public GroupRefs groups() {
+    return groups;
   }
 
   /**

@@ -53,11 +53,11 @@ public final class TableOperations {
 
   public RetentionResult expire(TableKey key) {
     return RetentionRunner.expire(
-        context.stores.targetStore(key.targetLocation()),
-        context.clock,
+        context.stores().targetStore(key.targetLocation()),
+        context.clock(),
         key.targetLocation(),
-        context.rules.rule(key.rule()).retention(),
-        context.options.maxMetadataBytes(),
+        context.rules().rule(key.rule()).retention(),
+        context.options().maxMetadataBytes(),
         DeletionProgress.Listener.NONE);
   }
 
@@ -68,9 +68,9 @@ public final class TableOperations {
   public CutTagWriter.Outcome tagCut(TableKey key, String ref, long momentMs, Duration keep) {
     try {
       return new CutTagWriter(
-              context.stores.targetStore(key.targetLocation()),
-              context.clock,
-              context.options.maxMetadataBytes())
+              context.stores().targetStore(key.targetLocation()),
+              context.clock(),
+              context.options().maxMetadataBytes())
           .move(
               key.table(),
               key.targetLocation(),
@@ -104,8 +104,8 @@ public final class TableOperations {
       }
       try {
         new ReplicaFiles(
-                context.stores.targetStore(key.targetLocation()),
-                context.options.maxMetadataBytes())
+                context.stores().targetStore(key.targetLocation()),
+                context.options().maxMetadataBytes())
             .head(key.table(), key.targetLocation())
             .ifPresent(
                 head ->
@@ -132,7 +132,7 @@ public final class TableOperations {
   public VerifyReport verify(TableKey key) {
     try {
       TableContext.Source source = context.source(key);
-      ObjectStore sourceStore = context.stores.sourceStore(source.location());
+      ObjectStore sourceStore = context.stores().sourceStore(source.location());
       String head =
           source
               .catalogs()
@@ -140,16 +140,16 @@ public final class TableOperations {
               .orElseGet(
                   () ->
                       new FileSystemHeadResolver(
-                          sourceStore, context.clock, context.options.settleTime()))
+                          sourceStore, context.clock(), context.options().settleTime()))
               .head(source.location())
               .file();
       List<String> first = new ArrayList<>();
       VerifyResult result =
           new TableVerifier(
-                  context.stores.targetStore(key.targetLocation()),
-                  context.fileExecutor,
-                  context.options.parallelism(),
-                  context.options.maxMetadataBytes())
+                  context.stores().targetStore(key.targetLocation()),
+                  context.fileExecutor(),
+                  context.options().parallelism(),
+                  context.options().maxMetadataBytes())
               .verify(
                   key.targetLocation(),
                   Optional.of(new VerifySource(sourceStore, source.location(), head)),
@@ -159,11 +159,11 @@ public final class TableOperations {
                     }
                   });
       VerifyReport report =
-          new VerifyReport(context.clock.instant(), result.checked(), result.problems(), first);
-      context.board.verified(key, report);
+          new VerifyReport(context.clock().instant(), result.checked(), result.problems(), first);
+      context.board().verified(key, report);
       return report;
     } catch (RuntimeException e) {
-      context.board.verifyFailed(key, e);
+      context.board().verifyFailed(key, e);
       throw e;
     }
   }
@@ -194,33 +194,33 @@ public final class TableOperations {
       OptionalLong decidedOn) {
     String table = key.targetLocation();
     Optional<TableContext.ReplicaEntry> entry = context.replicaEntry(key);
-    ObjectStore replicaStore = context.stores.targetStore(key.targetLocation());
+    ObjectStore replicaStore = context.stores().targetStore(key.targetLocation());
     TablePromoter promoter =
         new TablePromoter(
             replicaStore,
-            context.clock,
-            context.options.maxMetadataBytes(),
+            context.clock(),
+            context.options().maxMetadataBytes(),
             entry.map(TableContext.ReplicaEntry::registrar));
     PromotionResult result;
     if (mode == PromotionMode.SAFE) {
       TableContext.Source source = context.source(key);
-      ObjectStore sourceStore = context.stores.sourceStore(source.location());
+      ObjectStore sourceStore = context.stores().sourceStore(source.location());
       TableReplicator replicator =
           TableReplicator.builder(
                   sourceStore,
                   replicaStore,
-                  context.fileExecutor,
+                  context.fileExecutor(),
                   context.optionsOf(key, source.location()))
-              .clock(context.clock)
-              .progress(progress -> context.board.progress(key, progress))
+              .clock(context.clock())
+              .progress(progress -> context.board().progress(key, progress))
               .catalogs(source.catalogs())
               .build();
       TableVerifier verifier =
           new TableVerifier(
               replicaStore,
-              context.fileExecutor,
-              context.options.parallelism(),
-              context.options.maxMetadataBytes());
+              context.fileExecutor(),
+              context.options().parallelism(),
+              context.options().maxMetadataBytes());
       result =
           promoter.promoteSafely(
               table,
@@ -235,16 +235,16 @@ public final class TableOperations {
     } else {
       result = promoter.promote(table, key.targetLocation(), mode, decidedOn);
     }
-    context.board.promoted(key, result);
+    context.board().promoted(key, result);
     return result;
   }
 
   /** Whether the key's replica was promoted (its state records a promotion). */
   public boolean isPromoted(TableKey key) {
     return new TablePromoter(
-            context.stores.targetStore(key.targetLocation()),
-            context.clock,
-            context.options.maxMetadataBytes())
+            context.stores().targetStore(key.targetLocation()),
+            context.clock(),
+            context.options().maxMetadataBytes())
         .promotion(key.table(), key.targetLocation())
         .isPresent();
   }
@@ -257,8 +257,8 @@ public final class TableOperations {
     try {
       Long recorded =
           new io.icerepl.app.engine.replica.ReplicaFiles(
-                  context.stores.targetStore(key.targetLocation()),
-                  context.options.maxMetadataBytes())
+                  context.stores().targetStore(key.targetLocation()),
+                  context.options().maxMetadataBytes())
               .state(key.targetLocation())
               .knownCurrentFromMs();
       return recorded == null
@@ -274,7 +274,7 @@ public final class TableOperations {
     return new GroupPromotion.Member(
         key.table(),
         key.targetLocation(),
-        context.stores.targetStore(key.targetLocation()),
+        context.stores().targetStore(key.targetLocation()),
         context.replicaEntry(key).map(TableContext.ReplicaEntry::registrar));
   }
 
@@ -294,7 +294,7 @@ public final class TableOperations {
       byMember.put(member, key);
       members.add(member);
     }
-    return new GroupPromotion(context.clock, context.options.maxMetadataBytes())
+    return new GroupPromotion(context.clock(), context.options().maxMetadataBytes())
         .promote(members, ref, (member, cutTag) -> atCut.apply(byMember.get(member), cutTag));
   }
 
@@ -304,9 +304,9 @@ public final class TableOperations {
    */
   public PromotionResult promoteAtCut(TableKey key, String cutTag) {
     PromotionResult result =
-        new GroupPromotion(context.clock, context.options.maxMetadataBytes())
+        new GroupPromotion(context.clock(), context.options().maxMetadataBytes())
             .promoteAtCut(groupMember(key), cutTag);
-    context.board.promoted(key, result);
+    context.board().promoted(key, result);
     return result;
   }
 
@@ -327,7 +327,7 @@ public final class TableOperations {
   public FailbackSummary failback(
       TableKey key, String originalLocation, String tagPrefix, OptionalLong decidedOnEpoch) {
     String primary = key.targetLocation();
-    TableRule rule = context.rules.rule(key.rule());
+    TableRule rule = context.rules().rule(key.rule());
     Optional<CatalogSpec> originalCatalog = rule.catalog().map(RuleCatalog::spec);
     if (originalCatalog.isPresent() && "rest".equals(originalCatalog.get().type())) {
       throw refusedFailback(
@@ -338,8 +338,8 @@ public final class TableOperations {
               + ", a REST catalog whose entry a fail-back cannot move (the failback command with"
               + " --old-source-catalog moves a JDBC or Glue entry)");
     }
-    ObjectStore primaryStore = context.stores.targetStore(primary);
-    if (new TablePromoter(primaryStore, context.clock, context.options.maxMetadataBytes())
+    ObjectStore primaryStore = context.stores().targetStore(primary);
+    if (new TablePromoter(primaryStore, context.clock(), context.options().maxMetadataBytes())
         .promotion(primary, primary)
         .isEmpty()) {
       throw refusedFailback(
@@ -353,18 +353,20 @@ public final class TableOperations {
     FailbackSummary summary =
         new TableFailback(
                 primaryStore,
-                context.stores.sourceStore(originalLocation),
-                context.clock,
-                context.fileExecutor,
-                context.options.forTable(
-                    maps.stream()
-                        .map(map -> new PathMapping.Prefix(map.target(), map.source()))
-                        .toList(),
-                    allowed),
+                context.stores().sourceStore(originalLocation),
+                context.clock(),
+                context.fileExecutor(),
+                context
+                    .options()
+                    .forTable(
+                        maps.stream()
+                            .map(map -> new PathMapping.Prefix(map.target(), map.source()))
+                            .toList(),
+                        allowed),
                 tagPrefix,
                 failbackCatalogs(key, originalLocation, originalCatalog))
             .failback(primary, originalLocation, decidedOnEpoch);
-    context.board.failedBack(key, FailbackReport.of(context.clock.instant(), summary));
+    context.board().failedBack(key, FailbackReport.of(context.clock().instant(), summary));
     return summary;
   }
 
@@ -381,16 +383,16 @@ public final class TableOperations {
             .map(
                 entry ->
                     new CatalogHeadResolver(
-                        context.catalogs.get(entry.spec()), entry.spec(), entry.identifier()));
+                        context.catalogs().get(entry.spec()), entry.spec(), entry.identifier()));
     Optional<ReplicaRegistrar> originalEntry =
         originalCatalog.map(
             spec ->
                 CatalogRegistrars.forCatalog(
                     spec,
-                    context.catalogs.get(spec),
+                    context.catalogs().get(spec),
                     TableIdentifier.of(key.levels().toArray(String[]::new)),
-                    context.stores.sourceStore(originalLocation),
-                    context.catalogs));
+                    context.stores().sourceStore(originalLocation),
+                    context.catalogs()));
     return new TableCatalogs(primaryHead, originalEntry);
   }
 

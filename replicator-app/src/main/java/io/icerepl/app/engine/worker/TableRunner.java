@@ -55,11 +55,11 @@ public final class TableRunner implements AutoCloseable {
    *     a version an event announced that the table's catalog does not name yet
    */
   public Optional<Duration> replicate(TableKey key) {
-    context.board.seen(key);
+    context.board().seen(key);
     AtomicReference<ReplicaHead> publishedLast = context.publishedLast(key);
     // the source is located (for a catalog table, its catalog asked) while the replica is read
     CompletableFuture<TableContext.Source> located =
-        CompletableFuture.supplyAsync(() -> context.source(key), context.fileExecutor);
+        CompletableFuture.supplyAsync(() -> context.source(key), context.fileExecutor());
     Optional<ReplicaFiles.Replica> replicaRead = readReplica(key, publishedLast);
     TableContext.Source source;
     try {
@@ -72,17 +72,19 @@ public final class TableRunner implements AutoCloseable {
     }
     TableReplicator replicator =
         TableReplicator.builder(
-                context.stores.sourceStore(source.location()),
-                context.stores.targetStore(key.targetLocation()),
-                context.fileExecutor,
+                context.stores().sourceStore(source.location()),
+                context.stores().targetStore(key.targetLocation()),
+                context.fileExecutor(),
                 context.optionsOf(key, source.location()))
-            .clock(context.clock)
-            .progress(progress -> context.board.progress(key, progress))
+            .clock(context.clock())
+            .progress(progress -> context.board().progress(key, progress))
             .catalogs(source.catalogs())
             .batchPreCopy(
-                context.batchOperations.preCopy((table, job) -> context.board.batchJob(key, job)))
+                context
+                    .batchOperations()
+                    .preCopy((table, job) -> context.board().batchJob(key, job)))
             .lastPublished(publishedLast)
-            .knownCurrent(context.groups.knownCurrentOf(key))
+            .knownCurrent(context.groups().knownCurrentOf(key))
             .build();
     ReplicationResult result;
     try {
@@ -92,23 +94,27 @@ public final class TableRunner implements AutoCloseable {
       // a failed run may still be behind by a known amount (a held lease, a bad file): the lag
       // shows it
       try {
-        context.board.observed(
-            key,
-            observation(
-                source.location(), replicator.read(source.location(), key.targetLocation())));
+        context
+            .board()
+            .observed(
+                key,
+                observation(
+                    source.location(), replicator.read(source.location(), key.targetLocation())));
       } catch (RuntimeException unreadable) {
         e.addSuppressed(unreadable);
       }
       throw e;
     }
-    context.board.succeeded(key, result.summary(), observation(source.location(), result.heads()));
+    context
+        .board()
+        .succeeded(key, result.summary(), observation(source.location(), result.heads()));
     // the clock after the run, not `from`: a commit made between `from` and the source's read is
     // rightly stamped after `from`, never after this
-    context.board.sourceRead(key, result.heads().sourceMetadata(), context.clock.millis());
+    context.board().sourceRead(key, result.heads().sourceMetadata(), context.clock().millis());
     rememberListing(key, result.heads());
     Optional<Duration> settles = result.summary().settlesIn();
     Optional<Duration> recheck =
-        context.catalogLocations.recheckIn(key, result.heads().source().file());
+        context.catalogLocations().recheckIn(key, result.heads().source().file());
     if (settles.isPresent() && recheck.isPresent()) {
       return settles.get().compareTo(recheck.get()) < 0 ? settles : recheck;
     }
@@ -124,13 +130,13 @@ public final class TableRunner implements AutoCloseable {
     try {
       return Optional.of(
           new ReplicaFiles(
-                  context.stores.targetStore(key.targetLocation()),
-                  context.options.maxMetadataBytes())
+                  context.stores().targetStore(key.targetLocation()),
+                  context.options().maxMetadataBytes())
               .read(
                   key.sourceLocation(),
                   key.targetLocation(),
                   Optional.ofNullable(publishedLast.get()),
-                  context.fileExecutor));
+                  context.fileExecutor()));
     } catch (IOException | RuntimeException e) {
       return Optional.empty();
     }
@@ -168,7 +174,7 @@ public final class TableRunner implements AutoCloseable {
       return Optional.of(
           MetadataListing.of(
               context
-                  .stores
+                  .stores()
                   .targetStore(key.targetLocation())
                   .listEntries(ReplicaLayout.metadataFolder(key.targetLocation()))));
     } catch (IOException | RuntimeException e) {
@@ -181,23 +187,23 @@ public final class TableRunner implements AutoCloseable {
    * and the source head, so its status and lag are right before its first run.
    */
   public void restore(TableKey key) {
-    if (context.board.known(key)) {
+    if (context.board().known(key)) {
       return;
     }
     try {
       TableContext.Source source = context.source(key);
       TableReplicator replicator =
           TableReplicator.builder(
-                  context.stores.sourceStore(source.location()),
-                  context.stores.targetStore(key.targetLocation()),
-                  context.fileExecutor,
-                  context.options)
-              .clock(context.clock)
+                  context.stores().sourceStore(source.location()),
+                  context.stores().targetStore(key.targetLocation()),
+                  context.fileExecutor(),
+                  context.options())
+              .clock(context.clock())
               .progress(CopyProgress.Listener.NONE)
               .catalogs(source.catalogs())
               .build();
       TableHeads heads = replicator.read(source.location(), key.targetLocation());
-      context.board.restored(key, observation(source.location(), heads));
+      context.board().restored(key, observation(source.location(), heads));
       rememberListing(key, heads);
     } catch (RuntimeException e) {
       // the table's run reports the same error with its state

@@ -135,15 +135,15 @@ class CatalogAskedWhileReplicaReadTest {
           }
         };
     return new TableRunner(
-        new TableContext(
-            stores,
-            Clock.systemUTC(),
-            Executors.newFixedThreadPool(2),
-            ReplicationOptions.defaults(),
-            new TableRules(List.of(rule)),
-            board,
-            clients,
-            new CatalogTableLocations()));
+        TableContext.builder(
+                stores,
+                Clock.systemUTC(),
+                Executors.newFixedThreadPool(2),
+                ReplicationOptions.defaults(),
+                new TableRules(List.of(rule)),
+                board)
+            .catalogs(clients)
+            .build());
   }
 
   /** A local store that tells when a folder is being listed, its first listing waiting. */

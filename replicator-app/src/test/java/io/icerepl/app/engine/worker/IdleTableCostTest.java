@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.SourceTable;
-import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.retention.RetentionOptions;
 import io.icerepl.app.service.status.ReplicationState;
 import io.icerepl.app.service.status.StatusBoard;
@@ -298,27 +297,26 @@ class IdleTableCostTest {
             RetentionOptions.policy(Optional.empty(), Optional.empty(), Optional.empty(), false),
             Optional.empty());
     return new TableRunner(
-        new TableContext(
-            stores,
-            clock,
-            Executors.newFixedThreadPool(2),
-            ReplicationOptions.defaults(),
-            new TableRules(List.of(rule)),
-            board,
-            new CatalogClients(),
-            new CatalogTableLocations(),
-            io.icerepl.app.engine.batch.BatchOperations.OFF,
-            new TableContext.GroupRefs() {
-              @Override
-              public Optional<String> refOf(TableKey key) {
-                return Optional.empty();
-              }
+        TableContext.builder(
+                stores,
+                clock,
+                Executors.newFixedThreadPool(2),
+                ReplicationOptions.defaults(),
+                new TableRules(List.of(rule)),
+                board)
+            .groups(
+                new TableContext.GroupRefs() {
+                  @Override
+                  public Optional<String> refOf(TableKey key) {
+                    return Optional.empty();
+                  }
 
-              @Override
-              public KnownCurrent knownCurrentOf(TableKey key) {
-                return known.apply(key);
-              }
-            }));
+                  @Override
+                  public KnownCurrent knownCurrentOf(TableKey key) {
+                    return known.apply(key);
+                  }
+                })
+            .build());
   }
 
   /**

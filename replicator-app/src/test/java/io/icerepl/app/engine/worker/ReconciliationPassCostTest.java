@@ -86,15 +86,14 @@ class ReconciliationPassCostTest {
           }
         };
     TableContext context =
-        new TableContext(
-            stores,
-            clock,
-            Executors.newFixedThreadPool(2),
-            ReplicationOptions.defaults(),
-            rules,
-            board,
-            new CatalogClients(),
-            new CatalogTableLocations());
+        TableContext.builder(
+                stores,
+                clock,
+                Executors.newFixedThreadPool(2),
+                ReplicationOptions.defaults(),
+                rules,
+                board)
+            .build();
     runner = new TableRunner(context);
     coordinator =
         new ReplicationCoordinator(
