@@ -10,6 +10,7 @@ import io.icerepl.app.service.config.EngineSettings;
 import io.icerepl.app.service.s3.S3Stores;
 import io.icerepl.copier.s3.S3Resilience;
 import java.io.PrintWriter;
+import java.io.Writer;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
@@ -95,9 +96,7 @@ public final class BackfillCommand implements Callable<Integer> {
               batch);
       // progress on stderr, beside the logs; the result on stdout
       PrintWriter progress =
-          output.quiet()
-              ? new PrintWriter(java.io.Writer.nullWriter())
-              : spec.commandLine().getErr();
+          output.quiet() ? new PrintWriter(Writer.nullWriter()) : spec.commandLine().getErr();
       List<TableOutcome> outcomes = backfill.run(new BackfillLines(progress));
       output.print(out, BackfillLines.summary(outcomes));
       return outcomes.stream().anyMatch(TableOutcome::failed) ? 1 : 0;

@@ -10,6 +10,7 @@ import io.icerepl.copier.copy.CopyProgress;
 import io.icerepl.copier.copy.HumanUnits;
 import java.io.PrintWriter;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -91,7 +92,7 @@ final class BackfillLines implements BackfillListener {
         String.format(Locale.ROOT, row, "table", "versions", "files", "bytes", "time", "result"));
     for (TableOutcome o : outcomes) {
       ReplicationSummary s = o.summary().orElse(ReplicationSummary.none());
-      Map<String, Object> json = new java.util.LinkedHashMap<>();
+      Map<String, Object> json = new LinkedHashMap<>();
       json.put("rule", o.rule());
       json.put("table", o.table());
       json.put("target", o.target());

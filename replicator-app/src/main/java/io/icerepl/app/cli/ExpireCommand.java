@@ -11,6 +11,7 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -164,7 +165,7 @@ final class ExpireCommand implements Callable<Integer> {
                 report.item(
                     "droppedRefs",
                     "dropped_ref",
-                    java.util.Map.of("name", r.name(), "reason", r.reason()),
+                    Map.of("name", r.name(), "reason", r.reason()),
                     r.name() + " (" + r.reason() + ")"));
     result.warnings().forEach(w -> report.item("warnings", "warning", w));
     report.json("filesKept", result.filesKept());

@@ -13,9 +13,13 @@ import io.icerepl.app.engine.failover.TableFailback;
 import io.icerepl.app.engine.head.SourceHeadResolver;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -239,9 +243,7 @@ public final class FailbackCommand implements Callable<Integer> {
               .failback(
                   primary,
                   oldSource,
-                  epoch == null
-                      ? java.util.OptionalLong.empty()
-                      : java.util.OptionalLong.of(epoch));
+                  epoch == null ? OptionalLong.empty() : OptionalLong.of(epoch));
       Report report =
           Report.aligned()
               .put("primary", "primary", primary)
@@ -256,7 +258,7 @@ public final class FailbackCommand implements Callable<Integer> {
       report
           .put("orphanSnapshots", "orphan snapshots", summary.orphanSnapshotIds())
           .list("orphanTags");
-      for (Map.Entry<String, Long> tag : new java.util.TreeMap<>(summary.orphanTags()).entrySet()) {
+      for (Map.Entry<String, Long> tag : new TreeMap<>(summary.orphanTags()).entrySet()) {
         report.item(
             "orphanTags",
             "orphan tag",
@@ -306,7 +308,7 @@ public final class FailbackCommand implements Callable<Integer> {
             settle.settleTime());
     ExecutorService executor = Executors.newFixedThreadPool(threads.threads());
     try (StoreOptions opened = stores) {
-      List<GroupFailback.Member> members = new java.util.ArrayList<>();
+      List<GroupFailback.Member> members = new ArrayList<>();
       for (int i = 0; i < primaries.size(); i++) {
         String primary = primaries.get(i);
         String original = oldSources.get(i);
@@ -330,7 +332,7 @@ public final class FailbackCommand implements Callable<Integer> {
       for (int i = 0; i < result.tables().size(); i++) {
         GroupFailback.TableResult table = result.tables().get(i);
         FailbackSummary summary = table.failback();
-        Map<String, Object> item = new java.util.LinkedHashMap<>();
+        Map<String, Object> item = new LinkedHashMap<>();
         item.put("primary", primaries.get(i));
         item.put("oldSource", summary.originalLocation());
         item.put("knownCurrentFrom", table.knownCurrentFrom().toString());
@@ -339,7 +341,7 @@ public final class FailbackCommand implements Callable<Integer> {
         item.put("snapshotsAdded", summary.snapshotsAdded());
         item.put("filesCopied", summary.filesCopied());
         item.put("bytesCopied", summary.bytesCopied());
-        item.put("orphanTags", new java.util.TreeMap<>(summary.orphanTags()));
+        item.put("orphanTags", new TreeMap<>(summary.orphanTags()));
         report.item(
             "tables",
             "table",
@@ -357,7 +359,7 @@ public final class FailbackCommand implements Callable<Integer> {
                 + " snapshot(s) added"
                 + (summary.orphanTags().isEmpty()
                     ? ""
-                    : ", orphans kept as " + new java.util.TreeMap<>(summary.orphanTags())));
+                    : ", orphans kept as " + new TreeMap<>(summary.orphanTags())));
       }
       output.print(spec.commandLine().getOut(), report);
       return 0;

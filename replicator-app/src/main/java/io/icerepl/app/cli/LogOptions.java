@@ -2,6 +2,7 @@ package io.icerepl.app.cli;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
+import java.util.Optional;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Option;
 
@@ -45,8 +46,8 @@ public final class LogOptions {
   }
 
   /** The level the user chose, if any ({@code WARN} or {@code DEBUG}). */
-  java.util.Optional<String> chosenLevel() {
-    return java.util.Optional.ofNullable(chosen).map(Level::toString);
+  Optional<String> chosenLevel() {
+    return Optional.ofNullable(chosen).map(Level::toString);
   }
 
   private static void level(Level level) {

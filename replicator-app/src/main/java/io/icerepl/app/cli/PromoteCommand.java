@@ -25,7 +25,10 @@ import java.io.PrintWriter;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
@@ -300,7 +303,7 @@ final class PromoteCommand implements Callable<Integer> {
                   lossWindow(seconds(Duration.between(result.cut(), Instant.now()))))
               .list("tables");
       for (GroupPromotion.TableResult table : result.tables()) {
-        java.util.Map<String, Object> item = new java.util.LinkedHashMap<>();
+        Map<String, Object> item = new LinkedHashMap<>();
         item.put("table", table.table());
         item.put("alreadyPromoted", table.result().alreadyPromoted());
         item.put("epoch", table.result().promotion().epoch());
@@ -339,9 +342,7 @@ final class PromoteCommand implements Callable<Integer> {
   /** The loss window as read: what the sources committed after the cut is not on main. */
   private static String lossWindow(double seconds) {
     return String.format(
-        java.util.Locale.ROOT,
-        "%.1f s: what the sources committed after the cut is not on main",
-        seconds);
+        Locale.ROOT, "%.1f s: what the sources committed after the cut is not on main", seconds);
   }
 
   private static double seconds(Duration duration) {
@@ -366,7 +367,7 @@ final class PromoteCommand implements Callable<Integer> {
         .ifPresent(cut -> report.text("already promoted at", cut + " (a rerun completes it)"));
     report.list("tables");
     for (ConsistentFailover.TablePlan table : plan.tables()) {
-      java.util.Map<String, Object> item = new java.util.LinkedHashMap<>();
+      Map<String, Object> item = new LinkedHashMap<>();
       item.put("table", table.table());
       item.put("cutSnapshotId", table.cutSnapshotId());
       item.put(

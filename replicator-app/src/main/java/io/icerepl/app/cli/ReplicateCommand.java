@@ -21,6 +21,7 @@ import java.io.PrintWriter;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
@@ -281,7 +282,7 @@ public final class ReplicateCommand implements Callable<Integer> {
                 report.item(
                     "mirroredPrefixes",
                     "mirrored prefix",
-                    java.util.Map.of("source", p.source(), "target", p.target()),
+                    Map.of("source", p.source(), "target", p.target()),
                     p.source() + " -> " + p.target()));
     if (!summary.lostSnapshots().isEmpty()) {
       report.text("snapshots not kept", String.valueOf(summary.lostSnapshots()));

@@ -2,7 +2,14 @@ package io.icerepl.app.cli;
 
 import io.icerepl.app.logging.Redaction;
 import io.icerepl.copier.store.IoErrors;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -53,7 +60,7 @@ public final class ReplicatorCli implements Runnable {
    * not inherit it.
    */
   public static int execute(Object root, PrintWriter out, PrintWriter err, String... args) {
-    boolean json = java.util.Arrays.asList(args).contains(OutputOptions.JSON);
+    boolean json = Arrays.asList(args).contains(OutputOptions.JSON);
     CommandLine cli = new CommandLine(root);
     withoutOptionsThatDoNotApply(cli);
     CommandLine completion = cli.getSubcommands().get("generate-completion");
@@ -61,7 +68,7 @@ public final class ReplicatorCli implements Runnable {
       completion.getCommandSpec().usageMessage().hidden(true);
     }
     // one duration format everywhere: 5s, 500ms, 3m, 90d, as the replicator's settings
-    cli.registerConverter(java.time.Duration.class, new DurationConverter());
+    cli.registerConverter(Duration.class, new DurationConverter());
     asParagraphs(cli);
     examplesVerbatim(cli);
     OWN_DESCRIPTIONS.forEach((command, options) -> describe(cli, command, options));
@@ -108,10 +115,10 @@ public final class ReplicatorCli implements Runnable {
    * {@code verify} takes no lease. Its help then lists only what applies, and giving one is an
    * unknown option.
    */
-  private static final java.util.Map<String, java.util.List<String>> NOT_TAKEN =
-      java.util.Map.of(
-          "expire", java.util.List.of("--source-endpoint", "--source-region"),
-          "verify", java.util.List.of("--lock-prefix"));
+  private static final Map<String, List<String>> NOT_TAKEN =
+      Map.of(
+          "expire", List.of("--source-endpoint", "--source-region"),
+          "verify", List.of("--lock-prefix"));
 
   private static void withoutOptionsThatDoNotApply(CommandLine cli) {
     NOT_TAKEN.forEach(
@@ -133,11 +140,10 @@ public final class ReplicatorCli implements Runnable {
    * Shared options whose words fit one command only, described for the others in their own: verify
    * copies nothing, its threads check files.
    */
-  private static final java.util.Map<String, java.util.Map<String, String>> OWN_DESCRIPTIONS =
-      java.util.Map.of("verify", java.util.Map.of("--threads", "Files checked at once."));
+  private static final Map<String, Map<String, String>> OWN_DESCRIPTIONS =
+      Map.of("verify", Map.of("--threads", "Files checked at once."));
 
-  private static void describe(
-      CommandLine cli, String command, java.util.Map<String, String> descriptions) {
+  private static void describe(CommandLine cli, String command, Map<String, String> descriptions) {
     CommandLine sub = cli.getSubcommands().get(command);
     if (sub == null) {
       return;
@@ -161,7 +167,7 @@ public final class ReplicatorCli implements Runnable {
    */
   private static String parameterMessage(CommandLine.ParameterException e) {
     if (e instanceof CommandLine.UnmatchedArgumentException unmatched) {
-      java.util.List<String> options =
+      List<String> options =
           unmatched.getUnmatched().stream().filter(a -> a.startsWith("-")).toList();
       if (!options.isEmpty()) {
         return (options.size() == 1 ? "Unknown option: " : "Unknown options: ")
@@ -201,7 +207,7 @@ public final class ReplicatorCli implements Runnable {
   }
 
   private static String[] paragraphs(String[] lines) {
-    java.util.List<String> paragraphs = new java.util.ArrayList<>();
+    List<String> paragraphs = new ArrayList<>();
     StringBuilder current = new StringBuilder();
     for (String line : lines) {
       if (line.isBlank()) {
@@ -224,17 +230,17 @@ public final class ReplicatorCli implements Runnable {
   }
 
   private static String messageOf(Exception e) {
-    if (e instanceof java.io.IOException failed) {
+    if (e instanceof IOException failed) {
       return IoErrors.describe(failed);
     }
     return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
   }
 
   private static void printJsonError(PrintWriter out, String message, int exitCode) {
-    java.util.Map<String, Object> error = new java.util.LinkedHashMap<>();
+    Map<String, Object> error = new LinkedHashMap<>();
     error.put("message", message);
     error.put("exitCode", exitCode);
-    out.println(Report.toJson(java.util.Map.of("error", error)));
+    out.println(Report.toJson(Map.of("error", error)));
     out.flush();
   }
 

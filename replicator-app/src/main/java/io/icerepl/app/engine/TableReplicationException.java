@@ -2,6 +2,7 @@ package io.icerepl.app.engine;
 
 import io.icerepl.app.engine.fence.PromotedReplicaException;
 import io.icerepl.merge.error.ReplicationException;
+import java.util.Optional;
 
 /** A replication of one table failed; the replica was left as it was. */
 public final class TableReplicationException extends RuntimeException {
@@ -21,10 +22,8 @@ public final class TableReplicationException extends RuntimeException {
   }
 
   /** Why the replica refused the replication because it was promoted, if it did. */
-  public java.util.Optional<PromotedReplicaException> promoted() {
-    return getCause() instanceof PromotedReplicaException p
-        ? java.util.Optional.of(p)
-        : java.util.Optional.empty();
+  public Optional<PromotedReplicaException> promoted() {
+    return getCause() instanceof PromotedReplicaException p ? Optional.of(p) : Optional.empty();
   }
 
   private static String messageOf(String table, RuntimeException cause) {

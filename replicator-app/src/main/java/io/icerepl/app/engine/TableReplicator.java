@@ -45,8 +45,10 @@ import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -489,7 +491,7 @@ public final class TableReplicator {
       String spelled,
       PathMapping mapping,
       ReplicaState state) {
-    Map<String, Long> dropped = new java.util.HashMap<>(sourceCutTags(metadata));
+    Map<String, Long> dropped = new HashMap<>(sourceCutTags(metadata));
     dropped.putAll(state.droppedRefs());
     return MergeRequest.builder()
         .source(metadata, file)
@@ -1076,7 +1078,7 @@ public final class TableReplicator {
             "{}: {} {} at {}",
             table,
             registrar.get().describe(),
-            done.name().toLowerCase(java.util.Locale.ROOT),
+            done.name().toLowerCase(Locale.ROOT),
             heads.replica().get().file());
       } else if (done == ReplicaRegistrar.Registration.HELD) {
         // a replication group's entry: created and moved to each cut by the group's rounds

@@ -82,10 +82,10 @@ public class ReplicatorApplication {
   }
 
   /** The lines {@link #printWhereToLook} prints. */
-  static java.util.List<String> whereToLook(ConfigurableApplicationContext context) {
+  static List<String> whereToLook(ConfigurableApplicationContext context) {
     if (!(context
         instanceof org.springframework.boot.web.server.context.WebServerApplicationContext web)) {
-      return java.util.List.of();
+      return List.of();
     }
     String base = "http://localhost:" + web.getWebServer().getPort();
     org.springframework.core.env.Environment env = context.getEnvironment();
@@ -103,7 +103,7 @@ public class ReplicatorApplication {
                     + " expire are refused (set replicator.api.token)"
                 : "no API token is set: only /actuator/health and the status page answer (set"
                     + " replicator.api.token)";
-    return java.util.List.of(
+    return List.of(
         "status page        " + base + "/",
         "status API         " + base + "/api/replications",
         "metrics            " + base + "/actuator/prometheus",

@@ -16,6 +16,8 @@ import io.icerepl.merge.merge.MergeResult;
 import io.icerepl.merge.path.PathMapping;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.io.OutputStreamWriter;
 import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
@@ -160,7 +162,7 @@ public final class BatchPreCopy {
       leased.writeFile(
           manifest,
           out -> {
-            Writer lines = new java.io.OutputStreamWriter(out, StandardCharsets.UTF_8);
+            Writer lines = new OutputStreamWriter(out, StandardCharsets.UTF_8);
             new MissingCopies(source, target)
                 .forEach(table, merge, mapping, file -> counts.add(file, destination, lines));
             lines.flush();
@@ -235,7 +237,7 @@ public final class BatchPreCopy {
         Thread.currentThread().interrupt();
         throw new UncheckedIOException(
             "Cannot follow S3 Batch Operations job " + jobId + " of table " + table,
-            new java.io.InterruptedIOException("interrupted"));
+            new InterruptedIOException("interrupted"));
       }
     }
   }

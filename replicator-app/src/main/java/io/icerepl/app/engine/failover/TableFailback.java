@@ -45,6 +45,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -287,7 +288,7 @@ public final class TableFailback {
   private Map<String, Long> carriedCutTags(
       ReplicaState state, String primaryLocation, TableMetadata promoted) throws IOException {
     Map<String, Long> promotedTags = primaryFiles.state(primaryLocation).cutTags();
-    Map<String, Long> cutTags = new java.util.TreeMap<>(state.cutTags());
+    Map<String, Long> cutTags = new TreeMap<>(state.cutTags());
     CutTags.carried(promoted, promotedTags).forEach(tag -> cutTags.put(tag, promotedTags.get(tag)));
     return cutTags;
   }

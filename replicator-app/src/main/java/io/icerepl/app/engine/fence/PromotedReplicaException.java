@@ -5,6 +5,7 @@ import io.icerepl.merge.failover.Promotion;
 import io.icerepl.merge.head.MetadataFileNames;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * A replication into a promoted replica was refused: the replica is a primary now. Not a failure to
@@ -168,7 +169,7 @@ public final class PromotedReplicaException extends ReplicationException {
   }
 
   /** The promoted table's current metadata file, where its writers commit, when it was read. */
-  public java.util.Optional<String> currentFile() {
-    return java.util.Optional.ofNullable(currentFile);
+  public Optional<String> currentFile() {
+    return Optional.ofNullable(currentFile);
   }
 }

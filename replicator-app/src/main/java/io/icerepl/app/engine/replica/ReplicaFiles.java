@@ -21,8 +21,10 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
@@ -338,8 +340,7 @@ public final class ReplicaFiles {
     String token = head.metadata().properties().get(ReplicaProperties.COMMIT_TOKEN);
     boolean published = head.version() == last.version() && last.token().equals(token);
     boolean notYetPublished =
-        head.version() == last.version() - 1
-            && java.util.Objects.equals(last.previousToken(), token);
+        head.version() == last.version() - 1 && Objects.equals(last.previousToken(), token);
     if (!published && !notYetPublished) {
       throw new DivergedReplicaException(
           "Cannot replicate table "
@@ -369,7 +370,7 @@ public final class ReplicaFiles {
       Optional<ReplicaHead> previous,
       long version,
       TableMetadata metadata) {
-    String token = java.util.UUID.randomUUID().toString();
+    String token = UUID.randomUUID().toString();
     String previousToken =
         previous
             .map(h -> h.metadata().properties().get(ReplicaProperties.COMMIT_TOKEN))

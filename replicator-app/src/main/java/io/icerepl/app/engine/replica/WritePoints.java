@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.Set;
 
 /**
@@ -76,7 +77,7 @@ public final class WritePoints {
     String arm = System.getProperty(ARM_PROPERTY);
     if (arm == null) {
       // each listed point pauses once
-      Set<String> rest = new java.util.HashSet<>(armed);
+      Set<String> rest = new HashSet<>(armed);
       rest.remove(point);
       armed = rest.isEmpty() ? null : Set.copyOf(rest);
       return true;

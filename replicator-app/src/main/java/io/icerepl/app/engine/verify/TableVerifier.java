@@ -29,6 +29,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -587,7 +588,7 @@ public final class TableVerifier {
       case POSITION_DELETE -> "position delete file";
       case DELETION_VECTOR -> "deletion vector file";
       case EQUALITY_DELETE -> "equality delete file";
-      default -> kind.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
+      default -> kind.name().toLowerCase(Locale.ROOT).replace('_', ' ');
     };
   }
 

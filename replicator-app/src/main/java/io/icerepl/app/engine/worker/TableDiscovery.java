@@ -10,6 +10,7 @@ import io.icerepl.merge.path.TableLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +18,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
+import java.util.stream.Collectors;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
@@ -90,8 +92,7 @@ public final class TableDiscovery {
     }
     found.sort(Comparator.comparing(DiscoveredTable::path));
     // a set, not a list: retainAll asks it once per known table
-    Set<String> paths =
-        found.stream().map(DiscoveredTable::path).collect(java.util.stream.Collectors.toSet());
+    Set<String> paths = found.stream().map(DiscoveredTable::path).collect(Collectors.toSet());
     tables.retainAll(paths);
     tables.addAll(paths);
     return found;
@@ -110,7 +111,7 @@ public final class TableDiscovery {
     String[] levels = relativePath.split("/");
     try {
       for (int depth = 1; depth < levels.length; depth++) {
-        String path = String.join("/", java.util.Arrays.copyOf(levels, depth));
+        String path = String.join("/", Arrays.copyOf(levels, depth));
         if (isTable(store, TableLayout.join(rule.source(), path))) {
           return path;
         }

@@ -34,9 +34,12 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import org.apache.iceberg.catalog.TableIdentifier;
 
@@ -253,7 +256,7 @@ public final class TableOperations {
    * Since when the key's replica is known current, as its state records it (what a group's cut is
    * computed from); empty before a run or check recorded it, or when the state cannot be read.
    */
-  public java.util.OptionalLong knownCurrentFrom(TableKey key) {
+  public OptionalLong knownCurrentFrom(TableKey key) {
     try {
       Long recorded =
           new io.icerepl.app.engine.replica.ReplicaFiles(
@@ -261,11 +264,9 @@ public final class TableOperations {
                   context.options().maxMetadataBytes())
               .state(key.targetLocation())
               .knownCurrentFromMs();
-      return recorded == null
-          ? java.util.OptionalLong.empty()
-          : java.util.OptionalLong.of(recorded);
-    } catch (java.io.IOException | RuntimeException e) {
-      return java.util.OptionalLong.empty();
+      return recorded == null ? OptionalLong.empty() : OptionalLong.of(recorded);
+    } catch (IOException | RuntimeException e) {
+      return OptionalLong.empty();
     }
   }
 
@@ -284,10 +285,8 @@ public final class TableOperations {
    * service runs {@link #promoteAtCut} in the table's lane).
    */
   public GroupPromotion.Result promoteGroup(
-      List<TableKey> keys,
-      String ref,
-      java.util.function.BiFunction<TableKey, String, PromotionResult> atCut) {
-    java.util.Map<GroupPromotion.Member, TableKey> byMember = new java.util.IdentityHashMap<>();
+      List<TableKey> keys, String ref, BiFunction<TableKey, String, PromotionResult> atCut) {
+    Map<GroupPromotion.Member, TableKey> byMember = new IdentityHashMap<>();
     List<GroupPromotion.Member> members = new ArrayList<>();
     for (TableKey key : keys) {
       GroupPromotion.Member member = groupMember(key);

@@ -8,8 +8,10 @@ import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotEmpty;
 import jakarta.validation.constraints.NotNull;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.ConstructorBinding;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -78,7 +80,7 @@ public record ReplicatorProperties(
   public ReplicatorProperties {
     rules = List.copyOf(rules);
     groups = List.copyOf(groups);
-    java.util.Set<String> groupNames = new java.util.HashSet<>();
+    Set<String> groupNames = new HashSet<>();
     for (Group group : groups) {
       if (!groupNames.add(group.name())) {
         throw new IllegalArgumentException(

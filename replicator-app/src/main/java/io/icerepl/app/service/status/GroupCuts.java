@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -122,7 +123,7 @@ public class GroupCuts {
   Read read(ReplicatorProperties.Group group) {
     List<Optional<TableKey>> keys =
         group.tables().stream().map(table -> board.findTable(group.target(), table)).toList();
-    List<GroupCutReader.Member> members = new java.util.ArrayList<>();
+    List<GroupCutReader.Member> members = new ArrayList<>();
     for (int i = 0; i < keys.size(); i++) {
       members.add(GroupCutReader.Member.of(group.tables().get(i), keys.get(i)));
     }

@@ -10,6 +10,7 @@ import io.icerepl.merge.group.CutTags;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -72,7 +73,7 @@ public class GroupTagging {
       }
       List<CompletableFuture<CutTagWriter.Outcome>> moves = new ArrayList<>();
       List<TableKey> keys = new ArrayList<>();
-      for (java.util.Optional<TableKey> found : read.keys()) {
+      for (Optional<TableKey> found : read.keys()) {
         TableKey key = found.orElseThrow(); // a cut means every table was found
         keys.add(key);
         moves.add(

@@ -4,6 +4,7 @@ import io.icerepl.app.service.config.ReplicatorProperties;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -11,9 +12,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -96,7 +99,7 @@ public class GroupWork implements DisposableBean {
               started.done().complete(null);
             }
           });
-    } catch (java.util.concurrent.RejectedExecutionException e) {
+    } catch (RejectedExecutionException e) {
       rounds.remove(group, started); // shutting down
     }
   }
@@ -109,8 +112,7 @@ public class GroupWork implements DisposableBean {
    *
    * @throws TimeoutException when the round under way, or this one, did not end by the deadline
    */
-  public boolean roundAndWait(
-      String group, String what, Duration deadline, java.util.function.BooleanSupplier round)
+  public boolean roundAndWait(String group, String what, Duration deadline, BooleanSupplier round)
       throws TimeoutException, InterruptedException {
     long until = System.nanoTime() + deadline.toNanos();
     while (true) {
@@ -129,7 +131,7 @@ public class GroupWork implements DisposableBean {
                   rounds.remove(group, started);
                 }
               });
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
           rounds.remove(group, started);
           throw new IllegalStateException("Cannot run " + what + ": the service is stopping", e);
         }
@@ -198,7 +200,7 @@ public class GroupWork implements DisposableBean {
   public Map<String, String> stuck() {
     Instant now = clock.instant();
     Map<String, String> stuck = new TreeMap<>();
-    for (Map<String, Task> tasks : java.util.List.of(rounds, reads)) {
+    for (Map<String, Task> tasks : List.of(rounds, reads)) {
       tasks.forEach(
           (group, task) -> {
             Duration running = Duration.between(task.since(), now);

@@ -28,6 +28,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -57,7 +59,7 @@ public final class StatusBoard implements TableStatus {
   private final Map<TableKey, Entry> entries = new ConcurrentHashMap<>();
   private final Map<String, DiscoveryFailure> discoveryFailures = new ConcurrentHashMap<>();
   private final Map<String, Long> discoveredAtMs = new ConcurrentHashMap<>();
-  private final java.util.Set<String> rulesAtLaneLimit = ConcurrentHashMap.newKeySet();
+  private final Set<String> rulesAtLaneLimit = ConcurrentHashMap.newKeySet();
   private final WriterClocks writerClocks;
 
   /**
@@ -396,7 +398,7 @@ public final class StatusBoard implements TableStatus {
 
   /** The rules whose last listing failed, with the error. */
   public Map<String, String> failedDiscoveries() {
-    Map<String, String> failed = new java.util.TreeMap<>();
+    Map<String, String> failed = new TreeMap<>();
     discoveryFailures.forEach((rule, failure) -> failed.put(rule, failure.message()));
     return failed;
   }
