@@ -7,6 +7,7 @@ import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaAccess;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaMethodCall;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import io.icerepl.merge.merge.MergeResult;
@@ -18,6 +19,9 @@ import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.RandomAccessFile;
 import java.nio.file.NoSuchFileException;
+import java.time.Clock;
+import java.time.temporal.Temporal;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** The merge library is pure: no cloud SDK, no framework, no file system; bytes come in. */
@@ -84,6 +88,42 @@ class LayeringTest {
         access ->
             access.getTargetOwner().isEquivalentTo(Snapshot.class)
                 && access.getName().equals("parentSnapshotId"));
+  }
+
+  /**
+   * Time is passed in: a clock read inside the merge would make its decisions depend on when they
+   * run, and untestable without waiting.
+   */
+  @Test
+  void mergeReadsNoClock() {
+    noClasses()
+        .that()
+        .resideInAPackage("io.icerepl.merge..")
+        .should()
+        .callMethodWhere(readsTheClock())
+        .because("the caller passes the time in, so every decision can be tested without a clock")
+        .check(MERGE);
+  }
+
+  /**
+   * {@code System.currentTimeMillis()} and {@code nanoTime()}, {@code Clock.systemUTC()} and its
+   * kin, and {@code now()} of any {@code java.time} type ({@code Instant}, {@code LocalDateTime},
+   * ...).
+   */
+  private static DescribedPredicate<JavaMethodCall> readsTheClock() {
+    Set<String> systemClocks = Set.of("currentTimeMillis", "nanoTime");
+    Set<String> clockFactories = Set.of("systemUTC", "systemDefaultZone", "system");
+    return DescribedPredicate.describe(
+        "a clock read (System.currentTimeMillis/nanoTime, Clock.system*, java.time *.now())",
+        call -> {
+          JavaClass owner = call.getTargetOwner();
+          String name = call.getName();
+          return owner.isEquivalentTo(System.class) && systemClocks.contains(name)
+              || owner.isEquivalentTo(Clock.class) && clockFactories.contains(name)
+              || name.equals("now")
+                  && (owner.getPackageName().startsWith("java.time")
+                      || owner.isAssignableTo(Temporal.class));
+        });
   }
 
   @Test
