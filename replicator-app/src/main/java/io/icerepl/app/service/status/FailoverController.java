@@ -8,7 +8,6 @@ import io.icerepl.app.engine.verify.VerifyReport;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.engine.worker.TableOperations;
-import io.icerepl.app.logging.Redaction;
 import io.icerepl.app.service.security.ApiProperties;
 import io.icerepl.merge.failover.Promotion;
 import io.icerepl.merge.model.TableMetadata;
@@ -18,7 +17,6 @@ import java.security.Principal;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalLong;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
@@ -141,7 +139,7 @@ public class FailoverController {
         replicaVersion == null ? OptionalLong.empty() : OptionalLong.of(replicaVersion);
     if (mode == null || mode.isBlank()) {
       // a promotion cannot be undone: a request that does not say how is a probe, not a failover
-      return error(
+      return OnDemandAnswers.error(
           HttpStatus.BAD_REQUEST,
           "Cannot promote "
               + key.table()
@@ -155,7 +153,7 @@ public class FailoverController {
     try {
       promotionMode = PromotionMode.parse(mode);
     } catch (IllegalArgumentException e) {
-      return error(HttpStatus.BAD_REQUEST, e.getMessage(), List.of());
+      return OnDemandAnswers.error(HttpStatus.BAD_REQUEST, e.getMessage(), List.of());
     }
     List<String> problems = new ArrayList<>();
     Consumer<String> firstProblems =
@@ -177,35 +175,21 @@ public class FailoverController {
                     key,
                     "promote",
                     k -> operations.promote(k, promotionMode, force, firstProblems, decidedOn)));
-    if (outcome instanceof OnDemandRuns.Done<PromotionResult> done) {
-      return ResponseEntity.ok(answer(key, done.result(), copy(problems)));
-    }
-    if (outcome instanceof OnDemandRuns.Running<PromotionResult> running) {
-      return running(
-          "Promotion of "
-              + key.table()
-              + " on "
-              + key.target()
-              + " still running after "
-              + running.waited()
-              + "; the table's state is PROMOTED once it is done");
-    }
-    if (outcome instanceof OnDemandRuns.TooManyPending<PromotionResult> busy) {
-      return error(
-          HttpStatus.TOO_MANY_REQUESTS,
-          "Cannot promote "
-              + key.table()
-              + " on "
-              + key.target()
-              + ": "
-              + busy.pending()
-              + " promotions are already pending; try again later",
-          List.of());
-    }
-    return error(
-        HttpStatus.CONFLICT,
-        ((OnDemandRuns.Failed<PromotionResult>) outcome).message(),
-        copy(problems));
+    return OnDemandAnswers.answer(
+        outcome,
+        result -> answer(key, result, copy(problems)),
+        waited ->
+            "Promotion of "
+                + key.table()
+                + " on "
+                + key.target()
+                + " still running after "
+                + waited
+                + "; the table's state is PROMOTED once it is done",
+        OnDemandAnswers.busy(
+            "Cannot promote " + key.table() + " on " + key.target() + ": ", "promotions"),
+        "",
+        () -> copy(problems));
   }
 
   /**
@@ -241,7 +225,7 @@ public class FailoverController {
         firstGiven(
             tagPrefix, body == null ? null : body.tagPrefix(), TableFailback.DEFAULT_TAG_PREFIX);
     if (!TAG_PREFIX.matcher(prefix).matches()) {
-      return error(
+      return OnDemandAnswers.error(
           HttpStatus.BAD_REQUEST,
           "Cannot fail back "
               + key.table()
@@ -254,7 +238,7 @@ public class FailoverController {
       TableLocation.of(original);
     } catch (IllegalArgumentException e) {
       // validated as what it is before it is logged or echoed: no forged line, no forged answer
-      return error(
+      return OnDemandAnswers.error(
           HttpStatus.BAD_REQUEST,
           "Cannot fail back " + key.table() + " on " + key.target() + ": " + e.getMessage(),
           List.of());
@@ -275,35 +259,23 @@ public class FailoverController {
                             original,
                             prefix,
                             epoch == null ? OptionalLong.empty() : OptionalLong.of(epoch))));
-    if (outcome instanceof OnDemandRuns.Done<FailbackSummary> done) {
-      return ResponseEntity.ok(done.result());
-    }
-    if (outcome instanceof OnDemandRuns.Running<FailbackSummary> running) {
-      return running(
-          "Fail-back of "
-              + key.table()
-              + " on "
-              + key.target()
-              + " into "
-              + original
-              + " still running after "
-              + running.waited()
-              + "; its summary will be the table's lastFailback");
-    }
-    if (outcome instanceof OnDemandRuns.TooManyPending<FailbackSummary> busy) {
-      return error(
-          HttpStatus.TOO_MANY_REQUESTS,
-          "Cannot fail back "
-              + key.table()
-              + " on "
-              + key.target()
-              + ": "
-              + busy.pending()
-              + " fail-backs are already pending; try again later",
-          List.of());
-    }
-    return error(
-        HttpStatus.CONFLICT, ((OnDemandRuns.Failed<FailbackSummary>) outcome).message(), List.of());
+    return OnDemandAnswers.answer(
+        outcome,
+        summary -> summary,
+        waited ->
+            "Fail-back of "
+                + key.table()
+                + " on "
+                + key.target()
+                + " into "
+                + original
+                + " still running after "
+                + waited
+                + "; its summary will be the table's lastFailback",
+        OnDemandAnswers.busy(
+            "Cannot fail back " + key.table() + " on " + key.target() + ": ", "fail-backs"),
+        "",
+        List::of);
   }
 
   private static PromotionAnswer answer(
@@ -340,19 +312,5 @@ public class FailoverController {
     synchronized (problems) {
       return List.copyOf(problems);
     }
-  }
-
-  private static ResponseEntity<Object> running(String message) {
-    return ResponseEntity.status(HttpStatus.ACCEPTED)
-        .body(Map.of("status", "running", "message", message));
-  }
-
-  private static ResponseEntity<Object> error(
-      HttpStatus status, String message, List<String> problems) {
-    return ResponseEntity.status(status)
-        .body(
-            problems.isEmpty()
-                ? Map.of("error", Redaction.apply(message))
-                : Map.of("error", Redaction.apply(message), "problems", problems));
   }
 }

@@ -3,13 +3,11 @@ package io.icerepl.app.service.status;
 import io.icerepl.app.engine.retention.RetentionResult;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.TableKey;
-import io.icerepl.app.logging.Redaction;
 import io.icerepl.app.service.config.ReplicatorProperties;
 import io.icerepl.app.service.security.ApiProperties;
 import jakarta.servlet.http.HttpServletRequest;
 import java.security.Principal;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.springframework.http.HttpStatus;
@@ -73,7 +71,7 @@ public class ReplicationController {
    * retention is disabled or the expiry failed, 429 when too many are pending.
    */
   @PostMapping("/{target}/{namespace}/{table}/expire")
-  public ResponseEntity<Map<String, Object>> expire(
+  public ResponseEntity<Object> expire(
       @PathVariable String target,
       @PathVariable String namespace,
       @PathVariable String table,
@@ -87,41 +85,28 @@ public class ReplicationController {
     String cannot = "Cannot expire snapshots of " + key.table() + " on " + key.target() + ": ";
     OnDemandRuns.Outcome<RetentionResult> outcome =
         expiries.request(key, caller.getName(), request.getRemoteAddr());
-    if (outcome instanceof OnDemandRuns.Done<RetentionResult> done) {
-      return ResponseEntity.ok(done.result().metrics());
-    }
-    if (outcome instanceof OnDemandRuns.Running<RetentionResult> running) {
-      return ResponseEntity.status(HttpStatus.ACCEPTED)
-          .body(
-              Map.of(
-                  "status",
-                  "running",
-                  "message",
-                  "Expiry of "
-                      + key.table()
-                      + " on "
-                      + key.target()
-                      + " still running after "
-                      + running.waited()
-                      + "; its outcome is logged"));
-    }
     if (outcome instanceof OnDemandExpiries.RetentionDisabled disabled) {
-      return error(
+      return OnDemandAnswers.error(
           HttpStatus.CONFLICT,
           cannot
               + "retention is disabled for rule "
               + disabled.rule()
-              + " (replicator.rules[].retention.enabled)");
+              + " (replicator.rules[].retention.enabled)",
+          List.of());
     }
-    if (outcome instanceof OnDemandRuns.TooManyPending<RetentionResult> busy) {
-      return error(
-          HttpStatus.TOO_MANY_REQUESTS,
-          cannot + busy.pending() + " expiries are already pending; try again later");
-    }
-    return error(HttpStatus.CONFLICT, ((OnDemandRuns.Failed<RetentionResult>) outcome).message());
-  }
-
-  private static ResponseEntity<Map<String, Object>> error(HttpStatus status, String message) {
-    return ResponseEntity.status(status).body(Map.of("error", Redaction.apply(message)));
+    return OnDemandAnswers.answer(
+        outcome,
+        RetentionResult::metrics,
+        waited ->
+            "Expiry of "
+                + key.table()
+                + " on "
+                + key.target()
+                + " still running after "
+                + waited
+                + "; its outcome is logged",
+        OnDemandAnswers.busy(cannot, "expiries"),
+        "",
+        List::of);
   }
 }

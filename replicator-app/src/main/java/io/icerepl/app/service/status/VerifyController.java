@@ -4,12 +4,10 @@ import io.icerepl.app.engine.verify.VerifyReport;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.engine.worker.TableOperations;
-import io.icerepl.app.logging.Redaction;
 import io.icerepl.app.service.security.ApiProperties;
 import jakarta.servlet.http.HttpServletRequest;
 import java.security.Principal;
-import java.util.Map;
-import org.springframework.http.HttpStatus;
+import java.util.List;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -69,36 +67,20 @@ public class VerifyController {
             caller.getName(),
             request.getRemoteAddr(),
             () -> coordinator.runInLane(key, "verify", operations::verify));
-    if (outcome instanceof OnDemandRuns.Done<VerifyReport> done) {
-      return ResponseEntity.ok(done.result());
-    }
-    if (outcome instanceof OnDemandRuns.Running<VerifyReport> running) {
-      return ResponseEntity.status(HttpStatus.ACCEPTED)
-          .body(
-              Map.of(
-                  "status",
-                  "running",
-                  "message",
-                  "Verification of "
-                      + key.table()
-                      + " on "
-                      + key.target()
-                      + " still running after "
-                      + running.waited()
-                      + "; its report will be the table's lastVerify"));
-    }
     String cannot = "Cannot verify " + key.table() + " on " + key.target() + ": ";
-    if (outcome instanceof OnDemandRuns.TooManyPending<VerifyReport> busy) {
-      return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS)
-          .body(
-              Map.of(
-                  "error",
-                  cannot + busy.pending() + " verifications are already pending; try again later"));
-    }
-    return ResponseEntity.status(HttpStatus.CONFLICT)
-        .body(
-            Map.of(
-                "error",
-                Redaction.apply(cannot + ((OnDemandRuns.Failed<VerifyReport>) outcome).message())));
+    return OnDemandAnswers.answer(
+        outcome,
+        report -> report,
+        waited ->
+            "Verification of "
+                + key.table()
+                + " on "
+                + key.target()
+                + " still running after "
+                + waited
+                + "; its report will be the table's lastVerify",
+        OnDemandAnswers.busy(cannot, "verifications"),
+        cannot,
+        List::of);
   }
 }

@@ -1,0 +1,79 @@
+package io.icerepl.app.service.status;
+
+import io.icerepl.app.logging.Redaction;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.function.IntFunction;
+import java.util.function.Supplier;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+
+/**
+ * The one mapping of an on-demand operation's {@link OnDemandRuns.Outcome} to its HTTP answer, so
+ * verify, expire, promote and fail-back answer alike:
+ *
+ * <ul>
+ *   <li>{@link OnDemandRuns.Done}: 200 with {@code body} of the result;
+ *   <li>{@link OnDemandRuns.Running}: 202 with {@code {"status": "running", "message": ...}}, the
+ *       message saying how long it was waited for and where its outcome will show;
+ *   <li>{@link OnDemandRuns.TooManyPending}: 429 with {@code {"error": ...}};
+ *   <li>{@link OnDemandRuns.Failed}: 409 with {@code {"error": prefix + message}}, plus {@code
+ *       "problems"} when there are any (the promotion's verify findings).
+ * </ul>
+ *
+ * Every {@code error} passes through {@link Redaction}: a failure message may quote a location with
+ * credentials. Outcomes particular to one operation (retention disabled) are answered by its
+ * controller before it comes here.
+ */
+final class OnDemandAnswers {
+  private OnDemandAnswers() {}
+
+  /**
+   * @param body the 200 body made of the result
+   * @param running the 202 message, given how long the request waited
+   * @param busy the 429 message, given how many are pending
+   * @param failedPrefix put before a failure's message in the 409 ({@code ""} when the message
+   *     already names the table)
+   * @param problems the 409's {@code problems}, read when it fails (empty: no such field)
+   */
+  static <T> ResponseEntity<Object> answer(
+      OnDemandRuns.Outcome<T> outcome,
+      Function<T, ?> body,
+      Function<Duration, String> running,
+      IntFunction<String> busy,
+      String failedPrefix,
+      Supplier<List<String>> problems) {
+    if (outcome instanceof OnDemandRuns.Done<T> done) {
+      return ResponseEntity.ok(body.apply(done.result()));
+    }
+    if (outcome instanceof OnDemandRuns.Running<T> waiting) {
+      return ResponseEntity.status(HttpStatus.ACCEPTED)
+          .body(Map.of("status", "running", "message", running.apply(waiting.waited())));
+    }
+    if (outcome instanceof OnDemandRuns.TooManyPending<T> pending) {
+      return error(HttpStatus.TOO_MANY_REQUESTS, busy.apply(pending.pending()), List.of());
+    }
+    if (outcome instanceof OnDemandRuns.Failed<T> failed) {
+      return error(HttpStatus.CONFLICT, failedPrefix + failed.message(), problems.get());
+    }
+    throw new IllegalArgumentException("Cannot answer outcome " + outcome + ": unknown kind");
+  }
+
+  /** An error answer: {@code {"error": message}} redacted, with {@code problems} if any. */
+  static ResponseEntity<Object> error(HttpStatus status, String message, List<String> problems) {
+    return ResponseEntity.status(status)
+        .body(
+            problems.isEmpty()
+                ? Map.of("error", Redaction.apply(message))
+                : Map.of("error", Redaction.apply(message), "problems", problems));
+  }
+
+  /**
+   * The usual 429 message: {@code <cannot><pending> <plural> are already pending; try again later}.
+   */
+  static IntFunction<String> busy(String cannot, String plural) {
+    return pending -> cannot + pending + " " + plural + " are already pending; try again later";
+  }
+}
