@@ -300,7 +300,9 @@ public final class ConsistentFailover {
       Target target = targets.get(i);
       TableMetadata metadata = head(target);
       OptionalLong atCut =
-          carried.isPresent() ? tagSnapshot(target, carried.get()) : atCut(cut, target.location());
+          carried.isPresent()
+              ? tagSnapshot(metadata, carried.get())
+              : atCut(cut, target.location());
       GroupCutReader.TableAtCut table = report.tables().get(i);
       List<Snapshot> after = List.of();
       Optional<Long> main = metadata.currentSnapshotId();
@@ -330,8 +332,9 @@ public final class ConsistentFailover {
             carried.isPresent()));
   }
 
-  private OptionalLong tagSnapshot(Target target, String tag) {
-    Long id = head(target).refs().get(tag);
+  /** The snapshot {@code tag} names in the replica's metadata as already read. */
+  private static OptionalLong tagSnapshot(TableMetadata metadata, String tag) {
+    Long id = metadata.refs().get(tag);
     return id == null ? OptionalLong.empty() : OptionalLong.of(id);
   }
 
