@@ -86,6 +86,7 @@ class LayeringTest {
             "io.icerepl.app.engine.fence..",
             "io.icerepl.app.engine.head..",
             "io.icerepl.app.engine.replica..",
+            "io.icerepl.app.engine.replication..",
             "io.icerepl.app.engine.retention..",
             "io.icerepl.app.engine.verify..")
         .should()
