@@ -125,6 +125,7 @@ class TableReplicatorTest {
     assertThat(files(replicaDir)).isEqualTo(replicaBefore);
     ReplicationSummary applied = replicator.replicate(source.location, replica, Optional.empty());
     assertThat(next.versionsApplied()).isEqualTo(applied.versionsApplied()).isEqualTo(2);
+    assertThat(next.snapshotsAdded()).isEqualTo(applied.snapshotsAdded()).isEqualTo(2);
     assertThat(next.filesCopied()).isEqualTo(applied.filesCopied());
     assertThat(next.bytesCopied()).isEqualTo(applied.bytesCopied());
     assertThat(next.filesRewritten()).isEqualTo(applied.filesRewritten());
