@@ -1,5 +1,6 @@
 package io.icerepl.copier;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
@@ -37,18 +38,22 @@ class LayeringTest {
   }
 
   /**
-   * No placement outside the replica: the copier puts table files in place only in {@code
-   * PlanExecutor}'s run, and each step it accepts is checked against the {@code
-   * ReplicaDomain.Placement} the run was given before any of its files is put.
+   * No placement outside the replica: the copier puts table files in place only through {@code
+   * FileCopier} and {@code ManifestWriter}, which only {@code CopyRun} uses, and each step the run
+   * accepts is checked against the {@code ReplicaDomain.Placement} it was given before any of its
+   * files is put.
    */
   @Test
   void theCopierPlacesFilesOnlyWhereReplicaDomainAllows() {
-    String run = "io.icerepl.copier.copy.PlanExecutor$Run";
+    String run = "io.icerepl.copier.copy.CopyRun";
+    List<String> writers =
+        List.of("io.icerepl.copier.copy.FileCopier", "io.icerepl.copier.copy.ManifestWriter");
     noClasses()
         .that()
         .resideInAPackage("io.icerepl.copier.copy..")
-        .and()
-        .doNotHaveFullyQualifiedName(run)
+        .and(
+            DescribedPredicate.describe(
+                "are not " + writers, c -> !writers.contains(c.getFullName())))
         .should()
         .callMethodWhere(
             DescribedPredicate.describe(
@@ -58,6 +63,19 @@ class LayeringTest {
                         && List.of("write", "copyFrom", "createIfAbsent").contains(call.getName())))
         .because("PlanExecutor checks every file it places against the replica's domain")
         .check(COPIER);
+    for (String writer : writers) {
+      classes()
+          .that()
+          .haveFullyQualifiedName(writer)
+          .should()
+          .onlyBeAccessed()
+          .byClassesThat(
+              DescribedPredicate.describe(
+                  "are " + run + " or " + writer,
+                  c -> c.getFullName().equals(run) || c.getFullName().startsWith(writer)))
+          .because("only the run, which checks each step first, puts files in place")
+          .check(COPIER);
+    }
     methods()
         .that()
         .areDeclaredInClassesThat()

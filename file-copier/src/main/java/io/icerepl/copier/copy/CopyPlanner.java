@@ -18,7 +18,6 @@ import io.icerepl.merge.merge.MergeResult.AddedSnapshot;
 import io.icerepl.merge.model.Snapshot;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.path.PathMapping;
-import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -218,7 +217,7 @@ public final class CopyPlanner {
       }
       FileCopy manifest = FileCopy.of(FileKind.MANIFEST, sourceManifest, targetManifest, length);
       if (targetListing != null || length < 0) {
-        checkAtSource(source, table, manifest, namedBy);
+        CopyErrors.checkAtSource(source, table, manifest, namedBy);
         plannedManifests.add(targetManifest);
         addManifestFiles(manifest, readLiveFiles(manifest));
       } else {
@@ -261,7 +260,7 @@ public final class CopyPlanner {
           }
           if (in.count() != manifest.expectedSize()) {
             BadInputException wrong =
-                wrongLength(
+                CopyErrors.wrongLength(
                     table,
                     FileKind.MANIFEST,
                     manifest.source(),
@@ -376,7 +375,7 @@ public final class CopyPlanner {
               || atTarget.getAsLong() == file.expectedSize())) {
         return false;
       }
-      checkAtSource(source, table, file, namedBy);
+      CopyErrors.checkAtSource(source, table, file, namedBy);
       return true;
     }
 
@@ -387,7 +386,7 @@ public final class CopyPlanner {
     private void checkLength(
         FileKind kind, String path, long actual, long recorded, String namedBy) {
       if (recorded >= 0 && actual != recorded) {
-        throw wrongLength(table, kind, path, actual, recorded, namedBy);
+        throw CopyErrors.wrongLength(table, kind, path, actual, recorded, namedBy);
       }
     }
 
@@ -400,109 +399,7 @@ public final class CopyPlanner {
     }
 
     private MissingFileException missing(String noun, String path, String namedBy) {
-      return CopyPlanner.missing(table, noun, path, namedBy);
+      return CopyErrors.missing(table, noun, path, namedBy);
     }
-  }
-
-  /** Counts the bytes read through it. */
-  private static final class CountingInputStream extends FilterInputStream {
-    private long count;
-
-    CountingInputStream(InputStream in) {
-      super(in);
-    }
-
-    long count() {
-      return count;
-    }
-
-    @Override
-    public int read() throws IOException {
-      int b = super.read();
-      if (b >= 0) {
-        count++;
-      }
-      return b;
-    }
-
-    @Override
-    public int read(byte[] b, int off, int len) throws IOException {
-      int n = super.read(b, off, len);
-      if (n > 0) {
-        count += n;
-      }
-      return n;
-    }
-
-    @Override
-    public long skip(long n) throws IOException {
-      long skipped = super.skip(n);
-      count += skipped;
-      return skipped;
-    }
-
-    @Override
-    public boolean markSupported() {
-      return false;
-    }
-  }
-
-  /**
-   * Asks the source for a file's length: one missing, or of another length than {@code namedBy}
-   * records, is refused naming the table, the file and what names it.
-   */
-  static void checkAtSource(ObjectStore source, String table, FileCopy file, String namedBy)
-      throws IOException {
-    OptionalLong atSource = source.length(file.source());
-    if (atSource.isEmpty()) {
-      throw missing(table, noun(file.kind()), file.source(), namedBy);
-    }
-    if (file.expectedSize() >= 0 && atSource.getAsLong() != file.expectedSize()) {
-      throw wrongLength(
-          table, file.kind(), file.source(), atSource.getAsLong(), file.expectedSize(), namedBy);
-    }
-  }
-
-  static MissingFileException missing(String table, String noun, String path, String namedBy) {
-    return new MissingFileException(
-        "Cannot replicate table "
-            + table
-            + ": "
-            + noun
-            + " "
-            + path
-            + " named by "
-            + namedBy
-            + " is missing at the source",
-        path);
-  }
-
-  static BadInputException wrongLength(
-      String table, FileKind kind, String path, long actual, long recorded, String namedBy) {
-    return new BadInputException(
-        "Cannot replicate table "
-            + table
-            + ": "
-            + noun(kind)
-            + " "
-            + path
-            + " is "
-            + actual
-            + " bytes but its "
-            + namedBy
-            + " records "
-            + recorded);
-  }
-
-  static String noun(FileKind kind) {
-    return switch (kind) {
-      case DATA -> "data file";
-      case EQUALITY_DELETE -> "equality delete file";
-      case POSITION_DELETE -> "position delete file";
-      case DELETION_VECTOR -> "deletion vector file";
-      case STATISTICS -> "statistics file";
-      case MANIFEST -> "manifest";
-      case MANIFEST_LIST -> "manifest list";
-    };
   }
 }

@@ -67,7 +67,7 @@ final class SourceLengthCheck implements AutoCloseable {
     if (listing.holds(file.source(), file.expectedSize()).orElse(false)) {
       return;
     }
-    CopyPlanner.checkAtSource(source, table, file, namedBy);
+    CopyErrors.checkAtSource(source, table, file, namedBy);
   }
 
   /** Checks already asked for still run; no new one is taken. */

@@ -5,36 +5,16 @@ import io.icerepl.merge.io.SeekableInput;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.NoSuchFileException;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
-import java.util.function.Supplier;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
-import software.amazon.awssdk.core.ResponseBytes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.ChecksumMode;
-import software.amazon.awssdk.services.s3.model.ChecksumType;
-import software.amazon.awssdk.services.s3.model.CommonPrefix;
-import software.amazon.awssdk.services.s3.model.DeleteObjectsResponse;
-import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
-import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
-import software.amazon.awssdk.services.s3.model.ObjectIdentifier;
-import software.amazon.awssdk.services.s3.model.S3Error;
-import software.amazon.awssdk.services.s3.model.S3Object;
 import software.amazon.awssdk.transfer.s3.S3TransferManager;
 
 /**
@@ -48,15 +28,16 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
   /** S3 accepts at most this many parts per upload. */
   private static final int MAX_PARTS = 10_000;
 
-  /** The most keys one DeleteObjects request may name. */
-  private static final int MAX_KEYS_PER_DELETE = 1_000;
-
   private final S3Client client;
   private final S3AsyncClient asyncClient;
   private final S3TransferManager transferManager;
   private final S3StoreSettings settings;
   private final S3Calls calls;
   private final S3TableLocks locks;
+  private final S3Listing listing;
+  private final S3ConditionalWrites conditionalWrites;
+  private final S3ServerSideCopy serverSide;
+  private final S3BatchDelete batchDelete;
   private final Optional<S3Endpoint> endpoint;
   private final boolean ownsClients;
 
@@ -86,6 +67,10 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     this.settings = settings;
     this.calls = new S3Calls(resilience);
     this.locks = new S3TableLocks(client, calls, settings);
+    this.listing = new S3Listing(client, calls, settings);
+    this.conditionalWrites = new S3ConditionalWrites(client, calls, settings, this);
+    this.serverSide = new S3ServerSideCopy(client, transferManager, calls, settings);
+    this.batchDelete = new S3BatchDelete(client, calls);
     this.endpoint = endpoint;
     this.ownsClients = ownsClients;
   }
@@ -93,7 +78,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
   /** A store with its own clients for {@code endpoint}, closed with the store. */
   public static S3ObjectStore create(
       S3Endpoint endpoint, S3StoreSettings settings, S3Resilience resilience) {
-    return create(endpoint, settings, resilience, java.util.List.of());
+    return create(endpoint, settings, resilience, List.of());
   }
 
   /**
@@ -104,52 +89,10 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
       S3Endpoint endpoint,
       S3StoreSettings settings,
       S3Resilience resilience,
-      java.util.List<software.amazon.awssdk.core.interceptor.ExecutionInterceptor> interceptors) {
-    AwsCredentialsProvider credentials =
-        endpoint.accessKeyId().isPresent()
-            ? StaticCredentialsProvider.create(
-                AwsBasicCredentials.create(
-                    endpoint.accessKeyId().get(), endpoint.secretAccessKey().get()))
-            : DefaultCredentialsProvider.builder().build();
-    var sync =
-        S3Client.builder()
-            .region(Region.of(endpoint.region()))
-            .credentialsProvider(credentials)
-            .forcePathStyle(endpoint.pathStyle())
-            // The other side's bucket is often in another region: a CopyObject's HEAD of its
-            // source,
-            // or any call on a bucket of another region, gets a 301 that this follows to that
-            // region.
-            .crossRegionAccessEnabled(true)
-            // S3Resilience is the one retry layer; SDK retries underneath would multiply attempts.
-            .overrideConfiguration(
-                c ->
-                    c.retryStrategy(AwsRetryStrategy.doNotRetry())
-                        .executionInterceptors(interceptors));
-    var async =
-        S3AsyncClient.builder()
-            .region(Region.of(endpoint.region()))
-            .credentialsProvider(credentials)
-            .forcePathStyle(endpoint.pathStyle())
-            .crossRegionAccessEnabled(true)
-            .overrideConfiguration(
-                c ->
-                    c.retryStrategy(AwsRetryStrategy.doNotRetry())
-                        .executionInterceptors(interceptors))
-            .multipartEnabled(true)
-            .multipartConfiguration(
-                m ->
-                    m.thresholdInBytes(settings.multipartCopyThresholdBytes())
-                        .minimumPartSizeInBytes(settings.partSizeBytes()));
-    endpoint
-        .endpointOverride()
-        .ifPresent(
-            uri -> {
-              sync.endpointOverride(uri);
-              async.endpointOverride(uri);
-            });
+      List<ExecutionInterceptor> interceptors) {
+    S3Clients clients = S3Clients.create(endpoint, settings, interceptors);
     return new S3ObjectStore(
-        sync.build(), async.build(), settings, resilience, Optional.of(endpoint), true);
+        clients.sync(), clients.async(), settings, resilience, Optional.of(endpoint), true);
   }
 
   /**
@@ -185,7 +128,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
       return OptionalLong.empty();
     } catch (IOException e) {
       if (S3Calls.hasStatus(e, 403)) {
-        return listedLength(path, at, e);
+        return listing.listedLength(path, at, e);
       }
       throw e;
     }
@@ -213,67 +156,14 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
       return Optional.empty();
     } catch (IOException e) {
       if (S3Calls.hasStatus(e, 403)) {
-        OptionalLong listed = listedLength(path, at, e);
+        OptionalLong listed = listing.listedLength(path, at, e);
         return listed.isPresent()
             ? Optional.of(new ObjectInfo(listed.getAsLong(), Map.of()))
             : Optional.empty();
       }
       throw e;
     }
-    return Optional.of(new ObjectInfo(head.contentLength(), checksums(head)));
-  }
-
-  private static Map<String, String> checksums(HeadObjectResponse head) {
-    Map<String, String> checksums = new LinkedHashMap<>();
-    String etag = head.eTag() == null ? "" : head.eTag().replace("\"", "");
-    boolean contentEtag =
-        !etag.isEmpty()
-            && !etag.contains("-")
-            && head.sseCustomerAlgorithm() == null
-            && (head.serverSideEncryption() == null
-                || head.serverSideEncryptionAsString().equals("AES256"));
-    if (contentEtag) {
-      checksums.put("MD5", etag);
-    }
-    if (head.checksumType() != ChecksumType.COMPOSITE) {
-      putWhole(checksums, "CRC32", head.checksumCRC32());
-      putWhole(checksums, "CRC32C", head.checksumCRC32C());
-      putWhole(checksums, "CRC64NVME", head.checksumCRC64NVME());
-      putWhole(checksums, "SHA1", head.checksumSHA1());
-      putWhole(checksums, "SHA256", head.checksumSHA256());
-    }
-    return checksums;
-  }
-
-  private static void putWhole(Map<String, String> checksums, String algorithm, String value) {
-    // a composite checksum ends in -<parts> even where the response names no checksum type
-    if (value != null && !value.contains("-")) {
-      checksums.put(algorithm, value);
-    }
-  }
-
-  /**
-   * S3 answers 403 instead of 404 for a missing key when the caller may list the bucket only under
-   * a prefix (a least-privilege role): a listing of the key itself tells missing from forbidden.
-   */
-  private OptionalLong listedLength(String path, S3Location at, IOException forbidden)
-      throws IOException {
-    ListObjectsV2Response listing;
-    try {
-      listing =
-          calls.run(
-              "list",
-              path,
-              at,
-              () -> client.listObjectsV2(b -> b.bucket(at.bucket()).prefix(at.key()).maxKeys(1)));
-    } catch (IOException e) {
-      forbidden.addSuppressed(e);
-      throw forbidden;
-    }
-    return listing.contents().stream()
-        .filter(o -> o.key().equals(at.key()))
-        .mapToLong(o -> o.size())
-        .findFirst();
+    return Optional.of(new ObjectInfo(head.contentLength(), S3Checksums.of(head)));
   }
 
   @Override
@@ -283,7 +173,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
       return calls.run(
           "open", path, at, () -> client.getObject(b -> b.bucket(at.bucket()).key(at.key())));
     } catch (IOException e) {
-      if (S3Calls.hasStatus(e, 403) && listedLength(path, at, e).isEmpty()) {
+      if (S3Calls.hasStatus(e, 403) && listing.listedLength(path, at, e).isEmpty()) {
         NoSuchFileException missing =
             new NoSuchFileException(path, null, "not found (403 without list access)");
         missing.initCause(e);
@@ -334,8 +224,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
 
   @Override
   public boolean createIfAbsent(String path, byte[] content) throws IOException {
-    return create(
-        path, () -> RequestBody.fromBytes(content), () -> Arrays.equals(content, readAll(path)));
+    return conditionalWrites.createIfAbsent(path, content);
   }
 
   /**
@@ -345,75 +234,12 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
    */
   @Override
   public boolean createIfAbsent(String path, Writer writer) throws IOException {
-    WriteBuffer buffer = new WriteBuffer(settings.memoryBufferBytes());
-    try {
-      try (buffer) {
-        writer.writeTo(buffer);
-      }
-      byte[] content = buffer.bytes();
-      if (content != null) {
-        return createIfAbsent(path, content);
-      }
-      return create(
-          path,
-          () -> RequestBody.fromFile(buffer.file()),
-          () -> {
-            try (InputStream stored = open(path);
-                InputStream written = buffer.openInput()) {
-              return sameBytes(stored, written);
-            }
-          });
-    } finally {
-      buffer.discard();
-    }
-  }
-
-  /** Reads the object as it is; a retried create compares it with what it sent. */
-  @FunctionalInterface
-  private interface StoredCheck {
-    boolean holdsWhatWasSent() throws IOException;
-  }
-
-  private boolean create(String path, Supplier<RequestBody> body, StoredCheck sameAsSent)
-      throws IOException {
-    S3Location at = S3Location.parse(path);
-    AtomicInteger attempts = new AtomicInteger();
-    try {
-      calls.run(
-          "create",
-          path,
-          at,
-          () -> {
-            attempts.incrementAndGet();
-            return client.putObject(
-                b -> b.bucket(at.bucket()).key(at.key()).ifNoneMatch("*"), body.get());
-          });
-      return true;
-    } catch (IOException e) {
-      if (!S3Calls.hasStatus(e, 412, 409)) {
-        throw e;
-      }
-      // A retry after a lost answer finds the object its own first attempt created. Equal bytes
-      // mean that, or a writer that wrote the same thing: either way the object is as intended.
-      return attempts.get() > 1 && sameAsSent.holdsWhatWasSent();
-    }
+    return conditionalWrites.createIfAbsent(path, writer);
   }
 
   @Override
   public Optional<VersionedObject> readVersioned(String path) throws IOException {
-    S3Location at = S3Location.parse(path);
-    try {
-      ResponseBytes<GetObjectResponse> bytes =
-          calls.run(
-              "read",
-              path,
-              at,
-              () -> client.getObjectAsBytes(b -> b.bucket(at.bucket()).key(at.key())));
-      return Optional.of(
-          new VersionedObject(bytes.asByteArray(), new ObjectVersion(bytes.response().eTag())));
-    } catch (NoSuchFileException e) {
-      return Optional.empty();
-    }
+    return conditionalWrites.readVersioned(path);
   }
 
   /**
@@ -424,75 +250,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
   @Override
   public Optional<ObjectVersion> replaceIf(
       String path, Optional<ObjectVersion> expected, byte[] content) throws IOException {
-    S3Location at = S3Location.parse(path);
-    AtomicInteger attempts = new AtomicInteger();
-    try {
-      String etag =
-          calls
-              .run(
-                  "replace",
-                  path,
-                  at,
-                  () -> {
-                    attempts.incrementAndGet();
-                    return client.putObject(
-                        b -> {
-                          b.bucket(at.bucket()).key(at.key());
-                          if (expected.isPresent()) {
-                            b.ifMatch(expected.get().tag());
-                          } else {
-                            b.ifNoneMatch("*");
-                          }
-                        },
-                        RequestBody.fromBytes(content));
-                  })
-              .eTag();
-      return Optional.of(new ObjectVersion(etag));
-    } catch (NoSuchFileException e) {
-      return ownRetried(path, content, attempts.get());
-    } catch (IOException e) {
-      if (!S3Calls.hasStatus(e, 412, 409)) {
-        throw e;
-      }
-      return ownRetried(path, content, attempts.get());
-    }
-  }
-
-  /**
-   * A refused conditional PUT: after a retry it may have met its own first attempt, whose answer
-   * was lost. The object then holds exactly what was sent, and that write is taken as this one.
-   */
-  private Optional<ObjectVersion> ownRetried(String path, byte[] sent, int attempts)
-      throws IOException {
-    if (attempts < 2) {
-      return Optional.empty();
-    }
-    return readVersioned(path)
-        .filter(now -> Arrays.equals(now.content(), sent))
-        .map(VersionedObject::version);
-  }
-
-  private static boolean sameBytes(InputStream a, InputStream b) throws IOException {
-    byte[] left = new byte[64 * 1024];
-    byte[] right = new byte[left.length];
-    while (true) {
-      int n = a.readNBytes(left, 0, left.length);
-      if (b.readNBytes(right, 0, n) != n || (n < left.length && b.read() != -1)) {
-        return false;
-      }
-      if (!Arrays.equals(left, 0, n, right, 0, n)) {
-        return false;
-      }
-      if (n < left.length) {
-        return true;
-      }
-    }
-  }
-
-  private byte[] readAll(String path) throws IOException {
-    try (InputStream in = open(path)) {
-      return in.readAllBytes();
-    }
+    return conditionalWrites.replaceIf(path, expected, content);
   }
 
   /**
@@ -522,154 +280,43 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
             ? recordedLength
             : source.length(sourcePath).orElseThrow(() -> new NoSuchFileException(sourcePath));
     try {
-      copyInside(from, to, sourcePath, targetPath, length);
+      serverSide.copy(from, to, sourcePath, targetPath, length);
     } catch (NoSuchFileException e) {
-      throw missingSource(sourcePath, e);
+      throw S3ServerSideCopy.missingSource(sourcePath, e);
     } catch (IOException e) {
       // A role that may list the source only under a prefix gets 403 for a missing key.
       if (S3Calls.hasStatus(e, 403) && source.length(sourcePath).isEmpty()) {
-        throw missingSource(sourcePath, e);
+        throw S3ServerSideCopy.missingSource(sourcePath, e);
       }
       throw e;
     }
     return OptionalLong.empty();
   }
 
-  private void copyInside(
-      S3Location from, S3Location to, String sourcePath, String targetPath, long length)
-      throws IOException {
-    if (length <= settings.multipartCopyThresholdBytes()) {
-      calls.run(
-          "copy " + sourcePath + " to",
-          targetPath,
-          to,
-          () ->
-              client.copyObject(
-                  r ->
-                      r.sourceBucket(from.bucket())
-                          .sourceKey(from.key())
-                          .destinationBucket(to.bucket())
-                          .destinationKey(to.key())));
-    } else {
-      calls.run(
-          "copy " + sourcePath + " to",
-          targetPath,
-          to,
-          () ->
-              transferManager
-                  .copy(
-                      c ->
-                          c.copyObjectRequest(
-                              r ->
-                                  r.sourceBucket(from.bucket())
-                                      .sourceKey(from.key())
-                                      .destinationBucket(to.bucket())
-                                      .destinationKey(to.key())))
-                  .completionFuture()
-                  .join());
-    }
-  }
-
-  /** CopyObject answers 404 for its source key; the copy's own path would mislead. */
-  private static NoSuchFileException missingSource(String sourcePath, IOException cause) {
-    NoSuchFileException missing =
-        new NoSuchFileException(sourcePath, null, "missing at the source");
-    missing.initCause(cause);
-    return missing;
-  }
-
   @Override
   public List<String> list(String folder) throws IOException {
-    return listEntries(folder).stream().map(Entry::name).toList();
+    return listing.list(folder);
   }
 
   @Override
   public List<Entry> listEntries(String folder) throws IOException {
-    List<Entry> entries = new ArrayList<>();
-    listing(
-        folder,
-        page -> {
-          String prefix = page.prefix();
-          for (S3Object object : page.contents()) {
-            // A zero-byte "folder/" marker written by consoles is the folder itself, not a file.
-            if (object.key().length() > prefix.length()) {
-              entries.add(
-                  new Entry(
-                      object.key().substring(prefix.length()),
-                      object.lastModified().toEpochMilli()));
-            }
-          }
-        });
-    entries.sort(java.util.Comparator.comparing(Entry::name));
-    return entries;
+    return listing.listEntries(folder);
   }
 
   @Override
   public void listLengths(String folder, LengthConsumer each) throws IOException {
-    listLengths(folder, "", each);
+    listing.listLengths(folder, each);
   }
 
   @Override
   public void listLengths(String folder, String namePrefix, LengthConsumer each)
       throws IOException {
-    int names = S3Location.parse(folder).folderPrefix().length();
-    listing(
-        folder,
-        namePrefix,
-        page -> {
-          for (S3Object object : page.contents()) {
-            if (object.key().length() > names) {
-              each.accept(object.key().substring(names), object.size());
-            }
-          }
-        });
+    listing.listLengths(folder, namePrefix, each);
   }
 
   @Override
   public List<String> listFolders(String folder) throws IOException {
-    List<String> names = new ArrayList<>();
-    listing(
-        folder,
-        page -> {
-          String prefix = page.prefix();
-          for (CommonPrefix common : page.commonPrefixes()) {
-            String name = common.prefix().substring(prefix.length());
-            names.add(name.substring(0, name.length() - 1));
-          }
-        });
-    names.sort(null);
-    return names;
-  }
-
-  /** Every page of the listing directly under {@code folder}, following continuation tokens. */
-  private void listing(String folder, Consumer<ListObjectsV2Response> pages) throws IOException {
-    listing(folder, "", pages);
-  }
-
-  /** The same, of the names starting with {@code namePrefix} only. */
-  private void listing(String folder, String namePrefix, Consumer<ListObjectsV2Response> pages)
-      throws IOException {
-    S3Location at = S3Location.parse(folder);
-    String prefix = at.folderPrefix() + namePrefix;
-    String token = null;
-    do {
-      String continuation = token;
-      ListObjectsV2Response page =
-          calls.run(
-              "list",
-              folder,
-              at,
-              () ->
-                  client.listObjectsV2(
-                      b ->
-                          b.bucket(at.bucket())
-                              .prefix(prefix)
-                              .delimiter("/")
-                              .maxKeys(settings.listPageSize())
-                              .continuationToken(continuation)));
-      pages.accept(page);
-      token = Boolean.TRUE.equals(page.isTruncated()) ? page.nextContinuationToken() : null;
-    } while (token != null);
+    return listing.listFolders(folder);
   }
 
   @Override
@@ -691,46 +338,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
    */
   @Override
   public void deleteAll(List<String> paths) throws IOException {
-    int start = 0;
-    while (start < paths.size()) {
-      String bucket = S3Location.parse(paths.get(start)).bucket();
-      List<ObjectIdentifier> keys = new ArrayList<>();
-      int end = start;
-      while (end < paths.size() && keys.size() < MAX_KEYS_PER_DELETE) {
-        S3Location at = S3Location.parse(paths.get(end));
-        if (!at.bucket().equals(bucket)) {
-          break;
-        }
-        keys.add(ObjectIdentifier.builder().key(at.key()).build());
-        end++;
-      }
-      String first = paths.get(start);
-      DeleteObjectsResponse response =
-          calls.run(
-              "delete " + keys.size() + " objects from",
-              first,
-              S3Location.parse(first),
-              () ->
-                  client.deleteObjects(
-                      b -> b.bucket(bucket).delete(d -> d.objects(keys).quiet(true))));
-      if (response.hasErrors() && !response.errors().isEmpty()) {
-        S3Error error = response.errors().get(0);
-        throw new IOException(
-            "Cannot delete s3://"
-                + bucket
-                + "/"
-                + error.key()
-                + ": S3 answered "
-                + error.code()
-                + (error.message() == null ? "" : " (" + error.message() + ")")
-                + (response.errors().size() > 1
-                    ? "; "
-                        + (response.errors().size() - 1)
-                        + " more key(s) of the same request failed"
-                    : ""));
-      }
-      start = end;
-    }
+    batchDelete.deleteAll(paths);
   }
 
   @Override
