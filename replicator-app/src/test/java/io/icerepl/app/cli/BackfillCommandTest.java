@@ -3,9 +3,10 @@ package io.icerepl.app.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icerepl.app.engine.SourceTable;
+import io.icerepl.fixtures.EmbeddedS3FileIO;
+import io.icerepl.fixtures.IdAppends;
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.localstack.S3Warehouse;
-import io.icerepl.localstack.TableWrites;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -23,7 +24,6 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.StaticTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.aws.s3.S3FileIO;
-import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
@@ -69,7 +69,7 @@ class BackfillCommandTest {
           .containsPattern("two:ns/bad -> dr +.*failed: Cannot .*s3://source/wh2/ns/bad/metadata/")
           .containsPattern("one:ns/a -> dr +1 +3 .* replicated")
           .contains("3 replicated, 0 already up to date, 1 failed");
-      io.initialize(ioProperties(s3));
+      io.initialize(EmbeddedS3FileIO.properties(s3));
       assertReadsAsSource(s3, io, a, "s3://replica/wh1/ns/a");
       assertReadsAsSource(s3, io, b, "s3://replica/wh1/ns/b");
       assertReadsAsSource(s3, io, c, "s3://replica/wh2/ns/c");
@@ -157,29 +157,8 @@ class BackfillCommandTest {
     Table table =
         warehouse.create(
             namespace, name, SCHEMA, PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
-    GenericRecord record = GenericRecord.create(SCHEMA);
-    for (long i = 0; i < commits; i++) {
-      table
-          .newAppend()
-          .appendFile(
-              TableWrites.writeData(table, null, List.<Record>of(record.copy(Map.of("id", i)))))
-          .commit();
-    }
+    IdAppends.appendEach(table, commits);
     return table;
-  }
-
-  private static Map<String, String> ioProperties(EmbeddedS3 s3) {
-    return Map.of(
-        "s3.endpoint",
-        s3.endpoint().toString(),
-        "s3.path-style-access",
-        "true",
-        "client.region",
-        "us-east-1",
-        "s3.access-key-id",
-        EmbeddedS3.ACCESS_KEY,
-        "s3.secret-access-key",
-        EmbeddedS3.SECRET_KEY);
   }
 
   /**

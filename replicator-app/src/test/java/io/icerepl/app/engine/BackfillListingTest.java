@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.icerepl.copier.store.ForwardingObjectStore;
 import io.icerepl.copier.store.LocalObjectStore;
 import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.fixtures.RecordingStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -52,41 +53,6 @@ class BackfillListingTest {
   @AfterAll
   static void stop() {
     executor.shutdownNow();
-  }
-
-  /** Records the calls that ask about single objects and whole folders. */
-  private static class CountingStore extends ForwardingObjectStore {
-    final Queue<String> lengths = new ConcurrentLinkedQueue<>();
-    final Queue<String> listings = new ConcurrentLinkedQueue<>();
-    final Queue<String> copies = new ConcurrentLinkedQueue<>();
-
-    CountingStore(ObjectStore delegate) {
-      super(delegate);
-    }
-
-    @Override
-    public OptionalLong length(String path) throws IOException {
-      lengths.add(path);
-      return super.length(path);
-    }
-
-    @Override
-    public void listLengths(String folder, LengthConsumer each) throws IOException {
-      listings.add(folder);
-      super.listLengths(folder, each);
-    }
-
-    @Override
-    public OptionalLong copyFrom(
-        ObjectStore source, String sourcePath, String targetPath, long recordedLength)
-        throws IOException {
-      copies.add(targetPath);
-      return super.copyFrom(source, sourcePath, targetPath, recordedLength);
-    }
-
-    long dataLengths() {
-      return lengths.stream().filter(p -> p.contains("/data/")).count();
-    }
   }
 
   private static void replicate(ObjectStore source, ObjectStore target, String from, String to) {
@@ -151,15 +117,15 @@ class BackfillListingTest {
     Path wrong = left.get(0);
     Files.write(wrong, new byte[] {1, 2, 3});
 
-    CountingStore source = new CountingStore(new LocalObjectStore());
-    CountingStore target = new CountingStore(new LocalObjectStore());
+    RecordingStore source = new RecordingStore();
+    RecordingStore target = new RecordingStore();
     replicate(source, target, table.location(), replica);
 
-    assertThat(target.dataLengths()).as("data file lengths asked of the target").isZero();
-    assertThat(source.dataLengths()).as("data file lengths asked of the source").isZero();
-    assertThat(target.listings).singleElement().asString().endsWith("/replica/data");
-    assertThat(source.listings).singleElement().asString().endsWith("/source/data");
-    assertThat(target.copies)
+    assertThat(dataLengths(target)).as("data file lengths asked of the target").isZero();
+    assertThat(dataLengths(source)).as("data file lengths asked of the source").isZero();
+    assertThat(target.paths("listLengths")).singleElement().asString().endsWith("/replica/data");
+    assertThat(source.paths("listLengths")).singleElement().asString().endsWith("/source/data");
+    assertThat(target.paths("copyFrom"))
         .hasSize(FILES - left.size() + 1)
         .anyMatch(p -> p.endsWith("/replica/data/" + wrong.getFileName()));
     assertThat(Files.size(wrong))
@@ -190,8 +156,9 @@ class BackfillListingTest {
     Queue<String> events = new ConcurrentLinkedQueue<>();
     CountDownLatch copied = new CountDownLatch(count);
     CountDownLatch manifestWritten = new CountDownLatch(1);
-    CountingStore target =
-        new CountingStore(new LocalObjectStore()) {
+    RecordingStore recorded = new RecordingStore();
+    ObjectStore target =
+        new ForwardingObjectStore(recorded) {
           @Override
           public long write(String path, Writer writer) throws IOException {
             events.add("write " + path);
@@ -220,7 +187,7 @@ class BackfillListingTest {
           public void listLengths(String folder, LengthConsumer each) throws IOException {
             if (folder.endsWith("/source/data")) {
               awaitCopies(copied, manifestWritten);
-              events.add("copies before the source listing: " + target.copies.size());
+              events.add("copies before the source listing: " + recorded.count("copyFrom"));
               super.listLengths(folder, each);
               events.add("source listed");
               return;
@@ -240,6 +207,11 @@ class BackfillListingTest {
         .noneMatch(e -> e.endsWith(".avro") || e.endsWith(".metadata.json"));
     assertThat(SourceTable.TABLES.load(replica).currentSnapshot().snapshotId())
         .isEqualTo(table.currentSnapshot().snapshotId());
+  }
+
+  /** Lengths of data files asked of {@code store}. */
+  private static long dataLengths(RecordingStore store) {
+    return store.paths("length").stream().filter(p -> p.contains("/data/")).count();
   }
 
   /**
@@ -276,9 +248,9 @@ class BackfillListingTest {
                 .build())
         .commit();
 
-    CountingStore source = new CountingStore(new LocalObjectStore());
+    RecordingStore source = new RecordingStore();
     replicate(source, new LocalObjectStore(), table.location(), replica);
-    assertThat(source.dataLengths()).as("data file lengths asked of the source").isZero();
+    assertThat(dataLengths(source)).as("data file lengths asked of the source").isZero();
     assertThat(Files.size(dir.resolve("replica/data/added.parquet"))).isEqualTo(4);
 
     Path gone = dir.resolve("source/data/gone.parquet");

@@ -13,17 +13,15 @@ import io.icerepl.copier.s3.S3Resilience;
 import io.icerepl.copier.s3.S3StoreSettings;
 import io.icerepl.copier.store.ForwardingObjectStore;
 import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.fixtures.IdAppends;
+import io.icerepl.fixtures.ShiftableClock;
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.localstack.S3Warehouse;
-import io.icerepl.localstack.TableWrites;
 import io.icerepl.merge.retention.ExpireOptions;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -36,8 +34,6 @@ import java.util.function.UnaryOperator;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.data.GenericRecord;
-import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -66,7 +62,7 @@ class LeaseLostDuringRunTest {
   private static EmbeddedS3 s3;
   private static S3Endpoint endpoint;
 
-  private final ShiftedClock leaseClock = new ShiftedClock();
+  private final ShiftableClock leaseClock = new ShiftableClock();
   private final ExecutorService executor = Executors.newFixedThreadPool(4);
   private S3Warehouse warehouse;
   private S3ObjectStore source;
@@ -105,14 +101,7 @@ class LeaseLostDuringRunTest {
     table =
         warehouse.create(
             "ns", "t", SCHEMA, PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
-    GenericRecord record = GenericRecord.create(SCHEMA);
-    for (long i = 0; i < 2; i++) {
-      table
-          .newAppend()
-          .appendFile(
-              TableWrites.writeData(table, null, List.<Record>of(record.copy(Map.of("id", i)))))
-          .commit();
-    }
+    IdAppends.appendEach(table, 2);
     S3StoreSettings settings = S3StoreSettings.defaults("source-reader");
     source = S3ObjectStore.create(endpoint, settings, S3Resilience.defaults());
     firstRun = S3ObjectStore.create(endpoint, leaseSettings("first-run"), S3Resilience.defaults());
@@ -221,7 +210,7 @@ class LeaseLostDuringRunTest {
           @Override
           public InputStream open(String path) throws IOException {
             if (path.endsWith(".avro") && done.compareAndSet(false, true)) {
-              leaseClock.shift(Duration.ofMinutes(3));
+              leaseClock.advance(Duration.ofMinutes(3));
               taken[0] = secondRun.lock(REPLICA);
               stateAtTakeover[0] = stateBytes();
             }
@@ -264,7 +253,7 @@ class LeaseLostDuringRunTest {
             // the first records the expired snapshots, the second the commit
             if (path.equals(ReplicaLayout.stateFile(REPLICA))
                 && stateWrites.incrementAndGet() == 2) {
-              leaseClock.shift(Duration.ofMinutes(3));
+              leaseClock.advance(Duration.ofMinutes(3));
               taken[0] = secondRun.lock(REPLICA);
               stateAtTakeover[0] = stateBytes();
             }
@@ -341,7 +330,7 @@ class LeaseLostDuringRunTest {
     @Override
     public long write(String path, Writer writer) throws IOException {
       if (isManifest(path) && takeOver && done.compareAndSet(false, true)) {
-        leaseClock.shift(Duration.ofMinutes(3));
+        leaseClock.advance(Duration.ofMinutes(3));
         taken = secondRun.lock(REPLICA);
         stateAtTakeover = stateBytes();
       }
@@ -358,30 +347,6 @@ class LeaseLostDuringRunTest {
       java.util.OptionalLong length = super.copyFrom(from, sourcePath, targetPath, recordedLength);
       copied.add(targetPath);
       return length;
-    }
-  }
-
-  /** The system clock, moved forward by hand to expire leases without waiting. */
-  private static final class ShiftedClock extends Clock {
-    private final AtomicLong shiftMs = new AtomicLong();
-
-    void shift(Duration by) {
-      shiftMs.addAndGet(by.toMillis());
-    }
-
-    @Override
-    public Instant instant() {
-      return Instant.now().plusMillis(shiftMs.get());
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
     }
   }
 

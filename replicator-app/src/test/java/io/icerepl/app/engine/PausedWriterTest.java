@@ -11,9 +11,11 @@ import io.icerepl.copier.s3.S3Resilience;
 import io.icerepl.copier.s3.S3StoreSettings;
 import io.icerepl.copier.store.ForwardingObjectStore;
 import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.fixtures.EmbeddedS3FileIO;
+import io.icerepl.fixtures.IdAppends;
+import io.icerepl.fixtures.ShiftableClock;
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.localstack.S3Warehouse;
-import io.icerepl.localstack.TableWrites;
 import io.icerepl.merge.error.DivergedReplicaException;
 import io.icerepl.merge.error.TableBusyException;
 import io.icerepl.merge.state.ReplicaState;
@@ -23,16 +25,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.iceberg.BaseTable;
@@ -41,8 +39,6 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.StaticTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.aws.s3.S3FileIO;
-import org.apache.iceberg.data.GenericRecord;
-import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -66,7 +62,7 @@ class PausedWriterTest {
   private static EmbeddedS3 s3;
   private static S3Endpoint endpoint;
 
-  private final ShiftedClock leaseClock = new ShiftedClock();
+  private final ShiftableClock leaseClock = new ShiftableClock();
   private final ExecutorService executor = Executors.newFixedThreadPool(4);
   private S3Warehouse warehouse;
   private S3ObjectStore source;
@@ -145,7 +141,7 @@ class PausedWriterTest {
             before,
             () -> {
               // the paused run's lease expires, and the other run takes the table and commits
-              leaseClock.shift(Duration.ofMinutes(3));
+              leaseClock.advance(Duration.ofMinutes(3));
               replicate(other);
               winnersState[0] = stateBytes();
             });
@@ -223,7 +219,7 @@ class PausedWriterTest {
     try {
       java.util.concurrent.Future<?> pausedRun = pausedProcess.submit(() -> replicate(pausing));
       await(pausedAtCreate);
-      leaseClock.shift(Duration.ofMinutes(3));
+      leaseClock.advance(Duration.ofMinutes(3));
 
       assertThatThrownBy(() -> replicate(overtaken))
           .isInstanceOf(TableReplicationException.class)
@@ -261,7 +257,7 @@ class PausedWriterTest {
     PausedInCleanup pausing =
         new PausedInCleanup(
             () -> {
-              leaseClock.shift(Duration.ofMinutes(3));
+              leaseClock.advance(Duration.ofMinutes(3));
               replicate(other);
             });
 
@@ -386,13 +382,7 @@ class PausedWriterTest {
   }
 
   private void append() {
-    GenericRecord record = GenericRecord.create(SCHEMA);
-    table
-        .newAppend()
-        .appendFile(
-            TableWrites.writeData(
-                table, null, List.<Record>of(record.copy(Map.of("id", nextId++)))))
-        .commit();
+    IdAppends.append(table, nextId++);
   }
 
   private S3StoreSettings leaseSettings(String owner) {
@@ -415,18 +405,7 @@ class PausedWriterTest {
   private void assertReplicaReadsAsTheSource() {
     table.refresh();
     try (S3FileIO io = new S3FileIO()) {
-      io.initialize(
-          Map.of(
-              "client.region",
-              "us-east-1",
-              "s3.endpoint",
-              s3.endpoint().toString(),
-              "s3.path-style-access",
-              "true",
-              "s3.access-key-id",
-              EmbeddedS3.ACCESS_KEY,
-              "s3.secret-access-key",
-              EmbeddedS3.SECRET_KEY));
+      io.initialize(EmbeddedS3FileIO.properties(s3));
       String hint;
       try (InputStream in = other.open(ReplicaLayout.versionHintFile(REPLICA))) {
         hint = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
@@ -495,30 +474,6 @@ class PausedWriterTest {
         String path, Optional<ObjectVersion> expected, byte[] content) throws IOException {
       pauseAt(path, content);
       return super.replaceIf(path, expected, content);
-    }
-  }
-
-  /** The system clock, moved forward by hand to expire leases without waiting. */
-  private static final class ShiftedClock extends Clock {
-    private final AtomicLong shiftMs = new AtomicLong();
-
-    void shift(Duration by) {
-      shiftMs.addAndGet(by.toMillis());
-    }
-
-    @Override
-    public Instant instant() {
-      return Instant.now().plusMillis(shiftMs.get());
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
     }
   }
 }

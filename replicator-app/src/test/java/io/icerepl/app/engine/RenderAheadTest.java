@@ -5,21 +5,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.icerepl.copier.store.ForwardingObjectStore;
 import io.icerepl.copier.store.LocalObjectStore;
 import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.fixtures.RecordingStore;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalLong;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -59,10 +56,10 @@ class RenderAheadTest {
             .orElseThrow()
             .path();
     String list = head.manifestListLocation();
-    CountingSource source = new CountingSource();
+    RecordingStore source = new RecordingStore();
     BlockingTarget target =
         new BlockingTarget(
-            added.location(), () -> source.opens(manifest) >= 2 && source.opens(list) >= 2);
+            added.location(), () -> opens(source, manifest) >= 2 && opens(source, list) >= 2);
 
     ReplicationResult result =
         replicator(source, target).replicateIfChanged(table.location, replica);
@@ -85,6 +82,14 @@ class RenderAheadTest {
         .isEqualTo(SourceTable.rows(table.table, head.snapshotId()));
   }
 
+  /** The opens of the file {@code path} names that returned, however it is spelled. */
+  private static long opens(RecordingStore store, String path) {
+    return store.ended("open").stream()
+        .filter(call -> call.outcome() == RecordingStore.Outcome.DONE)
+        .filter(call -> fileName(call.path()).equals(fileName(path)))
+        .count();
+  }
+
   private static String fileName(String path) {
     return path.substring(path.lastIndexOf('/') + 1);
   }
@@ -93,26 +98,6 @@ class RenderAheadTest {
     return TableReplicator.builder(source, target, executor, ReplicationOptions.defaults())
         .clock(Clock.systemUTC())
         .build();
-  }
-
-  /** A local store that counts how often each file is opened. */
-  private static final class CountingSource extends ForwardingObjectStore {
-    private final Map<String, AtomicInteger> opened = new ConcurrentHashMap<>();
-
-    CountingSource() {
-      super(new LocalObjectStore());
-    }
-
-    int opens(String path) {
-      return opened.getOrDefault(fileName(path), new AtomicInteger()).get();
-    }
-
-    @Override
-    public InputStream open(String path) throws IOException {
-      InputStream in = super.open(path);
-      opened.computeIfAbsent(fileName(path), k -> new AtomicInteger()).incrementAndGet();
-      return in;
-    }
   }
 
   /**

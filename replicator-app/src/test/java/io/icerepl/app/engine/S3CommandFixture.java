@@ -1,9 +1,9 @@
 package io.icerepl.app.engine;
 
 import io.icerepl.app.cli.ReplicatorCli;
+import io.icerepl.fixtures.IdAppends;
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.localstack.S3Warehouse;
-import io.icerepl.localstack.TableWrites;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;
@@ -15,8 +15,6 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.StaticTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.aws.s3.S3FileIO;
-import org.apache.iceberg.data.GenericRecord;
-import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Types;
 
 /**
@@ -88,37 +86,8 @@ public final class S3CommandFixture {
     Table table =
         warehouse.create(
             "ns", "t", schema, PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
-    GenericRecord record = GenericRecord.create(schema);
-    for (long i = 0; i < 3; i++) {
-      table
-          .newAppend()
-          .appendFile(
-              TableWrites.writeData(table, null, List.<Record>of(record.copy(Map.of("id", i)))))
-          .commit();
-    }
+    IdAppends.appendEach(table, 3);
     return table;
-  }
-
-  /** An S3FileIO on {@code s3}; the caller closes it. */
-  public static S3FileIO fileIO(EmbeddedS3 s3) {
-    S3FileIO io = new S3FileIO();
-    io.initialize(properties(s3));
-    return io;
-  }
-
-  /** The S3FileIO properties that reach {@code s3}, e.g. for a catalog on it. */
-  public static Map<String, String> properties(EmbeddedS3 s3) {
-    return Map.of(
-        "s3.endpoint",
-        s3.endpoint().toString(),
-        "s3.path-style-access",
-        "true",
-        "client.region",
-        "us-east-1",
-        "s3.access-key-id",
-        EmbeddedS3.ACCESS_KEY,
-        "s3.secret-access-key",
-        EmbeddedS3.SECRET_KEY);
   }
 
   /** The table one metadata file describes, as a reader opening it by path sees it. */

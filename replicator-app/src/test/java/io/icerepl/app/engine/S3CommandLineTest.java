@@ -5,6 +5,7 @@ import static io.icerepl.app.engine.S3CommandFixture.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icerepl.app.engine.S3CommandFixture.Run;
+import io.icerepl.fixtures.EmbeddedS3FileIO;
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.localstack.S3Warehouse;
 import io.icerepl.localstack.TableWrites;
@@ -57,7 +58,7 @@ class S3CommandLineTest {
       assertThat(replicated.exit()).as(replicated.err()).isZero();
       assertThat(replicated.out()).contains("snapshots added    3");
 
-      try (S3FileIO io = S3CommandFixture.fileIO(s3)) {
+      try (S3FileIO io = EmbeddedS3FileIO.create(s3)) {
         Table replica =
             S3CommandFixture.load(io, "s3://replica/warehouse/ns/t/metadata/v1.metadata.json");
         for (Snapshot snapshot : table.snapshots()) {
@@ -98,7 +99,7 @@ class S3CommandLineTest {
       Snapshot second = table.snapshot(table.currentSnapshot().parentId());
       DataFile rewrittenAtSource;
       String manifest;
-      try (S3FileIO io = S3CommandFixture.fileIO(s3)) {
+      try (S3FileIO io = EmbeddedS3FileIO.create(s3)) {
         rewrittenAtSource = second.addedDataFiles(io).iterator().next();
         manifest =
             second.dataManifests(io).stream()
@@ -123,7 +124,7 @@ class S3CommandLineTest {
                   + manifest
                   + " records "
                   + rewrittenAtSource.fileSizeInBytes());
-      try (S3FileIO io = S3CommandFixture.fileIO(s3)) {
+      try (S3FileIO io = EmbeddedS3FileIO.create(s3)) {
         List<String> left = new java.util.ArrayList<>();
         io.listPrefix("s3://replica/warehouse/ns/t/").forEach(f -> left.add(f.location()));
         assertThat(left)
@@ -164,7 +165,7 @@ class S3CommandLineTest {
       Run replicated = replicateToReplicaBucket(s3, table);
       assertThat(replicated.exit()).as(replicated.out() + replicated.err()).isZero();
 
-      try (S3FileIO io = S3CommandFixture.fileIO(s3)) {
+      try (S3FileIO io = EmbeddedS3FileIO.create(s3)) {
         String hint;
         try (var in =
             io.newInputFile("s3://replica/warehouse/ns/t/metadata/version-hint.text").newStream()) {

@@ -7,9 +7,10 @@ import io.icerepl.copier.s3.S3ObjectStore;
 import io.icerepl.copier.s3.S3Resilience;
 import io.icerepl.copier.s3.S3StoreSettings;
 import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.fixtures.EmbeddedS3FileIO;
+import io.icerepl.fixtures.IdAppends;
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.localstack.S3Warehouse;
-import io.icerepl.localstack.TableWrites;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -28,8 +29,6 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableMetadataParser;
 import org.apache.iceberg.aws.s3.S3FileIO;
-import org.apache.iceberg.data.GenericRecord;
-import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 
@@ -67,24 +66,13 @@ class SettlingHeadTest {
                 S3Resilience.defaults())) {
       s3.createBucket("source");
       s3.createBucket("replica");
-      io.initialize(
-          Map.of(
-              "s3.endpoint",
-              s3.endpoint().toString(),
-              "s3.path-style-access",
-              "true",
-              "client.region",
-              "us-east-1",
-              "s3.access-key-id",
-              EmbeddedS3.ACCESS_KEY,
-              "s3.secret-access-key",
-              EmbeddedS3.SECRET_KEY));
+      io.initialize(EmbeddedS3FileIO.properties(s3));
       Schema schema = new Schema(Types.NestedField.required(1, "id", Types.LongType.get()));
       Table table =
           warehouse.create(
               "ns", "t", schema, PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
-      append(table, schema, 1);
-      append(table, schema, 2);
+      IdAppends.append(table, 1);
+      IdAppends.append(table, 2);
       String winner = S3Warehouse.metadataFile(table);
       Thread.sleep(SETTLE.toMillis() * 2 + 200);
 
@@ -111,7 +99,7 @@ class SettlingHeadTest {
 
       // the losing writer removes its file; the table goes on and its next version is replicated
       io.deleteFile(loser);
-      append(table, schema, 3);
+      IdAppends.append(table, 3);
       Thread.sleep(SETTLE.toMillis() + 200);
       replicator(store, executor, Clock.systemUTC())
           .replicate(table.location(), TARGET, Optional.empty());
@@ -134,15 +122,6 @@ class SettlingHeadTest {
             new ReplicationOptions(List.of(), false, defaults.maxMetadataBytes(), 2, SETTLE))
         .clock(clock)
         .build();
-  }
-
-  private static void append(Table table, Schema schema, long id) {
-    GenericRecord record = GenericRecord.create(schema);
-    table
-        .newAppend()
-        .appendFile(
-            TableWrites.writeData(table, null, List.<Record>of(record.copy(Map.of("id", id)))))
-        .commit();
   }
 
   private static long lastModified(ObjectStore store, String path) throws Exception {

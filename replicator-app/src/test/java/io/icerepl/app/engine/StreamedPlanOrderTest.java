@@ -2,9 +2,8 @@ package io.icerepl.app.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icerepl.copier.store.ForwardingObjectStore;
 import io.icerepl.copier.store.LocalObjectStore;
-import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.fixtures.RecordingStore;
 import io.icerepl.merge.manifest.ManifestEntry;
 import io.icerepl.merge.manifest.ManifestListEntry;
 import io.icerepl.merge.manifest.ManifestListRewriter;
@@ -14,12 +13,9 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.apache.iceberg.AppendFiles;
@@ -45,45 +41,6 @@ class StreamedPlanOrderTest {
   private static final int FILES_PER_MANIFEST = 150;
 
   @TempDir Path dir;
-
-  /** A local store that records every completed write, in order. */
-  private static final class RecordingStore extends ForwardingObjectStore {
-    final List<String> writes = Collections.synchronizedList(new ArrayList<>());
-
-    RecordingStore() {
-      super(new LocalObjectStore());
-    }
-
-    @Override
-    public long write(String path, Writer writer) throws IOException {
-      long length = super.write(path, writer);
-      writes.add(path);
-      return length;
-    }
-
-    @Override
-    public boolean createIfAbsent(String path, byte[] content) throws IOException {
-      boolean created = super.createIfAbsent(path, content);
-      writes.add(path);
-      return created;
-    }
-
-    @Override
-    public boolean createIfAbsent(String path, Writer writer) throws IOException {
-      boolean created = super.createIfAbsent(path, writer);
-      writes.add(path);
-      return created;
-    }
-
-    @Override
-    public OptionalLong copyFrom(
-        ObjectStore source, String sourcePath, String targetPath, long recordedLength)
-        throws IOException {
-      OptionalLong copied = super.copyFrom(source, sourcePath, targetPath, recordedLength);
-      writes.add(targetPath);
-      return copied;
-    }
-  }
 
   /**
    * Two fast appends of manifests written with Iceberg's manifest writer, each naming empty
@@ -144,7 +101,12 @@ class StreamedPlanOrderTest {
       executor.shutdownNow();
     }
 
-    List<String> writes = List.copyOf(target.writes);
+    // each write as it completed; a create that found its file there counts as one too
+    List<String> writes =
+        target.ended("write", "createIfAbsent", "copyFrom").stream()
+            .filter(call -> call.outcome() != RecordingStore.Outcome.FAILED)
+            .map(RecordingStore.Call::path)
+            .toList();
     List<String> manifests =
         writes.stream().filter(p -> p.contains("/metadata/placeholders-m")).toList();
     List<String> lists = writes.stream().filter(p -> p.contains("/metadata/snap-")).toList();

@@ -7,16 +7,16 @@ import io.icerepl.app.engine.FaultInjectingStore;
 import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.TableReplicationException;
 import io.icerepl.app.engine.TableReplicator;
-import io.icerepl.copier.store.ForwardingObjectStore;
 import io.icerepl.copier.store.LocalObjectStore;
 import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.fixtures.RecordingStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -48,55 +48,15 @@ class StreamedBackfillCrashTest {
     executor.shutdownNow();
   }
 
-  /** Counts the completed writes of each replica path. */
-  private static final class CountingStore extends ForwardingObjectStore {
-    final Map<String, Integer> writes = new ConcurrentHashMap<>();
-
-    CountingStore(ObjectStore delegate) {
-      super(delegate);
-    }
-
-    private void count(String path) {
-      writes.merge(path, 1, Integer::sum);
-    }
-
-    @Override
-    public long write(String path, Writer writer) throws IOException {
-      long length = super.write(path, writer);
-      count(path);
-      return length;
-    }
-
-    @Override
-    public boolean createIfAbsent(String path, byte[] content) throws IOException {
-      boolean created = super.createIfAbsent(path, content);
-      if (created) {
-        count(path);
+  /** The completed writes of each replica path: a create that found its file there is none. */
+  private static Map<String, Integer> writes(RecordingStore store) {
+    Map<String, Integer> writes = new HashMap<>();
+    for (RecordingStore.Call call : store.ended("write", "createIfAbsent", "copyFrom")) {
+      if (call.outcome() == RecordingStore.Outcome.DONE) {
+        writes.merge(call.path(), 1, Integer::sum);
       }
-      return created;
     }
-
-    @Override
-    public boolean createIfAbsent(String path, Writer writer) throws IOException {
-      boolean created = super.createIfAbsent(path, writer);
-      if (created) {
-        count(path);
-      }
-      return created;
-    }
-
-    @Override
-    public OptionalLong copyFrom(
-        ObjectStore source, String sourcePath, String targetPath, long recordedLength)
-        throws IOException {
-      OptionalLong copied = super.copyFrom(source, sourcePath, targetPath, recordedLength);
-      count(targetPath);
-      return copied;
-    }
-
-    int total() {
-      return writes.values().stream().mapToInt(Integer::intValue).sum();
-    }
+    return writes;
   }
 
   private static void replicate(ObjectStore target, String source, String replica) {
@@ -115,9 +75,9 @@ class StreamedBackfillCrashTest {
     assertThat(source.table().currentSnapshot().allManifests(source.table().io()))
         .as("manifests of the source's current snapshot")
         .hasSizeGreaterThan(3);
-    CountingStore clean = new CountingStore(new LocalObjectStore());
+    RecordingStore clean = new RecordingStore();
     replicate(clean, source.location(), dir.resolve("clean").toUri().toString());
-    int writes = clean.total();
+    int writes = writes(clean).values().stream().mapToInt(Integer::intValue).sum();
     ReplicaVerifier verifier = new ReplicaVerifier();
 
     for (int k = 1; k <= writes; k++) {
@@ -125,7 +85,7 @@ class StreamedBackfillCrashTest {
       AtomicInteger seen = new AtomicInteger();
       int crashAt = k;
       FaultInjectingStore faulty = new FaultInjectingStore(p -> seen.incrementAndGet() == crashAt);
-      CountingStore crashed = new CountingStore(faulty);
+      RecordingStore crashed = new RecordingStore(faulty);
       assertThatThrownBy(() -> replicate(crashed, source.location(), replica))
           .as("run crashed at write %d of %d", k, writes)
           .isInstanceOf(TableReplicationException.class)
@@ -140,18 +100,18 @@ class StreamedBackfillCrashTest {
             .isInstanceOf(NoSuchTableException.class);
       }
 
-      CountingStore rerun = new CountingStore(new LocalObjectStore());
+      RecordingStore rerun = new RecordingStore();
       replicate(rerun, source.location(), replica);
       verifier.verify(source, replica);
-      Map<String, Integer> both = new ConcurrentHashMap<>(crashed.writes);
-      rerun.writes.forEach((path, count) -> both.merge(path, count, Integer::sum));
+      Map<String, Integer> both = new ConcurrentHashMap<>(writes(crashed));
+      writes(rerun).forEach((path, count) -> both.merge(path, count, Integer::sum));
       both.keySet()
           .removeIf(p -> p.endsWith("/version-hint.text") || p.endsWith("/.replicator-state.json"));
       assertThat(both)
           .as("writes per replica file of the run crashed at write %d and its rerun", k)
           .allSatisfy((path, count) -> assertThat(count).as(path).isEqualTo(1))
           .containsOnlyKeys(
-              clean.writes.keySet().stream()
+              writes(clean).keySet().stream()
                   .filter(
                       p ->
                           !p.endsWith("/version-hint.text")

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.icerepl.fixtures.EmbeddedS3FileIO;
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.localstack.EmbeddedSqs;
 import io.icerepl.localstack.S3EventMessages;
@@ -71,9 +72,11 @@ class CatalogServiceTest {
     sqsClient = sqs.client();
     server =
         new LoopbackRestCatalog(
-            "s3://source/wh", "jdbc:sqlite:" + dir.resolve("source.db"), s3Properties());
+            "s3://source/wh",
+            "jdbc:sqlite:" + dir.resolve("source.db"),
+            EmbeddedS3FileIO.catalogProperties(s3));
     source = new RESTCatalog();
-    Map<String, String> client = new HashMap<>(s3Properties());
+    Map<String, String> client = new HashMap<>(EmbeddedS3FileIO.catalogProperties(s3));
     client.put("uri", server.uri());
     source.initialize("prod", client);
     source.createNamespace(Namespace.of("sales"));
@@ -106,17 +109,6 @@ class CatalogServiceTest {
     properties.put("spring.cloud.aws.credentials.access-key", EmbeddedS3.ACCESS_KEY);
     properties.put("spring.cloud.aws.credentials.secret-key", EmbeddedS3.SECRET_KEY);
     service = RunningService.start(properties);
-  }
-
-  private static Map<String, String> s3Properties() {
-    return Map.of(
-        "io-impl", "org.apache.iceberg.aws.s3.S3FileIO",
-        "s3.endpoint", s3.endpoint().toString(),
-        "s3.path-style-access", "true",
-        "s3.access-key-id", EmbeddedS3.ACCESS_KEY,
-        "s3.secret-access-key", EmbeddedS3.SECRET_KEY,
-        "client.region", "us-east-1",
-        "http-client.type", "urlconnection");
   }
 
   @AfterAll
@@ -301,7 +293,7 @@ class CatalogServiceTest {
 
   private static JdbcCatalog targetCatalog() {
     JdbcCatalog catalog = new JdbcCatalog();
-    Map<String, String> properties = new HashMap<>(s3Properties());
+    Map<String, String> properties = new HashMap<>(EmbeddedS3FileIO.catalogProperties(s3));
     properties.put("uri", "jdbc:sqlite:" + dir.resolve("replica.db"));
     properties.put("warehouse", "s3://replica/wh");
     properties.put("jdbc.schema-version", "V1");

@@ -10,6 +10,7 @@ import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.icerepl.app.engine.SourceTable;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
+import io.icerepl.fixtures.EmbeddedS3FileIO;
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.localstack.EmbeddedSqs;
 import io.icerepl.localstack.S3EventMessages;
@@ -78,18 +79,7 @@ class EventFloodServiceTest {
             EmbeddedS3.ACCESS_KEY,
             EmbeddedS3.SECRET_KEY);
     io = new S3FileIO();
-    io.initialize(
-        Map.of(
-            "s3.endpoint",
-            s3.endpoint().toString(),
-            "s3.path-style-access",
-            "true",
-            "s3.access-key-id",
-            EmbeddedS3.ACCESS_KEY,
-            "s3.secret-access-key",
-            EmbeddedS3.SECRET_KEY,
-            "client.region",
-            "us-east-1"));
+    io.initialize(EmbeddedS3FileIO.properties(s3));
     orders =
         warehouse.create(
             "ns",

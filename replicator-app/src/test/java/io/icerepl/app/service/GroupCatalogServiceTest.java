@@ -3,7 +3,7 @@ package io.icerepl.app.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.icerepl.localstack.EmbeddedS3;
+import io.icerepl.fixtures.EmbeddedS3FileIO;
 import io.icerepl.merge.group.CutTags;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -59,7 +59,10 @@ class GroupCatalogServiceTest {
     try (ServiceOnS3 fixture = new ServiceOnS3();
         LoopbackRestCatalog server =
             kind.equals("rest")
-                ? new LoopbackRestCatalog("s3://replica/warehouse", database, s3(fixture))
+                ? new LoopbackRestCatalog(
+                    "s3://replica/warehouse",
+                    database,
+                    EmbeddedS3FileIO.catalogProperties(fixture.s3))
                 : null) {
       Table orders = fixture.warehouse.createSample("sales", "orders");
       Table items = fixture.warehouse.createSample("sales", "order_items");
@@ -238,7 +241,7 @@ class GroupCatalogServiceTest {
 
   private static Catalog targetCatalog(
       String kind, String database, LoopbackRestCatalog server, ServiceOnS3 fixture) {
-    Map<String, String> properties = new HashMap<>(s3(fixture));
+    Map<String, String> properties = new HashMap<>(EmbeddedS3FileIO.catalogProperties(fixture.s3));
     if (kind.equals("jdbc")) {
       JdbcCatalog catalog = new JdbcCatalog();
       properties.put("uri", database);
@@ -251,17 +254,6 @@ class GroupCatalogServiceTest {
     properties.put("uri", server.uri());
     catalog.initialize("dr", properties);
     return catalog;
-  }
-
-  private static Map<String, String> s3(ServiceOnS3 fixture) {
-    return Map.of(
-        "io-impl", "org.apache.iceberg.aws.s3.S3FileIO",
-        "s3.endpoint", fixture.s3.endpoint().toString(),
-        "s3.path-style-access", "true",
-        "s3.access-key-id", EmbeddedS3.ACCESS_KEY,
-        "s3.secret-access-key", EmbeddedS3.SECRET_KEY,
-        "client.region", "us-east-1",
-        "http-client.type", "urlconnection");
   }
 
   private static void sleep(long ms) {

@@ -3,6 +3,7 @@ package io.icerepl.app.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.icerepl.fixtures.EmbeddedS3FileIO;
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.localstack.TableWrites;
 import io.icerepl.merge.group.CutTags;
@@ -72,7 +73,7 @@ class GroupTransactionServiceTest {
     try (EmbeddedS3 s3 = EmbeddedS3.start()) {
       s3.createBucket("source");
       s3.createBucket("replica");
-      Map<String, String> io = s3Properties(s3);
+      Map<String, String> io = EmbeddedS3FileIO.catalogProperties(s3);
       try (LoopbackRestCatalog server =
               new LoopbackRestCatalog(
                   "s3://source/wh", "jdbc:sqlite:" + dir.resolve("source.db"), io);
@@ -223,16 +224,5 @@ class GroupTransactionServiceTest {
       records.forEach(record -> batches.add((String) record.getField("data")));
     }
     return batches;
-  }
-
-  private static Map<String, String> s3Properties(EmbeddedS3 s3) {
-    return Map.of(
-        "io-impl", "org.apache.iceberg.aws.s3.S3FileIO",
-        "s3.endpoint", s3.endpoint().toString(),
-        "s3.path-style-access", "true",
-        "s3.access-key-id", EmbeddedS3.ACCESS_KEY,
-        "s3.secret-access-key", EmbeddedS3.SECRET_KEY,
-        "client.region", "us-east-1",
-        "http-client.type", "urlconnection");
   }
 }

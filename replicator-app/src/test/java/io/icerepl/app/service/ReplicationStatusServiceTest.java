@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.icerepl.app.engine.SourceTable;
 import io.icerepl.copier.store.LocalObjectStore;
 import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.fixtures.ShiftableClock;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.icerepl.app.engine.SourceTable;
+import io.icerepl.fixtures.EmbeddedS3FileIO;
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.localstack.EmbeddedSqs;
 import io.icerepl.localstack.S3EventMessages;
@@ -83,18 +84,7 @@ class S3ReplicationServiceTest {
             EmbeddedS3.ACCESS_KEY,
             EmbeddedS3.SECRET_KEY);
     io = new S3FileIO();
-    io.initialize(
-        Map.of(
-            "s3.endpoint",
-            s3.endpoint().toString(),
-            "s3.path-style-access",
-            "true",
-            "s3.access-key-id",
-            EmbeddedS3.ACCESS_KEY,
-            "s3.secret-access-key",
-            EmbeddedS3.SECRET_KEY,
-            "client.region",
-            "us-east-1"));
+    io.initialize(EmbeddedS3FileIO.properties(s3));
     // every 5th answer to reads and writes is 503 SlowDown: everything must still replicate
     throttling =
         new S3FaultInjector(5, Set.of("GetObject", "PutObject", "HeadObject", "CopyObject"));

@@ -3,6 +3,7 @@ package io.icerepl.app.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.icerepl.fixtures.EmbeddedS3FileIO;
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.localstack.S3Warehouse;
 import io.icerepl.localstack.TableWrites;
@@ -133,18 +134,7 @@ final class ServiceOnS3 implements AutoCloseable {
   /** A FileIO onto the embedded S3, for reading either side with the Iceberg library. */
   S3FileIO io() {
     S3FileIO io = new S3FileIO();
-    io.initialize(
-        Map.of(
-            "s3.endpoint",
-            s3.endpoint().toString(),
-            "s3.path-style-access",
-            "true",
-            "client.region",
-            "us-east-1",
-            "s3.access-key-id",
-            EmbeddedS3.ACCESS_KEY,
-            "s3.secret-access-key",
-            EmbeddedS3.SECRET_KEY));
+    io.initialize(EmbeddedS3FileIO.properties(s3));
     return io;
   }
 

@@ -2,7 +2,7 @@ package io.icerepl.lab.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icerepl.localstack.EmbeddedS3;
+import io.icerepl.fixtures.EmbeddedS3FileIO;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,19 +29,7 @@ class DemoWriterTest {
     try (EmbeddedAws aws = EmbeddedAws.start();
         DemoWriter writer =
             new DemoWriter(aws.s3().endpoint(), aws.sqs().client(), aws.queueUrl());
-        S3FileIO io = new S3FileIO()) {
-      io.initialize(
-          Map.of(
-              "s3.endpoint",
-              aws.s3().endpoint().toString(),
-              "s3.path-style-access",
-              "true",
-              "client.region",
-              EmbeddedS3.REGION.id(),
-              "s3.access-key-id",
-              EmbeddedS3.ACCESS_KEY,
-              "s3.secret-access-key",
-              EmbeddedS3.SECRET_KEY));
+        S3FileIO io = EmbeddedS3FileIO.create(aws.s3())) {
       writer.createTables();
       // batches 1 to 9: appends, a delete (3), a schema change (5), a source-side expiry (7)
       for (int batch = 1; batch <= 9; batch++) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.icerepl.app.engine.S3CommandFixture;
 import io.icerepl.app.engine.S3CommandFixture.Run;
 import io.icerepl.app.engine.SourceTable;
+import io.icerepl.fixtures.EmbeddedS3FileIO;
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.localstack.S3Warehouse;
 import java.nio.file.Files;
@@ -62,7 +63,7 @@ class BatchOperationsCommandTest {
       assertThat(create.headers()).containsEntry("x-amz-account-id", RecordedS3Control.ACCOUNT);
       assertThat(RecordedS3Control.text(RecordedS3Control.parse(create.body()), "TargetKeyPrefix"))
           .isNull();
-      try (S3FileIO io = S3CommandFixture.fileIO(s3)) {
+      try (S3FileIO io = EmbeddedS3FileIO.create(s3)) {
         Table replica =
             S3CommandFixture.load(io, "s3://replica/warehouse/ns/t/metadata/v1.metadata.json");
         for (Snapshot snapshot : table.snapshots()) {
@@ -124,7 +125,7 @@ class BatchOperationsCommandTest {
       assertThat(run.err())
           .containsPattern("batch job ns/t -> dr: \\S+ Complete, 3 of 3 tasks succeeded, 0 failed");
       assertThat(run.out()).contains("1 replicated");
-      try (S3FileIO io = S3CommandFixture.fileIO(s3)) {
+      try (S3FileIO io = EmbeddedS3FileIO.create(s3)) {
         Table replica =
             S3CommandFixture.load(io, "s3://replica/warehouse/ns/t/metadata/v1.metadata.json");
         for (Snapshot snapshot : table.snapshots()) {

@@ -19,6 +19,7 @@ import io.icerepl.copier.s3.S3Endpoint;
 import io.icerepl.copier.s3.S3ObjectStore;
 import io.icerepl.copier.s3.S3Resilience;
 import io.icerepl.copier.s3.S3StoreSettings;
+import io.icerepl.fixtures.EmbeddedS3FileIO;
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.localstack.S3Warehouse;
 import io.icerepl.merge.model.TableMetadataParser;
@@ -285,7 +286,7 @@ class BatchPreCopyTest {
     replicator(options(1), this::hear).replicate(table.location(), elsewhere, Optional.empty());
 
     assertThat(control.requests()).isEmpty();
-    try (S3FileIO io = S3CommandFixture.fileIO(s3)) {
+    try (S3FileIO io = EmbeddedS3FileIO.create(s3)) {
       Table replica = S3CommandFixture.load(io, ReplicaLayout.metadataFile(elsewhere, 1));
       assertThat(SourceTable.rows(replica, table.currentSnapshot().snapshotId()))
           .isEqualTo(SourceTable.rows(table, table.currentSnapshot().snapshotId()));
@@ -344,7 +345,7 @@ class BatchPreCopyTest {
   }
 
   private void assertReplicaReadsAsSource() {
-    try (S3FileIO io = S3CommandFixture.fileIO(s3)) {
+    try (S3FileIO io = EmbeddedS3FileIO.create(s3)) {
       Table replica = S3CommandFixture.load(io, ReplicaLayout.metadataFile(TARGET, 1));
       for (Snapshot snapshot : table.snapshots()) {
         assertThat(SourceTable.rows(replica, snapshot.snapshotId()))

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.icerepl.app.engine.S3CommandFixture;
 import io.icerepl.app.engine.S3CommandFixture.Run;
 import io.icerepl.app.engine.SourceTable;
+import io.icerepl.fixtures.EmbeddedS3FileIO;
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.localstack.S3Warehouse;
 import io.icerepl.merge.merge.ReplicaProperties;
@@ -76,7 +77,7 @@ class S3PromoteCommandTest {
           .containsPattern("last source file   \\S+\\.metadata\\.json")
           .containsPattern("last source commit \\d{4}-\\d\\d-\\d\\dT");
 
-      try (S3FileIO io = S3CommandFixture.fileIO(replicaS3)) {
+      try (S3FileIO io = EmbeddedS3FileIO.create(replicaS3)) {
         Table replica = S3CommandFixture.load(io, REPLICA + "/metadata/v2.metadata.json");
         assertThat(replica.properties())
             .doesNotContainKey(ReplicaProperties.READ_ONLY)

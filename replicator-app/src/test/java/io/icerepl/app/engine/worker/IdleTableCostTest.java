@@ -8,25 +8,24 @@ import io.icerepl.app.engine.retention.RetentionOptions;
 import io.icerepl.app.service.status.ReplicationState;
 import io.icerepl.app.service.status.StatusBoard;
 import io.icerepl.copier.publish.ReplicaLayout;
-import io.icerepl.copier.store.ForwardingObjectStore;
 import io.icerepl.copier.store.LocalObjectStore;
 import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.fixtures.RecordingStore;
+import io.icerepl.fixtures.ShiftableClock;
 import io.icerepl.merge.state.GroupMembership;
 import io.icerepl.merge.state.KnownCurrent;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.TreeMap;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -40,8 +39,16 @@ import org.junit.jupiter.api.io.TempDir;
 class IdleTableCostTest {
   @TempDir Path dir;
 
-  private final CountingStore source = new CountingStore();
-  private final CountingStore target = new CountingStore();
+  private static final String LEASE = "lock";
+  private static final String WRITE = "write";
+  private static final String REPLACE = "replaceIf";
+  private static final String CREATE = "createIfAbsent";
+  private static final String COPY = "copyFrom";
+  private static final String DELETE = "delete";
+  private static final String DELETE_ALL = "deleteAll";
+
+  private final RecordingStore source = new RecordingStore();
+  private final RecordingStore target = new RecordingStore();
   private final StatusBoard board = new StatusBoard(Clock.systemUTC(), new SimpleMeterRegistry());
 
   @Test
@@ -53,20 +60,19 @@ class IdleTableCostTest {
     TableKey key = new TableKey("rule", "target", "ns/t", source.location, replica);
     try (TableRunner runner = runner()) {
       runner.replicate(key);
-      assertThat(target.count("lock")).isEqualTo(1);
+      assertThat(target.count(LEASE)).isEqualTo(1);
 
       target.reset();
       runner.replicate(key);
       runner.replicate(key);
 
-      assertThat(target.counts())
-          .doesNotContainKeys("lock", "write", "createIfAbsent", "copyFrom", "delete");
+      assertThat(target.started(LEASE, WRITE, REPLACE, CREATE, COPY, DELETE, DELETE_ALL)).isEmpty();
       assertThat(board.get(key).orElseThrow().state()).isEqualTo(ReplicationState.IN_SYNC);
 
       source.append("c", 4);
       runner.replicate(key);
 
-      assertThat(target.count("lock")).isEqualTo(1);
+      assertThat(target.count(LEASE)).isEqualTo(1);
       assertThat(board.get(key).orElseThrow().state()).isEqualTo(ReplicationState.IN_SYNC);
       source.table.refresh();
       Table read = SourceTable.TABLES.load(replica);
@@ -101,10 +107,10 @@ class IdleTableCostTest {
 
       runner.replicate(key);
 
-      assertThat(source.metadataReads()).containsOnlyKeys(URI.create(sourceHead).getPath());
-      assertThat(source.metadataReads().values()).containsOnly(1);
-      assertThat(target.metadataReads()).doesNotContainKey(URI.create(replicaHead).getPath());
-      assertThat(target.metadataReads()).isEmpty();
+      assertThat(metadataReads(source)).containsOnlyKeys(URI.create(sourceHead).getPath());
+      assertThat(metadataReads(source).values()).containsOnly(1);
+      assertThat(metadataReads(target)).doesNotContainKey(URI.create(replicaHead).getPath());
+      assertThat(metadataReads(target)).isEmpty();
       assertThat(board.get(key).orElseThrow().state()).isEqualTo(ReplicationState.IN_SYNC);
       Table read = SourceTable.TABLES.load(replica);
       for (Snapshot snapshot : table.table.snapshots()) {
@@ -132,15 +138,15 @@ class IdleTableCostTest {
 
       runner.replicate(key);
 
-      assertThat(target.reads(state)).isEqualTo(1);
-      assertThat(target.counts()).doesNotContainKeys("lock", "write");
+      assertThat(reads(target, state)).isEqualTo(1);
+      assertThat(target.started(LEASE, WRITE, REPLACE)).isEmpty();
 
       table.append("b", 2);
       target.reset();
       runner.replicate(key);
 
-      assertThat(target.count("lock")).isEqualTo(1);
-      assertThat(target.reads(state)).isEqualTo(2);
+      assertThat(target.count(LEASE)).isEqualTo(1);
+      assertThat(reads(target, state)).isEqualTo(2);
       assertThat(board.get(key).orElseThrow().state()).isEqualTo(ReplicationState.IN_SYNC);
       Table read = SourceTable.TABLES.load(replica);
       table.table.refresh();
@@ -193,7 +199,7 @@ class IdleTableCostTest {
     table.append("a", 3);
     String replica = dir.resolve("replica").toUri().toString();
     TableKey key = new TableKey("rule", "target", "ns/t", table.location, replica);
-    MovingClock clock = new MovingClock();
+    ShiftableClock clock = new ShiftableClock();
     KnownCurrent member =
         KnownCurrent.member(
             Duration.ofSeconds(5),
@@ -208,11 +214,11 @@ class IdleTableCostTest {
       clock.advance(Duration.ofSeconds(2));
       runner.replicate(key);
 
-      assertThat(target.counts()).doesNotContainKeys("lock", "write", "delete");
+      assertThat(target.started(LEASE, WRITE, REPLACE, DELETE, DELETE_ALL)).isEmpty();
       assertThat(knownCurrentFrom(replica)).isEqualTo(recorded);
       System.out.printf(
           "an idle member's check, no record due: source %s, replica %s%n",
-          source.requests(), target.requests());
+          requests(source), requests(target));
       source.reset();
       target.reset();
 
@@ -221,14 +227,14 @@ class IdleTableCostTest {
       runner.replicate(key);
       long checkedBy = clock.millis();
 
-      assertThat(target.count("lock")).isEqualTo(1);
-      assertThat(target.count("write")).as("the state, written once").isEqualTo(1);
+      assertThat(target.count(LEASE)).isEqualTo(1);
+      assertThat(target.count(WRITE, REPLACE)).as("the state, written once").isEqualTo(1);
       assertThat(knownCurrentFrom(replica))
           .as("the time the check began")
           .isBetween(checkedFrom, checkedBy);
       System.out.printf(
           "an idle member's check with its record: source %s, replica %s%n",
-          source.requests(), target.requests());
+          requests(source), requests(target));
     }
   }
 
@@ -236,30 +242,6 @@ class IdleTableCostTest {
     return new io.icerepl.app.engine.replica.ReplicaFiles(new LocalObjectStore(), 64L << 20)
         .state(replica)
         .knownCurrentFromMs();
-  }
-
-  /** The system clock, moved ahead on demand. */
-  private static final class MovingClock extends Clock {
-    private volatile long offsetMs;
-
-    void advance(Duration by) {
-      offsetMs += by.toMillis();
-    }
-
-    @Override
-    public java.time.ZoneId getZone() {
-      return java.time.ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(java.time.ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public java.time.Instant instant() {
-      return java.time.Instant.ofEpochMilli(System.currentTimeMillis() + offsetMs);
-    }
   }
 
   private static void deleteRecursively(Path path) throws IOException {
@@ -319,136 +301,33 @@ class IdleTableCostTest {
             .build());
   }
 
-  /**
-   * A local store that counts the calls that take a lease or change the replica, and the metadata
-   * files read.
-   */
-  private static final class CountingStore extends ForwardingObjectStore {
-    private final Map<String, AtomicInteger> counts = new ConcurrentHashMap<>();
-    private final Map<String, Integer> metadataReads = new ConcurrentHashMap<>();
-    private final Map<String, Integer> reads = new ConcurrentHashMap<>();
+  /** Every request since the last reset, by kind: LIST, GET (reads), lease, PUT, DELETE. */
+  private static Map<String, Integer> requests(RecordingStore store) {
+    Map<String, Integer> requests = new TreeMap<>();
+    requests.put("LIST", store.count("list", "listEntries"));
+    requests.put("GET", store.count("open", "readVersioned"));
+    requests.put("lease", store.count(LEASE));
+    requests.put("PUT", store.count(WRITE, REPLACE, CREATE, COPY));
+    requests.put("DELETE", store.count(DELETE, DELETE_ALL));
+    return requests;
+  }
 
-    CountingStore() {
-      super(new LocalObjectStore());
-    }
+  /** Reads of the file at {@code path} since the last reset, a small versioned read too. */
+  private static int reads(RecordingStore store, String path) {
+    return (int)
+        store.paths("open", "readVersioned").stream()
+            .filter(read -> URI.create(read).getPath().equals(path))
+            .count();
+  }
 
-    /** Every request since the last reset, by kind: LIST, GET (reads), lease, PUT, DELETE. */
-    Map<String, Integer> requests() {
-      Map<String, Integer> requests = new java.util.TreeMap<>();
-      requests.put("LIST", count("list"));
-      requests.put("GET", reads.values().stream().mapToInt(Integer::intValue).sum());
-      requests.put("lease", count("lock"));
-      requests.put("PUT", count("write") + count("createIfAbsent") + count("copyFrom"));
-      requests.put("DELETE", count("delete"));
-      return requests;
-    }
-
-    @Override
-    public List<String> list(String folder) throws IOException {
-      count0("list");
-      return super.list(folder);
-    }
-
-    @Override
-    public List<Entry> listEntries(String folder) throws IOException {
-      count0("list");
-      return super.listEntries(folder);
-    }
-
-    int count(String call) {
-      return counts.getOrDefault(call, new AtomicInteger()).get();
-    }
-
-    Map<String, AtomicInteger> counts() {
-      return Map.copyOf(counts);
-    }
-
-    void reset() {
-      counts.clear();
-      metadataReads.clear();
-      reads.clear();
-    }
-
-    /** Reads of the file at {@code path} since the last reset. */
-    int reads(String path) {
-      return reads.getOrDefault(path, 0);
-    }
-
-    /** Reads of each metadata file, by its path. */
-    Map<String, Integer> metadataReads() {
-      return Map.copyOf(metadataReads);
-    }
-
-    @Override
-    public InputStream open(String path) throws IOException {
-      reads.merge(URI.create(path).getPath(), 1, Integer::sum);
-      if (path.endsWith(".metadata.json")) {
-        metadataReads.merge(URI.create(path).getPath(), 1, Integer::sum);
+  /** Reads of each metadata file since the last reset, by its path. */
+  private static Map<String, Integer> metadataReads(RecordingStore store) {
+    Map<String, Integer> reads = new HashMap<>();
+    for (String read : store.paths("open")) {
+      if (read.endsWith(".metadata.json")) {
+        reads.merge(URI.create(read).getPath(), 1, Integer::sum);
       }
-      return super.open(path);
     }
-
-    /** A read of a small object with its version: the state under the lease, a hint. */
-    @Override
-    public java.util.Optional<VersionedObject> readVersioned(String path) throws IOException {
-      reads.merge(URI.create(path).getPath(), 1, Integer::sum);
-      return super.readVersioned(path);
-    }
-
-    @Override
-    public java.util.Optional<ObjectVersion> replaceIf(
-        String path, java.util.Optional<ObjectVersion> expected, byte[] content)
-        throws IOException {
-      count0("write");
-      return super.replaceIf(path, expected, content);
-    }
-
-    private void count0(String call) {
-      counts.computeIfAbsent(call, c -> new AtomicInteger()).incrementAndGet();
-    }
-
-    @Override
-    public Lock lock(String location) throws IOException {
-      count0("lock");
-      return super.lock(location);
-    }
-
-    @Override
-    public long write(String path, Writer writer) throws IOException {
-      count0("write");
-      return super.write(path, writer);
-    }
-
-    @Override
-    public boolean createIfAbsent(String path, byte[] content) throws IOException {
-      count0("createIfAbsent");
-      return super.createIfAbsent(path, content);
-    }
-
-    @Override
-    public boolean createIfAbsent(String path, Writer writer) throws IOException {
-      count0("createIfAbsent");
-      return super.createIfAbsent(path, writer);
-    }
-
-    @Override
-    public OptionalLong copyFrom(
-        ObjectStore source, String sourcePath, String targetPath, long recordedLength)
-        throws IOException {
-      count0("copyFrom");
-      return super.copyFrom(source, sourcePath, targetPath, recordedLength);
-    }
-
-    @Override
-    public void delete(String path) throws IOException {
-      count0("delete");
-      super.delete(path);
-    }
-
-    @Override
-    public void deleteAll(List<String> paths) throws IOException {
-      paths.forEach(p -> count0("delete"));
-      super.deleteAll(paths);
-    }
+    return reads;
   }
 }

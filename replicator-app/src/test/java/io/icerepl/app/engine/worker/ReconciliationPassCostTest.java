@@ -7,14 +7,14 @@ import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.SourceTable;
 import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.retention.RetentionOptions;
-import io.icerepl.app.service.ShiftableClock;
 import io.icerepl.app.service.status.ReplicationState;
 import io.icerepl.app.service.status.StatusBoard;
-import io.icerepl.copier.store.ForwardingObjectStore;
 import io.icerepl.copier.store.LocalObjectStore;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.copier.store.RequestCountingStore;
 import io.icerepl.copier.store.RequestCountingStore.Kind;
+import io.icerepl.fixtures.RecordingStore;
+import io.icerepl.fixtures.ShiftableClock;
 import io.icerepl.merge.merge.ReplicaProperties;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
@@ -26,7 +26,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.function.Predicate;
 import org.apache.iceberg.Snapshot;
@@ -48,7 +47,7 @@ class ReconciliationPassCostTest {
   private static final Duration IDLE = Duration.ofMinutes(15);
   @TempDir Path dir;
 
-  private final MetadataListings listings = new MetadataListings(new LocalObjectStore());
+  private final RecordingStore listings = new RecordingStore();
   private final RequestCountingStore source = new RequestCountingStore(listings);
   private final RequestCountingStore target = new RequestCountingStore(new LocalObjectStore());
   private final ShiftableClock clock = new ShiftableClock();
@@ -265,9 +264,10 @@ class ReconciliationPassCostTest {
     String folder = "/source/" + table + "/metadata";
     List<Integer> checks = new ArrayList<>();
     for (int minute = 0; minute < count; minute++) {
-      listings.folders.clear();
+      listings.reset();
       pass();
-      if (listings.folders.stream().anyMatch(f -> f.replaceAll("/+$", "").endsWith(folder))) {
+      if (listings.paths("listEntries").stream()
+          .anyMatch(f -> f.replaceAll("/+$", "").endsWith(folder))) {
         checks.add(minute);
       }
       clock.advance(PASS);
@@ -289,21 +289,6 @@ class ReconciliationPassCostTest {
       count++;
     }
     return count;
-  }
-
-  /** Records which folders' entries were listed. */
-  private static final class MetadataListings extends ForwardingObjectStore {
-    final List<String> folders = new CopyOnWriteArrayList<>();
-
-    MetadataListings(ObjectStore delegate) {
-      super(delegate);
-    }
-
-    @Override
-    public List<Entry> listEntries(String folder) throws IOException {
-      folders.add(folder);
-      return super.listEntries(folder);
-    }
   }
 
   private SourceTable table(String name) {

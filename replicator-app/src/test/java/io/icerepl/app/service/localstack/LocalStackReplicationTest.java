@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.icerepl.app.engine.SourceTable;
 import io.icerepl.app.service.HintedReplica;
 import io.icerepl.app.service.RunningService;
+import io.icerepl.fixtures.IdAppends;
 import io.icerepl.localstack.S3Warehouse;
-import io.icerepl.localstack.TableWrites;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -17,8 +17,6 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.aws.s3.S3FileIO;
-import org.apache.iceberg.data.GenericRecord;
-import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 import org.testcontainers.containers.localstack.LocalStackContainer;
@@ -126,13 +124,8 @@ class LocalStackReplicationTest {
             warehouse.create(
                 "ns", "t", schema, PartitionSpec.unpartitioned(), Map.of("format-version", "2"));
         Map<Long, List<String>> rows = new HashMap<>();
-        GenericRecord record = GenericRecord.create(schema);
         for (long i = 0; i < 3; i++) {
-          table
-              .newAppend()
-              .appendFile(
-                  TableWrites.writeData(table, null, List.<Record>of(record.copy(Map.of("id", i)))))
-              .commit();
+          IdAppends.append(table, i);
           rows.put(
               table.currentSnapshot().snapshotId(),
               SourceTable.rows(table, table.currentSnapshot().snapshotId()));

@@ -1,4 +1,4 @@
-package io.icerepl.app.catalog;
+package io.icerepl.app.engine.catalog;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -7,12 +7,7 @@ import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.ReplicationResult;
 import io.icerepl.app.engine.TableReplicationException;
 import io.icerepl.app.engine.TableReplicator;
-import io.icerepl.app.engine.catalog.CatalogClients;
-import io.icerepl.app.engine.catalog.CatalogException;
-import io.icerepl.app.engine.catalog.CatalogRegistrars;
-import io.icerepl.app.engine.catalog.ReplicaRegistrar;
 import io.icerepl.app.engine.catalog.ReplicaRegistrar.Registration;
-import io.icerepl.app.engine.catalog.TableCatalogs;
 import io.icerepl.app.scenario.ReplicaVerifier;
 import io.icerepl.app.scenario.Scenario;
 import io.icerepl.app.scenario.ScenarioExpectations;

@@ -1,10 +1,11 @@
-package io.icerepl.app.catalog;
+package io.icerepl.app.engine.catalog;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icerepl.app.engine.S3CommandFixture;
 import io.icerepl.app.engine.S3CommandFixture.Run;
 import io.icerepl.app.engine.SourceTable;
+import io.icerepl.fixtures.EmbeddedS3FileIO;
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.merge.merge.ReplicaProperties;
 import java.nio.file.Files;
@@ -77,7 +78,7 @@ class S3CatalogDrDrillTest {
             catalog("src", sourceDatabase, "s3://source/warehouse", sourceS3);
         JdbcCatalog targetWriters =
             catalog("dr", targetDatabase, "s3://replica/warehouse", replicaS3);
-        S3FileIO replicaIo = S3CommandFixture.fileIO(replicaS3)) {
+        S3FileIO replicaIo = EmbeddedS3FileIO.create(replicaS3)) {
       sourceS3.createBucket("source");
       replicaS3.createBucket("replica");
       String[] stores = {
@@ -178,7 +179,7 @@ class S3CatalogDrDrillTest {
 
       // the source region is back, holding the two orphan commits
       try (EmbeddedS3 back = EmbeddedS3.start(sourceFolder, sourcePort);
-          S3FileIO originalIo = S3CommandFixture.fileIO(back)) {
+          S3FileIO originalIo = EmbeddedS3FileIO.create(back)) {
         Run failback =
             cli(
                 backStores,
@@ -346,7 +347,7 @@ class S3CatalogDrDrillTest {
   /** A writers' client of a JDBC catalog whose warehouse is on {@code s3}. */
   private static JdbcCatalog catalog(
       String name, String database, String warehouse, EmbeddedS3 s3) {
-    Map<String, String> properties = new HashMap<>(S3CommandFixture.properties(s3));
+    Map<String, String> properties = new HashMap<>(EmbeddedS3FileIO.properties(s3));
     properties.put(CatalogProperties.URI, database);
     properties.put(CatalogProperties.WAREHOUSE_LOCATION, warehouse);
     properties.put(CatalogProperties.FILE_IO_IMPL, S3FileIO.class.getName());

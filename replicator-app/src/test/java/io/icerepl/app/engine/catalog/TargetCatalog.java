@@ -1,7 +1,5 @@
-package io.icerepl.app.catalog;
+package io.icerepl.app.engine.catalog;
 
-import io.icerepl.app.engine.catalog.CatalogSpec;
-import io.icerepl.app.engine.catalog.IcebergCatalogs;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;

@@ -1,10 +1,8 @@
-package io.icerepl.app.catalog;
+package io.icerepl.app.engine.catalog;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.icerepl.app.engine.catalog.CatalogConfinement;
-import io.icerepl.app.engine.catalog.CatalogSpec;
 import io.icerepl.merge.error.BadInputException;
 import java.util.List;
 import org.junit.jupiter.api.Test;

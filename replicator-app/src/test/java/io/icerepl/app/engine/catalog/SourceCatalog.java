@@ -1,4 +1,4 @@
-package io.icerepl.app.catalog;
+package io.icerepl.app.engine.catalog;
 
 import io.icerepl.app.cli.ReplicatorCli;
 import java.io.Closeable;

@@ -1,11 +1,12 @@
-package io.icerepl.app.catalog;
+package io.icerepl.app.engine.catalog;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icerepl.app.catalog.SourceCatalog.Run;
+import io.icerepl.app.engine.catalog.SourceCatalog.Run;
 import io.icerepl.app.scenario.ReplicaVerifier;
 import io.icerepl.app.scenario.Scenario;
 import io.icerepl.app.scenario.ScenarioTable;
+import io.icerepl.fixtures.EmbeddedS3FileIO;
 import io.icerepl.localstack.EmbeddedS3;
 import java.io.IOException;
 import java.io.InputStream;
@@ -23,9 +24,7 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.StaticTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
-import org.apache.iceberg.aws.AwsClientProperties;
 import org.apache.iceberg.aws.s3.S3FileIO;
-import org.apache.iceberg.aws.s3.S3FileIOProperties;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.jdbc.JdbcCatalog;
@@ -65,18 +64,7 @@ class S3CatalogSourceTest {
         S3FileIO io = new S3FileIO()) {
       s3.createBucket("source");
       s3.createBucket("replica");
-      Map<String, String> s3Properties =
-          Map.of(
-              S3FileIOProperties.ENDPOINT,
-              s3.endpoint().toString(),
-              S3FileIOProperties.PATH_STYLE_ACCESS,
-              "true",
-              AwsClientProperties.CLIENT_REGION,
-              "us-east-1",
-              S3FileIOProperties.ACCESS_KEY_ID,
-              EmbeddedS3.ACCESS_KEY,
-              S3FileIOProperties.SECRET_ACCESS_KEY,
-              EmbeddedS3.SECRET_KEY);
+      Map<String, String> s3Properties = EmbeddedS3FileIO.properties(s3);
       Map<String, String> writerProperties = new java.util.HashMap<>(s3Properties);
       writerProperties.put(CatalogProperties.URI, database);
       writerProperties.put(CatalogProperties.WAREHOUSE_LOCATION, "s3://source/warehouse");

@@ -1,11 +1,8 @@
-package io.icerepl.app.catalog;
+package io.icerepl.app.engine.catalog;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.icerepl.app.engine.catalog.CatalogClients;
-import io.icerepl.app.engine.catalog.CatalogException;
-import io.icerepl.app.engine.catalog.CatalogSpec;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;

@@ -1,10 +1,10 @@
-package io.icerepl.app.catalog;
+package io.icerepl.app.engine.catalog;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icerepl.app.catalog.SourceCatalog.Run;
 import io.icerepl.app.cli.CatalogTable;
 import io.icerepl.app.cli.TargetCatalogOption;
+import io.icerepl.app.engine.catalog.SourceCatalog.Run;
 import java.util.Optional;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.junit.jupiter.api.Test;

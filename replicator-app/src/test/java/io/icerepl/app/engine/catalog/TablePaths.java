@@ -1,4 +1,4 @@
-package io.icerepl.app.catalog;
+package io.icerepl.app.engine.catalog;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,4 +1,4 @@
-package io.icerepl.app.catalog;
+package io.icerepl.app.engine.catalog;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

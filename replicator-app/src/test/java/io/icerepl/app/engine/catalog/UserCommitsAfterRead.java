@@ -1,4 +1,4 @@
-package io.icerepl.app.catalog;
+package io.icerepl.app.engine.catalog;
 
 import java.util.List;
 import org.apache.iceberg.Table;

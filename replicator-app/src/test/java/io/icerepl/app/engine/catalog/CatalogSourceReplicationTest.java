@@ -1,10 +1,10 @@
-package io.icerepl.app.catalog;
+package io.icerepl.app.engine.catalog;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.icerepl.app.catalog.SourceCatalog.Kind;
-import io.icerepl.app.catalog.SourceCatalog.Run;
+import io.icerepl.app.engine.catalog.SourceCatalog.Kind;
+import io.icerepl.app.engine.catalog.SourceCatalog.Run;
 import io.icerepl.app.scenario.ReplicaVerifier;
 import io.icerepl.app.scenario.Scenario;
 import io.icerepl.app.scenario.ScenarioTable;

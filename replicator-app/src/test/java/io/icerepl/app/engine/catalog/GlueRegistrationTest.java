@@ -1,16 +1,10 @@
-package io.icerepl.app.catalog;
+package io.icerepl.app.engine.catalog;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.TableReplicator;
-import io.icerepl.app.engine.catalog.CatalogClients;
-import io.icerepl.app.engine.catalog.CatalogRegistrars;
-import io.icerepl.app.engine.catalog.CatalogSpec;
-import io.icerepl.app.engine.catalog.IcebergCatalogs;
-import io.icerepl.app.engine.catalog.ReplicaRegistrar;
 import io.icerepl.app.engine.catalog.ReplicaRegistrar.Registration;
-import io.icerepl.app.engine.catalog.TableCatalogs;
 import io.icerepl.app.scenario.Scenario;
 import io.icerepl.app.scenario.ScenarioTable;
 import io.icerepl.copier.copy.CopyProgress;

@@ -1,9 +1,9 @@
-package io.icerepl.app.catalog;
+package io.icerepl.app.engine.catalog;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icerepl.app.catalog.SourceCatalog.Run;
 import io.icerepl.app.engine.SourceTable;
+import io.icerepl.app.engine.catalog.SourceCatalog.Run;
 import io.icerepl.merge.merge.ReplicaProperties;
 import java.nio.file.Path;
 import java.util.ArrayList;
