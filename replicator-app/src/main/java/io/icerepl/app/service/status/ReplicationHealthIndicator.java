@@ -38,12 +38,12 @@ public class ReplicationHealthIndicator implements HealthIndicator {
     List<ReplicationStatus> all = board.all();
     List<String> failed =
         all.stream()
-            .filter(s -> StatusBoard.needsOperator(s.state()))
+            .filter(s -> ReplicationStates.needsOperator(s.state()))
             .map(s -> s.target() + "/" + s.table())
             .toList();
     List<String> splitBrain =
         all.stream()
-            .filter(s -> StatusBoard.splitBrain(s.state()))
+            .filter(s -> ReplicationStates.splitBrain(s.state()))
             .map(s -> s.target() + "/" + s.table())
             .toList();
     Map<String, String> failedDiscoveries = board.failedDiscoveries();
