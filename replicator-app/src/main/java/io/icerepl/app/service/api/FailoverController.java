@@ -1,4 +1,4 @@
-package io.icerepl.app.service.status;
+package io.icerepl.app.service.api;
 
 import io.icerepl.app.engine.failover.FailbackSummary;
 import io.icerepl.app.engine.failover.PromotionMode;
@@ -9,6 +9,7 @@ import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.engine.worker.TableOperations;
 import io.icerepl.app.service.security.ApiProperties;
+import io.icerepl.app.service.status.StatusBoard;
 import io.icerepl.merge.failover.Promotion;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.path.TableLocation;

@@ -1,10 +1,12 @@
-package io.icerepl.app.service.status;
+package io.icerepl.app.service.api;
 
 import io.icerepl.app.engine.retention.RetentionResult;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.service.config.ReplicatorProperties;
 import io.icerepl.app.service.security.ApiProperties;
+import io.icerepl.app.service.status.ReplicationStatus;
+import io.icerepl.app.service.status.StatusBoard;
 import jakarta.servlet.http.HttpServletRequest;
 import java.security.Principal;
 import java.util.List;

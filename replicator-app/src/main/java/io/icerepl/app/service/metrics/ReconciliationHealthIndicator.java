@@ -1,4 +1,4 @@
-package io.icerepl.app.service.status;
+package io.icerepl.app.service.metrics;
 
 import io.icerepl.app.engine.worker.TableChecks;
 import java.util.Map;

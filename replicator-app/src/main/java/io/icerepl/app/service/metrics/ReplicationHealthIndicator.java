@@ -1,5 +1,8 @@
-package io.icerepl.app.service.status;
+package io.icerepl.app.service.metrics;
 
+import io.icerepl.app.service.status.ReplicationStates;
+import io.icerepl.app.service.status.ReplicationStatus;
+import io.icerepl.app.service.status.StatusBoard;
 import java.util.List;
 import java.util.Map;
 import org.springframework.boot.health.contributor.Health;

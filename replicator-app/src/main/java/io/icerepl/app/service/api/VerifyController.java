@@ -1,10 +1,11 @@
-package io.icerepl.app.service.status;
+package io.icerepl.app.service.api;
 
 import io.icerepl.app.engine.verify.VerifyReport;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.engine.worker.TableOperations;
 import io.icerepl.app.service.security.ApiProperties;
+import io.icerepl.app.service.status.StatusBoard;
 import jakarta.servlet.http.HttpServletRequest;
 import java.security.Principal;
 import java.util.List;

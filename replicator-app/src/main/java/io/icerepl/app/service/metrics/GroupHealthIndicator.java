@@ -1,5 +1,6 @@
-package io.icerepl.app.service.status;
+package io.icerepl.app.service.metrics;
 
+import io.icerepl.app.engine.group.GroupWork;
 import java.util.Map;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
