@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
 
@@ -114,8 +115,13 @@ public final class GroupCatchUp {
   }
 
   private <T> T inLane(TableKey key, String what, Function<TableKey, T> work) {
+    return joined(coordinator.runInLane(key, what, work));
+  }
+
+  /** The lane's result; its failure as the work in the lane threw it. */
+  static <T> T joined(CompletableFuture<T> inLane) {
     try {
-      return coordinator.runInLane(key, what, work).join();
+      return inLane.join();
     } catch (CompletionException e) {
       if (e.getCause() instanceof RuntimeException cause) {
         throw cause;

@@ -1,14 +1,11 @@
 package io.icerepl.app.engine.group;
 
 import io.icerepl.app.engine.failover.GroupPromotion;
-import io.icerepl.app.engine.failover.PromotionResult;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.engine.worker.TableOperations;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -66,7 +63,7 @@ public final class GroupPromoter {
         keys,
         group.ref(),
         (key, cutTag) ->
-            join(
+            GroupCatchUp.joined(
                 coordinator.runInLane(
                     key, "promote at cut " + cutTag, k -> operations.promoteAtCut(k, cutTag))));
   }
@@ -125,17 +122,5 @@ public final class GroupPromoter {
         "Cannot promote group "
             + group.name()
             + " safely: its fresh cut could not be tagged on every table (see the log)");
-  }
-
-  /** The lane's result; its failure as thrown by the promotion itself. */
-  private static PromotionResult join(CompletableFuture<PromotionResult> promotion) {
-    try {
-      return promotion.join();
-    } catch (CompletionException e) {
-      if (e.getCause() instanceof RuntimeException cause) {
-        throw cause;
-      }
-      throw e;
-    }
   }
 }

@@ -110,16 +110,7 @@ public final class GroupWork implements AutoCloseable {
       Task running = rounds.putIfAbsent(group, started);
       if (running == null) {
         try {
-          pool.execute(
-              () -> {
-                try {
-                  done.complete(round.getAsBoolean());
-                } catch (RuntimeException | Error e) {
-                  done.completeExceptionally(e);
-                } finally {
-                  rounds.remove(group, started);
-                }
-              });
+          pool.execute(completing(done, round::getAsBoolean, () -> rounds.remove(group, started)));
         } catch (RejectedExecutionException e) {
           rounds.remove(group, started);
           throw new IllegalStateException("Cannot run " + what + ": the service is stopping", e);
@@ -132,14 +123,34 @@ public final class GroupWork implements AutoCloseable {
 
   private static <T> T waitFor(CompletableFuture<T> done, long untilNanos)
       throws TimeoutException, InterruptedException {
+    return outcome(done, Math.max(untilNanos - System.nanoTime(), 1), TimeUnit.NANOSECONDS);
+  }
+
+  /** The task's result within {@code timeout}; its failure as the task threw it. */
+  private static <T> T outcome(CompletableFuture<T> done, long timeout, TimeUnit unit)
+      throws TimeoutException, InterruptedException {
     try {
-      return done.get(Math.max(untilNanos - System.nanoTime(), 1), TimeUnit.NANOSECONDS);
+      return done.get(timeout, unit);
     } catch (ExecutionException e) {
       if (e.getCause() instanceof RuntimeException runtime) {
         throw runtime;
       }
       throw new IllegalStateException(e.getCause());
     }
+  }
+
+  /** A task that completes {@code done} with {@code work}'s outcome, then runs {@code after}. */
+  private static <T> Runnable completing(
+      CompletableFuture<T> done, Supplier<T> work, Runnable after) {
+    return () -> {
+      try {
+        done.complete(work.get());
+      } catch (RuntimeException | Error e) {
+        done.completeExceptionally(e);
+      } finally {
+        after.run();
+      }
+    };
   }
 
   /**
@@ -157,16 +168,7 @@ public final class GroupWork implements AutoCloseable {
             name -> {
               CompletableFuture<T> done = new CompletableFuture<>();
               Task started = new Task("read of its cut", clock.instant(), DEADLINE, done);
-              pool.execute(
-                  () -> {
-                    try {
-                      done.complete(read.get());
-                    } catch (RuntimeException | Error e) {
-                      done.completeExceptionally(e);
-                    } finally {
-                      reads.remove(group, started);
-                    }
-                  });
+              pool.execute(completing(done, read, () -> reads.remove(group, started)));
               return started;
             });
     Duration left = task.deadline().minus(Duration.between(task.since(), clock.instant()));
@@ -174,15 +176,8 @@ public final class GroupWork implements AutoCloseable {
       // a read already past its deadline: no caller waits on it again
       throw new TimeoutException();
     }
-    try {
-      return ((CompletableFuture<T>) task.done())
-          .get(Math.max(left.toMillis(), 1), TimeUnit.MILLISECONDS);
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof RuntimeException runtime) {
-        throw runtime;
-      }
-      throw new IllegalStateException(e.getCause());
-    }
+    return outcome(
+        (CompletableFuture<T>) task.done(), Math.max(left.toMillis(), 1), TimeUnit.MILLISECONDS);
   }
 
   /** Each group with a task past its deadline, and what that task is. */

@@ -142,11 +142,8 @@ public class FailoverController {
       // a promotion cannot be undone: a request that does not say how is a probe, not a failover
       return OnDemandAnswers.error(
           HttpStatus.BAD_REQUEST,
-          "Cannot promote "
-              + key.table()
-              + " on "
-              + key.target()
-              + ": give mode=safe (replicate what the source still serves, verify, then promote)"
+          OnDemandAnswers.cannot("promote", key)
+              + "give mode=safe (replicate what the source still serves, verify, then promote)"
               + " or mode=now (promote what the replica holds); nothing was written",
           List.of());
     }
@@ -179,16 +176,9 @@ public class FailoverController {
     return OnDemandAnswers.answer(
         outcome,
         result -> answer(key, result, copy(problems)),
-        waited ->
-            "Promotion of "
-                + key.table()
-                + " on "
-                + key.target()
-                + " still running after "
-                + waited
-                + "; the table's state is PROMOTED once it is done",
-        OnDemandAnswers.busy(
-            "Cannot promote " + key.table() + " on " + key.target() + ": ", "promotions"),
+        OnDemandAnswers.running(
+            "Promotion", key, "", "the table's state is PROMOTED once it is done"),
+        OnDemandAnswers.busy(OnDemandAnswers.cannot("promote", key), "promotions"),
         "",
         () -> copy(problems));
   }
@@ -228,11 +218,8 @@ public class FailoverController {
     if (!TAG_PREFIX.matcher(prefix).matches()) {
       return OnDemandAnswers.error(
           HttpStatus.BAD_REQUEST,
-          "Cannot fail back "
-              + key.table()
-              + " on "
-              + key.target()
-              + ": the tag prefix must be 1 to 100 letters, digits, '.', '_' or '-'",
+          OnDemandAnswers.cannot("fail back", key)
+              + "the tag prefix must be 1 to 100 letters, digits, '.', '_' or '-'",
           List.of());
     }
     try {
@@ -241,7 +228,7 @@ public class FailoverController {
       // validated as what it is before it is logged or echoed: no forged line, no forged answer
       return OnDemandAnswers.error(
           HttpStatus.BAD_REQUEST,
-          "Cannot fail back " + key.table() + " on " + key.target() + ": " + e.getMessage(),
+          OnDemandAnswers.cannot("fail back", key) + e.getMessage(),
           List.of());
     }
     OnDemandRuns.Outcome<FailbackSummary> outcome =
@@ -263,18 +250,9 @@ public class FailoverController {
     return OnDemandAnswers.answer(
         outcome,
         summary -> summary,
-        waited ->
-            "Fail-back of "
-                + key.table()
-                + " on "
-                + key.target()
-                + " into "
-                + original
-                + " still running after "
-                + waited
-                + "; its summary will be the table's lastFailback",
-        OnDemandAnswers.busy(
-            "Cannot fail back " + key.table() + " on " + key.target() + ": ", "fail-backs"),
+        OnDemandAnswers.running(
+            "Fail-back", key, " into " + original, "its summary will be the table's lastFailback"),
+        OnDemandAnswers.busy(OnDemandAnswers.cannot("fail back", key), "fail-backs"),
         "",
         List::of);
   }

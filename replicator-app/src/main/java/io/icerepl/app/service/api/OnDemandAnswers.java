@@ -1,5 +1,6 @@
 package io.icerepl.app.service.api;
 
+import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.logging.Redaction;
 import java.time.Duration;
 import java.util.List;
@@ -68,6 +69,29 @@ final class OnDemandAnswers {
             problems.isEmpty()
                 ? Map.of("error", Redaction.apply(message))
                 : Map.of("error", Redaction.apply(message), "problems", problems));
+  }
+
+  /** {@code Cannot <verb> <table> on <target>: }, the start of each error about a table. */
+  static String cannot(String verb, TableKey key) {
+    return "Cannot " + verb + " " + key.table() + " on " + key.target() + ": ";
+  }
+
+  /**
+   * The usual 202 message: {@code <what> of <table> on <target><detail> still running after
+   * <waited>; <then>}.
+   */
+  static Function<Duration, String> running(String what, TableKey key, String detail, String then) {
+    return waited ->
+        what
+            + " of "
+            + key.table()
+            + " on "
+            + key.target()
+            + detail
+            + " still running after "
+            + waited
+            + "; "
+            + then;
   }
 
   /**

@@ -84,7 +84,7 @@ public class ReplicationController {
     if (key == null) {
       return ResponseEntity.notFound().build();
     }
-    String cannot = "Cannot expire snapshots of " + key.table() + " on " + key.target() + ": ";
+    String cannot = OnDemandAnswers.cannot("expire snapshots of", key);
     OnDemandRuns.Outcome<RetentionResult> outcome =
         expiries.request(key, caller.getName(), request.getRemoteAddr());
     if (outcome instanceof OnDemandExpiries.RetentionDisabled disabled) {
@@ -99,14 +99,7 @@ public class ReplicationController {
     return OnDemandAnswers.answer(
         outcome,
         RetentionResult::metrics,
-        waited ->
-            "Expiry of "
-                + key.table()
-                + " on "
-                + key.target()
-                + " still running after "
-                + waited
-                + "; its outcome is logged",
+        OnDemandAnswers.running("Expiry", key, "", "its outcome is logged"),
         OnDemandAnswers.busy(cannot, "expiries"),
         "",
         List::of);

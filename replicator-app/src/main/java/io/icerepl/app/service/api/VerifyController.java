@@ -68,18 +68,12 @@ public class VerifyController {
             caller.getName(),
             request.getRemoteAddr(),
             () -> coordinator.runInLane(key, "verify", operations::verify));
-    String cannot = "Cannot verify " + key.table() + " on " + key.target() + ": ";
+    String cannot = OnDemandAnswers.cannot("verify", key);
     return OnDemandAnswers.answer(
         outcome,
         report -> report,
-        waited ->
-            "Verification of "
-                + key.table()
-                + " on "
-                + key.target()
-                + " still running after "
-                + waited
-                + "; its report will be the table's lastVerify",
+        OnDemandAnswers.running(
+            "Verification", key, "", "its report will be the table's lastVerify"),
         OnDemandAnswers.busy(cannot, "verifications"),
         cannot,
         List::of);
