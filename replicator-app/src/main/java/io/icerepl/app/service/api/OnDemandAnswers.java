@@ -5,6 +5,7 @@ import io.icerepl.app.logging.Redaction;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.function.Supplier;
@@ -69,6 +70,18 @@ final class OnDemandAnswers {
             problems.isEmpty()
                 ? Map.of("error", Redaction.apply(message))
                 : Map.of("error", Redaction.apply(message), "problems", problems));
+  }
+
+  /** An answer about a table the board knows. */
+  @FunctionalInterface
+  interface TableAnswer {
+    ResponseEntity<Object> answer(TableKey key) throws InterruptedException;
+  }
+
+  /** The answer about the table found; 404 when the board knows no such table. */
+  static ResponseEntity<Object> forTable(Optional<TableKey> found, TableAnswer answer)
+      throws InterruptedException {
+    return found.isEmpty() ? ResponseEntity.notFound().build() : answer.answer(found.get());
   }
 
   /** {@code Cannot <verb> <table> on <target>: }, the start of each error about a table. */

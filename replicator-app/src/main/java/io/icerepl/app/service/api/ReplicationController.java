@@ -2,7 +2,6 @@ package io.icerepl.app.service.api;
 
 import io.icerepl.app.engine.retention.RetentionResult;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
-import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.service.config.ReplicatorProperties;
 import io.icerepl.app.service.security.ApiProperties;
 import io.icerepl.app.service.status.ReplicationStatus;
@@ -80,28 +79,28 @@ public class ReplicationController {
       Principal caller,
       HttpServletRequest request)
       throws InterruptedException {
-    TableKey key = board.find(target, namespace, table).orElse(null);
-    if (key == null) {
-      return ResponseEntity.notFound().build();
-    }
-    String cannot = OnDemandAnswers.cannot("expire snapshots of", key);
-    OnDemandRuns.Outcome<RetentionResult> outcome =
-        expiries.request(key, caller.getName(), request.getRemoteAddr());
-    if (outcome instanceof OnDemandExpiries.RetentionDisabled disabled) {
-      return OnDemandAnswers.error(
-          HttpStatus.CONFLICT,
-          cannot
-              + "retention is disabled for rule "
-              + disabled.rule()
-              + " (replicator.rules[].retention.enabled)",
-          List.of());
-    }
-    return OnDemandAnswers.answer(
-        outcome,
-        RetentionResult::metrics,
-        OnDemandAnswers.running("Expiry", key, "", "its outcome is logged"),
-        OnDemandAnswers.busy(cannot, "expiries"),
-        "",
-        List::of);
+    return OnDemandAnswers.forTable(
+        board.find(target, namespace, table),
+        key -> {
+          String cannot = OnDemandAnswers.cannot("expire snapshots of", key);
+          OnDemandRuns.Outcome<RetentionResult> outcome =
+              expiries.request(key, caller.getName(), request.getRemoteAddr());
+          if (outcome instanceof OnDemandExpiries.RetentionDisabled disabled) {
+            return OnDemandAnswers.error(
+                HttpStatus.CONFLICT,
+                cannot
+                    + "retention is disabled for rule "
+                    + disabled.rule()
+                    + " (replicator.rules[].retention.enabled)",
+                List.of());
+          }
+          return OnDemandAnswers.answer(
+              outcome,
+              RetentionResult::metrics,
+              OnDemandAnswers.running("Expiry", key, "", "its outcome is logged"),
+              OnDemandAnswers.busy(cannot, "expiries"),
+              "",
+              List::of);
+        });
   }
 }

@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -75,10 +76,7 @@ public final class StatusBoard implements TableStatus {
 
   /** Registers a key when first seen, as backfilling until a run says otherwise; a run starts. */
   public void seen(TableKey key) {
-    TableEntry e = entry(key);
-    synchronized (e) {
-      e.observedThisRun = false;
-    }
+    update(key, e -> e.observedThisRun = false);
   }
 
   /** Whether the key has a status already (restored or from a run). */
@@ -104,11 +102,12 @@ public final class StatusBoard implements TableStatus {
    * Where source and replica stand after a run that failed, when the stores could still be read.
    */
   public void observed(TableKey key, Observation observed) {
-    TableEntry e = entry(key);
-    synchronized (e) {
-      e.observe(observed, clock.millis());
-      e.observedThisRun = true;
-    }
+    update(
+        key,
+        e -> {
+          e.observe(observed, clock.millis());
+          e.observedThisRun = true;
+        });
   }
 
   /** A run succeeded: records what it did and where source and replica stand now. */
@@ -172,11 +171,7 @@ public final class StatusBoard implements TableStatus {
    */
   @Override
   public void verified(TableKey key, VerifyReport report) {
-    TableEntry e = entry(key);
-    synchronized (e) {
-      e.lastVerify = report;
-    }
-    meters.verify(key, e);
+    meters.verify(key, update(key, e -> e.lastVerify = report));
     StatusLog.verified(key, report);
   }
 
@@ -196,22 +191,20 @@ public final class StatusBoard implements TableStatus {
    */
   @Override
   public void promoted(TableKey key, PromotionResult result) {
-    TableEntry e = entry(key);
-    synchronized (e) {
-      e.state = ReplicationState.PROMOTED;
-      e.lastError = null;
-      e.primaryAt(result.metadataFile());
-    }
+    update(
+        key,
+        e -> {
+          e.state = ReplicationState.PROMOTED;
+          e.lastError = null;
+          e.primaryAt(result.metadataFile());
+        });
     StatusLog.promoted(key, result);
   }
 
   /** The promoted replica was failed back: the report shows in the status. */
   @Override
   public void failedBack(TableKey key, FailbackReport report) {
-    TableEntry e = entry(key);
-    synchronized (e) {
-      e.lastFailback = report;
-    }
+    update(key, e -> e.lastFailback = report);
     StatusLog.failedBack(key, report);
   }
 
@@ -286,21 +279,16 @@ public final class StatusBoard implements TableStatus {
 
   /** Copy progress of a running commit: what is still to copy shows as {@code bytesPending}. */
   public void progress(TableKey key, CopyProgress progress) {
-    TableEntry e = entry(key);
-    synchronized (e) {
-      e.bytesPending = progress.bytesPending();
-    }
+    update(key, e -> e.bytesPending = progress.bytesPending());
   }
 
   /** Where the S3 Batch Operations job of the key's backfill stands. */
   @Override
   public void batchJob(TableKey key, JobProgress job) {
-    TableEntry e = entry(key);
-    synchronized (e) {
-      e.batchJob =
-          new ReplicationStatus.BatchJob(
-              job.jobId(), job.status(), job.succeeded(), job.failed(), job.total());
-    }
+    ReplicationStatus.BatchJob batchJob =
+        new ReplicationStatus.BatchJob(
+            job.jobId(), job.status(), job.succeeded(), job.failed(), job.total());
+    update(key, e -> e.batchJob = batchJob);
   }
 
   @Override
@@ -342,6 +330,15 @@ public final class StatusBoard implements TableStatus {
 
   private static String redacted(Exception error) {
     return Redaction.apply(error.getMessage() != null ? error.getMessage() : error.toString());
+  }
+
+  /** Changes the key's entry under its monitor, registering it when first seen. */
+  private TableEntry update(TableKey key, Consumer<TableEntry> change) {
+    TableEntry e = entry(key);
+    synchronized (e) {
+      change.accept(e);
+    }
+    return e;
   }
 
   private TableEntry entry(TableKey key) {
