@@ -3,6 +3,8 @@ package io.icerepl.app.service;
 import io.icerepl.app.engine.batch.BatchOperations;
 import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.group.GroupCutReader;
+import io.icerepl.app.engine.group.GroupTagging;
+import io.icerepl.app.engine.group.GroupWork;
 import io.icerepl.app.engine.worker.CatalogTableLocations;
 import io.icerepl.app.engine.worker.ReconcileSchedule;
 import io.icerepl.app.engine.worker.Reconciler;
@@ -22,8 +24,6 @@ import io.icerepl.app.service.config.ReplicatorProperties;
 import io.icerepl.app.service.events.EventIntake;
 import io.icerepl.app.service.events.EventParser;
 import io.icerepl.app.service.s3.S3Properties;
-import io.icerepl.app.service.status.GroupTagging;
-import io.icerepl.app.service.status.GroupWork;
 import io.icerepl.app.service.status.StatusBoard;
 import io.icerepl.copier.batch.BatchJobs;
 import io.icerepl.merge.state.GroupMembership;
@@ -297,8 +297,8 @@ class ServiceConfiguration {
             groupWork.round(
                 group.name(),
                 "tagging round",
-                GroupWork.roundDeadline(group),
-                () -> tagging.tag(group)),
+                GroupWork.roundDeadline(group.settings()),
+                () -> tagging.tag(group.settings())),
         // a run of a table found current records it so when its record is due: an idle member
         // holds the group's cut back by at most about its known-current-interval
         group ->

@@ -26,11 +26,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -111,15 +109,10 @@ public final class TableVerifier {
     private final Set<String> manifestsRead = new HashSet<>();
     private final Set<String> manifestLengthsChecked = new HashSet<>();
     private final Set<String> deletionVectorsRead = ConcurrentHashMap.newKeySet();
-
-    /** Per delete manifest read: each live deletion vector's referenced data file, to its file. */
-    private final Map<String, Map<String, String>> vectorsByManifest = new HashMap<>();
-
-    /** Per data manifest searched for referenced data files: what was looked for, what is live. */
-    private final Map<String, LiveSearch> liveSearches = new HashMap<>();
+    private final DeletionVectorLiveness vectors = new DeletionVectorLiveness(target);
 
     private ReplicaPrefixes prefixes;
-    private Optional<PathMapping> toSource = Optional.empty();
+    private Optional<SourceChecksums> checksums = Optional.empty();
 
     Run(String location, Optional<VerifySource> source, Consumer<String> sink) {
       this.location = location;
@@ -222,7 +215,7 @@ public final class TableVerifier {
       List<PathMapping.Prefix> back = new ArrayList<>();
       state.sourcePrefixes().forEach(p -> back.add(new PathMapping.Prefix(p.target(), p.source())));
       back.add(new PathMapping.Prefix(location, sourceMetadata.location()));
-      toSource = Optional.of(PathMapping.of(back));
+      checksums = Optional.of(new SourceChecksums(PathMapping.of(back), from.store()));
     }
 
     private void readManifestList(Reference list) {
@@ -249,74 +242,9 @@ public final class TableVerifier {
           readManifest(manifest);
         }
       }
-      checkVectorsNameLiveDataFiles(list, entries);
-    }
-
-    /**
-     * Every deletion vector a snapshot holds must name, as its {@code referenced_data_file}, a data
-     * file live in that same snapshot: readers apply a vector to the data file whose path is that
-     * string, so a vector naming any other (a removed file, another spelling of a path) deletes
-     * nothing, and the rows it deleted read again. The data manifests are searched only for the
-     * files the snapshot's vectors name, and a search is reused by the next snapshot that shares
-     * the manifest.
-     */
-    private void checkVectorsNameLiveDataFiles(Reference list, List<ManifestListEntry> entries) {
-      Map<String, String> vectors = new HashMap<>();
-      for (ManifestListEntry entry : entries) {
-        if (entry.content() != 0) {
-          vectors.putAll(vectorsByManifest.getOrDefault(entry.manifestPath(), Map.of()));
-        }
-      }
-      if (vectors.isEmpty()) {
-        return;
-      }
-      Set<String> notLive = new HashSet<>(vectors.keySet());
-      for (ManifestListEntry entry : entries) {
-        if (entry.content() != 0 || notLive.isEmpty()) {
-          continue;
-        }
-        LiveSearch search = liveSearches.get(entry.manifestPath());
-        if (search == null || !search.lookedFor().containsAll(notLive)) {
-          Optional<LiveSearch> done = searchLive(entry.manifestPath(), Set.copyOf(notLive));
-          if (done.isEmpty()) {
-            return; // a data manifest that cannot be read is reported already
-          }
-          search = done.get();
-          liveSearches.put(entry.manifestPath(), search);
-        }
-        notLive.removeAll(search.live());
-      }
-      checked.addAndGet(vectors.size());
-      for (String dataFile : notLive.stream().sorted().toList()) {
-        problem(
-            Reference.of("deletion vector file", vectors.get(dataFile), list.namedBy())
-                .problem(
-                    "its referenced data file "
-                        + dataFile
-                        + " is not a live data file of "
-                        + list.namedBy()
-                        + " (manifest list "
-                        + list.path()
-                        + ")"));
-      }
-    }
-
-    /** Which of {@code lookFor} the data manifest names in live entries; empty if unreadable. */
-    private Optional<LiveSearch> searchLive(String manifest, Set<String> lookFor) {
-      Set<String> live = new HashSet<>();
-      try (InputStream in = target.open(manifest)) {
-        ManifestRewriter.forEachEntry(
-            in,
-            fileName(manifest),
-            entry -> {
-              if (entry.live() && entry.content() == 0 && lookFor.contains(entry.filePath())) {
-                live.add(entry.filePath());
-              }
-            });
-      } catch (IOException | RuntimeException e) {
-        return Optional.empty();
-      }
-      return Optional.of(new LiveSearch(lookFor, live));
+      DeletionVectorLiveness.Outcome live = vectors.check(list, entries);
+      checked.addAndGet(live.checked());
+      live.problems().forEach(this::problem);
     }
 
     /**
@@ -351,20 +279,10 @@ public final class TableVerifier {
             fileName(path),
             entry -> {
               checkEntry(entry, namedBy);
-              rememberVector(path, entry);
+              vectors.remember(path, entry);
             });
       } catch (IOException | RuntimeException e) {
         problem(manifest.problem("cannot be read: " + e.getMessage()));
-      }
-    }
-
-    private void rememberVector(String manifest, ManifestEntry entry) {
-      if (entry.live()
-          && entry.referencedDataFile() != null
-          && DeleteFileKinds.of(entry.content(), entry.fileFormat()) == FileKind.DELETION_VECTOR) {
-        vectorsByManifest
-            .computeIfAbsent(manifest, m -> new HashMap<>())
-            .put(entry.referencedDataFile(), entry.filePath());
       }
     }
 
@@ -482,48 +400,10 @@ public final class TableVerifier {
         return false;
       }
       if (copiedByteForByte) {
-        compareChecksums(file, info.get());
+        ObjectInfo replica = info.get();
+        checksums.ifPresent(c -> c.compare(file, replica).forEach(this::problem));
       }
       return true;
-    }
-
-    private void compareChecksums(Reference file, ObjectInfo replica) {
-      if (toSource.isEmpty() || replica.checksums().isEmpty()) {
-        return;
-      }
-      String sourcePath;
-      try {
-        sourcePath = toSource.get().map(file.path());
-      } catch (RuntimeException e) {
-        return; // no source prefix covers it: nothing to compare with
-      }
-      Optional<ObjectInfo> original;
-      try {
-        original = source.orElseThrow().store().info(sourcePath);
-      } catch (IOException e) {
-        problem(
-            file.problem(
-                "cannot be compared with the source " + sourcePath + ": " + e.getMessage()));
-        return;
-      }
-      if (original.isEmpty()) {
-        return; // the source removed it since: the replica keeps what only it still holds
-      }
-      for (Map.Entry<String, String> checksum : replica.checksums().entrySet()) {
-        String theirs = original.get().checksums().get(checksum.getKey());
-        if (theirs != null && !theirs.equals(checksum.getValue())) {
-          problem(
-              file.problem(
-                  "its "
-                      + checksum.getKey()
-                      + " is "
-                      + checksum.getValue()
-                      + ", the source file "
-                      + sourcePath
-                      + " has "
-                      + theirs));
-        }
-      }
     }
 
     private boolean wrongLength(Reference file, long actual) {
@@ -575,12 +455,6 @@ public final class TableVerifier {
       }
     }
   }
-
-  /**
-   * @param lookedFor the data files a data manifest was searched for
-   * @param live those of them it names in live entries
-   */
-  private record LiveSearch(Set<String> lookedFor, Set<String> live) {}
 
   private static String noun(FileKind kind) {
     return switch (kind) {

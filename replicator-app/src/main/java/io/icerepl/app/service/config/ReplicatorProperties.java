@@ -1,6 +1,7 @@
 package io.icerepl.app.service.config;
 
 import io.icerepl.app.engine.catalog.CatalogSpec;
+import io.icerepl.app.engine.group.GroupSettings;
 import io.icerepl.merge.retention.Durations;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Min;
@@ -459,6 +460,12 @@ public record ReplicatorProperties(
                   + "': expected <namespace>/<table>, as the status API addresses it");
         }
       }
+    }
+
+    /** The group as the engine's orchestration takes it. */
+    public GroupSettings settings() {
+      return new GroupSettings(
+          name, target, tables, ref, clockSkew, tagInterval, keepTags, transactionWindow);
     }
   }
 }

@@ -1,10 +1,10 @@
-package io.icerepl.app.service.status;
+package io.icerepl.app.service.api;
 
 import io.icerepl.app.engine.verify.VerifyReport;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
-import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.engine.worker.TableOperations;
 import io.icerepl.app.service.security.ApiProperties;
+import io.icerepl.app.service.status.StatusBoard;
 import jakarta.servlet.http.HttpServletRequest;
 import java.security.Principal;
 import java.util.List;
@@ -56,31 +56,25 @@ public class VerifyController {
       Principal caller,
       HttpServletRequest request)
       throws InterruptedException {
-    TableKey key = board.find(target, namespace, table).orElse(null);
-    if (key == null) {
-      return ResponseEntity.notFound().build();
-    }
-    OnDemandRuns.Outcome<VerifyReport> outcome =
-        verifications.request(
-            key,
-            "verification",
-            caller.getName(),
-            request.getRemoteAddr(),
-            () -> coordinator.runInLane(key, "verify", operations::verify));
-    String cannot = "Cannot verify " + key.table() + " on " + key.target() + ": ";
-    return OnDemandAnswers.answer(
-        outcome,
-        report -> report,
-        waited ->
-            "Verification of "
-                + key.table()
-                + " on "
-                + key.target()
-                + " still running after "
-                + waited
-                + "; its report will be the table's lastVerify",
-        OnDemandAnswers.busy(cannot, "verifications"),
-        cannot,
-        List::of);
+    return OnDemandAnswers.forTable(
+        board.find(target, namespace, table),
+        key -> {
+          OnDemandRuns.Outcome<VerifyReport> outcome =
+              verifications.request(
+                  key,
+                  "verification",
+                  caller.getName(),
+                  request.getRemoteAddr(),
+                  () -> coordinator.runInLane(key, "verify", operations::verify));
+          String cannot = OnDemandAnswers.cannot("verify", key);
+          return OnDemandAnswers.answer(
+              outcome,
+              report -> report,
+              OnDemandAnswers.running(
+                  "Verification", key, "", "its report will be the table's lastVerify"),
+              OnDemandAnswers.busy(cannot, "verifications"),
+              cannot,
+              List::of);
+        });
   }
 }

@@ -1,4 +1,4 @@
-package io.icerepl.app.service.status;
+package io.icerepl.app.service.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

@@ -1,20 +1,18 @@
-package io.icerepl.app.service.status;
+package io.icerepl.app.engine.group;
 
 import io.icerepl.app.engine.verify.VerifyReport;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.engine.worker.TableOperations;
 import io.icerepl.app.engine.worker.TableRunner;
-import io.icerepl.app.service.config.ReplicatorProperties;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
-import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.stereotype.Component;
 
 /**
  * The first half of a group's safe promotion (planned failover, the sources still reachable): every
@@ -23,8 +21,7 @@ import org.springframework.stereotype.Component;
  * before the promotion was asked (a source file still settling is waited for), then verified
  * against its source.
  */
-@Component
-public class GroupCatchUp {
+public final class GroupCatchUp {
   /** How long a table may take to become known current before the promotion is refused. */
   static final Duration PATIENCE = Duration.ofMinutes(2);
 
@@ -37,16 +34,16 @@ public class GroupCatchUp {
       ReplicationCoordinator coordinator,
       TableRunner runner,
       TableOperations operations,
-      ObjectProvider<Clock> clock) {
+      Clock clock) {
     this.coordinator = coordinator;
     this.runner = runner;
     this.operations = operations;
-    this.clock = clock.getIfAvailable(Clock::systemUTC);
+    this.clock = clock;
   }
 
   /** Why a table cannot be caught up: the promotion is refused, nothing promoted. */
   public static final class Refused extends RuntimeException {
-    Refused(String message) {
+    public Refused(String message) {
       super(message);
     }
   }
@@ -57,8 +54,7 @@ public class GroupCatchUp {
    * @throws Refused naming the table that did not become current in time, or whose replica does not
    *     verify, with its first problems
    */
-  public void catchUp(ReplicatorProperties.Group group, List<TableKey> keys)
-      throws InterruptedException {
+  public void catchUp(GroupSettings group, List<TableKey> keys) throws InterruptedException {
     long from = coveringFrom(clock.millis(), group.clockSkew(), group.transactionWindow());
     // runs that begin from then on read every source head as of after the commits asked about
     long wait = from - clock.millis();
@@ -119,8 +115,13 @@ public class GroupCatchUp {
   }
 
   private <T> T inLane(TableKey key, String what, Function<TableKey, T> work) {
+    return joined(coordinator.runInLane(key, what, work));
+  }
+
+  /** The lane's result; its failure as the work in the lane threw it. */
+  static <T> T joined(CompletableFuture<T> inLane) {
     try {
-      return coordinator.runInLane(key, what, work).join();
+      return inLane.join();
     } catch (CompletionException e) {
       if (e.getCause() instanceof RuntimeException cause) {
         throw cause;

@@ -1,6 +1,5 @@
-package io.icerepl.app.service.status;
+package io.icerepl.app.engine.group;
 
-import io.icerepl.app.service.config.ReplicatorProperties;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,10 +19,6 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.DisposableBean;
-import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.stereotype.Component;
 
 /**
  * Where the replication groups' work runs: each group's tagging rounds and the reads of its cut,
@@ -32,16 +27,15 @@ import org.springframework.stereotype.Component;
  * reconciliation. Each group has at most one round and one read of its cut under way (a caller
  * asking meanwhile waits for that read), so the pool's threads, two per group, are never all taken
  * by one group. A task past its deadline is not abandoned (Java cannot stop a thread stuck in a
- * read) but is shown in health as stuck, naming its group ({@link GroupHealthIndicator}); its
- * callers stop waiting at the deadline. The threads are daemons, dropped at shutdown without a
- * wait, so a stuck read cannot hold the service's bounded shutdown.
+ * read) but is shown in health as stuck, naming its group ({@link #stuck()}); its callers stop
+ * waiting at the deadline. The threads are daemons, dropped at shutdown without a wait, so a stuck
+ * read cannot hold the service's bounded shutdown.
  */
-@Component
-public class GroupWork implements DisposableBean {
+public final class GroupWork implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(GroupWork.class);
 
   /** The least a group's task is given before it counts as stuck. */
-  static final Duration DEADLINE = Duration.ofSeconds(10);
+  public static final Duration DEADLINE = Duration.ofSeconds(10);
 
   private final ExecutorService pool;
   private final Clock clock;
@@ -51,13 +45,8 @@ public class GroupWork implements DisposableBean {
   /** A group's task under way. */
   private record Task(String what, Instant since, Duration deadline, CompletableFuture<?> done) {}
 
-  @Autowired
-  public GroupWork(ReplicatorProperties properties, ObjectProvider<Clock> clock) {
-    this(properties.groups().size(), clock.getIfAvailable(Clock::systemUTC));
-  }
-
   /** A pool for {@code groups} groups. */
-  GroupWork(int groups, Clock clock) {
+  public GroupWork(int groups, Clock clock) {
     this.clock = clock;
     int threads = Math.max(1, 2 * groups);
     AtomicInteger count = new AtomicInteger();
@@ -72,7 +61,7 @@ public class GroupWork implements DisposableBean {
   }
 
   /** A round's deadline: its interval, at least {@link #DEADLINE}. */
-  public static Duration roundDeadline(ReplicatorProperties.Group group) {
+  public static Duration roundDeadline(GroupSettings group) {
     return group.tagInterval().compareTo(DEADLINE) > 0 ? group.tagInterval() : DEADLINE;
   }
 
@@ -121,16 +110,7 @@ public class GroupWork implements DisposableBean {
       Task running = rounds.putIfAbsent(group, started);
       if (running == null) {
         try {
-          pool.execute(
-              () -> {
-                try {
-                  done.complete(round.getAsBoolean());
-                } catch (RuntimeException | Error e) {
-                  done.completeExceptionally(e);
-                } finally {
-                  rounds.remove(group, started);
-                }
-              });
+          pool.execute(completing(done, round::getAsBoolean, () -> rounds.remove(group, started)));
         } catch (RejectedExecutionException e) {
           rounds.remove(group, started);
           throw new IllegalStateException("Cannot run " + what + ": the service is stopping", e);
@@ -143,14 +123,34 @@ public class GroupWork implements DisposableBean {
 
   private static <T> T waitFor(CompletableFuture<T> done, long untilNanos)
       throws TimeoutException, InterruptedException {
+    return outcome(done, Math.max(untilNanos - System.nanoTime(), 1), TimeUnit.NANOSECONDS);
+  }
+
+  /** The task's result within {@code timeout}; its failure as the task threw it. */
+  private static <T> T outcome(CompletableFuture<T> done, long timeout, TimeUnit unit)
+      throws TimeoutException, InterruptedException {
     try {
-      return done.get(Math.max(untilNanos - System.nanoTime(), 1), TimeUnit.NANOSECONDS);
+      return done.get(timeout, unit);
     } catch (ExecutionException e) {
       if (e.getCause() instanceof RuntimeException runtime) {
         throw runtime;
       }
       throw new IllegalStateException(e.getCause());
     }
+  }
+
+  /** A task that completes {@code done} with {@code work}'s outcome, then runs {@code after}. */
+  private static <T> Runnable completing(
+      CompletableFuture<T> done, Supplier<T> work, Runnable after) {
+    return () -> {
+      try {
+        done.complete(work.get());
+      } catch (RuntimeException | Error e) {
+        done.completeExceptionally(e);
+      } finally {
+        after.run();
+      }
+    };
   }
 
   /**
@@ -168,16 +168,7 @@ public class GroupWork implements DisposableBean {
             name -> {
               CompletableFuture<T> done = new CompletableFuture<>();
               Task started = new Task("read of its cut", clock.instant(), DEADLINE, done);
-              pool.execute(
-                  () -> {
-                    try {
-                      done.complete(read.get());
-                    } catch (RuntimeException | Error e) {
-                      done.completeExceptionally(e);
-                    } finally {
-                      reads.remove(group, started);
-                    }
-                  });
+              pool.execute(completing(done, read, () -> reads.remove(group, started)));
               return started;
             });
     Duration left = task.deadline().minus(Duration.between(task.since(), clock.instant()));
@@ -185,15 +176,8 @@ public class GroupWork implements DisposableBean {
       // a read already past its deadline: no caller waits on it again
       throw new TimeoutException();
     }
-    try {
-      return ((CompletableFuture<T>) task.done())
-          .get(Math.max(left.toMillis(), 1), TimeUnit.MILLISECONDS);
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof RuntimeException runtime) {
-        throw runtime;
-      }
-      throw new IllegalStateException(e.getCause());
-    }
+    return outcome(
+        (CompletableFuture<T>) task.done(), Math.max(left.toMillis(), 1), TimeUnit.MILLISECONDS);
   }
 
   /** Each group with a task past its deadline, and what that task is. */
@@ -219,8 +203,9 @@ public class GroupWork implements DisposableBean {
     return stuck;
   }
 
+  /** Drops the threads without waiting: a stuck read must not hold the service's shutdown. */
   @Override
-  public void destroy() {
+  public void close() {
     pool.shutdownNow();
   }
 }

@@ -1,4 +1,4 @@
-package io.icerepl.app.service.status;
+package io.icerepl.app.service.api;
 
 import io.icerepl.app.engine.failover.FailbackSummary;
 import io.icerepl.app.engine.failover.PromotionMode;
@@ -9,6 +9,7 @@ import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.engine.worker.TableOperations;
 import io.icerepl.app.service.security.ApiProperties;
+import io.icerepl.app.service.status.StatusBoard;
 import io.icerepl.merge.failover.Promotion;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.path.TableLocation;
@@ -131,65 +132,58 @@ public class FailoverController {
       Principal caller,
       HttpServletRequest request)
       throws InterruptedException {
-    TableKey key = board.find(target, namespace, table).orElse(null);
-    if (key == null) {
-      return ResponseEntity.notFound().build();
-    }
-    OptionalLong decidedOn =
-        replicaVersion == null ? OptionalLong.empty() : OptionalLong.of(replicaVersion);
-    if (mode == null || mode.isBlank()) {
-      // a promotion cannot be undone: a request that does not say how is a probe, not a failover
-      return OnDemandAnswers.error(
-          HttpStatus.BAD_REQUEST,
-          "Cannot promote "
-              + key.table()
-              + " on "
-              + key.target()
-              + ": give mode=safe (replicate what the source still serves, verify, then promote)"
-              + " or mode=now (promote what the replica holds); nothing was written",
-          List.of());
-    }
-    PromotionMode promotionMode;
-    try {
-      promotionMode = PromotionMode.parse(mode);
-    } catch (IllegalArgumentException e) {
-      return OnDemandAnswers.error(HttpStatus.BAD_REQUEST, e.getMessage(), List.of());
-    }
-    List<String> problems = new ArrayList<>();
-    Consumer<String> firstProblems =
-        line -> {
-          synchronized (problems) {
-            if (problems.size() < VerifyReport.PROBLEMS_KEPT) {
-              problems.add(line);
-            }
+    return OnDemandAnswers.forTable(
+        board.find(target, namespace, table),
+        key -> {
+          OptionalLong decidedOn =
+              replicaVersion == null ? OptionalLong.empty() : OptionalLong.of(replicaVersion);
+          if (mode == null || mode.isBlank()) {
+            // a promotion cannot be undone: a request that does not say how is a probe, not a
+            // failover
+            return OnDemandAnswers.error(
+                HttpStatus.BAD_REQUEST,
+                OnDemandAnswers.cannot("promote", key)
+                    + "give mode=safe (replicate what the source still serves, verify, then promote)"
+                    + " or mode=now (promote what the replica holds); nothing was written",
+                List.of());
           }
-        };
-    OnDemandRuns.Outcome<PromotionResult> outcome =
-        promotions.request(
-            key,
-            "promotion (mode " + promotionMode.label() + (force ? ", forced)" : ")"),
-            caller.getName(),
-            request.getRemoteAddr(),
-            () ->
-                coordinator.runInLane(
-                    key,
-                    "promote",
-                    k -> operations.promote(k, promotionMode, force, firstProblems, decidedOn)));
-    return OnDemandAnswers.answer(
-        outcome,
-        result -> answer(key, result, copy(problems)),
-        waited ->
-            "Promotion of "
-                + key.table()
-                + " on "
-                + key.target()
-                + " still running after "
-                + waited
-                + "; the table's state is PROMOTED once it is done",
-        OnDemandAnswers.busy(
-            "Cannot promote " + key.table() + " on " + key.target() + ": ", "promotions"),
-        "",
-        () -> copy(problems));
+          PromotionMode promotionMode;
+          try {
+            promotionMode = PromotionMode.parse(mode);
+          } catch (IllegalArgumentException e) {
+            return OnDemandAnswers.error(HttpStatus.BAD_REQUEST, e.getMessage(), List.of());
+          }
+          List<String> problems = new ArrayList<>();
+          Consumer<String> firstProblems =
+              line -> {
+                synchronized (problems) {
+                  if (problems.size() < VerifyReport.PROBLEMS_KEPT) {
+                    problems.add(line);
+                  }
+                }
+              };
+          OnDemandRuns.Outcome<PromotionResult> outcome =
+              promotions.request(
+                  key,
+                  "promotion (mode " + promotionMode.label() + (force ? ", forced)" : ")"),
+                  caller.getName(),
+                  request.getRemoteAddr(),
+                  () ->
+                      coordinator.runInLane(
+                          key,
+                          "promote",
+                          k ->
+                              operations.promote(
+                                  k, promotionMode, force, firstProblems, decidedOn)));
+          return OnDemandAnswers.answer(
+              outcome,
+              result -> answer(key, result, copy(problems)),
+              OnDemandAnswers.running(
+                  "Promotion", key, "", "the table's state is PROMOTED once it is done"),
+              OnDemandAnswers.busy(OnDemandAnswers.cannot("promote", key), "promotions"),
+              "",
+              () -> copy(problems));
+        });
   }
 
   /**
@@ -215,67 +209,61 @@ public class FailoverController {
       Principal caller,
       HttpServletRequest request)
       throws InterruptedException {
-    TableKey key = board.find(target, namespace, table).orElse(null);
-    if (key == null) {
-      return ResponseEntity.notFound().build();
-    }
-    String original =
-        firstGiven(oldSource, body == null ? null : body.oldSource(), key.sourceLocation());
-    String prefix =
-        firstGiven(
-            tagPrefix, body == null ? null : body.tagPrefix(), TableFailback.DEFAULT_TAG_PREFIX);
-    if (!TAG_PREFIX.matcher(prefix).matches()) {
-      return OnDemandAnswers.error(
-          HttpStatus.BAD_REQUEST,
-          "Cannot fail back "
-              + key.table()
-              + " on "
-              + key.target()
-              + ": the tag prefix must be 1 to 100 letters, digits, '.', '_' or '-'",
-          List.of());
-    }
-    try {
-      TableLocation.of(original);
-    } catch (IllegalArgumentException e) {
-      // validated as what it is before it is logged or echoed: no forged line, no forged answer
-      return OnDemandAnswers.error(
-          HttpStatus.BAD_REQUEST,
-          "Cannot fail back " + key.table() + " on " + key.target() + ": " + e.getMessage(),
-          List.of());
-    }
-    OnDemandRuns.Outcome<FailbackSummary> outcome =
-        failbacks.request(
-            key,
-            "fail-back into " + original + " (tag prefix " + prefix + ")",
-            caller.getName(),
-            request.getRemoteAddr(),
-            () ->
-                coordinator.runInLane(
-                    key,
-                    "fail back",
-                    k ->
-                        operations.failback(
-                            k,
-                            original,
-                            prefix,
-                            epoch == null ? OptionalLong.empty() : OptionalLong.of(epoch))));
-    return OnDemandAnswers.answer(
-        outcome,
-        summary -> summary,
-        waited ->
-            "Fail-back of "
-                + key.table()
-                + " on "
-                + key.target()
-                + " into "
-                + original
-                + " still running after "
-                + waited
-                + "; its summary will be the table's lastFailback",
-        OnDemandAnswers.busy(
-            "Cannot fail back " + key.table() + " on " + key.target() + ": ", "fail-backs"),
-        "",
-        List::of);
+    return OnDemandAnswers.forTable(
+        board.find(target, namespace, table),
+        key -> {
+          String original =
+              firstGiven(oldSource, body == null ? null : body.oldSource(), key.sourceLocation());
+          String prefix =
+              firstGiven(
+                  tagPrefix,
+                  body == null ? null : body.tagPrefix(),
+                  TableFailback.DEFAULT_TAG_PREFIX);
+          if (!TAG_PREFIX.matcher(prefix).matches()) {
+            return OnDemandAnswers.error(
+                HttpStatus.BAD_REQUEST,
+                OnDemandAnswers.cannot("fail back", key)
+                    + "the tag prefix must be 1 to 100 letters, digits, '.', '_' or '-'",
+                List.of());
+          }
+          try {
+            TableLocation.of(original);
+          } catch (IllegalArgumentException e) {
+            // validated as what it is before it is logged or echoed: no forged line, no forged
+            // answer
+            return OnDemandAnswers.error(
+                HttpStatus.BAD_REQUEST,
+                OnDemandAnswers.cannot("fail back", key) + e.getMessage(),
+                List.of());
+          }
+          OnDemandRuns.Outcome<FailbackSummary> outcome =
+              failbacks.request(
+                  key,
+                  "fail-back into " + original + " (tag prefix " + prefix + ")",
+                  caller.getName(),
+                  request.getRemoteAddr(),
+                  () ->
+                      coordinator.runInLane(
+                          key,
+                          "fail back",
+                          k ->
+                              operations.failback(
+                                  k,
+                                  original,
+                                  prefix,
+                                  epoch == null ? OptionalLong.empty() : OptionalLong.of(epoch))));
+          return OnDemandAnswers.answer(
+              outcome,
+              summary -> summary,
+              OnDemandAnswers.running(
+                  "Fail-back",
+                  key,
+                  " into " + original,
+                  "its summary will be the table's lastFailback"),
+              OnDemandAnswers.busy(OnDemandAnswers.cannot("fail back", key), "fail-backs"),
+              "",
+              List::of);
+        });
   }
 
   private static PromotionAnswer answer(

@@ -1,7 +1,6 @@
-package io.icerepl.app.service.status;
+package io.icerepl.app.service.metrics;
 
 import io.icerepl.app.engine.worker.TableChecks;
-import java.util.Map;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.stereotype.Component;
@@ -21,9 +20,6 @@ public class ReconciliationHealthIndicator implements HealthIndicator {
 
   @Override
   public Health health() {
-    Map<String, String> stuck = checks.stuck();
-    return (stuck.isEmpty() ? Health.up() : Health.status(ReplicationHealthIndicator.DEGRADED))
-        .withDetail("stuck", stuck)
-        .build();
+    return StuckTasks.health(checks.stuck());
   }
 }

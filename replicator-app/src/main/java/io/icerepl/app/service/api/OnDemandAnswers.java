@@ -1,9 +1,11 @@
-package io.icerepl.app.service.status;
+package io.icerepl.app.service.api;
 
+import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.logging.Redaction;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.function.Supplier;
@@ -68,6 +70,41 @@ final class OnDemandAnswers {
             problems.isEmpty()
                 ? Map.of("error", Redaction.apply(message))
                 : Map.of("error", Redaction.apply(message), "problems", problems));
+  }
+
+  /** An answer about a table the board knows. */
+  @FunctionalInterface
+  interface TableAnswer {
+    ResponseEntity<Object> answer(TableKey key) throws InterruptedException;
+  }
+
+  /** The answer about the table found; 404 when the board knows no such table. */
+  static ResponseEntity<Object> forTable(Optional<TableKey> found, TableAnswer answer)
+      throws InterruptedException {
+    return found.isEmpty() ? ResponseEntity.notFound().build() : answer.answer(found.get());
+  }
+
+  /** {@code Cannot <verb> <table> on <target>: }, the start of each error about a table. */
+  static String cannot(String verb, TableKey key) {
+    return "Cannot " + verb + " " + key.table() + " on " + key.target() + ": ";
+  }
+
+  /**
+   * The usual 202 message: {@code <what> of <table> on <target><detail> still running after
+   * <waited>; <then>}.
+   */
+  static Function<Duration, String> running(String what, TableKey key, String detail, String then) {
+    return waited ->
+        what
+            + " of "
+            + key.table()
+            + " on "
+            + key.target()
+            + detail
+            + " still running after "
+            + waited
+            + "; "
+            + then;
   }
 
   /**

@@ -1,10 +1,11 @@
-package io.icerepl.app.service.status;
+package io.icerepl.app.service.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.icerepl.app.engine.worker.TableKey;
+import io.icerepl.app.service.status.StatusBoard;
 import io.icerepl.merge.error.DivergedReplicaException;
 import io.icerepl.merge.error.TableBusyException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -1,5 +1,8 @@
-package io.icerepl.app.service.status;
+package io.icerepl.app.service.metrics;
 
+import io.icerepl.app.service.status.ReplicationStates;
+import io.icerepl.app.service.status.ReplicationStatus;
+import io.icerepl.app.service.status.StatusBoard;
 import java.util.List;
 import java.util.Map;
 import org.springframework.boot.health.contributor.Health;
@@ -38,12 +41,12 @@ public class ReplicationHealthIndicator implements HealthIndicator {
     List<ReplicationStatus> all = board.all();
     List<String> failed =
         all.stream()
-            .filter(s -> StatusBoard.needsOperator(s.state()))
+            .filter(s -> ReplicationStates.needsOperator(s.state()))
             .map(s -> s.target() + "/" + s.table())
             .toList();
     List<String> splitBrain =
         all.stream()
-            .filter(s -> StatusBoard.splitBrain(s.state()))
+            .filter(s -> ReplicationStates.splitBrain(s.state()))
             .map(s -> s.target() + "/" + s.table())
             .toList();
     Map<String, String> failedDiscoveries = board.failedDiscoveries();

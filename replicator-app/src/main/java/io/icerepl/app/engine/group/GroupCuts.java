@@ -1,10 +1,6 @@
-package io.icerepl.app.service.status;
+package io.icerepl.app.engine.group;
 
-import io.icerepl.app.engine.group.GroupCutReader;
 import io.icerepl.app.engine.worker.TableKey;
-import io.icerepl.app.service.config.ReplicatorProperties;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,21 +10,18 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
-import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.stereotype.Component;
 
 /**
- * The cuts of {@code replicator.groups}, from the replicas as they are (each records since when it
- * is known current), for the status API and the {@code replicator_group_cut_lag_seconds} and {@code
- * replicator_group_failover_loss_seconds} gauges (one per group; NaN while the group has no cut).
+ * The groups' cuts, from the replicas as they are (each records since when it is known current),
+ * for the status API, the tagging rounds and the gauges of how far each cut is behind (NaN while
+ * the group has no cut).
  */
-@Component
-public class GroupCuts {
+public final class GroupCuts {
   /** A scrape reads the replicas at most this often; the API always reads them. */
   static final Duration METRIC_REFRESH = Duration.ofSeconds(15);
 
-  private final StatusBoard board;
-  private final ReplicatorProperties properties;
+  private final Lanes lanes;
+  private final List<GroupSettings> groups;
   private final GroupCutReader reader;
   private final Clock clock;
   private final GroupWork work;
@@ -36,49 +29,33 @@ public class GroupCuts {
 
   private record Cached(long atMs, GroupCutReader.Report report) {}
 
+  /** Where the lane of a table of a target is found, if the service knows the table. */
+  @FunctionalInterface
+  public interface Lanes {
+    Optional<TableKey> find(String target, String table);
+  }
+
   public GroupCuts(
-      StatusBoard board,
-      ReplicatorProperties properties,
-      GroupCutReader reader,
-      ObjectProvider<Clock> clock,
-      MeterRegistry meters,
-      GroupWork work) {
-    this.board = board;
-    this.properties = properties;
+      Lanes lanes, List<GroupSettings> groups, GroupCutReader reader, Clock clock, GroupWork work) {
+    this.lanes = lanes;
+    this.groups = List.copyOf(groups);
     this.reader = reader;
-    this.clock = clock.getIfAvailable(Clock::systemUTC);
+    this.clock = clock;
     this.work = work;
-    for (ReplicatorProperties.Group group : properties.groups()) {
-      Gauge.builder("replicator.group.cut.lag", this, cuts -> cuts.cutLagSeconds(group))
-          .description("How far a replication group's cut is behind now; NaN without a cut")
-          .tag("group", group.name())
-          .baseUnit("seconds")
-          .register(meters);
-      Gauge.builder("replicator.group.failover.loss", this, cuts -> cuts.lossWindowSeconds(group))
-          .description(
-              "What a consistent failover of the group now would lose: the time from the cut it"
-                  + " would promote at to now; NaN without a cut")
-          .tag("group", group.name())
-          .baseUnit("seconds")
-          .register(meters);
-    }
   }
 
   public List<GroupCutReader.Report> all() {
-    return properties.groups().stream().map(this::report).toList();
+    return groups.stream().map(this::report).toList();
   }
 
   public Optional<GroupCutReader.Report> get(String name) {
-    return properties.groups().stream()
-        .filter(group -> group.name().equals(name))
-        .findFirst()
-        .map(this::report);
+    return groups.stream().filter(group -> group.name().equals(name)).findFirst().map(this::report);
   }
 
   /**
    * The group's cut read on {@link GroupWork}: a read that hangs answers unread at its deadline.
    */
-  private GroupCutReader.Report report(ReplicatorProperties.Group group) {
+  private GroupCutReader.Report report(GroupSettings group) {
     try {
       return work.read(group.name(), () -> read(group).report());
     } catch (TimeoutException e) {
@@ -89,7 +66,7 @@ public class GroupCuts {
     }
   }
 
-  private static GroupCutReader.Report unread(ReplicatorProperties.Group group) {
+  private static GroupCutReader.Report unread(GroupSettings group) {
     return new GroupCutReader.Report(
         group.name(),
         group.ref(),
@@ -112,7 +89,7 @@ public class GroupCuts {
    * A group's cut as read now, with the tables' lanes (empty for a table not found) and the moment
    * its cut tag names.
    */
-  record Read(
+  public record Read(
       List<Optional<TableKey>> keys, GroupCutReader.Report report, OptionalLong tagMomentMs) {}
 
   /**
@@ -120,9 +97,9 @@ public class GroupCuts {
    * replica's own record, so a restarted service, or the command line with no service, computes the
    * same cut.
    */
-  Read read(ReplicatorProperties.Group group) {
+  public Read read(GroupSettings group) {
     List<Optional<TableKey>> keys =
-        group.tables().stream().map(table -> board.findTable(group.target(), table)).toList();
+        group.tables().stream().map(table -> lanes.find(group.target(), table)).toList();
     List<GroupCutReader.Member> members = new ArrayList<>();
     for (int i = 0; i < keys.size(); i++) {
       members.add(GroupCutReader.Member.of(group.tables().get(i), keys.get(i)));
@@ -139,7 +116,8 @@ public class GroupCuts {
     return new Read(keys, reading.report(), reading.tagMomentMs());
   }
 
-  private double cutLagSeconds(ReplicatorProperties.Group group) {
+  /** How far the group's cut is behind now, in seconds; NaN without a cut. */
+  public double cutLagSeconds(GroupSettings group) {
     GroupCutReader.Report report = recent(group);
     if (report.cut() == null) {
       return Double.NaN;
@@ -148,7 +126,11 @@ public class GroupCuts {
     return Math.max(0, clock.millis() - report.cut().toEpochMilli()) / 1000.0;
   }
 
-  private double lossWindowSeconds(ReplicatorProperties.Group group) {
+  /**
+   * What a consistent failover of the group now would lose, in seconds: the time from the cut it
+   * would promote at to now; NaN without a cut.
+   */
+  public double lossWindowSeconds(GroupSettings group) {
     Cached last = cached.get(group.name());
     GroupCutReader.Report report = recent(group);
     if (report.lossWindowSeconds() == null) {
@@ -159,7 +141,7 @@ public class GroupCuts {
     return report.lossWindowSeconds() + Math.max(0, clock.millis() - readAt) / 1000.0;
   }
 
-  private GroupCutReader.Report recent(ReplicatorProperties.Group group) {
+  private GroupCutReader.Report recent(GroupSettings group) {
     Cached last = cached.get(group.name());
     return last != null && clock.millis() - last.atMs() < METRIC_REFRESH.toMillis()
         ? last.report()

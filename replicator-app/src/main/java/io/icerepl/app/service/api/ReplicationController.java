@@ -1,10 +1,11 @@
-package io.icerepl.app.service.status;
+package io.icerepl.app.service.api;
 
 import io.icerepl.app.engine.retention.RetentionResult;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
-import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.service.config.ReplicatorProperties;
 import io.icerepl.app.service.security.ApiProperties;
+import io.icerepl.app.service.status.ReplicationStatus;
+import io.icerepl.app.service.status.StatusBoard;
 import jakarta.servlet.http.HttpServletRequest;
 import java.security.Principal;
 import java.util.List;
@@ -78,35 +79,28 @@ public class ReplicationController {
       Principal caller,
       HttpServletRequest request)
       throws InterruptedException {
-    TableKey key = board.find(target, namespace, table).orElse(null);
-    if (key == null) {
-      return ResponseEntity.notFound().build();
-    }
-    String cannot = "Cannot expire snapshots of " + key.table() + " on " + key.target() + ": ";
-    OnDemandRuns.Outcome<RetentionResult> outcome =
-        expiries.request(key, caller.getName(), request.getRemoteAddr());
-    if (outcome instanceof OnDemandExpiries.RetentionDisabled disabled) {
-      return OnDemandAnswers.error(
-          HttpStatus.CONFLICT,
-          cannot
-              + "retention is disabled for rule "
-              + disabled.rule()
-              + " (replicator.rules[].retention.enabled)",
-          List.of());
-    }
-    return OnDemandAnswers.answer(
-        outcome,
-        RetentionResult::metrics,
-        waited ->
-            "Expiry of "
-                + key.table()
-                + " on "
-                + key.target()
-                + " still running after "
-                + waited
-                + "; its outcome is logged",
-        OnDemandAnswers.busy(cannot, "expiries"),
-        "",
-        List::of);
+    return OnDemandAnswers.forTable(
+        board.find(target, namespace, table),
+        key -> {
+          String cannot = OnDemandAnswers.cannot("expire snapshots of", key);
+          OnDemandRuns.Outcome<RetentionResult> outcome =
+              expiries.request(key, caller.getName(), request.getRemoteAddr());
+          if (outcome instanceof OnDemandExpiries.RetentionDisabled disabled) {
+            return OnDemandAnswers.error(
+                HttpStatus.CONFLICT,
+                cannot
+                    + "retention is disabled for rule "
+                    + disabled.rule()
+                    + " (replicator.rules[].retention.enabled)",
+                List.of());
+          }
+          return OnDemandAnswers.answer(
+              outcome,
+              RetentionResult::metrics,
+              OnDemandAnswers.running("Expiry", key, "", "its outcome is logged"),
+              OnDemandAnswers.busy(cannot, "expiries"),
+              "",
+              List::of);
+        });
   }
 }

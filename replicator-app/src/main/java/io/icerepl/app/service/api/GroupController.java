@@ -1,26 +1,23 @@
-package io.icerepl.app.service.status;
+package io.icerepl.app.service.api;
 
 import io.icerepl.app.engine.failover.GroupPromotion;
 import io.icerepl.app.engine.failover.PromotionMode;
-import io.icerepl.app.engine.failover.PromotionResult;
 import io.icerepl.app.engine.failover.TablePromotionException;
+import io.icerepl.app.engine.group.GroupCatchUp;
 import io.icerepl.app.engine.group.GroupCutReader;
-import io.icerepl.app.engine.worker.ReplicationCoordinator;
+import io.icerepl.app.engine.group.GroupCuts;
+import io.icerepl.app.engine.group.GroupPromoter;
 import io.icerepl.app.engine.worker.TableKey;
-import io.icerepl.app.engine.worker.TableOperations;
 import io.icerepl.app.logging.Redaction;
 import io.icerepl.app.service.config.ReplicatorProperties;
+import io.icerepl.app.service.status.StatusBoard;
 import jakarta.servlet.http.HttpServletRequest;
 import java.security.Principal;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpStatus;
@@ -43,34 +40,16 @@ public class GroupController {
   private static final Logger LOG = LoggerFactory.getLogger(GroupController.class);
 
   private final GroupCuts cuts;
+  private final GroupPromoter promoter;
   private final ReplicatorProperties properties;
   private final StatusBoard board;
-  private final ReplicationCoordinator coordinator;
-  private final TableOperations operations;
-  private final GroupCatchUp catchUp;
-  private final GroupTagging tagging;
-  private final GroupWork work;
-
-  /** How often a safe promotion tries to tag its fresh cut while a scheduled round runs. */
-  private static final int TAG_ATTEMPTS = 20;
 
   public GroupController(
-      GroupCuts cuts,
-      ReplicatorProperties properties,
-      StatusBoard board,
-      ReplicationCoordinator coordinator,
-      TableOperations operations,
-      GroupCatchUp catchUp,
-      GroupTagging tagging,
-      GroupWork work) {
-    this.catchUp = catchUp;
-    this.work = work;
-    this.tagging = tagging;
+      GroupCuts cuts, GroupPromoter promoter, ReplicatorProperties properties, StatusBoard board) {
     this.cuts = cuts;
+    this.promoter = promoter;
     this.properties = properties;
     this.board = board;
-    this.coordinator = coordinator;
-    this.operations = operations;
   }
 
   /**
@@ -140,24 +119,7 @@ public class GroupController {
         caller.getName(),
         request.getRemoteAddr());
     try {
-      if (keys.stream().noneMatch(operations::isPromoted)) {
-        if (safe) {
-          catchUp.catchUp(group.get(), keys);
-          tagFreshCut(group.get());
-        } else {
-          tagProvenCut(group.get());
-        }
-      }
-      GroupPromotion.Result result =
-          operations.promoteGroup(
-              keys,
-              group.get().ref(),
-              (key, cutTag) ->
-                  join(
-                      coordinator.runInLane(
-                          key,
-                          "promote at cut " + cutTag,
-                          k -> operations.promoteAtCut(k, cutTag))));
+      GroupPromotion.Result result = promoter.promote(group.get().settings(), keys, safe);
       LOG.info("group {}: promoted at cut {}", name, result.cutTag());
       return ResponseEntity.ok(answer(name, result));
     } catch (TablePromotionException | IllegalStateException | GroupCatchUp.Refused e) {
@@ -167,62 +129,6 @@ public class GroupController {
       Thread.currentThread().interrupt();
       return error(HttpStatus.SERVICE_UNAVAILABLE, "Interrupted: the service is stopping");
     }
-  }
-
-  /**
-   * Now mode: tags the newest cut the replicas' own records prove, so the group is promoted at it
-   * rather than at the last scheduled cut tag (up to a tag-interval older). A replica that cannot
-   * be tagged leaves the promotion to the newest cut tag every replica already carries, which is a
-   * cut too: a failover is not held up by it.
-   */
-  private void tagProvenCut(ReplicatorProperties.Group group) throws InterruptedException {
-    try {
-      tagFreshCut(group);
-    } catch (GroupCatchUp.Refused e) {
-      LOG.warn(
-          "group {}: the newest cut could not be tagged ({}); promoting at the newest cut tag every"
-              + " table carries",
-          group.name(),
-          e.getMessage());
-    }
-  }
-
-  /**
-   * Tags the group's cut as it stands now, after a scheduled round under way. The round runs on the
-   * group's pool ({@link GroupWork}), not on this request's thread, and is waited for until the
-   * group's round deadline: a replica that does not answer refuses the promotion, naming the group,
-   * rather than holding the request.
-   */
-  private void tagFreshCut(ReplicatorProperties.Group group) throws InterruptedException {
-    Duration deadline = GroupWork.roundDeadline(group);
-    long until = System.nanoTime() + deadline.toNanos();
-    try {
-      for (int attempt = 0; attempt < TAG_ATTEMPTS; attempt++) {
-        Duration left = Duration.ofNanos(Math.max(until - System.nanoTime(), 1));
-        if (work.roundAndWait(
-            group.name(),
-            "safe promotion's tagging of a fresh cut",
-            left,
-            () -> tagging.tag(group))) {
-          return;
-        }
-        Thread.sleep(100);
-      }
-    } catch (TimeoutException e) {
-      throw new GroupCatchUp.Refused(
-          "Cannot promote group "
-              + group.name()
-              + " safely: tagging its fresh cut on "
-              + group.tables()
-              + " did not end within "
-              + deadline
-              + " (a replica that does not answer?); the round goes on, and health shows the group"
-              + " as stuck while it does");
-    }
-    throw new GroupCatchUp.Refused(
-        "Cannot promote group "
-            + group.name()
-            + " safely: its fresh cut could not be tagged on every table (see the log)");
   }
 
   private static PromotionAnswer answer(String name, GroupPromotion.Result result) {
@@ -240,18 +146,6 @@ public class GroupController {
               table.result().metadataFile()));
     }
     return new PromotionAnswer(name, result.cutTag(), result.cut(), tables);
-  }
-
-  /** The lane's result; its failure as thrown by the promotion itself. */
-  private static PromotionResult join(CompletableFuture<PromotionResult> promotion) {
-    try {
-      return promotion.join();
-    } catch (CompletionException e) {
-      if (e.getCause() instanceof RuntimeException cause) {
-        throw cause;
-      }
-      throw e;
-    }
   }
 
   private static ResponseEntity<Object> error(HttpStatus status, String message) {

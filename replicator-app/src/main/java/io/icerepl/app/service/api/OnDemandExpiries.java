@@ -1,4 +1,4 @@
-package io.icerepl.app.service.status;
+package io.icerepl.app.service.api;
 
 import io.icerepl.app.engine.retention.RetentionResult;
 import io.icerepl.app.engine.worker.TableKey;

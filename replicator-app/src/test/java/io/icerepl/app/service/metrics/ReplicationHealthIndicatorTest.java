@@ -1,4 +1,4 @@
-package io.icerepl.app.service.status;
+package io.icerepl.app.service.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,6 +7,9 @@ import io.icerepl.app.engine.TableReplicationException;
 import io.icerepl.app.engine.fence.PromotedReplicaException;
 import io.icerepl.app.engine.worker.Observation;
 import io.icerepl.app.engine.worker.TableKey;
+import io.icerepl.app.service.status.ReplicationState;
+import io.icerepl.app.service.status.ReplicationStatus;
+import io.icerepl.app.service.status.StatusBoard;
 import io.icerepl.merge.failover.Promotion;
 import io.icerepl.merge.head.SourceHead;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -1,11 +1,9 @@
-package io.icerepl.app.service.status;
+package io.icerepl.app.engine.group;
 
-import io.icerepl.app.engine.group.GroupCutReader;
 import io.icerepl.app.engine.replica.CutTagWriter;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.engine.worker.TableOperations;
-import io.icerepl.app.service.config.ReplicatorProperties;
 import io.icerepl.merge.group.CutTags;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,19 +17,17 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.stereotype.Component;
 
 /**
- * Tags each group's cut on its replicas, every {@code tag-interval} ({@link
- * io.icerepl.app.service.ServiceSchedules} runs the rounds): the moment tagged is the cut less the
- * clock-skew allowance, rounded down to its second and moved back out of any multi-table
- * transaction within the group's {@code transaction-window}, and each table's tag is written in the
- * table's lane (never beside its replication). The status API names a cut tag only once every
- * replica carries it, so a reader told of it finds it on all of them; a round that fails on a table
- * leaves the previous cut tag as the group's and the next round tags a newer cut.
+ * Tags each group's cut on its replicas, every {@code tag-interval} (the service's schedules run
+ * the rounds on {@link GroupWork}): the moment tagged is the cut less the clock-skew allowance,
+ * rounded down to its second and moved back out of any multi-table transaction within the group's
+ * {@code transaction-window}, and each table's tag is written in the table's lane (never beside its
+ * replication). The status API names a cut tag only once every replica carries it, so a reader told
+ * of it finds it on all of them; a round that fails on a table leaves the previous cut tag as the
+ * group's and the next round tags a newer cut.
  */
-@Component
-public class GroupTagging {
+public final class GroupTagging {
   private static final Logger LOG = LoggerFactory.getLogger(GroupTagging.class);
 
   private final GroupCuts cuts;
@@ -41,10 +37,7 @@ public class GroupTagging {
   private final Map<String, AtomicBoolean> tagging = new ConcurrentHashMap<>();
 
   public GroupTagging(
-      GroupCuts cuts,
-      ReplicatorProperties properties,
-      ReplicationCoordinator coordinator,
-      TableOperations operations) {
+      GroupCuts cuts, ReplicationCoordinator coordinator, TableOperations operations) {
     this.cuts = cuts;
     this.coordinator = coordinator;
     this.operations = operations;
@@ -55,7 +48,7 @@ public class GroupTagging {
    *
    * @return whether every replica carries the cut's tag now
    */
-  public boolean tag(ReplicatorProperties.Group group) {
+  public boolean tag(GroupSettings group) {
     AtomicBoolean running = tagging.computeIfAbsent(group.name(), name -> new AtomicBoolean());
     if (!running.compareAndSet(false, true)) {
       return false;

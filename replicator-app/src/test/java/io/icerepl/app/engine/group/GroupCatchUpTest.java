@@ -1,4 +1,4 @@
-package io.icerepl.app.service.status;
+package io.icerepl.app.engine.group;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

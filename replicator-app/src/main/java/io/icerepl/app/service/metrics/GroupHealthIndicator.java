@@ -1,6 +1,6 @@
-package io.icerepl.app.service.status;
+package io.icerepl.app.service.metrics;
 
-import java.util.Map;
+import io.icerepl.app.engine.group.GroupWork;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.stereotype.Component;
@@ -20,9 +20,6 @@ public class GroupHealthIndicator implements HealthIndicator {
 
   @Override
   public Health health() {
-    Map<String, String> stuck = work.stuck();
-    return (stuck.isEmpty() ? Health.up() : Health.status(ReplicationHealthIndicator.DEGRADED))
-        .withDetail("stuck", stuck)
-        .build();
+    return StuckTasks.health(work.stuck());
   }
 }

@@ -1,7 +1,8 @@
-package io.icerepl.app.service.status;
+package io.icerepl.app.service.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.icerepl.app.engine.worker.TableKey;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -79,5 +80,19 @@ class OnDemandAnswersTest {
                 "Cannot verify db.t on east: refused",
                 "problems",
                 List.of("missing file a.parquet")));
+  }
+
+  @Test
+  void theMessagesNameTheTableAndTarget() {
+    TableKey key = new TableKey("r", "east", "db/t", "s3://src/wh/db/t", "s3://dst/wh/db/t");
+
+    assertThat(OnDemandAnswers.cannot("fail back", key))
+        .isEqualTo("Cannot fail back db/t on east: ");
+    assertThat(
+            OnDemandAnswers.running("Fail-back", key, " into s3://src/wh/db/t", "see lastFailback")
+                .apply(Duration.ofSeconds(30)))
+        .isEqualTo(
+            "Fail-back of db/t on east into s3://src/wh/db/t still running after PT30S; see"
+                + " lastFailback");
   }
 }

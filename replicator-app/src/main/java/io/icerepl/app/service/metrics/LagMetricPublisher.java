@@ -1,5 +1,6 @@
-package io.icerepl.app.service.status;
+package io.icerepl.app.service.metrics;
 
+import io.icerepl.app.service.status.StatusBoard;
 import java.time.Clock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,4 +1,4 @@
-package io.icerepl.app.service.status;
+package io.icerepl.app.engine.group;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -50,7 +50,7 @@ class GroupWorkRoundTest {
               "sales", what -> assertThat(what).contains("safe promotion's tagging"));
     } finally {
       never.countDown();
-      work.destroy();
+      work.close();
     }
   }
 
@@ -94,7 +94,7 @@ class GroupWorkRoundTest {
       releaser.join();
     } finally {
       releaseScheduled.countDown();
-      work.destroy();
+      work.close();
     }
   }
 
