@@ -7,7 +7,7 @@ import io.icerepl.app.engine.TableReplicationException;
 import io.icerepl.app.engine.catalog.CatalogException;
 import io.icerepl.app.engine.worker.Observation;
 import io.icerepl.app.engine.worker.TableKey;
-import io.icerepl.app.service.ShiftableClock;
+import io.icerepl.fixtures.ShiftableClock;
 import io.icerepl.merge.error.DivergedReplicaException;
 import io.icerepl.merge.error.TableBusyException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
