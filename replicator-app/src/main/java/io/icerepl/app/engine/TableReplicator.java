@@ -326,14 +326,7 @@ public final class TableReplicator {
         try {
           result =
               VersionRun.run(
-                  parts,
-                  sourceLocation,
-                  targetLocation,
-                  leased,
-                  sourceMetadata,
-                  before,
-                  checkedCommit,
-                  fromMs);
+                  parts, sourceLocation, leased, sourceMetadata, before, checkedCommit, fromMs);
           break;
         } catch (PathOutsideMappingException e) {
           if (!mirrored.isEmpty()) {

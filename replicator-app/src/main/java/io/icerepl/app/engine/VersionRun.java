@@ -59,16 +59,12 @@ final class VersionRun {
   private final Counts counts = new Counts();
   private final Set<Long> pendingLost = new HashSet<>();
 
-  private VersionRun(
-      ReplicatorParts parts,
-      String table,
-      String sourceLocation,
-      String targetLocation,
-      LeasedReplica leased) {
+  private VersionRun(ReplicatorParts parts, String sourceLocation, LeasedReplica leased) {
     this.parts = parts;
-    this.table = table;
     this.sourceLocation = sourceLocation;
-    this.targetLocation = targetLocation;
+    // messages name a table by its source location
+    this.table = sourceLocation;
+    this.targetLocation = leased.location();
     this.leased = leased;
   }
 
@@ -85,20 +81,19 @@ final class VersionRun {
   static ReplicationResult run(
       ReplicatorParts parts,
       String sourceLocation,
-      String targetLocation,
       LeasedReplica leased,
       Optional<String> sourceMetadata,
       Optional<TableHeads> before,
       Optional<ReplicaState.LastCommit> checkedCommit,
       OptionalLong fromMs)
       throws IOException {
-    VersionRun run = new VersionRun(parts, sourceLocation, sourceLocation, targetLocation, leased);
+    VersionRun run = new VersionRun(parts, sourceLocation, leased);
     run.readHeads(sourceMetadata, before, checkedCommit);
     List<String> versions = run.versionsToApply();
     run.prefixes =
         parts
             .ledger()
-            .learn(targetLocation, run.state, run.head, run.headFile, run.replica, versions);
+            .learn(run.targetLocation, run.state, run.head, run.headFile, run.replica, versions);
     for (int i = 0; i < versions.size(); i++) {
       run.apply(versions.get(i), i == versions.size() - 1);
     }

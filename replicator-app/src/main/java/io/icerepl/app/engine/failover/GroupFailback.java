@@ -39,30 +39,16 @@ import java.util.concurrent.ExecutorService;
  * earliest of those moments, so a writer that goes on committing to the promoted tables while they
  * are failed back one after the other cannot leave one original ahead of another at the tag.
  * Rerunning carries the promoted tables' new commits over and tags a newer cut.
+ *
+ * @param patience how long an original may take to hold its promoted table's head (a promoted
+ *     metadata file still settling is waited for) before the fail-back is refused
  */
-public final class GroupFailback {
-  private final Clock clock;
-  private final ExecutorService executor;
-  private final ReplicationOptions options;
-  private final String tagPrefix;
-  private final Duration patience;
-
-  /**
-   * @param patience how long an original may take to hold its promoted table's head (a promoted
-   *     metadata file still settling is waited for) before the fail-back is refused
-   */
-  public GroupFailback(
-      Clock clock,
-      ExecutorService executor,
-      ReplicationOptions options,
-      String tagPrefix,
-      Duration patience) {
-    this.clock = clock;
-    this.executor = executor;
-    this.options = options;
-    this.tagPrefix = tagPrefix;
-    this.patience = patience;
-  }
+public record GroupFailback(
+    Clock clock,
+    ExecutorService executor,
+    ReplicationOptions options,
+    String tagPrefix,
+    Duration patience) {
 
   /**
    * One table of the group.

@@ -31,34 +31,19 @@ import org.slf4j.LoggerFactory;
  * <p>It knows the rules of the fence ({@code merge.failover.Promotion}) and how to read both sides;
  * nothing of how a replica is promoted or failed back ({@code engine.failover} builds on
  * replication, never the reverse).
+ *
+ * @param source the source tables' store
+ * @param replicaFiles reads the replicas
+ * @param headResolver where a source's head is read when the run did not read it before
+ * @param registrar where a replica is registered, whose entry may name its current version
  */
-public final class PromotionFence {
+public record PromotionFence(
+    ObjectStore source,
+    long maxMetadataBytes,
+    ReplicaFiles replicaFiles,
+    SourceHeadResolver headResolver,
+    Optional<ReplicaRegistrar> registrar) {
   private static final Logger LOG = LoggerFactory.getLogger(PromotionFence.class);
-
-  private final ObjectStore source;
-  private final long maxMetadataBytes;
-  private final ReplicaFiles replicaFiles;
-  private final SourceHeadResolver headResolver;
-  private final Optional<ReplicaRegistrar> registrar;
-
-  /**
-   * @param source the source tables' store
-   * @param replicaFiles reads the replicas
-   * @param headResolver where a source's head is read when the run did not read it before
-   * @param registrar where a replica is registered, whose entry may name its current version
-   */
-  public PromotionFence(
-      ObjectStore source,
-      long maxMetadataBytes,
-      ReplicaFiles replicaFiles,
-      SourceHeadResolver headResolver,
-      Optional<ReplicaRegistrar> registrar) {
-    this.source = source;
-    this.maxMetadataBytes = maxMetadataBytes;
-    this.replicaFiles = replicaFiles;
-    this.headResolver = headResolver;
-    this.registrar = registrar;
-  }
 
   /**
    * The source's head as a run read it before taking the lease.

@@ -21,25 +21,13 @@ import java.util.function.Function;
  * before the promotion was asked (a source file still settling is waited for), then verified
  * against its source.
  */
-public final class GroupCatchUp {
+public record GroupCatchUp(
+    ReplicationCoordinator coordinator,
+    TableRunner runner,
+    TableOperations operations,
+    Clock clock) {
   /** How long a table may take to become known current before the promotion is refused. */
   static final Duration PATIENCE = Duration.ofMinutes(2);
-
-  private final ReplicationCoordinator coordinator;
-  private final TableRunner runner;
-  private final TableOperations operations;
-  private final Clock clock;
-
-  public GroupCatchUp(
-      ReplicationCoordinator coordinator,
-      TableRunner runner,
-      TableOperations operations,
-      Clock clock) {
-    this.coordinator = coordinator;
-    this.runner = runner;
-    this.operations = operations;
-    this.clock = clock;
-  }
 
   /** Why a table cannot be caught up: the promotion is refused, nothing promoted. */
   public static final class Refused extends RuntimeException {

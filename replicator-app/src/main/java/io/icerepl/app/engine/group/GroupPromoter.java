@@ -17,30 +17,16 @@ import org.slf4j.LoggerFactory;
  * ({@link GroupCatchUp}), then tags a fresh cut, which lies after every commit the sources held
  * when asked. A rerun completes the same cut without catching up again.
  */
-public final class GroupPromoter {
+public record GroupPromoter(
+    ReplicationCoordinator coordinator,
+    TableOperations operations,
+    GroupCatchUp catchUp,
+    GroupTagging tagging,
+    GroupWork work) {
   private static final Logger LOG = LoggerFactory.getLogger(GroupPromoter.class);
 
   /** How often a safe promotion tries to tag its fresh cut while a scheduled round runs. */
   private static final int TAG_ATTEMPTS = 20;
-
-  private final ReplicationCoordinator coordinator;
-  private final TableOperations operations;
-  private final GroupCatchUp catchUp;
-  private final GroupTagging tagging;
-  private final GroupWork work;
-
-  public GroupPromoter(
-      ReplicationCoordinator coordinator,
-      TableOperations operations,
-      GroupCatchUp catchUp,
-      GroupTagging tagging,
-      GroupWork work) {
-    this.coordinator = coordinator;
-    this.operations = operations;
-    this.catchUp = catchUp;
-    this.tagging = tagging;
-    this.work = work;
-  }
 
   /**
    * Promotes the group's tables ({@code keys}, in the group's order) at one cut.

@@ -21,30 +21,14 @@ import org.slf4j.LoggerFactory;
  * is ignored, so a flood of events cannot make the service hold, retry and report locations where
  * no table is. A refused message is counted in {@code replicator_events_refused_total} by reason.
  */
-public final class EventIntake {
+public record EventIntake(
+    EventParser parser,
+    TableRules rules,
+    TableDiscovery discovery,
+    ReplicationCoordinator coordinator,
+    MeterRegistry meters,
+    CatalogTableLocations catalogLocations) {
   private static final Logger LOG = LoggerFactory.getLogger(EventIntake.class);
-
-  private final EventParser parser;
-  private final TableRules rules;
-  private final TableDiscovery discovery;
-  private final ReplicationCoordinator coordinator;
-  private final MeterRegistry meters;
-  private final CatalogTableLocations catalogLocations;
-
-  public EventIntake(
-      EventParser parser,
-      TableRules rules,
-      TableDiscovery discovery,
-      ReplicationCoordinator coordinator,
-      MeterRegistry meters,
-      CatalogTableLocations catalogLocations) {
-    this.parser = parser;
-    this.catalogLocations = catalogLocations;
-    this.rules = rules;
-    this.discovery = discovery;
-    this.coordinator = coordinator;
-    this.meters = meters;
-  }
 
   /**
    * @return the keys triggered
