@@ -43,7 +43,8 @@ import org.slf4j.LoggerFactory;
  * job by the marker, else by listing jobs with that description, and follows it instead of creating
  * another; AWS answers a repeated token with the same job too.
  */
-public final class BatchPreCopy {
+public record BatchPreCopy(
+    BatchOperationsOptions options, BatchJobs jobs, BatchJobListener listener) {
   private static final Logger LOG = LoggerFactory.getLogger(BatchPreCopy.class);
 
   /**
@@ -54,16 +55,6 @@ public final class BatchPreCopy {
   static final String MANIFEST = "manifest.csv";
   static final String MARKER = "job-id";
   static final String REPORT = "report";
-
-  private final BatchOperationsOptions options;
-  private final BatchJobs jobs;
-  private final BatchJobListener listener;
-
-  public BatchPreCopy(BatchOperationsOptions options, BatchJobs jobs, BatchJobListener listener) {
-    this.options = options;
-    this.jobs = jobs;
-    this.listener = listener;
-  }
 
   /**
    * Runs the phase for the first commit of a backfill, if it applies.

@@ -14,16 +14,8 @@ import org.apache.iceberg.exceptions.NoSuchTableException;
  * file its last successful commit made current. Folder listings are never used for such a table, so
  * the file of a writer that lost a commit race is never taken for the head.
  */
-public final class CatalogHeadResolver implements SourceHeadResolver {
-  private final Catalog catalog;
-  private final CatalogSpec spec;
-  private final TableIdentifier identifier;
-
-  public CatalogHeadResolver(Catalog catalog, CatalogSpec spec, TableIdentifier identifier) {
-    this.catalog = catalog;
-    this.spec = spec;
-    this.identifier = identifier;
-  }
+public record CatalogHeadResolver(Catalog catalog, CatalogSpec spec, TableIdentifier identifier)
+    implements SourceHeadResolver {
 
   /** The table's current metadata as the catalog serves it. */
   public TableMetadata current() {

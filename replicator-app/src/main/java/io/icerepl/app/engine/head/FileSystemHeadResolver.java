@@ -17,16 +17,8 @@ import java.util.Optional;
  * The head as readers find it in the metadata folder: the version hint, else the single newest,
  * passing over catalog-style files younger than the settle time.
  */
-public final class FileSystemHeadResolver implements SourceHeadResolver {
-  private final ObjectStore store;
-  private final Clock clock;
-  private final Duration settleTime;
-
-  public FileSystemHeadResolver(ObjectStore store, Clock clock, Duration settleTime) {
-    this.store = store;
-    this.clock = clock;
-    this.settleTime = settleTime;
-  }
+public record FileSystemHeadResolver(ObjectStore store, Clock clock, Duration settleTime)
+    implements SourceHeadResolver {
 
   @Override
   public Head head(String location) {

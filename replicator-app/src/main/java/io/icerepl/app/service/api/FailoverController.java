@@ -5,11 +5,9 @@ import io.icerepl.app.engine.failover.PromotionMode;
 import io.icerepl.app.engine.failover.PromotionResult;
 import io.icerepl.app.engine.failover.TableFailback;
 import io.icerepl.app.engine.verify.VerifyReport;
-import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.TableKey;
 import io.icerepl.app.engine.worker.TableOperations;
 import io.icerepl.app.service.security.ApiProperties;
-import io.icerepl.app.service.status.StatusBoard;
 import io.icerepl.merge.failover.Promotion;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.path.TableLocation;
@@ -41,19 +39,13 @@ public class FailoverController {
   /** Tag names end up in the table's refs: letters, digits and {@code . _ -} only. */
   private static final Pattern TAG_PREFIX = Pattern.compile("[A-Za-z0-9._-]{1,100}");
 
-  private final StatusBoard board;
-  private final ReplicationCoordinator coordinator;
+  private final TableLanes lanes;
   private final TableOperations operations;
   private final OnDemandRuns<PromotionResult> promotions;
   private final OnDemandRuns<FailbackSummary> failbacks;
 
-  public FailoverController(
-      StatusBoard board,
-      ReplicationCoordinator coordinator,
-      TableOperations operations,
-      ApiProperties api) {
-    this.board = board;
-    this.coordinator = coordinator;
+  public FailoverController(TableLanes lanes, TableOperations operations, ApiProperties api) {
+    this.lanes = lanes;
     this.operations = operations;
     this.promotions =
         new OnDemandRuns<>(
@@ -132,8 +124,10 @@ public class FailoverController {
       Principal caller,
       HttpServletRequest request)
       throws InterruptedException {
-    return OnDemandAnswers.forTable(
-        board.find(target, namespace, table),
+    return lanes.forTable(
+        target,
+        namespace,
+        table,
         key -> {
           OptionalLong decidedOn =
               replicaVersion == null ? OptionalLong.empty() : OptionalLong.of(replicaVersion);
@@ -163,18 +157,13 @@ public class FailoverController {
                 }
               };
           OnDemandRuns.Outcome<PromotionResult> outcome =
-              promotions.request(
+              lanes.inLane(
+                  promotions,
                   key,
                   "promotion (mode " + promotionMode.label() + (force ? ", forced)" : ")"),
-                  caller.getName(),
-                  request.getRemoteAddr(),
-                  () ->
-                      coordinator.runInLane(
-                          key,
-                          "promote",
-                          k ->
-                              operations.promote(
-                                  k, promotionMode, force, firstProblems, decidedOn)));
+                  "promote",
+                  k -> operations.promote(k, promotionMode, force, firstProblems, decidedOn),
+                  TableLanes.Caller.of(caller, request));
           return OnDemandAnswers.answer(
               outcome,
               result -> answer(key, result, copy(problems)),
@@ -209,8 +198,10 @@ public class FailoverController {
       Principal caller,
       HttpServletRequest request)
       throws InterruptedException {
-    return OnDemandAnswers.forTable(
-        board.find(target, namespace, table),
+    return lanes.forTable(
+        target,
+        namespace,
+        table,
         key -> {
           String original =
               firstGiven(oldSource, body == null ? null : body.oldSource(), key.sourceLocation());
@@ -237,21 +228,18 @@ public class FailoverController {
                 List.of());
           }
           OnDemandRuns.Outcome<FailbackSummary> outcome =
-              failbacks.request(
+              lanes.inLane(
+                  failbacks,
                   key,
                   "fail-back into " + original + " (tag prefix " + prefix + ")",
-                  caller.getName(),
-                  request.getRemoteAddr(),
-                  () ->
-                      coordinator.runInLane(
-                          key,
-                          "fail back",
-                          k ->
-                              operations.failback(
-                                  k,
-                                  original,
-                                  prefix,
-                                  epoch == null ? OptionalLong.empty() : OptionalLong.of(epoch))));
+                  "fail back",
+                  k ->
+                      operations.failback(
+                          k,
+                          original,
+                          prefix,
+                          epoch == null ? OptionalLong.empty() : OptionalLong.of(epoch)),
+                  TableLanes.Caller.of(caller, request));
           return OnDemandAnswers.answer(
               outcome,
               summary -> summary,

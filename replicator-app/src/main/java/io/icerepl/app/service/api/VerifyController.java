@@ -1,10 +1,8 @@
 package io.icerepl.app.service.api;
 
 import io.icerepl.app.engine.verify.VerifyReport;
-import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.TableOperations;
 import io.icerepl.app.service.security.ApiProperties;
-import io.icerepl.app.service.status.StatusBoard;
 import jakarta.servlet.http.HttpServletRequest;
 import java.security.Principal;
 import java.util.List;
@@ -21,18 +19,12 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 @RequestMapping("/api/replications")
 public class VerifyController {
-  private final StatusBoard board;
-  private final ReplicationCoordinator coordinator;
+  private final TableLanes lanes;
   private final TableOperations operations;
   private final OnDemandRuns<VerifyReport> verifications;
 
-  public VerifyController(
-      StatusBoard board,
-      ReplicationCoordinator coordinator,
-      TableOperations operations,
-      ApiProperties api) {
-    this.board = board;
-    this.coordinator = coordinator;
+  public VerifyController(TableLanes lanes, TableOperations operations, ApiProperties api) {
+    this.lanes = lanes;
     this.operations = operations;
     this.verifications =
         new OnDemandRuns<>(
@@ -56,16 +48,19 @@ public class VerifyController {
       Principal caller,
       HttpServletRequest request)
       throws InterruptedException {
-    return OnDemandAnswers.forTable(
-        board.find(target, namespace, table),
+    return lanes.forTable(
+        target,
+        namespace,
+        table,
         key -> {
           OnDemandRuns.Outcome<VerifyReport> outcome =
-              verifications.request(
+              lanes.inLane(
+                  verifications,
                   key,
                   "verification",
-                  caller.getName(),
-                  request.getRemoteAddr(),
-                  () -> coordinator.runInLane(key, "verify", operations::verify));
+                  "verify",
+                  operations::verify,
+                  TableLanes.Caller.of(caller, request));
           String cannot = OnDemandAnswers.cannot("verify", key);
           return OnDemandAnswers.answer(
               outcome,

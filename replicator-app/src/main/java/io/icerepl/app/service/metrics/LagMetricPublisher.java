@@ -11,19 +11,9 @@ import org.slf4j.LoggerFactory;
  * extracts the metrics the lag and failed-tables alarms watch, so the task role needs no CloudWatch
  * permission.
  */
-public final class LagMetricPublisher {
+public record LagMetricPublisher(StatusBoard board, Clock clock, String replicatorName) {
   /** A logger of its own, written without any prefix: CloudWatch parses the line as JSON. */
   private static final Logger EMF = LoggerFactory.getLogger("io.icerepl.emf");
-
-  private final StatusBoard board;
-  private final Clock clock;
-  private final String replicatorName;
-
-  public LagMetricPublisher(StatusBoard board, Clock clock, String replicatorName) {
-    this.board = board;
-    this.clock = clock;
-    this.replicatorName = replicatorName;
-  }
 
   /** The line published now. */
   public String line() {
