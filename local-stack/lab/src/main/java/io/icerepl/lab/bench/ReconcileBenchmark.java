@@ -104,6 +104,7 @@ public final class ReconcileBenchmark {
             List.of(),
             RetentionOptions.policy(Optional.empty(), Optional.empty(), Optional.empty(), false),
             Optional.empty(),
+            Optional.empty(),
             Optional.empty());
     RequestCountingStore sourceStore = new RequestCountingStore(new LocalObjectStore());
     RequestCountingStore targetStore = new RequestCountingStore(new LocalObjectStore());

@@ -71,34 +71,10 @@ public final class TablePromoter {
    * @param source the source's store, for the verification
    * @param verifier verifies the replica
    * @param problems receives each problem verify finds
+   * @param decidedOn the replica version the caller saw when it decided to promote, if any: a
+   *     retried or replayed request after the table moved on (promoted and switched back since) is
+   *     refused
    * @throws TablePromotionException when verify found problems and {@code force} is not set
-   */
-  public PromotionResult promoteSafely(
-      String table,
-      String sourceLocation,
-      String targetLocation,
-      TableReplicator replicator,
-      ObjectStore source,
-      TableVerifier verifier,
-      boolean force,
-      Consumer<String> problems) {
-    return promoteSafely(
-        table,
-        sourceLocation,
-        targetLocation,
-        replicator,
-        source,
-        verifier,
-        force,
-        problems,
-        OptionalLong.empty());
-  }
-
-  /**
-   * As above, refused when the replica is no longer at the version the request was decided on.
-   *
-   * @param decidedOn the replica version the caller saw when it decided to promote: a retried or
-   *     replayed request after the table moved on (promoted and switched back since) is refused
    */
   public PromotionResult promoteSafely(
       String table,

@@ -33,26 +33,6 @@ public record TableRule(
     allowedSourcePrefixes = List.copyOf(allowedSourcePrefixes);
   }
 
-  /** A rule whose replicas are verified only on demand. */
-  public TableRule(
-      String name,
-      String source,
-      List<RuleTarget> targets,
-      List<String> allowedSourcePrefixes,
-      RetentionOptions retention,
-      Optional<Duration> retentionInterval,
-      Optional<RuleCatalog> catalog) {
-    this(
-        name,
-        source,
-        targets,
-        allowedSourcePrefixes,
-        retention,
-        retentionInterval,
-        catalog,
-        Optional.empty());
-  }
-
   /** A rule over the folders under {@code source}. */
   public TableRule(
       String name,
@@ -68,6 +48,7 @@ public record TableRule(
         allowedSourcePrefixes,
         retention,
         retentionInterval,
+        Optional.empty(),
         Optional.empty());
   }
 

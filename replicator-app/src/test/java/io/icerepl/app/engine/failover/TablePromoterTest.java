@@ -25,6 +25,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.stream.Stream;
@@ -255,7 +256,8 @@ class TablePromoterTest {
                         local,
                         verifier,
                         false,
-                        problems::add))
+                        problems::add,
+                        OptionalLong.empty()))
         .isInstanceOf(TablePromotionException.class)
         .hasMessageMatching(
             java.util.regex.Pattern.quote("Cannot promote table " + replica)
@@ -274,7 +276,8 @@ class TablePromoterTest {
                 local,
                 verifier,
                 true,
-                p -> {});
+                p -> {},
+                OptionalLong.empty());
     assertThat(forced.promotion().mode()).isEqualTo("safe");
     assertThat(SourceTable.TABLES.load(replica).properties())
         .containsEntry(ReplicaProperties.EPOCH, "1");

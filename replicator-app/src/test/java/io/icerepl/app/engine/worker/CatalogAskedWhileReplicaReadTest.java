@@ -117,7 +117,8 @@ class CatalogAskedWhileReplicaReadTest {
         List.of(),
         RetentionOptions.policy(Optional.empty(), Optional.empty(), Optional.empty(), false),
         Optional.empty(),
-        Optional.of(catalog));
+        Optional.of(catalog),
+        Optional.empty());
   }
 
   private static TableRunner runner(

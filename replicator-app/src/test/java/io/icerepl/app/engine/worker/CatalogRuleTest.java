@@ -97,7 +97,8 @@ class CatalogRuleTest {
         List.of(),
         RetentionOptions.policy(Optional.empty(), Optional.empty(), Optional.empty(), false),
         Optional.empty(),
-        Optional.of(catalog));
+        Optional.of(catalog),
+        Optional.empty());
   }
 
   private static Map<String, String> withType(Map<String, String> properties, String type) {

@@ -70,6 +70,7 @@ class ReconciliationPassCostTest {
             List.of(),
             RetentionOptions.policy(Optional.empty(), Optional.empty(), Optional.empty(), false),
             Optional.empty(),
+            Optional.empty(),
             Optional.empty());
     rules = new TableRules(List.of(rule));
     StoreFactory stores =
