@@ -35,27 +35,6 @@ public final class ServiceSchedules implements SmartLifecycle {
    * @param verification verifies one replica and records the outcome (run in its lane)
    * @param tagging starts one tagging round of a group's cut and returns at once: the round runs
    *     off this scheduler, which also runs reconciliation
-   */
-  public ServiceSchedules(
-      Duration reconciliationInterval,
-      List<TableRule> rules,
-      Reconciler reconciler,
-      TaskScheduler scheduler,
-      Function<TableKey, ?> verification,
-      List<ReplicatorProperties.Group> groups,
-      Consumer<ReplicatorProperties.Group> tagging) {
-    this(
-        reconciliationInterval,
-        rules,
-        reconciler,
-        scheduler,
-        verification,
-        groups,
-        tagging,
-        g -> {});
-  }
-
-  /**
    * @param confirming asks for a check of each table of a group every {@code
    *     known-current-interval}, so that each replica's record of being current stays about that
    *     fresh

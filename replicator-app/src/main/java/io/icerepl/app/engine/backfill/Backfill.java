@@ -56,29 +56,8 @@ public final class Backfill {
   /**
    * @param fileExecutor copies the files of all tables; owned by the caller
    * @param tablesInParallel tables replicated at once
-   */
-  public Backfill(
-      TableRules rules,
-      StoreFactory stores,
-      Clock clock,
-      ExecutorService fileExecutor,
-      ReplicationOptions options,
-      CatalogClients catalogs,
-      int tablesInParallel) {
-    this(
-        rules,
-        stores,
-        clock,
-        fileExecutor,
-        options,
-        catalogs,
-        tablesInParallel,
-        BatchOperations.OFF);
-  }
-
-  /**
-   * As above, handing the byte-for-byte copies of each table to S3 Batch Operations first where
-   * {@code batchOperations} finds it worth a job.
+   * @param batchOperations where the byte-for-byte copies of each table go first, when it finds
+   *     them worth a job ({@link BatchOperations#OFF}: none)
    */
   public Backfill(
       TableRules rules,

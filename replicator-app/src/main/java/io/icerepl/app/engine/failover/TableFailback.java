@@ -80,23 +80,9 @@ public final class TableFailback {
    * @param primary the store of the promoted table, the source from now on
    * @param original the store of the original location
    * @param tagPrefix the prefix of the orphan tags' names
-   */
-  public TableFailback(
-      ObjectStore primary,
-      ObjectStore original,
-      Clock clock,
-      ExecutorService executor,
-      ReplicationOptions options,
-      String tagPrefix) {
-    this(primary, original, clock, executor, options, tagPrefix, TableCatalogs.NONE);
-  }
-
-  /**
-   * As above, for catalog tables.
-   *
    * @param catalogs where the promoted table's head is read (its catalog's pointer: writers commit
    *     through the catalog), and the original's catalog entry, moved to each version fail-back
-   *     publishes there
+   *     publishes there ({@link TableCatalogs#NONE} for a table no catalog holds)
    */
   public TableFailback(
       ObjectStore primary,

@@ -137,26 +137,12 @@ public final class ReplicationCoordinator implements AutoCloseable {
    */
   public synchronized CompletableFuture<RetentionResult> expireNow(TableKey key) {
     CompletableFuture<RetentionResult> result = new CompletableFuture<>();
-    if (closed) {
-      result.completeExceptionally(
-          new IllegalStateException("Cannot expire snapshots of " + key + ": shutting down"));
-      return result;
-    }
-    Lane lane = lane(key);
-    if (lane == null) {
-      result.completeExceptionally(
-          new IllegalStateException(
-              "Cannot expire snapshots of "
-                  + key
-                  + ": rule "
-                  + key.rule()
-                  + " holds its most lanes ("
-                  + maxLanesPerRule
-                  + ")"));
-      return result;
-    }
-    lane.expiries.add(result);
-    offer(lane);
+    laneFor(key, "expire snapshots of", result)
+        .ifPresent(
+            lane -> {
+              lane.expiries.add(result);
+              offer(lane);
+            });
     return result;
   }
 
@@ -171,10 +157,26 @@ public final class ReplicationCoordinator implements AutoCloseable {
   public synchronized <T> CompletableFuture<T> runInLane(
       TableKey key, String what, Function<TableKey, T> work) {
     CompletableFuture<T> result = new CompletableFuture<>();
+    laneFor(key, what, result)
+        .ifPresent(
+            lane -> {
+              lane.tasks.add(new LaneTask<>(what, work, result));
+              offer(lane);
+            });
+    return result;
+  }
+
+  /**
+   * The key's lane for on-demand work, or none, {@code result} failed at once saying why: the
+   * service is shutting down, or the key's rule holds its most lanes.
+   *
+   * @param what what the work does, as in "Cannot verify ..."
+   */
+  private Optional<Lane> laneFor(TableKey key, String what, CompletableFuture<?> result) {
     if (closed) {
       result.completeExceptionally(
           new IllegalStateException("Cannot " + what + " " + key + ": shutting down"));
-      return result;
+      return Optional.empty();
     }
     Lane lane = lane(key);
     if (lane == null) {
@@ -189,11 +191,8 @@ public final class ReplicationCoordinator implements AutoCloseable {
                   + " holds its most lanes ("
                   + maxLanesPerRule
                   + ")"));
-      return result;
     }
-    lane.tasks.add(new LaneTask<>(what, work, result));
-    offer(lane);
-    return result;
+    return Optional.ofNullable(lane);
   }
 
   /** Whether the key has a lane: it was triggered or expired before. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.icerepl.app.engine.FaultInjectingStore;
 import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.ReplicationSummary;
+import io.icerepl.app.engine.batch.BatchOperations;
 import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.retention.RetentionOptions;
 import io.icerepl.app.engine.worker.RuleTarget;
@@ -115,7 +116,8 @@ class BackfillTest {
             files,
             new ReplicationOptions(List.of(), false, 1 << 26, 4, Duration.ZERO),
             catalogs,
-            2)
+            2,
+            BatchOperations.OFF)
         .run(BackfillListener.NONE);
   }
 

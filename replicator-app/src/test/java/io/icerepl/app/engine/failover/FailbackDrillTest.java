@@ -9,6 +9,7 @@ import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.SourceTable;
 import io.icerepl.app.engine.TableReplicationException;
 import io.icerepl.app.engine.TableReplicator;
+import io.icerepl.app.engine.catalog.TableCatalogs;
 import io.icerepl.app.scenario.ReplicaVerifier;
 import io.icerepl.copier.store.LocalObjectStore;
 import java.io.IOException;
@@ -195,7 +196,8 @@ class FailbackDrillTest {
                         Clock.systemUTC(),
                         executor,
                         options(),
-                        "failback-orphan")
+                        "failback-orphan",
+                        TableCatalogs.NONE)
                     .failback(promotedLocation, source.location))
         .isInstanceOf(TableReplicationException.class)
         .hasMessageContaining("injected crash");
