@@ -12,16 +12,9 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 
 /** Reads where source and replica stand, without the table's lease. */
-final class HeadsCheck {
-  private final ReplicatorParts parts;
+record HeadsCheck(ReplicatorParts parts, ExecutorService reads) {
 
   /** Runs the reads of a check that do not wait for one another. */
-  private final ExecutorService reads;
-
-  HeadsCheck(ReplicatorParts parts, ExecutorService reads) {
-    this.parts = parts;
-    this.reads = reads;
-  }
 
   /**
    * What a check without the lease read: the heads, and the replica's state as read with them.

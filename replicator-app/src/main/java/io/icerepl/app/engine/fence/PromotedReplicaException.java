@@ -55,11 +55,8 @@ public final class PromotedReplicaException extends ReplicationException {
       String sourceHeadFile,
       String currentFile) {
     String message =
-        "Cannot replicate table "
-            + table
-            + " into "
-            + targetLocation
-            + ": the replica was "
+        cannot(table, targetLocation)
+            + "the replica was "
             + promoted(promotion)
             + ", and "
             + table
@@ -85,18 +82,12 @@ public final class PromotedReplicaException extends ReplicationException {
         sourceHeadFile == null ? Promotion.Fence.PROMOTED : promotion.fence(sourceHeadFile);
     String message =
         fence == Promotion.Fence.PROMOTED
-            ? "Cannot replicate table "
-                + table
-                + " into "
-                + targetLocation
-                + ": the replica was "
+            ? cannot(table, targetLocation)
+                + "the replica was "
                 + promoted(promotion)
                 + "; it is a primary now and is not replicated into"
-            : "Cannot replicate table "
-                + table
-                + " into "
-                + targetLocation
-                + ": the old primary wrote after failover: its head "
+            : cannot(table, targetLocation)
+                + "the old primary wrote after failover: its head "
                 + MetadataFileNames.fileName(sourceHeadFile)
                 + " is past "
                 + promotion.lastSourceMetadataFile()
@@ -137,11 +128,8 @@ public final class PromotedReplicaException extends ReplicationException {
                 + " are not in the source's head "
                 + MetadataFileNames.fileName(sourceHeadFile);
     String message =
-        "Cannot replicate table "
-            + table
-            + " into "
-            + targetLocation
-            + ": the replica was "
+        cannot(table, targetLocation)
+            + "the replica was "
             + promoted(promotion)
             + ", and written on after the source last failed back from it: "
             + lacks
@@ -149,6 +137,11 @@ public final class PromotedReplicaException extends ReplicationException {
             + " source: failback --primary <source> --old-source <replica>)";
     return new PromotedReplicaException(
         message, promotion, Promotion.Fence.DIVERGED_AFTER_PROMOTION, replicaFile);
+  }
+
+  /** {@code Cannot replicate table <table> into <targetLocation>: }, how each message starts. */
+  private static String cannot(String table, String targetLocation) {
+    return "Cannot replicate table " + table + " into " + targetLocation + ": ";
   }
 
   private static String promoted(Promotion promotion) {

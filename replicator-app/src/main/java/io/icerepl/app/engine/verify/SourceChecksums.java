@@ -14,19 +14,11 @@ import java.util.Optional;
  * A byte-for-byte copy's checksums against its source file's, for every algorithm both stores
  * report. A file no source prefix covers, or that the source removed since, has nothing to compare
  * with: the replica keeps what only it still holds.
+ *
+ * @param toSource maps a replica path back to its source path
+ * @param source the source's store
  */
-final class SourceChecksums {
-  private final PathMapping toSource;
-  private final ObjectStore source;
-
-  /**
-   * @param toSource maps a replica path back to its source path
-   * @param source the source's store
-   */
-  SourceChecksums(PathMapping toSource, ObjectStore source) {
-    this.toSource = toSource;
-    this.source = source;
-  }
+record SourceChecksums(PathMapping toSource, ObjectStore source) {
 
   /** The problems found: one line per checksum that differs, or the source could not be read. */
   List<String> compare(Reference file, ObjectInfo replica) {
