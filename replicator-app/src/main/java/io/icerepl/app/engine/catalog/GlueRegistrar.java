@@ -4,6 +4,7 @@ import io.icerepl.merge.merge.ReplicaProperties;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import software.amazon.awssdk.services.glue.GlueClient;
@@ -39,46 +40,46 @@ final class GlueRegistrar extends EntryRegistrar {
 
   @Override
   Optional<Registration> attempt(String replicaLocation, String metadataFile) {
-    Optional<Table> table = table();
-    if (table.isEmpty()) {
-      Optional<Registration> registered = registerNew(metadataFile);
-      // Iceberg's Glue client registers without the mark; a lost race here is marked next run
-      registered.ifPresent(r -> table().ifPresent(t -> update(t, metadataFile, true)));
-      return registered;
-    }
-    String entryFile = table.get().parameters().get(METADATA_LOCATION);
-    if (entryFile == null) {
-      throw diverged(metadataFile, "no metadata file", "a Glue table that is no Iceberg table");
-    }
-    if (!isBehind(replicaLocation, metadataFile, entryFile)) {
-      if (!"true".equals(table.get().parameters().get(ReplicaProperties.READ_ONLY))) {
-        update(table.get(), entryFile, true);
-      }
-      return Optional.of(Registration.UNCHANGED);
-    }
-    return update(table.get(), metadataFile, true)
-        ? Optional.of(Registration.ADVANCED)
-        : Optional.empty();
+    return moveTo(metadataFile, true, entry -> isBehind(replicaLocation, metadataFile, entry));
   }
 
   /** The entry moves to the promoted version and loses the read-only parameter in one update. */
   @Override
   Optional<Registration> promoteAttempt(String replicaLocation, String promotedFile) {
+    return moveTo(
+        promotedFile, false, entry -> isBeforePromotion(replicaLocation, promotedFile, entry));
+  }
+
+  /**
+   * Registers {@code file}, or moves the entry to it when {@code behind} the entry's file; either
+   * way the entry ends marked read-only or not, as {@code readOnly} says.
+   */
+  private Optional<Registration> moveTo(String file, boolean readOnly, Predicate<String> behind) {
     Optional<Table> table = table();
     if (table.isEmpty()) {
-      return registerNew(promotedFile);
+      Optional<Registration> registered = registerNew(file);
+      if (readOnly) {
+        // Iceberg's Glue client registers without the mark; a lost race here is marked next run
+        registered.ifPresent(r -> table().ifPresent(t -> update(t, file, true)));
+      }
+      return registered;
     }
-    String entryFile = table.get().parameters().get(METADATA_LOCATION);
+    Map<String, String> parameters = table.get().parameters();
+    String entryFile = parameters.get(METADATA_LOCATION);
     if (entryFile == null) {
-      throw diverged(promotedFile, "no metadata file", "a Glue table that is no Iceberg table");
+      throw diverged(file, "no metadata file", "a Glue table that is no Iceberg table");
     }
-    if (!isBeforePromotion(replicaLocation, promotedFile, entryFile)) {
-      if (table.get().parameters().containsKey(ReplicaProperties.READ_ONLY)) {
-        update(table.get(), entryFile, false);
+    if (!behind.test(entryFile)) {
+      boolean marked =
+          readOnly
+              ? "true".equals(parameters.get(ReplicaProperties.READ_ONLY))
+              : !parameters.containsKey(ReplicaProperties.READ_ONLY);
+      if (!marked) {
+        update(table.get(), entryFile, readOnly);
       }
       return Optional.of(Registration.UNCHANGED);
     }
-    return update(table.get(), promotedFile, false)
+    return update(table.get(), file, readOnly)
         ? Optional.of(Registration.ADVANCED)
         : Optional.empty();
   }

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.function.Predicate;
 import org.apache.iceberg.BaseMetastoreTableOperations;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
@@ -38,30 +39,24 @@ final class JdbcRegistrar extends EntryRegistrar {
 
   @Override
   Optional<Registration> attempt(String replicaLocation, String metadataFile) {
-    Optional<String> entryFile = entryFile();
-    if (entryFile.isEmpty()) {
-      return registerNew(metadataFile);
-    }
-    if (!isBehind(replicaLocation, metadataFile, entryFile.get())) {
-      return Optional.of(Registration.UNCHANGED);
-    }
-    return swap(entryFile.get(), metadataFile)
-        ? Optional.of(Registration.ADVANCED)
-        : Optional.empty();
+    return moveTo(metadataFile, entry -> isBehind(replicaLocation, metadataFile, entry));
   }
 
   @Override
   Optional<Registration> promoteAttempt(String replicaLocation, String promotedFile) {
+    return moveTo(promotedFile, entry -> isBeforePromotion(replicaLocation, promotedFile, entry));
+  }
+
+  /** Registers {@code file}, or swaps the row to it when {@code behind} the entry's file. */
+  private Optional<Registration> moveTo(String file, Predicate<String> behind) {
     Optional<String> entryFile = entryFile();
     if (entryFile.isEmpty()) {
-      return registerNew(promotedFile);
+      return registerNew(file);
     }
-    if (!isBeforePromotion(replicaLocation, promotedFile, entryFile.get())) {
+    if (!behind.test(entryFile.get())) {
       return Optional.of(Registration.UNCHANGED);
     }
-    return swap(entryFile.get(), promotedFile)
-        ? Optional.of(Registration.ADVANCED)
-        : Optional.empty();
+    return swap(entryFile.get(), file) ? Optional.of(Registration.ADVANCED) : Optional.empty();
   }
 
   /** {@inheritDoc} Exactly as its row holds it: the swap compares that text. */
