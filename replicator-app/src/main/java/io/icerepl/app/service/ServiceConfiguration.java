@@ -263,8 +263,7 @@ class ServiceConfiguration {
         discovery,
         coordinator,
         board,
-        runner::restore,
-        runner::unchangedSince,
+        runner,
         clock.getIfAvailable(Clock::systemUTC),
         new ReconcileSchedule(
             properties.reconciliationInterval(), properties.reconciliationIdleInterval()),

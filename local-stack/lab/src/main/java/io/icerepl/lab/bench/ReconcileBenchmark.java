@@ -262,16 +262,7 @@ public final class ReconcileBenchmark {
               Duration.ofMinutes(1));
       this.reconciler =
           new Reconciler(
-              rules,
-              discovery,
-              coordinator,
-              board,
-              runner::restore,
-              runner::unchangedSince,
-              clock,
-              schedule,
-              key -> false,
-              checks);
+              rules, discovery, coordinator, board, runner, clock, schedule, key -> false, checks);
     }
 
     void reconcile() throws InterruptedException {

@@ -9,8 +9,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.BiPredicate;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -26,12 +24,23 @@ import org.slf4j.LoggerFactory;
 public final class Reconciler {
   private static final Logger LOG = LoggerFactory.getLogger(Reconciler.class);
 
+  /** What the service knows of where each replica stands (its lanes' runner). */
+  public interface Replicas {
+    /** Reads where a replica not known yet stands, before it is first triggered. */
+    void restore(TableKey key);
+
+    /**
+     * Whether the key's replica held the head its source resolved from a metadata folder listed
+     * alike, with nothing settling, at the key's last run (or restore).
+     */
+    boolean unchangedSince(TableKey key, MetadataListing listing);
+  }
+
   private final TableRules rules;
   private final TableDiscovery discovery;
   private final ReplicationCoordinator coordinator;
   private final TableStatus board;
-  private final Consumer<TableKey> restore;
-  private final BiPredicate<TableKey, MetadataListing> unchanged;
+  private final Replicas replicas;
   private final Clock clock;
   private final ReconcileSchedule schedule;
   private final Predicate<TableKey> everyPass;
@@ -45,9 +54,7 @@ public final class Reconciler {
 
   /**
    * @param board told whether each rule's source could be listed
-   * @param restore reads where a replica not known yet stands, before it is first triggered
-   * @param unchanged whether a key's replica held the head its source resolved from a metadata
-   *     folder listed alike, with nothing settling, at the key's last run (or restore)
+   * @param replicas what the service knows of where each replica stands
    * @param clock when each rule's source is listed: an unchanged table is known current from then
    * @param schedule when each table is next checked: an idle one is not listed at every pass
    * @param everyPass keys checked at every pass whatever the schedule says: a group's tables, whose
@@ -59,8 +66,7 @@ public final class Reconciler {
       TableDiscovery discovery,
       ReplicationCoordinator coordinator,
       TableStatus board,
-      Consumer<TableKey> restore,
-      BiPredicate<TableKey, MetadataListing> unchanged,
+      Replicas replicas,
       Clock clock,
       ReconcileSchedule schedule,
       Predicate<TableKey> everyPass,
@@ -73,8 +79,7 @@ public final class Reconciler {
     this.discovery = discovery;
     this.coordinator = coordinator;
     this.board = board;
-    this.restore = restore;
-    this.unchanged = unchanged;
+    this.replicas = replicas;
   }
 
   /**
@@ -107,12 +112,12 @@ public final class Reconciler {
 
   /** Restores the key's status if not known yet, then triggers it unless it is unchanged. */
   private void check(Found found, long listedFrom) {
-    restore.accept(found.key());
+    replicas.restore(found.key());
     if (found.deferred()) {
       return;
     }
     boolean unchanged =
-        found.listing().filter(l -> this.unchanged.test(found.key(), l)).isPresent();
+        found.listing().filter(l -> replicas.unchangedSince(found.key(), l)).isPresent();
     if (!unchanged) {
       coordinator.trigger(found.key());
     }

@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * replica stand, or restore where a replica stands when the service starts. The on-demand
  * operations of a table are {@link TableOperations}'.
  */
-public final class TableRunner implements AutoCloseable {
+public final class TableRunner implements AutoCloseable, Reconciler.Replicas {
   private static final Logger LOG = LoggerFactory.getLogger(TableRunner.class);
 
   private final TableContext context;
@@ -150,6 +150,7 @@ public final class TableRunner implements AutoCloseable {
    * replicator's back changes its listing, so the run that reports it as diverged still comes. One
    * listing of the replica's folder; any error answers "changed", and the run says what it is.
    */
+  @Override
   public boolean unchangedSince(TableKey key, MetadataListing listing) {
     InSync last = inSyncListings.get(key);
     if (last == null || !listing.equals(last.source())) {
@@ -186,6 +187,7 @@ public final class TableRunner implements AutoCloseable {
    * Where a replica not seen since the service started stands, read from the replica's own metadata
    * and the source head, so its status and lag are right before its first run.
    */
+  @Override
   public void restore(TableKey key) {
     if (context.board().known(key)) {
       return;

@@ -113,16 +113,7 @@ class ReconciliationPassCostTest {
 
   private Reconciler reconciler(ReconcileSchedule schedule, Predicate<TableKey> everyPass) {
     return new Reconciler(
-        rules,
-        discovery,
-        coordinator,
-        board,
-        runner::restore,
-        runner::unchangedSince,
-        clock,
-        schedule,
-        everyPass,
-        checks);
+        rules, discovery, coordinator, board, runner, clock, schedule, everyPass, checks);
   }
 
   @AfterEach
