@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -82,7 +83,7 @@ final class S3TableLocks implements AutoCloseable {
     long expiresAt = now + settings.lockTtl().toMillis();
     // A token per attempt: a create whose answer was lost (and retried into a 412) is recognised
     // as ours, where the owner alone could be another thread of the same process.
-    String token = java.util.UUID.randomUUID().toString();
+    String token = UUID.randomUUID().toString();
     for (int i = 0; i < MAX_TRIES; i++) {
       Optional<String> created =
           put(lease, leaseJson(settings.lockOwner(), token, expiresAt, 1), "*", null);

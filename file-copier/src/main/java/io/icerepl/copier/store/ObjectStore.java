@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -195,7 +196,7 @@ public interface ObjectStore {
    */
   record ObjectVersion(String tag) {
     public ObjectVersion {
-      java.util.Objects.requireNonNull(tag, "tag");
+      Objects.requireNonNull(tag, "tag");
     }
   }
 

@@ -3,6 +3,7 @@ package io.icerepl.localstack;
 import java.net.URI;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 import org.apache.iceberg.BaseMetastoreTableOperations;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.PartitionSpec;
@@ -137,7 +138,7 @@ public final class S3Warehouse implements AutoCloseable {
     @Override
     protected synchronized void doCommit(TableMetadata base, TableMetadata metadata) {
       String expected = base == null ? null : base.metadataFileLocation();
-      if (!java.util.Objects.equals(expected, pointer)) {
+      if (!Objects.equals(expected, pointer)) {
         throw new org.apache.iceberg.exceptions.CommitFailedException(
             "Cannot commit %s: stale metadata", name);
       }

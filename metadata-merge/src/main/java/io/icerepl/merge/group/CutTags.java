@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 /**
@@ -98,7 +99,7 @@ public final class CutTags {
 
   /** As above, given a replica version's refs: name → snapshot id. */
   public static Set<String> carried(Map<String, Long> refs, Map<String, Long> cutTags) {
-    Set<String> carried = new java.util.TreeSet<>();
+    Set<String> carried = new TreeSet<>();
     cutTags.forEach(
         (tag, snapshotId) -> {
           if (snapshotId.equals(refs.get(tag))) {

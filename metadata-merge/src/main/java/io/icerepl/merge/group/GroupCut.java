@@ -1,6 +1,7 @@
 package io.icerepl.merge.group;
 
 import java.time.Duration;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +28,7 @@ public record GroupCut(
     long tagMomentMs,
     Map<String, OptionalLong> snapshotIds) {
   public GroupCut {
-    snapshotIds = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(snapshotIds));
+    snapshotIds = Collections.unmodifiableMap(new LinkedHashMap<>(snapshotIds));
   }
 
   /**

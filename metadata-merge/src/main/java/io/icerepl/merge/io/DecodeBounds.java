@@ -2,6 +2,7 @@ package io.icerepl.merge.io;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.Optional;
 
 /**
  * How much any decoder of bytes from outside may produce, checked before anything is allocated: a
@@ -94,13 +95,13 @@ public final class DecodeBounds {
   }
 
   /** The first bound exceeded among {@code e} and its causes, if any: the reason to report. */
-  public static java.util.Optional<BoundExceededException> exceeded(Throwable e) {
+  public static Optional<BoundExceededException> exceeded(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
       if (t instanceof BoundExceededException bound) {
-        return java.util.Optional.of(bound);
+        return Optional.of(bound);
       }
     }
-    return java.util.Optional.empty();
+    return Optional.empty();
   }
 
   /**

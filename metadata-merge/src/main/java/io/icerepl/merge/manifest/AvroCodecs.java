@@ -11,6 +11,7 @@ import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.util.function.Supplier;
 import java.util.zip.CRC32;
+import java.util.zip.DataFormatException;
 import java.util.zip.Deflater;
 import java.util.zip.DeflaterOutputStream;
 import java.util.zip.Inflater;
@@ -229,7 +230,7 @@ final class AvroCodecs {
                   + " bytes follow its last block");
         }
         return ByteBuffer.wrap(out.toByteArray());
-      } catch (java.util.zip.DataFormatException e) {
+      } catch (DataFormatException e) {
         throw new IOException("Cannot decode deflate block: " + e.getMessage(), e);
       } finally {
         inflater.end();

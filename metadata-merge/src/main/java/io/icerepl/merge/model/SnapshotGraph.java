@@ -2,10 +2,12 @@ package io.icerepl.merge.model;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The snapshots of one metadata file as a forest of parent links, checked once when the metadata is
@@ -83,7 +85,7 @@ public final class SnapshotGraph {
    * so such a path is corruption, and copying it would put Avro where the replica's version is.
    */
   static Optional<String> manifestListProblemIn(TableMetadata metadata, String file) {
-    java.util.Set<String> metadataFiles = new java.util.HashSet<>();
+    Set<String> metadataFiles = new HashSet<>();
     metadataFiles.add(file);
     metadata.metadataLog().forEach(entry -> metadataFiles.add(entry.metadataFile()));
     for (Snapshot snapshot : metadata.snapshots()) {

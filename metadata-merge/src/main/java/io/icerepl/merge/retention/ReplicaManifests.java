@@ -9,6 +9,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
@@ -20,7 +21,7 @@ final class ReplicaManifests {
   private final ManifestSource source;
 
   ReplicaManifests(ManifestSource source) {
-    this.source = java.util.Objects.requireNonNull(source, "source");
+    this.source = Objects.requireNonNull(source, "source");
   }
 
   /** The manifest paths a manifest list names, in file order. */

@@ -1,5 +1,7 @@
 package io.icerepl.merge.retention;
 
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 
 /**
@@ -29,7 +31,7 @@ public record UnreachableFiles(
 
   /** The same files and {@code more} statistics files, each path once. */
   public UnreachableFiles withStatisticsFiles(List<String> more) {
-    java.util.LinkedHashSet<String> statistics = new java.util.LinkedHashSet<>(statisticsFiles);
+    LinkedHashSet<String> statistics = new LinkedHashSet<>(statisticsFiles);
     statistics.addAll(more);
     return new UnreachableFiles(
         dataFiles,
@@ -42,7 +44,7 @@ public record UnreachableFiles(
 
   /** Everything, in a safe deletion order: contents first, then what names them. */
   public List<String> all() {
-    List<String> all = new java.util.ArrayList<>();
+    List<String> all = new ArrayList<>();
     inDeletionOrder().forEach(all::addAll);
     return all;
   }
@@ -54,7 +56,7 @@ public record UnreachableFiles(
    * again, so a manifest goes only once every file it names is gone.
    */
   public List<List<String>> inDeletionOrder() {
-    List<String> contents = new java.util.ArrayList<>(dataFiles);
+    List<String> contents = new ArrayList<>(dataFiles);
     contents.addAll(positionDeleteFiles);
     contents.addAll(equalityDeleteFiles);
     contents.addAll(statisticsFiles);

@@ -1,5 +1,7 @@
 package io.icerepl.merge.state;
 
+import java.util.Objects;
+
 /**
  * A replica's state with the fencing epoch of the run that wrote it. Every run that writes the
  * state under the table's lease writes one epoch more than the state held when it read it, so the
@@ -11,7 +13,7 @@ package io.icerepl.merge.state;
  */
 public record FencedState(ReplicaState state, long fencingEpoch) {
   public FencedState {
-    java.util.Objects.requireNonNull(state, "state");
+    Objects.requireNonNull(state, "state");
     if (fencingEpoch < 0) {
       throw new IllegalArgumentException("Cannot fence a state with epoch " + fencingEpoch);
     }

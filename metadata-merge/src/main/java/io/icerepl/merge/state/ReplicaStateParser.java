@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -86,7 +87,7 @@ public final class ReplicaStateParser {
     ArrayNode ids = json.putArray(EXPIRED_SNAPSHOT_IDS);
     new TreeSet<>(state.expiredSnapshotIds()).forEach(ids::add);
     ObjectNode refs = json.putObject(DROPPED_REFS);
-    new java.util.TreeMap<>(state.droppedRefs()).forEach(refs::put);
+    new TreeMap<>(state.droppedRefs()).forEach(refs::put);
     ArrayNode pending = json.putArray(PENDING_DELETES);
     for (ExpiredSnapshot snapshot : state.pendingDeletes()) {
       ObjectNode node = pending.addObject();
@@ -115,11 +116,11 @@ public final class ReplicaStateParser {
     }
     if (!state.keptRefs().isEmpty()) {
       ObjectNode kept = json.putObject(KEPT_REFS);
-      new java.util.TreeMap<>(state.keptRefs()).forEach(kept::put);
+      new TreeMap<>(state.keptRefs()).forEach(kept::put);
     }
     if (!state.cutTags().isEmpty()) {
       ObjectNode tags = json.putObject(CUT_TAGS);
-      new java.util.TreeMap<>(state.cutTags()).forEach(tags::put);
+      new TreeMap<>(state.cutTags()).forEach(tags::put);
     }
     if (state.knownCurrentFromMs() != null) {
       json.put(KNOWN_CURRENT_FROM_MS, state.knownCurrentFromMs());

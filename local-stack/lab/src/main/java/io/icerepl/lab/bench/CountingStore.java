@@ -5,6 +5,7 @@ import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.io.SeekableInput;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -35,7 +36,7 @@ final class CountingStore extends ForwardingObjectStore {
   }
 
   @Override
-  public java.util.Optional<VersionedObject> readVersioned(String path) throws IOException {
+  public Optional<VersionedObject> readVersioned(String path) throws IOException {
     opens.incrementAndGet();
     return super.readVersioned(path);
   }

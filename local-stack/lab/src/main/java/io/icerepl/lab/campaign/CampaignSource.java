@@ -6,10 +6,12 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.hadoop.conf.Configuration;
@@ -194,8 +196,7 @@ final class CampaignSource implements AutoCloseable {
     int count = 1 + random.nextInt(5);
     for (int i = 0; i < count; i++) {
       Map<String, Object> values =
-          new java.util.HashMap<>(
-              Map.of("id", nextId, "category", category, "amount", nextId * 2.5));
+          new HashMap<>(Map.of("id", nextId, "category", category, "amount", nextId * 2.5));
       if (columnAdded) {
         values.put("note", "n" + nextId);
       }
@@ -254,7 +255,7 @@ final class CampaignSource implements AutoCloseable {
 
   /** The refs of the head, by name: the snapshot each points at. */
   synchronized Map<String, Long> refs() {
-    Map<String, Long> refs = new java.util.TreeMap<>();
+    Map<String, Long> refs = new TreeMap<>();
     table.refs().forEach((name, ref) -> refs.put(name, ref.snapshotId()));
     return refs;
   }

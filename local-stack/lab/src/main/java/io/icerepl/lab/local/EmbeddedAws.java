@@ -2,6 +2,7 @@ package io.icerepl.lab.local;
 
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.localstack.EmbeddedSqs;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -53,7 +54,7 @@ public final class EmbeddedAws implements AutoCloseable {
   /** Spring arguments pointing the service at an embedded S3 (both sides) and SQS queue. */
   public static List<String> endpointArguments(
       String s3Endpoint, String sqsEndpoint, String queue) {
-    List<String> args = new java.util.ArrayList<>();
+    List<String> args = new ArrayList<>();
     for (String side : List.of("source", "target")) {
       args.add("--replicator.s3." + side + ".endpoint=" + s3Endpoint);
       args.add("--replicator.s3." + side + ".access-key-id=" + EmbeddedS3.ACCESS_KEY);
