@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icerepl.merge.copyplan.FileCopy;
-import io.icerepl.merge.copyplan.FileKind;
 import io.icerepl.merge.error.ConflictException;
 import io.icerepl.merge.error.UnsupportedFeatureException;
 import io.icerepl.merge.head.MetadataFileNames;
@@ -17,7 +16,6 @@ import io.icerepl.merge.model.Snapshot;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.path.TableLayout;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -87,30 +85,10 @@ public final class MetadataMerge {
     addKeptRefs(out, request.keptRefs(), "a tag", sourceFile);
     addKeptRefs(out, request.cutTags(), "a group's cut tag", sourceFile);
     Set<Long> protectedIds = protectedSnapshotIds(out);
-    SnapshotUnion snapshots = unionSnapshots(request, replica, protectedIds);
+    SnapshotUnion snapshots = SnapshotUnion.of(request, replica, protectedIds);
     builder.snapshots(snapshots.list());
     SnapshotIdIndex held = snapshots.ids();
-
-    List<FileCopy> statisticsFiles = new ArrayList<>();
-    // only the replica's statistics entries are looked up in it: most tables have none
-    SnapshotIdIndex sourceHolds =
-        hasEntries(replica, STATISTICS) || hasEntries(replica, PARTITION_STATISTICS)
-            ? SnapshotIdIndex.of(source.snapshots())
-            : null;
-    out.set(
-        STATISTICS,
-        mergeStatistics(replica, source, STATISTICS, held, sourceHolds, mapping, statisticsFiles));
-    out.set(
-        PARTITION_STATISTICS,
-        mergeStatistics(
-            replica, source, PARTITION_STATISTICS, held, sourceHolds, mapping, statisticsFiles));
-    if (source.field(STATISTICS) == null && ((ArrayNode) out.get(STATISTICS)).isEmpty()) {
-      out.remove(STATISTICS);
-    }
-    if (source.field(PARTITION_STATISTICS) == null
-        && ((ArrayNode) out.get(PARTITION_STATISTICS)).isEmpty()) {
-      out.remove(PARTITION_STATISTICS);
-    }
+    List<FileCopy> statisticsFiles = StatisticsMerge.merge(out, replica, source, held, mapping);
 
     builder.snapshotLog(
         SnapshotLogMerge.merge(
@@ -330,167 +308,10 @@ public final class MetadataMerge {
     }
   }
 
-  private record SnapshotUnion(
-      List<Snapshot> list, SnapshotIdIndex ids, List<MergeResult.AddedSnapshot> added) {}
-
-  /**
-   * The replica's snapshots in their order, then the source's new ones in theirs, indexed by id.
-   * One list and one primitive index, since a backfill of a long history adds every snapshot.
-   */
-  private static SnapshotUnion unionSnapshots(
-      MergeRequest request, TableMetadata replica, Set<Long> protectedIds) {
-    PathMapping mapping = request.mapping();
-    List<Snapshot> sourceSnapshots = request.source().snapshots();
-    List<Snapshot> replicaSnapshots = replica == null ? List.of() : replica.snapshots();
-    List<Snapshot> list = new ArrayList<>(replicaSnapshots.size() + sourceSnapshots.size());
-    SnapshotIdIndex byId = new SnapshotIdIndex(replicaSnapshots.size() + sourceSnapshots.size());
-    for (Snapshot snapshot : replicaSnapshots) {
-      int held = byId.putIfAbsent(snapshot.snapshotId(), list.size());
-      if (held < 0) {
-        list.add(snapshot);
-      } else {
-        list.set(held, snapshot); // a repeated id keeps its first place and its last entry
-      }
-    }
-    List<MergeResult.AddedSnapshot> added = new ArrayList<>();
-    for (Snapshot snapshot : sourceSnapshots) {
-      long id = snapshot.snapshotId();
-      int held = byId.position(id);
-      if (held >= 0) {
-        checkSameSnapshot(list.get(held), snapshot, mapping, request.sourceMetadataFile());
-        continue;
-      }
-      if (request.expiredSnapshotIds().contains(id) && !protectedIds.contains(id)) {
-        continue; // expired by the replica's own retention: its files are gone
-      }
-      byId.putIfAbsent(id, list.size());
-      list.add(snapshot.withManifestPaths(mapping));
-      added.add(new MergeResult.AddedSnapshot(snapshot));
-    }
-    return new SnapshotUnion(list, byId, added);
-  }
-
-  /**
-   * Snapshots are immutable: one the replica holds must be the source's, compared on the fields
-   * that decide what it reads. Compared on the compact entries: history is long and most snapshots
-   * are old.
-   */
-  private static void checkSameSnapshot(
-      Snapshot replica, Snapshot source, PathMapping mapping, String sourceFile) {
-    // an absent sequence-number is 0, which Iceberg omits and other writers spell out
-    if (replica.sequenceNumber() != source.sequenceNumber()) {
-      throw differentSnapshot(
-          source.snapshotId(),
-          sourceFile,
-          SEQUENCE_NUMBER,
-          replica.sequenceNumber(),
-          source.sequenceNumber());
-    }
-    if (replica.timestampMs() != source.timestampMs()) {
-      throw differentSnapshot(
-          source.snapshotId(),
-          sourceFile,
-          TIMESTAMP_MS,
-          replica.timestampMs(),
-          source.timestampMs());
-    }
-    if (!replica.parentSnapshotId().equals(source.parentSnapshotId())) {
-      throw differentSnapshot(
-          source.snapshotId(),
-          sourceFile,
-          PARENT_SNAPSHOT_ID,
-          replica.parentSnapshotId().orElse(null),
-          source.parentSnapshotId().orElse(null));
-    }
-    if (replica.hasManifestListOf(source, mapping)) {
-      return; // the usual case, known from the entries' bytes: most of a history is unchanged
-    }
-    String replicaList = replica.manifestList().orElse(null);
-    String sourceList = source.manifestList().map(mapping::map).orElse(null);
-    // one file may be spelled file:/p by one writer and file:///p by another (a fail-back maps
-    // the promoted table's paths onto the original's own)
-    if (replicaList == null || sourceList == null
-        ? replicaList != sourceList
-        : !PathMapping.sameFile(replicaList, sourceList)) {
-      throw differentSnapshot(
-          source.snapshotId(), sourceFile, MANIFEST_LIST, replicaList, sourceList);
-    }
-  }
-
-  private static boolean hasEntries(TableMetadata metadata, String field) {
-    return metadata != null && path(metadata, field).size() > 0;
-  }
-
   /** A top-level field's JSON, missing when absent. */
   private static JsonNode path(TableMetadata metadata, String field) {
     JsonNode node = metadata.field(field);
     return node == null ? MissingNode.getInstance() : node;
-  }
-
-  private static ConflictException differentSnapshot(
-      long id, String sourceFile, String field, Object replica, Object source) {
-    return new ConflictException(
-        "Cannot merge snapshot "
-            + id
-            + " of table metadata "
-            + sourceFile
-            + ": the replica "
-            + "holds a different snapshot with the same snapshot-id ("
-            + field
-            + " "
-            + replica
-            + " vs "
-            + source
-            + ")");
-  }
-
-  /**
-   * Statistics of every snapshot the replica keeps. For a snapshot the source still holds, the
-   * source's entries are the truth: present, replaced or removed there, so on the replica. For a
-   * snapshot only the replica keeps (the source expired it), the replica's entry stays.
-   */
-  private static ArrayNode mergeStatistics(
-      TableMetadata replica,
-      TableMetadata source,
-      String field,
-      SnapshotIdIndex held,
-      SnapshotIdIndex sourceHolds,
-      PathMapping mapping,
-      List<FileCopy> files) {
-    Map<Long, JsonNode> replicaEntries = new LinkedHashMap<>();
-    Map<Long, JsonNode> bySnapshot = new LinkedHashMap<>();
-    if (replica != null) {
-      for (JsonNode node : path(replica, field)) {
-        long snapshotId = node.get(SNAPSHOT_ID).asLong();
-        replicaEntries.put(snapshotId, node);
-        if (!sourceHolds.contains(snapshotId)) {
-          bySnapshot.put(snapshotId, node);
-        }
-      }
-    }
-    for (JsonNode node : path(source, field)) {
-      long snapshotId = node.get(SNAPSHOT_ID).asLong();
-      if (!held.contains(snapshotId)) {
-        continue;
-      }
-      ObjectNode mapped = node.deepCopy();
-      String sourcePath = node.get(STATISTICS_PATH).asText();
-      String targetPath = mapping.map(sourcePath);
-      mapped.put(STATISTICS_PATH, targetPath);
-      bySnapshot.put(snapshotId, mapped);
-      JsonNode previous = replicaEntries.get(snapshotId);
-      if (previous == null || !previous.equals(mapped)) {
-        JsonNode size = node.get(FILE_SIZE_IN_BYTES);
-        files.add(
-            FileCopy.of(
-                FileKind.STATISTICS, sourcePath, targetPath, size == null ? -1 : size.asLong()));
-      }
-    }
-    ArrayNode array = NODES.arrayNode();
-    bySnapshot.entrySet().stream()
-        .filter(e -> held.contains(e.getKey()))
-        .forEach(e -> array.add(e.getValue()));
-    return array;
   }
 
   private static ObjectNode properties(
