@@ -17,7 +17,6 @@ import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.path.TableLayout;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +34,6 @@ import java.util.function.BiPredicate;
  */
 public final class MetadataMerge {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
-  private static final String KEPT_REF_MAX_AGE_MS = "max-ref-age-ms";
 
   private MetadataMerge() {}
 
@@ -81,11 +79,9 @@ public final class MetadataMerge {
             SameMeaning::sortOrders,
             sourceFile));
 
-    removeDroppedRefs(out, request.droppedRefs());
-    addKeptRefs(out, request.keptRefs(), "a tag", sourceFile);
-    addKeptRefs(out, request.cutTags(), "a group's cut tag", sourceFile);
-    Set<Long> protectedIds = protectedSnapshotIds(out);
-    SnapshotUnion snapshots = SnapshotUnion.of(request, replica, protectedIds);
+    RefsMerge.merge(out, request);
+    SnapshotUnion snapshots =
+        SnapshotUnion.of(request, replica, RefsMerge.protectedSnapshotIds(out));
     builder.snapshots(snapshots.list());
     SnapshotIdIndex held = snapshots.ids();
     List<FileCopy> statisticsFiles = StatisticsMerge.merge(out, replica, source, held, mapping);
@@ -97,7 +93,7 @@ public final class MetadataMerge {
     ReplicaCommits.setMetadataLog(
         builder, request.replica(), request.replicaMetadataFile(), request.previousVersionsMax());
     out.set(PROPERTIES, properties(source, mapping, sourceFile));
-    checkRefs(out, held, sourceFile);
+    RefsMerge.checkHeld(out, held, sourceFile);
 
     ReplicaCommits.setLastUpdatedMs(
         out, request.replica(), request.commitTimeMs(), source.lastUpdatedMs());
@@ -188,81 +184,13 @@ public final class MetadataMerge {
     return array;
   }
 
-  /** Snapshots the source needs: its current one and every ref's the replica keeps. */
-  private static Set<Long> protectedSnapshotIds(ObjectNode out) {
-    Set<Long> ids = new HashSet<>();
-    JsonNode refs = out.get(REFS);
-    if (refs != null && refs.isObject()) {
-      refs.forEach(ref -> ids.add(ref.get(SNAPSHOT_ID).asLong()));
-    }
-    JsonNode current = out.get(CURRENT_SNAPSHOT_ID);
-    if (current != null && !current.isNull() && current.asLong() != -1) {
-      ids.add(current.asLong());
-    }
-    return ids;
-  }
-
   /**
-   * A ref the replica's retention dropped stays dropped while the source's ref still points where
-   * it did; a source that moves the ref brings it back.
-   */
-  private static void removeDroppedRefs(ObjectNode out, Map<String, Long> droppedRefs) {
-    JsonNode refs = out.get(REFS);
-    if (!(refs instanceof ObjectNode refsObject) || droppedRefs.isEmpty()) {
-      return;
-    }
-    droppedRefs.forEach(
-        (name, snapshotId) -> {
-          JsonNode ref = refsObject.get(name);
-          if (ref != null && ref.get(SNAPSHOT_ID).asLong() == snapshotId && !"main".equals(name)) {
-            refsObject.remove(name);
-          }
-        });
-  }
-
-  /**
-   * Kept refs become tags; a source ref of the same name elsewhere is a conflict, never a choice.
-   *
-   * @param what how the message names such a tag
-   */
-  private static void addKeptRefs(
-      ObjectNode out, Map<String, Long> keptRefs, String what, String sourceFile) {
-    if (keptRefs.isEmpty()) {
-      return;
-    }
-    ObjectNode refs = out.with(REFS);
-    keptRefs.forEach(
-        (name, snapshotId) -> {
-          JsonNode existing = refs.get(name);
-          if (existing != null && existing.get(SNAPSHOT_ID).asLong() != snapshotId) {
-            throw new ConflictException(
-                "Cannot replicate table metadata "
-                    + sourceFile
-                    + ": its ref '"
-                    + name
-                    + "' names snapshot "
-                    + existing.get(SNAPSHOT_ID).asLong()
-                    + ", but the replica keeps "
-                    + what
-                    + " of that name at snapshot "
-                    + snapshotId);
-          }
-          if (existing == null) {
-            putKeptTag(refs, name, snapshotId);
-          }
-        });
-  }
-
-  /**
-   * A tag only the replica has, in {@code refs}. Its own {@code max-ref-age-ms} is the largest
-   * there is: it alone keeps its snapshot, so no expiry (the replica's, or an engine's once the
-   * table is writable again) may drop it for its age, whatever the table-level ref age says.
+   * A tag only the replica has, in {@code refs}, with the largest {@code max-ref-age-ms} there is,
+   * so that no expiry drops it for its age: the one way such a tag is written, for a group's cut
+   * tags as for the merge's kept refs.
    */
   public static void putKeptTag(ObjectNode refs, String name, long snapshotId) {
-    refs.putObject(name)
-        .put(SNAPSHOT_ID, snapshotId)
-        .put(REF_TYPE, "tag")
-        .put(KEPT_REF_MAX_AGE_MS, Long.MAX_VALUE);
+    RefsMerge.putKeptTag(refs, name, snapshotId);
   }
 
   /**
@@ -345,38 +273,5 @@ public final class MetadataMerge {
       properties.put(ReplicaProperties.SOURCE_METADATA_DELETE_AFTER_COMMIT, sourceValue);
     }
     properties.put(ReplicaProperties.METADATA_DELETE_AFTER_COMMIT, "false");
-  }
-
-  private static void checkRefs(ObjectNode out, SnapshotIdIndex held, String sourceFile) {
-    JsonNode current = out.get(CURRENT_SNAPSHOT_ID);
-    if (current != null
-        && !current.isNull()
-        && current.asLong() != -1
-        && !held.contains(current.asLong())) {
-      throw new ConflictException(
-          "Cannot replicate table metadata "
-              + sourceFile
-              + ": its current-snapshot-id "
-              + current.asLong()
-              + " is not among its snapshots");
-    }
-    JsonNode refs = out.get(REFS);
-    if (refs != null && refs.isObject()) {
-      Iterator<Map.Entry<String, JsonNode>> it = refs.fields();
-      while (it.hasNext()) {
-        Map.Entry<String, JsonNode> ref = it.next();
-        long id = ref.getValue().get(SNAPSHOT_ID).asLong();
-        if (!held.contains(id)) {
-          throw new ConflictException(
-              "Cannot replicate table metadata "
-                  + sourceFile
-                  + ": ref '"
-                  + ref.getKey()
-                  + "' names snapshot "
-                  + id
-                  + ", which is not among its snapshots");
-        }
-      }
-    }
   }
 }
