@@ -10,7 +10,6 @@ import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.model.TableMetadata.LogEntry;
@@ -24,7 +23,6 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 import java.util.zip.GZIPInputStream;
 
 /**
@@ -218,9 +216,9 @@ public final class TableMetadataParser {
         }
         fields.set(name, TableMetadata.COMPACT);
       } else if (array && SNAPSHOT_LOG.equals(name)) {
-        fields.set(name, readLog(parser, snapshotLog, Contents::snapshotLogEntry));
+        fields.set(name, CompactLogs.readSnapshotLog(MAPPER, parser, snapshotLog));
       } else if (array && METADATA_LOG.equals(name)) {
-        fields.set(name, readLog(parser, metadataLog, Contents::metadataLogEntry));
+        fields.set(name, CompactLogs.readMetadataLog(MAPPER, parser, metadataLog));
       } else {
         fields.set(name, MAPPER.readTree(parser));
       }
@@ -248,50 +246,6 @@ public final class TableMetadataParser {
           new TableMetadata(fields, snapshots, snapshotLog, metadataLog),
           snapshotProblem,
           fileName);
-    }
-
-    /**
-     * Reads a log array: compactly while every entry holds exactly the spec's two fields, else as
-     * the tree it is (an entry with more fields keeps them).
-     */
-    private static <T> JsonNode readLog(
-        JsonParser parser, List<T> compact, Function<JsonNode, T> entryOf) throws IOException {
-      ArrayNode tree = null;
-      while (parser.nextToken() != JsonToken.END_ARRAY) {
-        JsonNode node = MAPPER.readTree(parser);
-        T entry = tree == null ? entryOf.apply(node) : null;
-        if (entry != null) {
-          compact.add(entry);
-          continue;
-        }
-        if (tree == null) {
-          tree = MAPPER.createArrayNode();
-          for (T held : compact) {
-            tree.add(
-                held instanceof LogEntry log ? log.toJson() : ((SnapshotLogEntry) held).toJson());
-          }
-          compact.clear();
-        }
-        tree.add(node);
-      }
-      return tree == null ? TableMetadata.COMPACT : tree;
-    }
-
-    private static SnapshotLogEntry snapshotLogEntry(JsonNode node) {
-      return node.size() == 2 && isLong(node.get(TIMESTAMP_MS)) && isLong(node.get(SNAPSHOT_ID))
-          ? new SnapshotLogEntry(node.get(TIMESTAMP_MS).asLong(), node.get(SNAPSHOT_ID).asLong())
-          : null;
-    }
-
-    private static LogEntry metadataLogEntry(JsonNode node) {
-      JsonNode file = node.get(METADATA_FILE);
-      return node.size() == 2 && isLong(node.get(TIMESTAMP_MS)) && file != null && file.isTextual()
-          ? new LogEntry(node.get(TIMESTAMP_MS).asLong(), file.asText())
-          : null;
-    }
-
-    private static boolean isLong(JsonNode node) {
-      return node != null && node.isIntegralNumber() && node.canConvertToLong();
     }
   }
 }
