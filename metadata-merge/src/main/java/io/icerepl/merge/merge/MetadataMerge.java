@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icerepl.merge.copyplan.FileCopy;
-import io.icerepl.merge.copyplan.FileKind;
 import io.icerepl.merge.error.ConflictException;
 import io.icerepl.merge.error.UnsupportedFeatureException;
 import io.icerepl.merge.head.MetadataFileNames;
@@ -17,9 +16,7 @@ import io.icerepl.merge.model.Snapshot;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.path.TableLayout;
-import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,7 +34,6 @@ import java.util.function.BiPredicate;
  */
 public final class MetadataMerge {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
-  private static final String KEPT_REF_MAX_AGE_MS = "max-ref-age-ms";
 
   private MetadataMerge() {}
 
@@ -83,34 +79,12 @@ public final class MetadataMerge {
             SameMeaning::sortOrders,
             sourceFile));
 
-    removeDroppedRefs(out, request.droppedRefs());
-    addKeptRefs(out, request.keptRefs(), "a tag", sourceFile);
-    addKeptRefs(out, request.cutTags(), "a group's cut tag", sourceFile);
-    Set<Long> protectedIds = protectedSnapshotIds(out);
-    SnapshotUnion snapshots = unionSnapshots(request, replica, protectedIds);
+    RefsMerge.merge(out, request);
+    SnapshotUnion snapshots =
+        SnapshotUnion.of(request, replica, RefsMerge.protectedSnapshotIds(out));
     builder.snapshots(snapshots.list());
     SnapshotIdIndex held = snapshots.ids();
-
-    List<FileCopy> statisticsFiles = new ArrayList<>();
-    // only the replica's statistics entries are looked up in it: most tables have none
-    SnapshotIdIndex sourceHolds =
-        hasEntries(replica, STATISTICS) || hasEntries(replica, PARTITION_STATISTICS)
-            ? SnapshotIdIndex.of(source.snapshots())
-            : null;
-    out.set(
-        STATISTICS,
-        mergeStatistics(replica, source, STATISTICS, held, sourceHolds, mapping, statisticsFiles));
-    out.set(
-        PARTITION_STATISTICS,
-        mergeStatistics(
-            replica, source, PARTITION_STATISTICS, held, sourceHolds, mapping, statisticsFiles));
-    if (source.field(STATISTICS) == null && ((ArrayNode) out.get(STATISTICS)).isEmpty()) {
-      out.remove(STATISTICS);
-    }
-    if (source.field(PARTITION_STATISTICS) == null
-        && ((ArrayNode) out.get(PARTITION_STATISTICS)).isEmpty()) {
-      out.remove(PARTITION_STATISTICS);
-    }
+    List<FileCopy> statisticsFiles = StatisticsMerge.merge(out, replica, source, held, mapping);
 
     builder.snapshotLog(
         SnapshotLogMerge.merge(
@@ -119,7 +93,7 @@ public final class MetadataMerge {
     ReplicaCommits.setMetadataLog(
         builder, request.replica(), request.replicaMetadataFile(), request.previousVersionsMax());
     out.set(PROPERTIES, properties(source, mapping, sourceFile));
-    checkRefs(out, held, sourceFile);
+    RefsMerge.checkHeld(out, held, sourceFile);
 
     ReplicaCommits.setLastUpdatedMs(
         out, request.replica(), request.commitTimeMs(), source.lastUpdatedMs());
@@ -210,81 +184,13 @@ public final class MetadataMerge {
     return array;
   }
 
-  /** Snapshots the source needs: its current one and every ref's the replica keeps. */
-  private static Set<Long> protectedSnapshotIds(ObjectNode out) {
-    Set<Long> ids = new HashSet<>();
-    JsonNode refs = out.get(REFS);
-    if (refs != null && refs.isObject()) {
-      refs.forEach(ref -> ids.add(ref.get(SNAPSHOT_ID).asLong()));
-    }
-    JsonNode current = out.get(CURRENT_SNAPSHOT_ID);
-    if (current != null && !current.isNull() && current.asLong() != -1) {
-      ids.add(current.asLong());
-    }
-    return ids;
-  }
-
   /**
-   * A ref the replica's retention dropped stays dropped while the source's ref still points where
-   * it did; a source that moves the ref brings it back.
-   */
-  private static void removeDroppedRefs(ObjectNode out, Map<String, Long> droppedRefs) {
-    JsonNode refs = out.get(REFS);
-    if (!(refs instanceof ObjectNode refsObject) || droppedRefs.isEmpty()) {
-      return;
-    }
-    droppedRefs.forEach(
-        (name, snapshotId) -> {
-          JsonNode ref = refsObject.get(name);
-          if (ref != null && ref.get(SNAPSHOT_ID).asLong() == snapshotId && !"main".equals(name)) {
-            refsObject.remove(name);
-          }
-        });
-  }
-
-  /**
-   * Kept refs become tags; a source ref of the same name elsewhere is a conflict, never a choice.
-   *
-   * @param what how the message names such a tag
-   */
-  private static void addKeptRefs(
-      ObjectNode out, Map<String, Long> keptRefs, String what, String sourceFile) {
-    if (keptRefs.isEmpty()) {
-      return;
-    }
-    ObjectNode refs = out.with(REFS);
-    keptRefs.forEach(
-        (name, snapshotId) -> {
-          JsonNode existing = refs.get(name);
-          if (existing != null && existing.get(SNAPSHOT_ID).asLong() != snapshotId) {
-            throw new ConflictException(
-                "Cannot replicate table metadata "
-                    + sourceFile
-                    + ": its ref '"
-                    + name
-                    + "' names snapshot "
-                    + existing.get(SNAPSHOT_ID).asLong()
-                    + ", but the replica keeps "
-                    + what
-                    + " of that name at snapshot "
-                    + snapshotId);
-          }
-          if (existing == null) {
-            putKeptTag(refs, name, snapshotId);
-          }
-        });
-  }
-
-  /**
-   * A tag only the replica has, in {@code refs}. Its own {@code max-ref-age-ms} is the largest
-   * there is: it alone keeps its snapshot, so no expiry (the replica's, or an engine's once the
-   * table is writable again) may drop it for its age, whatever the table-level ref age says.
+   * A tag only the replica has, in {@code refs}, with the largest {@code max-ref-age-ms} there is,
+   * so that no expiry drops it for its age: the one way such a tag is written, for a group's cut
+   * tags as for the merge's kept refs.
    */
   public static void putKeptTag(ObjectNode refs, String name, long snapshotId) {
-    refs.putObject(name)
-        .put(SNAPSHOT_ID, snapshotId)
-        .put(REF_TYPE, "tag")
-        .put(KEPT_REF_MAX_AGE_MS, Long.MAX_VALUE);
+    RefsMerge.putKeptTag(refs, name, snapshotId);
   }
 
   /**
@@ -330,167 +236,10 @@ public final class MetadataMerge {
     }
   }
 
-  private record SnapshotUnion(
-      List<Snapshot> list, SnapshotIdIndex ids, List<MergeResult.AddedSnapshot> added) {}
-
-  /**
-   * The replica's snapshots in their order, then the source's new ones in theirs, indexed by id.
-   * One list and one primitive index, since a backfill of a long history adds every snapshot.
-   */
-  private static SnapshotUnion unionSnapshots(
-      MergeRequest request, TableMetadata replica, Set<Long> protectedIds) {
-    PathMapping mapping = request.mapping();
-    List<Snapshot> sourceSnapshots = request.source().snapshots();
-    List<Snapshot> replicaSnapshots = replica == null ? List.of() : replica.snapshots();
-    List<Snapshot> list = new ArrayList<>(replicaSnapshots.size() + sourceSnapshots.size());
-    SnapshotIdIndex byId = new SnapshotIdIndex(replicaSnapshots.size() + sourceSnapshots.size());
-    for (Snapshot snapshot : replicaSnapshots) {
-      int held = byId.putIfAbsent(snapshot.snapshotId(), list.size());
-      if (held < 0) {
-        list.add(snapshot);
-      } else {
-        list.set(held, snapshot); // a repeated id keeps its first place and its last entry
-      }
-    }
-    List<MergeResult.AddedSnapshot> added = new ArrayList<>();
-    for (Snapshot snapshot : sourceSnapshots) {
-      long id = snapshot.snapshotId();
-      int held = byId.position(id);
-      if (held >= 0) {
-        checkSameSnapshot(list.get(held), snapshot, mapping, request.sourceMetadataFile());
-        continue;
-      }
-      if (request.expiredSnapshotIds().contains(id) && !protectedIds.contains(id)) {
-        continue; // expired by the replica's own retention: its files are gone
-      }
-      byId.putIfAbsent(id, list.size());
-      list.add(snapshot.withManifestPaths(mapping));
-      added.add(new MergeResult.AddedSnapshot(snapshot));
-    }
-    return new SnapshotUnion(list, byId, added);
-  }
-
-  /**
-   * Snapshots are immutable: one the replica holds must be the source's, compared on the fields
-   * that decide what it reads. Compared on the compact entries: history is long and most snapshots
-   * are old.
-   */
-  private static void checkSameSnapshot(
-      Snapshot replica, Snapshot source, PathMapping mapping, String sourceFile) {
-    // an absent sequence-number is 0, which Iceberg omits and other writers spell out
-    if (replica.sequenceNumber() != source.sequenceNumber()) {
-      throw differentSnapshot(
-          source.snapshotId(),
-          sourceFile,
-          SEQUENCE_NUMBER,
-          replica.sequenceNumber(),
-          source.sequenceNumber());
-    }
-    if (replica.timestampMs() != source.timestampMs()) {
-      throw differentSnapshot(
-          source.snapshotId(),
-          sourceFile,
-          TIMESTAMP_MS,
-          replica.timestampMs(),
-          source.timestampMs());
-    }
-    if (!replica.parentSnapshotId().equals(source.parentSnapshotId())) {
-      throw differentSnapshot(
-          source.snapshotId(),
-          sourceFile,
-          PARENT_SNAPSHOT_ID,
-          replica.parentSnapshotId().orElse(null),
-          source.parentSnapshotId().orElse(null));
-    }
-    if (replica.hasManifestListOf(source, mapping)) {
-      return; // the usual case, known from the entries' bytes: most of a history is unchanged
-    }
-    String replicaList = replica.manifestList().orElse(null);
-    String sourceList = source.manifestList().map(mapping::map).orElse(null);
-    // one file may be spelled file:/p by one writer and file:///p by another (a fail-back maps
-    // the promoted table's paths onto the original's own)
-    if (replicaList == null || sourceList == null
-        ? replicaList != sourceList
-        : !PathMapping.sameFile(replicaList, sourceList)) {
-      throw differentSnapshot(
-          source.snapshotId(), sourceFile, MANIFEST_LIST, replicaList, sourceList);
-    }
-  }
-
-  private static boolean hasEntries(TableMetadata metadata, String field) {
-    return metadata != null && path(metadata, field).size() > 0;
-  }
-
   /** A top-level field's JSON, missing when absent. */
   private static JsonNode path(TableMetadata metadata, String field) {
     JsonNode node = metadata.field(field);
     return node == null ? MissingNode.getInstance() : node;
-  }
-
-  private static ConflictException differentSnapshot(
-      long id, String sourceFile, String field, Object replica, Object source) {
-    return new ConflictException(
-        "Cannot merge snapshot "
-            + id
-            + " of table metadata "
-            + sourceFile
-            + ": the replica "
-            + "holds a different snapshot with the same snapshot-id ("
-            + field
-            + " "
-            + replica
-            + " vs "
-            + source
-            + ")");
-  }
-
-  /**
-   * Statistics of every snapshot the replica keeps. For a snapshot the source still holds, the
-   * source's entries are the truth: present, replaced or removed there, so on the replica. For a
-   * snapshot only the replica keeps (the source expired it), the replica's entry stays.
-   */
-  private static ArrayNode mergeStatistics(
-      TableMetadata replica,
-      TableMetadata source,
-      String field,
-      SnapshotIdIndex held,
-      SnapshotIdIndex sourceHolds,
-      PathMapping mapping,
-      List<FileCopy> files) {
-    Map<Long, JsonNode> replicaEntries = new LinkedHashMap<>();
-    Map<Long, JsonNode> bySnapshot = new LinkedHashMap<>();
-    if (replica != null) {
-      for (JsonNode node : path(replica, field)) {
-        long snapshotId = node.get(SNAPSHOT_ID).asLong();
-        replicaEntries.put(snapshotId, node);
-        if (!sourceHolds.contains(snapshotId)) {
-          bySnapshot.put(snapshotId, node);
-        }
-      }
-    }
-    for (JsonNode node : path(source, field)) {
-      long snapshotId = node.get(SNAPSHOT_ID).asLong();
-      if (!held.contains(snapshotId)) {
-        continue;
-      }
-      ObjectNode mapped = node.deepCopy();
-      String sourcePath = node.get(STATISTICS_PATH).asText();
-      String targetPath = mapping.map(sourcePath);
-      mapped.put(STATISTICS_PATH, targetPath);
-      bySnapshot.put(snapshotId, mapped);
-      JsonNode previous = replicaEntries.get(snapshotId);
-      if (previous == null || !previous.equals(mapped)) {
-        JsonNode size = node.get(FILE_SIZE_IN_BYTES);
-        files.add(
-            FileCopy.of(
-                FileKind.STATISTICS, sourcePath, targetPath, size == null ? -1 : size.asLong()));
-      }
-    }
-    ArrayNode array = NODES.arrayNode();
-    bySnapshot.entrySet().stream()
-        .filter(e -> held.contains(e.getKey()))
-        .forEach(e -> array.add(e.getValue()));
-    return array;
   }
 
   private static ObjectNode properties(
@@ -524,38 +273,5 @@ public final class MetadataMerge {
       properties.put(ReplicaProperties.SOURCE_METADATA_DELETE_AFTER_COMMIT, sourceValue);
     }
     properties.put(ReplicaProperties.METADATA_DELETE_AFTER_COMMIT, "false");
-  }
-
-  private static void checkRefs(ObjectNode out, SnapshotIdIndex held, String sourceFile) {
-    JsonNode current = out.get(CURRENT_SNAPSHOT_ID);
-    if (current != null
-        && !current.isNull()
-        && current.asLong() != -1
-        && !held.contains(current.asLong())) {
-      throw new ConflictException(
-          "Cannot replicate table metadata "
-              + sourceFile
-              + ": its current-snapshot-id "
-              + current.asLong()
-              + " is not among its snapshots");
-    }
-    JsonNode refs = out.get(REFS);
-    if (refs != null && refs.isObject()) {
-      Iterator<Map.Entry<String, JsonNode>> it = refs.fields();
-      while (it.hasNext()) {
-        Map.Entry<String, JsonNode> ref = it.next();
-        long id = ref.getValue().get(SNAPSHOT_ID).asLong();
-        if (!held.contains(id)) {
-          throw new ConflictException(
-              "Cannot replicate table metadata "
-                  + sourceFile
-                  + ": ref '"
-                  + ref.getKey()
-                  + "' names snapshot "
-                  + id
-                  + ", which is not among its snapshots");
-        }
-      }
-    }
   }
 }

@@ -10,7 +10,6 @@ import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icerepl.merge.error.BadInputException;
 import io.icerepl.merge.model.TableMetadata.LogEntry;
@@ -24,7 +23,6 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 import java.util.zip.GZIPInputStream;
 
 /**
@@ -49,12 +47,6 @@ public final class TableMetadataParser {
   private static final ObjectMapper MAPPER = newMapper();
   private static final java.util.Set<String> HISTORY_FIELDS =
       java.util.Set.of(SNAPSHOTS, SNAPSHOT_LOG, METADATA_LOG);
-
-  /** The field that marks a view's metadata (the view spec), which a table's never has. */
-  private static final String VIEW_UUID = "view-uuid";
-
-  private static final int MIN_FORMAT_VERSION = 1;
-  private static final int MAX_FORMAT_VERSION = 3;
 
   private TableMetadataParser() {}
 
@@ -198,107 +190,6 @@ public final class TableMetadataParser {
     return buffered;
   }
 
-  private static TableMetadata validate(
-      TableMetadata metadata, String snapshotProblem, String fileName) {
-    ObjectNode json = metadata.fields();
-    if (json.has(VIEW_UUID) && !json.has(TABLE_UUID)) {
-      // A catalog keeps a view's metadata as a table's, in its own metadata/ folder: name it so.
-      throw new BadInputException(
-          "Cannot read table metadata "
-              + fileName
-              + ": it is an Iceberg view's metadata (view-uuid "
-              + json.get(VIEW_UUID).asText()
-              + "), not a table's; views are not replicated");
-    }
-    Validator v = new Validator(fileName, json);
-    JsonNode version = v.required(json, FORMAT_VERSION, "");
-    if (!version.canConvertToInt()
-        || version.asInt() < MIN_FORMAT_VERSION
-        || version.asInt() > MAX_FORMAT_VERSION) {
-      throw new BadInputException(
-          "Cannot read table metadata "
-              + fileName
-              + ": unsupported format-version "
-              + version
-              + " (supported: 1, 2, 3)");
-    }
-    int formatVersion = version.asInt();
-    v.requiredText(json, LOCATION, "");
-    v.required(json, LAST_UPDATED_MS, "");
-    v.required(json, LAST_COLUMN_ID, "");
-    if (formatVersion >= 2) {
-      v.requiredText(json, TABLE_UUID, "");
-      v.required(json, LAST_SEQUENCE_NUMBER, "");
-      v.requiredArray(json, SCHEMAS, "");
-      v.required(json, CURRENT_SCHEMA_ID, "");
-      v.requiredArray(json, PARTITION_SPECS, "");
-      v.required(json, DEFAULT_SPEC_ID, "");
-      v.required(json, LAST_PARTITION_ID, "");
-      v.requiredArray(json, SORT_ORDERS, "");
-      v.required(json, DEFAULT_SORT_ORDER_ID, "");
-    } else {
-      if (!json.has(SCHEMA) && !json.has(SCHEMAS)) {
-        v.required(json, SCHEMA, "");
-      }
-      if (!json.has(PARTITION_SPEC) && !json.has(PARTITION_SPECS)) {
-        v.required(json, PARTITION_SPEC, "");
-      }
-    }
-    if (formatVersion >= 3) {
-      v.required(json, NEXT_ROW_ID, "");
-    }
-    for (JsonNode schema : iterable(json, SCHEMAS)) {
-      v.required(schema, SCHEMA_ID, " in a schema");
-    }
-    for (JsonNode spec : iterable(json, PARTITION_SPECS)) {
-      v.required(spec, SPEC_ID, " in a partition spec");
-    }
-    for (JsonNode order : iterable(json, SORT_ORDERS)) {
-      v.required(order, ORDER_ID, " in a sort order");
-    }
-    if (snapshotProblem != null) {
-      throw new BadInputException(
-          "Cannot read table metadata " + fileName + ": " + snapshotProblem);
-    }
-    // entries held compactly have both fields by construction
-    for (JsonNode entry : iterable(json, SNAPSHOT_LOG)) {
-      v.required(entry, TIMESTAMP_MS, " in a snapshot-log entry");
-      v.required(entry, SNAPSHOT_ID, " in a snapshot-log entry");
-    }
-    for (JsonNode entry : iterable(json, METADATA_LOG)) {
-      v.required(entry, TIMESTAMP_MS, " in a metadata-log entry");
-      v.requiredText(entry, METADATA_FILE, " in a metadata-log entry");
-    }
-    JsonNode refs = json.get(REFS);
-    if (refs != null && refs.isObject()) {
-      refs.fields()
-          .forEachRemaining(
-              e -> {
-                v.required(e.getValue(), SNAPSHOT_ID, " in ref '" + e.getKey() + "'");
-                v.requiredText(e.getValue(), REF_TYPE, " in ref '" + e.getKey() + "'");
-              });
-    }
-    for (String field : new String[] {STATISTICS, PARTITION_STATISTICS}) {
-      for (JsonNode entry : iterable(json, field)) {
-        v.required(entry, SNAPSHOT_ID, " in a " + field + " entry");
-        v.requiredText(entry, STATISTICS_PATH, " in a " + field + " entry");
-      }
-    }
-    // Every walk of parents relies on this: a history that loops is refused here, once.
-    SnapshotGraph.problemIn(metadata)
-        .ifPresent(
-            problem -> {
-              throw new BadInputException(
-                  "Cannot read table metadata " + fileName + ": " + problem);
-            });
-    return metadata;
-  }
-
-  private static Iterable<JsonNode> iterable(JsonNode json, String field) {
-    JsonNode node = json.get(field);
-    return node != null && node.isArray() ? node : List.of();
-  }
-
   /**
    * The fields of one metadata object as they are read: the history-long arrays held compactly, the
    * rest as trees. A snapshot's problem is kept until the top-level fields were checked, so the
@@ -325,9 +216,9 @@ public final class TableMetadataParser {
         }
         fields.set(name, TableMetadata.COMPACT);
       } else if (array && SNAPSHOT_LOG.equals(name)) {
-        fields.set(name, readLog(parser, snapshotLog, Contents::snapshotLogEntry));
+        fields.set(name, CompactLogs.readSnapshotLog(MAPPER, parser, snapshotLog));
       } else if (array && METADATA_LOG.equals(name)) {
-        fields.set(name, readLog(parser, metadataLog, Contents::metadataLogEntry));
+        fields.set(name, CompactLogs.readMetadataLog(MAPPER, parser, metadataLog));
       } else {
         fields.set(name, MAPPER.readTree(parser));
       }
@@ -351,169 +242,10 @@ public final class TableMetadataParser {
     }
 
     TableMetadata validate(String fileName) {
-      return TableMetadataParser.validate(
+      return RequiredFields.check(
           new TableMetadata(fields, snapshots, snapshotLog, metadataLog),
           snapshotProblem,
           fileName);
-    }
-
-    /**
-     * Reads a log array: compactly while every entry holds exactly the spec's two fields, else as
-     * the tree it is (an entry with more fields keeps them).
-     */
-    private static <T> JsonNode readLog(
-        JsonParser parser, List<T> compact, Function<JsonNode, T> entryOf) throws IOException {
-      ArrayNode tree = null;
-      while (parser.nextToken() != JsonToken.END_ARRAY) {
-        JsonNode node = MAPPER.readTree(parser);
-        T entry = tree == null ? entryOf.apply(node) : null;
-        if (entry != null) {
-          compact.add(entry);
-          continue;
-        }
-        if (tree == null) {
-          tree = MAPPER.createArrayNode();
-          for (T held : compact) {
-            tree.add(
-                held instanceof LogEntry log ? log.toJson() : ((SnapshotLogEntry) held).toJson());
-          }
-          compact.clear();
-        }
-        tree.add(node);
-      }
-      return tree == null ? TableMetadata.COMPACT : tree;
-    }
-
-    private static SnapshotLogEntry snapshotLogEntry(JsonNode node) {
-      return node.size() == 2 && isLong(node.get(TIMESTAMP_MS)) && isLong(node.get(SNAPSHOT_ID))
-          ? new SnapshotLogEntry(node.get(TIMESTAMP_MS).asLong(), node.get(SNAPSHOT_ID).asLong())
-          : null;
-    }
-
-    private static LogEntry metadataLogEntry(JsonNode node) {
-      JsonNode file = node.get(METADATA_FILE);
-      return node.size() == 2 && isLong(node.get(TIMESTAMP_MS)) && file != null && file.isTextual()
-          ? new LogEntry(node.get(TIMESTAMP_MS).asLong(), file.asText())
-          : null;
-    }
-
-    private static boolean isLong(JsonNode node) {
-      return node != null && node.isIntegralNumber() && node.canConvertToLong();
-    }
-  }
-
-  /** Checks required fields and names the first one missing. */
-  private record Validator(String fileName, ObjectNode root) {
-    JsonNode required(JsonNode object, String field, String where) {
-      JsonNode value = object.get(field);
-      if (value == null || value.isNull()) {
-        throw new BadInputException(
-            "Cannot read table metadata "
-                + fileName
-                + ": missing required field '"
-                + field
-                + "'"
-                + where);
-      }
-      return value;
-    }
-
-    JsonNode requiredText(JsonNode object, String field, String where) {
-      JsonNode value = required(object, field, where);
-      if (!value.isTextual()) {
-        throw new BadInputException(
-            "Cannot read table metadata "
-                + fileName
-                + ": field '"
-                + field
-                + "'"
-                + where
-                + " must be a string");
-      }
-      return value;
-    }
-
-    JsonNode requiredArray(JsonNode object, String field, String where) {
-      JsonNode value = required(object, field, where);
-      if (!value.isArray()) {
-        throw new BadInputException(
-            "Cannot read table metadata "
-                + fileName
-                + ": field '"
-                + field
-                + "'"
-                + where
-                + " must be an array");
-      }
-      return value;
-    }
-  }
-
-  /** Fails once more than the configured number of (decompressed) bytes was read. */
-  private static final class LimitedInputStream extends java.io.FilterInputStream {
-    private final long maxBytes;
-    private final MetadataHeapBound heap;
-    private final long heapBytes;
-    private final String fileName;
-    private long count;
-
-    LimitedInputStream(InputStream in, long maxBytes, MetadataHeapBound heap, String fileName) {
-      super(in);
-      this.maxBytes = maxBytes;
-      this.heap = heap;
-      this.heapBytes = heap.largestFileBytes();
-      this.fileName = fileName;
-    }
-
-    @Override
-    public int read() throws IOException {
-      int b = super.read();
-      if (b >= 0) {
-        count(1);
-      }
-      return b;
-    }
-
-    @Override
-    public int read(byte[] b, int off, int len) throws IOException {
-      int n = super.read(b, off, len);
-      if (n > 0) {
-        count(n);
-      }
-      return n;
-    }
-
-    private void count(long n) {
-      count += n;
-      if (count > heapBytes && heapBytes < maxBytes) {
-        long mib = 1024 * 1024;
-        throw new BadInputException(
-            "Cannot read table metadata "
-                + fileName
-                + ": larger than this process's heap holds (over "
-                + heapBytes / mib
-                + " MiB read; a maximum heap of "
-                + heap.maxHeapBytes() / mib
-                + " MiB holds metadata files up to "
-                + heapBytes / mib
-                + " MiB, at "
-                + MetadataHeapBound.HEAP_PER_BYTE
-                + "× their size plus "
-                + MetadataHeapBound.RESERVE_BYTES / mib
-                + " MiB); give the JVM -Xmx"
-                + MetadataHeapBound.heapMibFor(maxBytes)
-                + "m to read files up to the configured limit of "
-                + maxBytes / mib
-                + " MiB");
-      }
-      if (count > maxBytes) {
-        throw new BadInputException(
-            "Cannot read table metadata "
-                + fileName
-                + ": larger than the configured limit of "
-                + maxBytes
-                + " bytes");
-      }
     }
   }
 }
