@@ -23,6 +23,7 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.zip.GZIPInputStream;
 
 /**
@@ -45,8 +46,7 @@ public final class TableMetadataParser {
   public static final int MAX_STRING_LENGTH = 64 * 1024 * 1024;
 
   private static final ObjectMapper MAPPER = newMapper();
-  private static final java.util.Set<String> HISTORY_FIELDS =
-      java.util.Set.of(SNAPSHOTS, SNAPSHOT_LOG, METADATA_LOG);
+  private static final Set<String> HISTORY_FIELDS = Set.of(SNAPSHOTS, SNAPSHOT_LOG, METADATA_LOG);
 
   private TableMetadataParser() {}
 
