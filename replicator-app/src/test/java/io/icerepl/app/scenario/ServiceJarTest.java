@@ -2,6 +2,7 @@ package io.icerepl.app.scenario;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.icerepl.fixtures.JarCommand;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -110,14 +111,7 @@ class ServiceJarTest {
 
     Process process =
         new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar",
-                JAR.toString(),
-                "replicate",
-                "--source",
-                source.location(),
-                "--target",
-                target)
+                JarCommand.of(JAR, "replicate", "--source", source.location(), "--target", target))
             .redirectErrorStream(true)
             .redirectOutput(log.toFile())
             .start();

@@ -2,6 +2,7 @@ package io.icerepl.app.engine.catalog;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.icerepl.fixtures.JarCommand;
 import io.icerepl.localstack.TableWrites;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -57,18 +58,17 @@ class CatalogServiceJarTest {
         Path log = dir.resolve("replicate-" + round + ".log");
         Process process =
             new ProcessBuilder(
-                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-jar",
-                    JAR.toString(),
-                    "replicate",
-                    "--source-catalog",
-                    source.properties(),
-                    "--source-table",
-                    "db.orders",
-                    "--target",
-                    replica,
-                    "--target-catalog",
-                    targetCatalog)
+                    JarCommand.of(
+                        JAR,
+                        "replicate",
+                        "--source-catalog",
+                        source.properties(),
+                        "--source-table",
+                        "db.orders",
+                        "--target",
+                        replica,
+                        "--target-catalog",
+                        targetCatalog))
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile())
                 .start();
@@ -158,11 +158,7 @@ class CatalogServiceJarTest {
   private record Run(int exit, String output) {}
 
   private Run run(String... arguments) throws Exception {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-jar");
-    command.add(JAR.toString());
-    command.addAll(List.of(arguments));
+    List<String> command = JarCommand.of(JAR, arguments);
     Path log = Files.createTempFile(dir, "run", ".log");
     Process process =
         new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.icerepl.app.engine.SourceTable;
+import io.icerepl.fixtures.JarCommand;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -79,23 +80,20 @@ class SecretsInOutputTest {
     Path err = dir.resolve("replicate.err");
 
     List<String> command =
-        new ArrayList<>(
-            List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar",
-                JAR.toString(),
-                "replicate",
-                "--source",
-                source.location,
-                "--target",
-                dir.resolve("replica").toString(),
-                "--target-catalog",
-                // a warehouse, so that the JDBC catalog goes on to its driver
-                "name=dr," + catalog + ",warehouse=" + dir.resolve("warehouse"),
-                "--target-table",
-                "db.orders",
-                "--settle-time",
-                "0s"));
+        JarCommand.of(
+            JAR,
+            "replicate",
+            "--source",
+            source.location,
+            "--target",
+            dir.resolve("replica").toString(),
+            "--target-catalog",
+            // a warehouse, so that the JDBC catalog goes on to its driver
+            "name=dr," + catalog + ",warehouse=" + dir.resolve("warehouse"),
+            "--target-table",
+            "db.orders",
+            "--settle-time",
+            "0s");
     if (json) {
       command.add("--json");
     }
