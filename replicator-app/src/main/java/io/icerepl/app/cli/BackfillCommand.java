@@ -15,7 +15,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import picocli.CommandLine;
@@ -25,24 +24,17 @@ import picocli.CommandLine.Option;
 /** {@code backfill}: replicates every table of every rule once, as a batch job. */
 @Command(
     name = "backfill",
-    mixinStandardHelpOptions = true,
-    showDefaultValues = true,
     header = "Replicates every table of the service's rules once, then exits.",
     description = {
       "Each table under each rule of the service's configuration (replicator.rules) goes to each of its targets, under the lease the service takes, so a running service and a backfill never write one replica at once. Progress goes to stderr, a line per finished table; the result is a row per table. Safe to rerun: a rerun continues where a stopped run left off and reports replicas already up to date as such."
     },
-    footerHeading = "%nExamples:%n",
     footer = {"  replicator backfill --config replicator.yml --tables-in-parallel 8"},
-    exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
       "0:every table replicated or up to date",
       "1:at least one table failed (the others went on)",
       "2:a bad argument or configuration"
     })
-public final class BackfillCommand implements Callable<Integer> {
-
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
+public final class BackfillCommand extends ReportingCommand {
   @Option(
       names = "--config",
       required = true,
@@ -62,8 +54,6 @@ public final class BackfillCommand implements Callable<Integer> {
 
   @CommandLine.Mixin BatchOperationsOption batchOperations;
 
-  @CommandLine.Mixin OutputOptions output;
-
   @Override
   public Integer call() throws InterruptedException {
     if (tablesInParallel < 1) {
@@ -71,7 +61,6 @@ public final class BackfillCommand implements Callable<Integer> {
           "Cannot backfill: --tables-in-parallel must be at least 1, got " + tablesInParallel);
     }
     ConfigurationFile settings = ConfigurationFile.read(config);
-    PrintWriter out = spec.commandLine().getOut();
     ExecutorService files = Executors.newFixedThreadPool(threads.threads());
     try (SchemeStores stores =
             S3Stores.stores(
@@ -95,10 +84,9 @@ public final class BackfillCommand implements Callable<Integer> {
               tablesInParallel,
               batch);
       // progress on stderr, beside the logs; the result on stdout
-      PrintWriter progress =
-          output.quiet() ? new PrintWriter(Writer.nullWriter()) : spec.commandLine().getErr();
+      PrintWriter progress = output.quiet() ? new PrintWriter(Writer.nullWriter()) : err();
       List<TableOutcome> outcomes = backfill.run(new BackfillLines(progress));
-      output.print(out, BackfillLines.summary(outcomes));
+      print(BackfillLines.summary(outcomes));
       return outcomes.stream().anyMatch(TableOutcome::failed) ? 1 : 0;
     } finally {
       files.shutdownNow();

@@ -13,7 +13,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -21,33 +20,25 @@ import picocli.CommandLine.Option;
 /** {@code expire}: the replica's own snapshot retention, with ClickHouse-grade controls. */
 @Command(
     name = "expire",
-    mixinStandardHelpOptions = true,
-    showDefaultValues = true,
     header = "Expires a replica's snapshots by its own retention.",
     description = {
       "The table-level policy is the replica's history.expire.* properties (else 1 snapshot, 5 days, refs kept forever); refs' own fields override it; the options below override both. Files no retained snapshot reaches are deleted, unless the table says gc.enabled=false. Prints the metrics as 'name value' lines, named as Iceberg's expire_snapshots names them."
     },
-    footerHeading = "%nExamples:%n",
     footer = {
       "  replicator expire --target s3://dr/db/t --retention-period 90d --retain-last 5",
       "  replicator expire --target /backup/db/t --expire-before 2026-11-01T00:00:00Z"
     },
-    exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
       "0:expired (or nothing to expire)",
       "1:the expiry failed; an interrupted one is finished by the next run",
       "2:a bad argument"
     })
-final class ExpireCommand implements Callable<Integer> {
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
+final class ExpireCommand extends ReportingCommand {
   @CommandLine.Mixin StoreOptions stores;
 
   @CommandLine.Mixin TargetOption target;
 
   @CommandLine.Mixin MetadataLimitOption metadataLimit;
-
-  @CommandLine.Mixin OutputOptions output;
 
   @Option(
       names = "--retention-period",
@@ -115,8 +106,7 @@ final class ExpireCommand implements Callable<Integer> {
                 dryRun),
             Optional.ofNullable(maxRefAge).map(Durations::parseMillis),
             replicaOwnsFiles);
-    ProgressBar.Drawing progress =
-        ProgressBar.on(output.quiet() ? null : System.console(), spec.commandLine().getErr());
+    ProgressBar.Drawing progress = progressBar();
     try (StoreOptions opened = stores) {
       RetentionResult result;
       try {
@@ -131,7 +121,7 @@ final class ExpireCommand implements Callable<Integer> {
       } finally {
         progress.clear();
       }
-      output.print(spec.commandLine().getOut(), report(target.target(), result));
+      print(report(target.target(), result));
       return 0;
     }
   }

@@ -20,7 +20,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeMap;
-import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import picocli.CommandLine;
@@ -31,13 +30,10 @@ import picocli.CommandLine.Option;
 /** {@code failback}: makes the original location of a promoted table its replica again. */
 @Command(
     name = "failback",
-    mixinStandardHelpOptions = true,
-    showDefaultValues = true,
     header = "Makes the original location a replica of the promoted table.",
     description = {
       "The original gets the promoted table's whole history. Commits only the old source made after its last replicated version are kept under tags <tag-prefix>-<time>[-<ref>] and listed. Rerun it to carry the promoted table's new commits over; the tags stay. The --source-* store options apply to the promoted table, the --target-* ones to the original. With --primary-catalog the promoted table's head is the file its catalog names; --old-source-catalog moves the original's catalog entry to what fail-back publishes."
     },
-    footerHeading = "%nExamples:%n",
     footer = {
       "  replicator failback --primary s3://dr/db/t --old-source s3://lake/db/t",
       "  replicator failback --consistent sales \\",
@@ -45,16 +41,12 @@ import picocli.CommandLine.Option;
       "      --primary s3://dr/sales/order_items \\",
       "      --old-source s3://lake/sales/order_items"
     },
-    exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
       "0:failed back",
       "1:refused or failed; the original is left as it was",
       "2:a bad argument"
     })
-public final class FailbackCommand implements Callable<Integer> {
-
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
+public final class FailbackCommand extends ReportingCommand {
   @CommandLine.Mixin StoreOptions stores;
 
   @Option(
@@ -180,8 +172,6 @@ public final class FailbackCommand implements Callable<Integer> {
 
   @CommandLine.Mixin ThreadsOption threads;
 
-  @CommandLine.Mixin OutputOptions output;
-
   /** How long a group's original may take to hold its promoted table's head. */
   private static final Duration GROUP_PATIENCE = Duration.ofMinutes(2);
 
@@ -266,7 +256,7 @@ public final class FailbackCommand implements Callable<Integer> {
             tag.getKey() + " -> " + tag.getValue());
       }
       originalTable.ifPresent(t -> report.put("catalogEntry", "catalog entry", t.describe()));
-      output.print(spec.commandLine().getOut(), report);
+      print(report);
       return 0;
     } finally {
       executor.shutdownNow();
@@ -361,7 +351,7 @@ public final class FailbackCommand implements Callable<Integer> {
                     ? ""
                     : ", orphans kept as " + new TreeMap<>(summary.orphanTags())));
       }
-      output.print(spec.commandLine().getOut(), report);
+      print(report);
       return 0;
     } finally {
       executor.shutdownNow();

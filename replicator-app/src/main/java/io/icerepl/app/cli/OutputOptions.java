@@ -1,6 +1,5 @@
 package io.icerepl.app.cli;
 
-import java.io.PrintWriter;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
@@ -27,10 +26,5 @@ public final class OutputOptions {
   /** Whether the user asked for warnings and errors only, and no progress. */
   public boolean quiet() {
     return log.quiet();
-  }
-
-  /** Prints {@code report} on {@code out} as this command's result. */
-  public void print(PrintWriter out, Report report) {
-    report.print(out, json);
   }
 }

@@ -21,7 +21,6 @@ import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.failover.Promotion;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.path.TableLocation;
-import java.io.PrintWriter;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -31,7 +30,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import picocli.CommandLine;
@@ -41,13 +39,10 @@ import picocli.CommandLine.Option;
 /** {@code promote}: turns a replica into a table writers commit to (failover), fenced. */
 @Command(
     name = "promote",
-    mixinStandardHelpOptions = true,
-    showDefaultValues = true,
     header = "Promotes a replica to a writable table (failover).",
     description = {
       "Publishes one more version without the read-only marking, with replicator.epoch set and sequence numbers (and v3 row ids) raised past anything the old source may still have committed, and records the promotion in the replica's state: no replicator replicates into it again. --mode safe (the default) first replicates what the source still serves and verifies the replica against it, refusing when verify finds a problem unless --force; --mode now promotes what the replica holds and reports how far behind the source it was known to be. --target-catalog moves the replica's catalog entry to the promoted version, writable. A rerun finishes or reports an earlier promotion."
     },
-    footerHeading = "%nExamples:%n",
     footer = {
       "  replicator promote --target s3://dr/db/t --source s3://lake/db/t",
       "  replicator promote --target s3://dr/db/t --mode now --json",
@@ -56,15 +51,12 @@ import picocli.CommandLine.Option;
       "  replicator promote --consistent --mode now --dry-run \\",
       "      --target s3://dr/sales/orders --target s3://dr/sales/order_items"
     },
-    exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
       "0:promoted, or already promoted",
       "1:refused or failed; the replica is left as it was",
       "2:a bad argument"
     })
-final class PromoteCommand implements Callable<Integer> {
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
+final class PromoteCommand extends ReportingCommand {
   @CommandLine.Mixin StoreOptions stores;
 
   /** The source: needed by safe mode, reported on (if reachable) by now mode. */
@@ -153,8 +145,6 @@ final class PromoteCommand implements Callable<Integer> {
 
   @CommandLine.Mixin ThreadsOption threads;
 
-  @CommandLine.Mixin OutputOptions output;
-
   @CommandLine.Mixin MetadataLimitOption metadataLimit;
 
   private OptionalLong decidedOn() {
@@ -189,7 +179,6 @@ final class PromoteCommand implements Callable<Integer> {
               + ": --mode safe replicates and verifies against the source, give --source or"
               + " --source-catalog/--source-table (--mode now promotes without one)");
     }
-    PrintWriter out = spec.commandLine().getOut();
     Report report = Report.aligned().list("problems");
     ExecutorService pool = Executors.newFixedThreadPool(threads.threads());
     try (StoreOptions opened = stores;
@@ -240,7 +229,7 @@ final class PromoteCommand implements Callable<Integer> {
       }
       describe(report, targetLocation, result);
       entryTable.ifPresent(t -> report.put("catalogEntry", "catalog entry", t.describe()));
-      output.print(out, report);
+      print(report);
       return 0;
     } finally {
       pool.shutdownNow();
@@ -288,7 +277,7 @@ final class PromoteCommand implements Callable<Integer> {
               KEEP_CUT_TAG,
               partialGroup);
       if (dryRun) {
-        output.print(spec.commandLine().getOut(), planReport(failover.plan(members, settings)));
+        print(planReport(failover.plan(members, settings)));
         return 0;
       }
       GroupPromotion.Result result = failover.promote(members, settings);
@@ -331,7 +320,7 @@ final class PromoteCommand implements Callable<Integer> {
                         + table.branch())
                 + (table.result().alreadyPromoted() ? " (already promoted)" : ""));
       }
-      output.print(spec.commandLine().getOut(), report);
+      print(report);
       return 0;
     }
   }

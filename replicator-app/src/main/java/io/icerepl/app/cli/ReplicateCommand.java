@@ -23,7 +23,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import picocli.CommandLine;
@@ -35,27 +34,20 @@ import picocli.CommandLine.Option;
  */
 @Command(
     name = "replicate",
-    mixinStandardHelpOptions = true,
-    showDefaultValues = true,
     header = "Replicates one table to its replica, commit by commit.",
     description = {
       "The first run backfills the replica from the source's current metadata; later runs apply each newer source metadata version, in the source's order, as one replica commit each. With nothing new it writes nothing. The source is a table location, or a catalog's table (--source-catalog, --source-table) whose head is the metadata file its catalog names; --target-catalog registers the replica there after every run."
     },
-    footerHeading = "%nExamples:%n",
     footer = {
       "  replicator replicate --source s3://lake/db/t --target s3://dr/db/t",
       "  replicator replicate --source /data/wh/db/t --target /backup/wh/db/t --json"
     },
-    exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
       "0:replicated, or nothing new",
       "1:the table could not be replicated; the replica is left as it was",
       "2:a bad argument"
     })
-public final class ReplicateCommand implements Callable<Integer> {
-
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
+public final class ReplicateCommand extends ReportingCommand {
   @CommandLine.Mixin StoreOptions stores;
 
   @CommandLine.Mixin SourceOption source;
@@ -107,8 +99,6 @@ public final class ReplicateCommand implements Callable<Integer> {
   @CommandLine.Mixin ThreadsOption threads;
 
   @CommandLine.Mixin BatchOperationsOption batchOperations;
-
-  @CommandLine.Mixin OutputOptions output;
 
   @Option(
       names = "--dry-run",
@@ -181,8 +171,7 @@ public final class ReplicateCommand implements Callable<Integer> {
                     stores.target(targetLocation),
                     catalogs);
               });
-      ProgressBar.Drawing progress =
-          ProgressBar.on(output.quiet() ? null : System.console(), spec.commandLine().getErr());
+      ProgressBar.Drawing progress = progressBar();
       ReplicationSummary summary;
       try {
         TableReplicator replicator =
@@ -218,7 +207,7 @@ public final class ReplicateCommand implements Callable<Integer> {
       if (dryRun) {
         report.text("dry run", "nothing written; a run would do:");
       }
-      output.print(spec.commandLine().getOut(), describe(report, summary));
+      print(describe(report, summary));
       return 0;
     } finally {
       executor.shutdownNow();
@@ -230,7 +219,7 @@ public final class ReplicateCommand implements Callable<Integer> {
    * each time it changes.
    */
   private BatchJobListener batchLines(ProgressBar.Drawing progress) {
-    PrintWriter err = spec.commandLine().getErr();
+    PrintWriter err = err();
     JobProgress[] last = {null};
     return (table, job) -> {
       if (job.equals(last[0])) {

@@ -14,7 +14,6 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Consumer;
@@ -25,23 +24,17 @@ import picocli.CommandLine.Command;
 /** {@code verify}: proves a replica complete, and with a source, as complete as the source. */
 @Command(
     name = "verify",
-    mixinStandardHelpOptions = true,
-    showDefaultValues = true,
     header = "Checks that a replica is complete and self-contained, reading only.",
     description = {
       "Every snapshot's manifest list and manifests decode; every file a snapshot or statistics entry names exists with its recorded length (and the source's checksum for byte-for-byte copies, where both stores keep one); no path points outside the replica. With --source, every snapshot and ref of the source is on the replica unless the replica's own retention removed it. Prints one line per problem, then 'N checked, M problems'."
     },
-    footerHeading = "%nExamples:%n",
     footer = {"  replicator verify --target s3://dr/db/t --source s3://lake/db/t"},
-    exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
       "0:no problem found",
       "1:a problem found, or the replica could not be read",
       "2:a bad argument"
     })
-final class VerifyCommand implements Callable<Integer> {
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
+final class VerifyCommand extends ReportingCommand {
   @CommandLine.Mixin StoreOptions stores;
 
   /** The source to compare with: a location (its head as replicate resolves it) or a catalog's. */
@@ -55,8 +48,6 @@ final class VerifyCommand implements Callable<Integer> {
 
   @CommandLine.Mixin MetadataLimitOption metadataLimit;
 
-  @CommandLine.Mixin OutputOptions output;
-
   /** The problems a JSON result lists at the most; {@code problems} counts them all. */
   static final int PROBLEMS_IN_JSON = 10_000;
 
@@ -66,7 +57,7 @@ final class VerifyCommand implements Callable<Integer> {
       throw new IllegalArgumentException(
           "Cannot verify " + target.target() + ": --threads must be at least 1");
     }
-    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter out = out();
     ExecutorService pool = Executors.newFixedThreadPool(threads.threads());
     try (StoreOptions opened = stores;
         CatalogClients catalogs = new CatalogClients()) {
@@ -79,7 +70,7 @@ final class VerifyCommand implements Callable<Integer> {
                   problems.add(line);
                 }
               }
-              : line -> out.println(Redaction.apply(line));
+              : line -> out().println(Redaction.apply(line));
       VerifyResult result =
           new TableVerifier(
                   stores.target(target.target()),
@@ -87,8 +78,7 @@ final class VerifyCommand implements Callable<Integer> {
                   threads.threads(),
                   metadataLimit.maxMetadataBytes())
               .verify(target.target(), source(catalogs), problem);
-      output.print(
-          out,
+      print(
           Report.aligned()
               .json("replica", target.target())
               .json("checked", result.checked())
