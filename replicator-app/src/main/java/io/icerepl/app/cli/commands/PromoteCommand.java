@@ -309,25 +309,13 @@ public final class PromoteCommand extends ReportingCommand {
         item.put("cutSnapshotId", table.cutSnapshotId());
         item.put("keptAfterCut", table.keptAfterCut());
         item.put("branch", table.branch());
-        item.put(
-            "newestKeptCommit",
-            table.newestKeptCommit() == null ? null : table.newestKeptCommit().toString());
-        report.item(
-            "tables",
-            "table",
-            item,
-            table.table()
-                + ": main at "
-                + table.cutSnapshotId()
-                + (table.keptAfterCut() == 0
-                    ? ", nothing replicated after the cut"
-                    : ", "
-                        + table.keptAfterCut()
-                        + " later snapshot(s) up to "
-                        + table.newestKeptCommit()
-                        + " on branch "
-                        + table.branch())
-                + (table.result().alreadyPromoted() ? " (already promoted)" : ""));
+        item.put("newestKeptCommit", text(table.newestKeptCommit()));
+        String line =
+            mainAt(table.table(), table.cutSnapshotId())
+                + afterCut(
+                    table.keptAfterCut(), table.newestKeptCommit(), "on branch " + table.branch())
+                + (table.result().alreadyPromoted() ? " (already promoted)" : "");
+        report.item("tables", "table", item, line);
       }
       print(report);
       return 0;
@@ -341,6 +329,23 @@ public final class PromoteCommand extends ReportingCommand {
   private static String lossWindow(double seconds) {
     return String.format(
         Locale.ROOT, "%.1f s: what the sources committed after the cut is not on main", seconds);
+  }
+
+  /** A table's line in a group's result begins with where its main is. */
+  private static String mainAt(String table, Long cutSnapshotId) {
+    return table + ": main at " + cutSnapshotId;
+  }
+
+  /** What became of the snapshots replicated after the cut, as a table's line says it. */
+  private static String afterCut(int count, Instant newest, String where) {
+    return count == 0
+        ? ", nothing replicated after the cut"
+        : ", " + count + " later snapshot(s) up to " + newest + " " + where;
+  }
+
+  /** An instant in the JSON result, null when there is none. */
+  private static String text(Instant instant) {
+    return instant == null ? null : instant.toString();
   }
 
   private static double seconds(Duration duration) {
@@ -368,29 +373,15 @@ public final class PromoteCommand extends ReportingCommand {
       Map<String, Object> item = new LinkedHashMap<>();
       item.put("table", table.table());
       item.put("cutSnapshotId", table.cutSnapshotId());
-      item.put(
-          "knownCurrentFrom",
-          table.knownCurrentFrom() == null ? null : table.knownCurrentFrom().toString());
+      item.put("knownCurrentFrom", text(table.knownCurrentFrom()));
       item.put("afterCut", table.afterCut());
-      item.put(
-          "newestAfterCut",
-          table.newestAfterCut() == null ? null : table.newestAfterCut().toString());
-      report.item(
-          "tables",
-          "table",
-          item,
-          table.table()
-              + ": main at "
-              + table.cutSnapshotId()
+      item.put("newestAfterCut", text(table.newestAfterCut()));
+      String line =
+          mainAt(table.table(), table.cutSnapshotId())
               + ", known current from "
               + table.knownCurrentFrom()
-              + (table.afterCut() == 0
-                  ? ", nothing replicated after the cut"
-                  : ", "
-                      + table.afterCut()
-                      + " later snapshot(s) up to "
-                      + table.newestAfterCut()
-                      + " would go to a branch"));
+              + afterCut(table.afterCut(), table.newestAfterCut(), "would go to a branch");
+      report.item("tables", "table", item, line);
     }
     return report;
   }
