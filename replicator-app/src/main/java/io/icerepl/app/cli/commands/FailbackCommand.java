@@ -3,10 +3,8 @@ package io.icerepl.app.cli.commands;
 import io.icerepl.app.cli.options.CatalogTable;
 import io.icerepl.app.cli.options.DurationConverter;
 import io.icerepl.app.cli.options.LocationConverter;
-import io.icerepl.app.cli.options.MetadataLimitOption;
-import io.icerepl.app.cli.options.SettleTimeOption;
 import io.icerepl.app.cli.options.StoreOptions;
-import io.icerepl.app.cli.options.ThreadsOption;
+import io.icerepl.app.cli.options.TuningOptions;
 import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.catalog.CatalogHeadResolver;
@@ -28,7 +26,6 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -173,11 +170,7 @@ public final class FailbackCommand extends ReportingCommand {
       description = "The prefix of the tags that keep the old source's orphan commits.")
   String tagPrefix = TableFailback.DEFAULT_TAG_PREFIX;
 
-  @CommandLine.Mixin MetadataLimitOption metadataLimit;
-
-  @CommandLine.Mixin SettleTimeOption settle;
-
-  @CommandLine.Mixin ThreadsOption threads;
+  @CommandLine.Mixin TuningOptions tuning;
 
   /** How long a group's original may take to hold its promoted table's head. */
   private static final Duration GROUP_PATIENCE = Duration.ofMinutes(2);
@@ -196,13 +189,7 @@ public final class FailbackCommand extends ReportingCommand {
     }
     String primary = primaries.get(0);
     String oldSource = oldSources.get(0);
-    ReplicationOptions options =
-        new ReplicationOptions(
-            List.of(),
-            false,
-            metadataLimit.maxMetadataBytes(),
-            threads.threads(),
-            settle.settleTime());
+    ReplicationOptions options = tuning.replication();
     Optional<CatalogTable> primaryTable =
         Optional.ofNullable(primaryCatalog)
             .map(
@@ -212,7 +199,7 @@ public final class FailbackCommand extends ReportingCommand {
                         CatalogTable.identifier("--primary-table", p.table)));
     Optional<CatalogTable> originalTable =
         Optional.ofNullable(oldSourceCatalog).map(o -> originalTable(o, primaryTable));
-    ExecutorService executor = Executors.newFixedThreadPool(threads.threads());
+    ExecutorService executor = tuning.newPool();
     try (StoreOptions opened = stores;
         CatalogClients catalogs = new CatalogClients()) {
       Optional<SourceHeadResolver> primaryHead =
@@ -296,14 +283,8 @@ public final class FailbackCommand extends ReportingCommand {
       throw new IllegalArgumentException(
           "Cannot fail back " + primaries + ": --consistent is blank");
     }
-    ReplicationOptions options =
-        new ReplicationOptions(
-            List.of(),
-            false,
-            metadataLimit.maxMetadataBytes(),
-            threads.threads(),
-            settle.settleTime());
-    ExecutorService executor = Executors.newFixedThreadPool(threads.threads());
+    ReplicationOptions options = tuning.replication();
+    ExecutorService executor = tuning.newPool();
     try (StoreOptions opened = stores) {
       List<GroupFailback.Member> members = new ArrayList<>();
       for (int i = 0; i < primaries.size(); i++) {

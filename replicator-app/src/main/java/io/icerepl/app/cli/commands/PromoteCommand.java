@@ -3,13 +3,10 @@ package io.icerepl.app.cli.commands;
 import io.icerepl.app.cli.options.CatalogTable;
 import io.icerepl.app.cli.options.DurationConverter;
 import io.icerepl.app.cli.options.LocationConverter;
-import io.icerepl.app.cli.options.MetadataLimitOption;
 import io.icerepl.app.cli.options.OptionalSourceOption;
-import io.icerepl.app.cli.options.SettleTimeOption;
 import io.icerepl.app.cli.options.StoreOptions;
 import io.icerepl.app.cli.options.TargetCatalogOption;
-import io.icerepl.app.cli.options.ThreadsOption;
-import io.icerepl.app.engine.ReplicationOptions;
+import io.icerepl.app.cli.options.TuningOptions;
 import io.icerepl.app.engine.TableReplicator;
 import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.catalog.CatalogHeadResolver;
@@ -40,7 +37,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -150,11 +146,7 @@ public final class PromoteCommand extends ReportingCommand {
               + " decision was made on; a rerun of that promotion is answered as such.")
   Long replicaVersion;
 
-  @CommandLine.Mixin SettleTimeOption settle;
-
-  @CommandLine.Mixin ThreadsOption threads;
-
-  @CommandLine.Mixin MetadataLimitOption metadataLimit;
+  @CommandLine.Mixin TuningOptions tuning;
 
   private OptionalLong decidedOn() {
     return replicaVersion == null ? OptionalLong.empty() : OptionalLong.of(replicaVersion);
@@ -189,7 +181,7 @@ public final class PromoteCommand extends ReportingCommand {
               + " --source-catalog/--source-table (--mode now promotes without one)");
     }
     Report report = Report.aligned().list("problems");
-    ExecutorService pool = Executors.newFixedThreadPool(threads.threads());
+    ExecutorService pool = tuning.newPool();
     try (StoreOptions opened = stores;
         CatalogClients catalogs = new CatalogClients()) {
       ObjectStore replicaStore = stores.target(targetLocation);
@@ -203,22 +195,20 @@ public final class PromoteCommand extends ReportingCommand {
                     catalog, catalogs.get(catalog), t.identifier(), replicaStore, catalogs);
               });
       TablePromoter promoter =
-          new TablePromoter(
-              replicaStore, Clock.systemUTC(), metadataLimit.maxMetadataBytes(), entry);
+          new TablePromoter(replicaStore, Clock.systemUTC(), tuning.maxMetadataBytes(), entry);
       PromotionResult result;
       if (promotionMode == PromotionMode.SAFE) {
         SourceHeadResolver head = sourceHead(catalogs);
         String sourceLocation = sourceLocation(head);
         ObjectStore sourceStore = stores.source(sourceLocation);
         TableReplicator replicator =
-            TableReplicator.builder(sourceStore, replicaStore, pool, options())
+            TableReplicator.builder(sourceStore, replicaStore, pool, tuning.replication())
                 .clock(Clock.systemUTC())
                 .progress(CopyProgress.Listener.NONE)
                 .catalogs(new TableCatalogs(Optional.of(head), Optional.empty()))
                 .build();
         TableVerifier verifier =
-            new TableVerifier(
-                replicaStore, pool, threads.threads(), metadataLimit.maxMetadataBytes());
+            new TableVerifier(replicaStore, pool, tuning.threads(), tuning.maxMetadataBytes());
         result =
             promoter.promoteSafely(
                 targetLocation,
@@ -277,7 +267,7 @@ public final class PromoteCommand extends ReportingCommand {
               .map(location -> new ConsistentFailover.Target(location, stores.target(location)))
               .toList();
       ConsistentFailover failover =
-          new ConsistentFailover(Clock.systemUTC(), metadataLimit.maxMetadataBytes());
+          new ConsistentFailover(Clock.systemUTC(), tuning.maxMetadataBytes());
       ConsistentFailover.Settings settings =
           new ConsistentFailover.Settings(
               Optional.ofNullable(consistent).filter(name -> !name.isBlank()),
@@ -386,11 +376,6 @@ public final class PromoteCommand extends ReportingCommand {
     return report;
   }
 
-  private ReplicationOptions options() {
-    return new ReplicationOptions(
-        List.of(), false, metadataLimit.maxMetadataBytes(), threads.threads(), settle.settleTime());
-  }
-
   /** The source head as {@code replicate} resolves it: a catalog's pointer, else the folder. */
   private SourceHeadResolver sourceHead(CatalogClients catalogs) {
     Optional<CatalogTable> table = source.catalogTable();
@@ -400,7 +385,7 @@ public final class PromoteCommand extends ReportingCommand {
     }
     String location = source.location().orElseThrow();
     return new FileSystemHeadResolver(
-        stores.source(location), Clock.systemUTC(), settle.settleTime());
+        stores.source(location), Clock.systemUTC(), tuning.settleTime());
   }
 
   private String sourceLocation(SourceHeadResolver head) {

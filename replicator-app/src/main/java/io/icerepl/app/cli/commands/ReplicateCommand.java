@@ -2,13 +2,11 @@ package io.icerepl.app.cli.commands;
 
 import io.icerepl.app.cli.options.BatchOperationsOption;
 import io.icerepl.app.cli.options.CatalogTable;
-import io.icerepl.app.cli.options.MetadataLimitOption;
-import io.icerepl.app.cli.options.SettleTimeOption;
 import io.icerepl.app.cli.options.SourceOption;
 import io.icerepl.app.cli.options.StoreOptions;
 import io.icerepl.app.cli.options.TargetCatalogOption;
 import io.icerepl.app.cli.options.TargetOption;
-import io.icerepl.app.cli.options.ThreadsOption;
+import io.icerepl.app.cli.options.TuningOptions;
 import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.ReplicationSummary;
 import io.icerepl.app.engine.TableReplicator;
@@ -33,7 +31,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -101,11 +98,7 @@ public final class ReplicateCommand extends ReportingCommand {
       description = "Apply only the newest source version instead of each intermediate one.")
   boolean coalesce;
 
-  @CommandLine.Mixin MetadataLimitOption metadataLimit;
-
-  @CommandLine.Mixin SettleTimeOption settle;
-
-  @CommandLine.Mixin ThreadsOption threads;
+  @CommandLine.Mixin TuningOptions tuning;
 
   @CommandLine.Mixin BatchOperationsOption batchOperations;
 
@@ -127,13 +120,7 @@ public final class ReplicateCommand extends ReportingCommand {
       }
       prefixes.add(new PathMapping.Prefix(map.substring(0, eq), map.substring(eq + 1)));
     }
-    ReplicationOptions options =
-        new ReplicationOptions(
-            prefixes,
-            coalesce,
-            metadataLimit.maxMetadataBytes(),
-            threads.threads(),
-            settle.settleTime());
+    ReplicationOptions options = tuning.replication(prefixes, coalesce);
     Optional<CatalogTable> sourceTable = source.catalogTable();
     if (sourceTable.isPresent() && sourceMetadata != null) {
       throw new IllegalArgumentException(
@@ -144,7 +131,7 @@ public final class ReplicateCommand extends ReportingCommand {
     }
     Optional<CatalogTable> replicaTable =
         targetCatalog.catalogTable(sourceTable.map(CatalogTable::identifier));
-    ExecutorService executor = Executors.newFixedThreadPool(threads.threads());
+    ExecutorService executor = tuning.newPool();
     try (StoreOptions opened = stores;
         CatalogClients catalogs = new CatalogClients();
         BatchOperations batch =

@@ -1,12 +1,10 @@
 package io.icerepl.app.cli.commands;
 
 import io.icerepl.app.cli.options.CatalogTable;
-import io.icerepl.app.cli.options.MetadataLimitOption;
 import io.icerepl.app.cli.options.OptionalSourceOption;
-import io.icerepl.app.cli.options.SettleTimeOption;
 import io.icerepl.app.cli.options.StoreOptions;
 import io.icerepl.app.cli.options.TargetOption;
-import io.icerepl.app.cli.options.ThreadsOption;
+import io.icerepl.app.cli.options.TuningOptions;
 import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.catalog.CatalogHeadResolver;
 import io.icerepl.app.engine.catalog.CatalogSpec;
@@ -22,7 +20,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.Consumer;
 import org.apache.iceberg.TableMetadata;
 import picocli.CommandLine;
@@ -49,23 +46,19 @@ public final class VerifyCommand extends ReportingCommand {
 
   @CommandLine.Mixin TargetOption target;
 
-  @CommandLine.Mixin SettleTimeOption settle;
-
-  @CommandLine.Mixin ThreadsOption threads;
-
-  @CommandLine.Mixin MetadataLimitOption metadataLimit;
+  @CommandLine.Mixin TuningOptions tuning;
 
   /** The problems a JSON result lists at the most; {@code problems} counts them all. */
   static final int PROBLEMS_IN_JSON = 10_000;
 
   @Override
   public Integer call() {
-    if (threads.threads() < 1) {
+    if (tuning.threads() < 1) {
       throw new IllegalArgumentException(
           "Cannot verify " + target.target() + ": --threads must be at least 1");
     }
     PrintWriter out = out();
-    ExecutorService pool = Executors.newFixedThreadPool(threads.threads());
+    ExecutorService pool = tuning.newPool();
     try (StoreOptions opened = stores;
         CatalogClients catalogs = new CatalogClients()) {
       // people see each problem as it is found; scripts get them in the one JSON object
@@ -80,10 +73,7 @@ public final class VerifyCommand extends ReportingCommand {
               : line -> out().println(Redaction.apply(line));
       VerifyResult result =
           new TableVerifier(
-                  stores.target(target.target()),
-                  pool,
-                  threads.threads(),
-                  metadataLimit.maxMetadataBytes())
+                  stores.target(target.target()), pool, tuning.threads(), tuning.maxMetadataBytes())
               .verify(target.target(), source(catalogs), problem);
       print(
           Report.aligned()
@@ -121,7 +111,7 @@ public final class VerifyCommand extends ReportingCommand {
     String location = source.location().get();
     ObjectStore store = stores.source(location);
     String head =
-        new FileSystemHeadResolver(store, Clock.systemUTC(), settle.settleTime())
+        new FileSystemHeadResolver(store, Clock.systemUTC(), tuning.settleTime())
             .head(location)
             .file();
     return Optional.of(new VerifySource(store, location, head));

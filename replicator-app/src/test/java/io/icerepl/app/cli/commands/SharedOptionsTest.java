@@ -20,12 +20,12 @@ class SharedOptionsTest {
     ReplicateCommand parallelism =
         parse("replicate", "--source", "/s", "--target", "/t", "--parallelism", "3");
 
-    assertThat(threads.threads.threads()).isEqualTo(3);
-    assertThat(parallelism.threads.threads()).isEqualTo(3);
+    assertThat(threads.tuning.threads()).isEqualTo(3);
+    assertThat(parallelism.tuning.threads()).isEqualTo(3);
     assertThat(threads.target.target()).isEqualTo("/t");
     assertThat(
             this.<ReplicateCommand>parse("replicate", "--source", "/s", "--target", "/t")
-                .threads
+                .tuning
                 .threads())
         .isEqualTo(ThreadsOption.DEFAULT_THREADS);
   }
@@ -37,7 +37,7 @@ class SharedOptionsTest {
         parse("replicate", "--source", "/s", "--target", "/t", "--max-metadata-bytes", "1000");
 
     assertThat(expire.metadataLimit.maxMetadataBytes()).isEqualTo(1000);
-    assertThat(replicate.metadataLimit.maxMetadataBytes()).isEqualTo(1000);
+    assertThat(replicate.tuning.maxMetadataBytes()).isEqualTo(1000);
   }
 
   @Test
