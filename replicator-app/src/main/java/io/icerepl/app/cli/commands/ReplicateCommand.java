@@ -2,6 +2,7 @@ package io.icerepl.app.cli.commands;
 
 import io.icerepl.app.cli.options.BatchOperationsOption;
 import io.icerepl.app.cli.options.CatalogTable;
+import io.icerepl.app.cli.options.PathMapOption;
 import io.icerepl.app.cli.options.SourceOption;
 import io.icerepl.app.cli.options.StoreOptions;
 import io.icerepl.app.cli.options.TargetCatalogOption;
@@ -22,7 +23,6 @@ import io.icerepl.app.engine.catalog.ReplicaRegistrar;
 import io.icerepl.app.engine.catalog.TableCatalogs;
 import io.icerepl.app.engine.head.SourceHeadResolver;
 import io.icerepl.copier.batch.JobProgress;
-import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.state.KnownCurrent;
 import java.io.PrintWriter;
 import java.time.Clock;
@@ -71,18 +71,7 @@ public final class ReplicateCommand extends ReportingCommand {
               + " *.metadata.json. Not with --source-catalog: the catalog names the head.")
   String sourceMetadata;
 
-  @Option(
-      names = "--map",
-      showDefaultValue = CommandLine.Help.Visibility.NEVER,
-      paramLabel = "<source-prefix>=<target-prefix>",
-      description =
-          "Maps one more path prefix (repeatable), for files outside the table location"
-              + " and its write.data.path / write.metadata.path; the only way to place files"
-              + " outside the target. Without it, when both locations end in the same path"
-              + " (s3://a/wh/t to s3://b/wh/t), such files keep their layout below s3://a in a"
-              + " folder of the target (s3://a/x to s3://b/wh/t/data/a-<hash>/x), said in the"
-              + " output and kept for later runs.")
-  List<String> maps = new ArrayList<>();
+  @CommandLine.Mixin PathMapOption map;
 
   @Option(
       names = "--allow-source-prefix",
@@ -111,16 +100,7 @@ public final class ReplicateCommand extends ReportingCommand {
 
   @Override
   public Integer call() {
-    List<PathMapping.Prefix> prefixes = new ArrayList<>();
-    for (String map : maps) {
-      int eq = map.indexOf('=');
-      if (eq <= 0 || eq == map.length() - 1) {
-        throw new IllegalArgumentException(
-            "Cannot parse --map " + map + ": expected <source-prefix>=<target-prefix>");
-      }
-      prefixes.add(new PathMapping.Prefix(map.substring(0, eq), map.substring(eq + 1)));
-    }
-    ReplicationOptions options = tuning.replication(prefixes, coalesce);
+    ReplicationOptions options = tuning.replication(map.prefixes(), coalesce);
     Optional<CatalogTable> sourceTable = source.catalogTable();
     if (sourceTable.isPresent() && sourceMetadata != null) {
       throw new IllegalArgumentException(
