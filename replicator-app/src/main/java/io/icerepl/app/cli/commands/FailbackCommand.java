@@ -117,45 +117,6 @@ public final class FailbackCommand extends ReportingCommand {
   @ArgGroup(exclusive = false)
   OldSourceCatalog oldSourceCatalog;
 
-  /** The promoted table's catalog, when writers commit to it through one. */
-  static final class PrimaryCatalog {
-    @Option(
-        names = "--primary-catalog",
-        required = true,
-        paramLabel = "<props>",
-        description =
-            "The promoted table's catalog, whose pointer names its head (writers commit through"
-                + " it): Iceberg catalog properties and name=<catalog name>, as --source-catalog.")
-    String catalog;
-
-    @Option(
-        names = "--primary-table",
-        required = true,
-        paramLabel = "<namespace.table>",
-        description = "The promoted table's identifier in --primary-catalog.")
-    String table;
-  }
-
-  /** The original's catalog, whose entry is moved to what fail-back publishes. */
-  static final class OldSourceCatalog {
-    @Option(
-        names = "--old-source-catalog",
-        required = true,
-        paramLabel = "<props>",
-        description =
-            "The original table's catalog: its entry is moved to each version fail-back publishes,"
-                + " read-only, as --target-catalog moves a replica's.")
-    String catalog;
-
-    @Option(
-        names = "--old-source-table",
-        paramLabel = "<namespace.table>",
-        description =
-            "The original's identifier in --old-source-catalog. Default: --primary-table's;"
-                + " required without it.")
-    String table;
-  }
-
   @Option(
       names = "--epoch",
       paramLabel = "E",
@@ -191,14 +152,9 @@ public final class FailbackCommand extends ReportingCommand {
     String oldSource = oldSources.get(0);
     ReplicationOptions options = tuning.replication();
     Optional<CatalogTable> primaryTable =
-        Optional.ofNullable(primaryCatalog)
-            .map(
-                p ->
-                    new CatalogTable(
-                        CatalogSpec.parse(p.catalog),
-                        CatalogTable.identifier("--primary-table", p.table)));
+        Optional.ofNullable(primaryCatalog).map(PrimaryCatalog::catalogTable);
     Optional<CatalogTable> originalTable =
-        Optional.ofNullable(oldSourceCatalog).map(o -> originalTable(o, primaryTable));
+        Optional.ofNullable(oldSourceCatalog).map(o -> o.catalogTable(primaryTable));
     ExecutorService executor = tuning.newPool();
     try (StoreOptions opened = stores;
         CatalogClients catalogs = new CatalogClients()) {
@@ -346,21 +302,56 @@ public final class FailbackCommand extends ReportingCommand {
     }
   }
 
-  private static CatalogTable originalTable(
-      OldSourceCatalog option, Optional<CatalogTable> primaryTable) {
-    CatalogSpec catalog = CatalogSpec.parse(option.catalog);
-    if (option.table != null) {
-      return new CatalogTable(catalog, CatalogTable.identifier("--old-source-table", option.table));
+  /** The promoted table's catalog, when writers commit to it through one. */
+  static final class PrimaryCatalog {
+    @Option(
+        names = "--primary-catalog",
+        required = true,
+        paramLabel = "<props>",
+        description =
+            "The promoted table's catalog, whose pointer names its head (writers commit through"
+                + " it): Iceberg catalog properties and name=<catalog name>, as --source-catalog.")
+    String catalog;
+
+    @Option(
+        names = "--primary-table",
+        required = true,
+        paramLabel = "<namespace.table>",
+        description = "The promoted table's identifier in --primary-catalog.")
+    String table;
+
+    CatalogTable catalogTable() {
+      return CatalogTable.parse(catalog, "--primary-table", table);
     }
-    return new CatalogTable(
-        catalog,
-        primaryTable
-            .map(CatalogTable::identifier)
-            .orElseThrow(
-                () ->
-                    new IllegalArgumentException(
-                        "Cannot move the original's entry in "
-                            + catalog.describe()
-                            + ": --old-source-table is required without --primary-table")));
+  }
+
+  /** The original's catalog, whose entry is moved to what fail-back publishes. */
+  static final class OldSourceCatalog {
+    @Option(
+        names = "--old-source-catalog",
+        required = true,
+        paramLabel = "<props>",
+        description =
+            "The original table's catalog: its entry is moved to each version fail-back publishes,"
+                + " read-only, as --target-catalog moves a replica's.")
+    String catalog;
+
+    @Option(
+        names = "--old-source-table",
+        paramLabel = "<namespace.table>",
+        description =
+            "The original's identifier in --old-source-catalog. Default: --primary-table's;"
+                + " required without it.")
+    String table;
+
+    CatalogTable catalogTable(Optional<CatalogTable> primaryTable) {
+      return CatalogTable.parse(
+          catalog,
+          "--old-source-table",
+          table,
+          primaryTable.map(CatalogTable::identifier),
+          "Cannot move the original's entry",
+          "--old-source-table is required without --primary-table");
+    }
   }
 }

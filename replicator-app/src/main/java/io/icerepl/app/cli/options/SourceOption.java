@@ -34,9 +34,7 @@ public final class SourceOption {
         return Optional.empty();
       }
       return Optional.of(
-          new CatalogTable(
-              CatalogSpec.parse(catalogTable.catalog),
-              CatalogTable.identifier("--source-table", catalogTable.table)));
+          CatalogTable.parse(catalogTable.catalog, "--source-table", catalogTable.table));
     }
   }
 

@@ -1,6 +1,5 @@
 package io.icerepl.app.cli.options;
 
-import io.icerepl.app.engine.catalog.CatalogSpec;
 import java.util.Optional;
 import org.apache.iceberg.catalog.TableIdentifier;
 import picocli.CommandLine.ArgGroup;
@@ -42,19 +41,13 @@ public final class TargetCatalogOption {
     if (registration == null) {
       return Optional.empty();
     }
-    CatalogSpec catalog = CatalogSpec.parse(registration.catalog);
-    if (registration.table != null) {
-      return Optional.of(
-          new CatalogTable(catalog, CatalogTable.identifier("--target-table", registration.table)));
-    }
     return Optional.of(
-        new CatalogTable(
-            catalog,
-            sourceIdentifier.orElseThrow(
-                () ->
-                    new IllegalArgumentException(
-                        "Cannot register the replica in "
-                            + catalog.describe()
-                            + ": --target-table is required when the source is a location"))));
+        CatalogTable.parse(
+            registration.catalog,
+            "--target-table",
+            registration.table,
+            sourceIdentifier,
+            "Cannot register the replica",
+            "--target-table is required when the source is a location"));
   }
 }
