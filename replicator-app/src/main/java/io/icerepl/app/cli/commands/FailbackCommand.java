@@ -7,9 +7,6 @@ import io.icerepl.app.cli.options.StoreOptions;
 import io.icerepl.app.cli.options.TuningOptions;
 import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.catalog.CatalogClients;
-import io.icerepl.app.engine.catalog.CatalogHeadResolver;
-import io.icerepl.app.engine.catalog.CatalogRegistrars;
-import io.icerepl.app.engine.catalog.CatalogSpec;
 import io.icerepl.app.engine.catalog.ReplicaRegistrar;
 import io.icerepl.app.engine.catalog.TableCatalogs;
 import io.icerepl.app.engine.failover.FailbackSummary;
@@ -159,18 +156,10 @@ public final class FailbackCommand extends ReportingCommand {
     try (StoreOptions opened = stores;
         CatalogClients catalogs = new CatalogClients()) {
       Optional<SourceHeadResolver> primaryHead =
-          primaryTable.map(
-              t -> {
-                CatalogSpec spec = t.catalog().withDefaults(stores.sourceCatalogDefaults());
-                return new CatalogHeadResolver(catalogs.get(spec), spec, t.identifier());
-              });
+          primaryTable.map(t -> stores.sourceHead(catalogs, t));
       Optional<ReplicaRegistrar> originalEntry =
           originalTable.map(
-              t -> {
-                CatalogSpec spec = t.catalog().withDefaults(stores.targetCatalogDefaults());
-                return CatalogRegistrars.forCatalog(
-                    spec, catalogs.get(spec), t.identifier(), stores.target(oldSource), catalogs);
-              });
+              t -> stores.catalogEntry(catalogs, catalogs::get, t, stores.target(oldSource)));
       FailbackSummary summary =
           new TableFailback(
                   stores.source(primary),

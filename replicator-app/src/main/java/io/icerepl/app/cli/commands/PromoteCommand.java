@@ -10,8 +10,6 @@ import io.icerepl.app.cli.options.TuningOptions;
 import io.icerepl.app.engine.TableReplicator;
 import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.catalog.CatalogHeadResolver;
-import io.icerepl.app.engine.catalog.CatalogRegistrars;
-import io.icerepl.app.engine.catalog.CatalogSpec;
 import io.icerepl.app.engine.catalog.ReplicaRegistrar;
 import io.icerepl.app.engine.catalog.TableCatalogs;
 import io.icerepl.app.engine.failover.GroupPromotion;
@@ -188,12 +186,7 @@ public final class PromoteCommand extends ReportingCommand {
       Optional<CatalogTable> entryTable =
           targetCatalog.catalogTable(source.catalogTable().map(CatalogTable::identifier));
       Optional<ReplicaRegistrar> entry =
-          entryTable.map(
-              t -> {
-                CatalogSpec catalog = t.catalog().withDefaults(stores.targetCatalogDefaults());
-                return CatalogRegistrars.forCatalog(
-                    catalog, catalogs.get(catalog), t.identifier(), replicaStore, catalogs);
-              });
+          entryTable.map(t -> stores.catalogEntry(catalogs, catalogs::get, t, replicaStore));
       TablePromoter promoter =
           new TablePromoter(replicaStore, Clock.systemUTC(), tuning.maxMetadataBytes(), entry);
       PromotionResult result;
@@ -380,8 +373,7 @@ public final class PromoteCommand extends ReportingCommand {
   private SourceHeadResolver sourceHead(CatalogClients catalogs) {
     Optional<CatalogTable> table = source.catalogTable();
     if (table.isPresent()) {
-      CatalogSpec catalog = table.get().catalog().withDefaults(stores.sourceCatalogDefaults());
-      return new CatalogHeadResolver(catalogs.get(catalog), catalog, table.get().identifier());
+      return stores.sourceHead(catalogs, table.get());
     }
     String location = source.location().orElseThrow();
     return new FileSystemHeadResolver(

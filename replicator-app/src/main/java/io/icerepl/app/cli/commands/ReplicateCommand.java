@@ -17,7 +17,6 @@ import io.icerepl.app.engine.batch.BatchOperationsOptions;
 import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.catalog.CatalogConfinement;
 import io.icerepl.app.engine.catalog.CatalogHeadResolver;
-import io.icerepl.app.engine.catalog.CatalogRegistrars;
 import io.icerepl.app.engine.catalog.CatalogSpec;
 import io.icerepl.app.engine.catalog.ReplicaRegistrar;
 import io.icerepl.app.engine.catalog.TableCatalogs;
@@ -117,17 +116,13 @@ public final class ReplicateCommand extends ReportingCommand {
         BatchOperations batch =
             batchOperations.open(stores.targetRegion(), BatchOperationsOptions.OFF)) {
       Optional<CatalogHeadResolver> sourceHead =
-          sourceTable.map(
-              t -> {
-                CatalogSpec spec = t.catalog().withDefaults(stores.sourceCatalogDefaults());
-                return new CatalogHeadResolver(catalogs.get(spec), spec, t.identifier());
-              });
+          sourceTable.map(t -> stores.sourceHead(catalogs, t));
       String sourceLocation =
           sourceHead
               .map(CatalogHeadResolver::tableLocation)
               .orElseGet(() -> source.location().get());
       if (sourceTable.isPresent()) {
-        CatalogSpec spec = sourceTable.get().catalog().withDefaults(stores.sourceCatalogDefaults());
+        CatalogSpec spec = stores.sourceCatalog(sourceTable.get());
         CatalogConfinement.check(
             sourceTable.get().describe(),
             spec,
@@ -138,15 +133,9 @@ public final class ReplicateCommand extends ReportingCommand {
       String targetLocation = target.target();
       Optional<ReplicaRegistrar> registrar =
           replicaTable.map(
-              t -> {
-                CatalogSpec spec = t.catalog().withDefaults(stores.targetCatalogDefaults());
-                return CatalogRegistrars.forCatalog(
-                    spec,
-                    catalogs.registering(spec),
-                    t.identifier(),
-                    stores.target(targetLocation),
-                    catalogs);
-              });
+              t ->
+                  stores.catalogEntry(
+                      catalogs, catalogs::registering, t, stores.target(targetLocation)));
       ProgressBar.Drawing progress = progressBar();
       ReplicationSummary summary;
       try {

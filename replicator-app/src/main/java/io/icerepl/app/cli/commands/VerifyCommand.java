@@ -6,8 +6,6 @@ import io.icerepl.app.cli.options.StoreOptions;
 import io.icerepl.app.cli.options.TargetOption;
 import io.icerepl.app.cli.options.TuningOptions;
 import io.icerepl.app.engine.catalog.CatalogClients;
-import io.icerepl.app.engine.catalog.CatalogHeadResolver;
-import io.icerepl.app.engine.catalog.CatalogSpec;
 import io.icerepl.app.engine.head.FileSystemHeadResolver;
 import io.icerepl.app.engine.verify.TableVerifier;
 import io.icerepl.app.engine.verify.VerifyResult;
@@ -95,10 +93,7 @@ public final class VerifyCommand extends ReportingCommand {
   private Optional<VerifySource> source(CatalogClients catalogs) {
     Optional<CatalogTable> table = source.catalogTable();
     if (table.isPresent()) {
-      CatalogSpec catalog = table.get().catalog().withDefaults(stores.sourceCatalogDefaults());
-      TableMetadata current =
-          new CatalogHeadResolver(catalogs.get(catalog), catalog, table.get().identifier())
-              .current();
+      TableMetadata current = stores.sourceHead(catalogs, table.get()).current();
       return Optional.of(
           new VerifySource(
               stores.source(current.location()),

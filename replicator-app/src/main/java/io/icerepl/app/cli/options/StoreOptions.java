@@ -1,5 +1,10 @@
 package io.icerepl.app.cli.options;
 
+import io.icerepl.app.engine.catalog.CatalogClients;
+import io.icerepl.app.engine.catalog.CatalogHeadResolver;
+import io.icerepl.app.engine.catalog.CatalogRegistrars;
+import io.icerepl.app.engine.catalog.CatalogSpec;
+import io.icerepl.app.engine.catalog.ReplicaRegistrar;
 import io.icerepl.app.engine.worker.SchemeStores;
 import io.icerepl.copier.publish.ReplicaLayout;
 import io.icerepl.copier.s3.S3Endpoint;
@@ -13,8 +18,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import org.apache.iceberg.aws.AwsClientProperties;
 import org.apache.iceberg.aws.s3.S3FileIOProperties;
+import org.apache.iceberg.catalog.Catalog;
 import picocli.CommandLine.Option;
 
 /**
@@ -105,12 +112,12 @@ public final class StoreOptions implements AutoCloseable {
    * S3FileIO its client reads metadata with, Glue's client) where the catalog's properties set
    * none: a catalog over the same S3 needs them only once.
    */
-  public Map<String, String> sourceCatalogDefaults() {
+  private Map<String, String> sourceCatalogDefaults() {
     return catalogDefaults(sourceEndpoint, sourceRegion);
   }
 
   /** As {@link #sourceCatalogDefaults}, for a target catalog. */
-  public Map<String, String> targetCatalogDefaults() {
+  private Map<String, String> targetCatalogDefaults() {
     return catalogDefaults(targetEndpoint, targetRegion);
   }
 
@@ -123,6 +130,36 @@ public final class StoreOptions implements AutoCloseable {
     }
     defaults.put(AwsClientProperties.CLIENT_REGION, side.region());
     return defaults;
+  }
+
+  /**
+   * A source catalog, its AWS clients set up as the source side where its properties say nothing.
+   */
+  public CatalogSpec sourceCatalog(CatalogTable table) {
+    return table.catalog().withDefaults(sourceCatalogDefaults());
+  }
+
+  /** A source catalog's table, whose head is the metadata file the catalog names. */
+  public CatalogHeadResolver sourceHead(CatalogClients catalogs, CatalogTable table) {
+    CatalogSpec catalog = sourceCatalog(table);
+    return new CatalogHeadResolver(catalogs.get(catalog), catalog, table.identifier());
+  }
+
+  /**
+   * A replica's entry in a target catalog, moved to each version published in {@code replica}; the
+   * catalog's AWS clients set up as the target side where its properties say nothing.
+   *
+   * @param open how the catalog is opened: {@link CatalogClients#get} or {@link
+   *     CatalogClients#registering}
+   */
+  public ReplicaRegistrar catalogEntry(
+      CatalogClients catalogs,
+      Function<CatalogSpec, Catalog> open,
+      CatalogTable table,
+      ObjectStore replica) {
+    CatalogSpec catalog = table.catalog().withDefaults(targetCatalogDefaults());
+    return CatalogRegistrars.forCatalog(
+        catalog, open.apply(catalog), table.identifier(), replica, catalogs);
   }
 
   /** The target side's S3 region. */
