@@ -36,9 +36,7 @@ import picocli.CommandLine.Option;
       "1:the expiry failed; an interrupted one is finished by the next run",
       "2:a bad argument"
     })
-public final class ExpireCommand extends ReportingCommand {
-  @CommandLine.Mixin StoreOptions stores;
-
+public final class ExpireCommand extends TableCommand {
   @CommandLine.Mixin TargetOption target;
 
   @CommandLine.Mixin MetadataLimitOption metadataLimit;

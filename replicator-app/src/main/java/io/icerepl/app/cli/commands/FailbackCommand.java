@@ -47,9 +47,7 @@ import picocli.CommandLine.Option;
       "1:refused or failed; the original is left as it was",
       "2:a bad argument"
     })
-public final class FailbackCommand extends ReportingCommand {
-  @CommandLine.Mixin StoreOptions stores;
-
+public final class FailbackCommand extends TableCommand {
   @Option(
       names = "--primary",
       required = true,

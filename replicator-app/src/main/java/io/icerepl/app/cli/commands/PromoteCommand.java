@@ -59,9 +59,7 @@ import picocli.CommandLine.Option;
       "1:refused or failed; the replica is left as it was",
       "2:a bad argument"
     })
-public final class PromoteCommand extends ReportingCommand {
-  @CommandLine.Mixin StoreOptions stores;
-
+public final class PromoteCommand extends TableCommand {
   /** The source: needed by safe mode, reported on (if reachable) by now mode. */
   @CommandLine.Mixin OptionalSourceOption source;
 

@@ -52,9 +52,7 @@ import picocli.CommandLine.Option;
       "1:the table could not be replicated; the replica is left as it was",
       "2:a bad argument"
     })
-public final class ReplicateCommand extends ReportingCommand {
-  @CommandLine.Mixin StoreOptions stores;
-
+public final class ReplicateCommand extends TableCommand {
   @CommandLine.Mixin SourceOption source;
 
   @CommandLine.Mixin TargetOption target;

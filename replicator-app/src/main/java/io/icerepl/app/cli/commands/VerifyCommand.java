@@ -36,9 +36,7 @@ import picocli.CommandLine.Command;
       "1:a problem found, or the replica could not be read",
       "2:a bad argument"
     })
-public final class VerifyCommand extends ReportingCommand {
-  @CommandLine.Mixin StoreOptions stores;
-
+public final class VerifyCommand extends TableCommand {
   /** The source to compare with: a location (its head as replicate resolves it) or a catalog's. */
   @CommandLine.Mixin OptionalSourceOption source;
 
