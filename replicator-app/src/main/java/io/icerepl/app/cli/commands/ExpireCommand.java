@@ -1,24 +1,16 @@
 package io.icerepl.app.cli.commands;
 
+import io.icerepl.app.cli.options.ExpiryOptions;
 import io.icerepl.app.cli.options.MetadataLimitOption;
 import io.icerepl.app.cli.options.StoreOptions;
 import io.icerepl.app.cli.options.TargetOption;
 import io.icerepl.app.engine.retention.RetentionOptions;
 import io.icerepl.app.engine.retention.RetentionResult;
 import io.icerepl.app.engine.retention.RetentionRunner;
-import io.icerepl.merge.retention.Durations;
-import io.icerepl.merge.retention.ExpireOptions;
 import java.time.Clock;
-import java.time.Instant;
-import java.time.format.DateTimeParseException;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 
 /** {@code expire}: the replica's own snapshot retention, with ClickHouse-grade controls. */
 @Command(
@@ -41,72 +33,11 @@ public final class ExpireCommand extends TableCommand {
 
   @CommandLine.Mixin MetadataLimitOption metadataLimit;
 
-  @Option(
-      names = "--retention-period",
-      paramLabel = "<duration>",
-      description =
-          "Keep snapshots younger than this (e.g. 90d, 1d12h, 500ms); overrides the table-level"
-              + " max snapshot age, never a ref's own.")
-  String retentionPeriod;
-
-  @Option(
-      names = "--retain-last",
-      paramLabel = "<n>",
-      description =
-          "Keep at least this many snapshots per branch; overrides the table-level minimum, never a ref's own.")
-  Integer retainLast;
-
-  @Option(
-      names = "--max-ref-age",
-      paramLabel = "<duration>",
-      description = "Drop refs other than main whose snapshot is older than this (table level).")
-  String maxRefAge;
-
-  @Option(
-      names = "--expire-before",
-      paramLabel = "<timestamp>",
-      description =
-          "Safety fuse, ISO-8601 (e.g. 2026-11-01T00:00:00Z): no snapshot at or after it expires.")
-  String expireBefore;
-
-  @Option(
-      names = "--snapshot-ids",
-      showDefaultValue = CommandLine.Help.Visibility.NEVER,
-      split = ",",
-      paramLabel = "<id>",
-      description =
-          "Expire exactly these snapshots (never the current one or a ref's); not with"
-              + " --retention-period or --retain-last.")
-  List<Long> snapshotIds = new ArrayList<>();
-
-  @Option(names = "--dry-run", description = "Plan and count; change nothing.")
-  boolean dryRun;
-
-  @Option(
-      names = "--replica-owns-files",
-      description = "Delete unreachable files even when the table says gc.enabled=false.")
-  boolean replicaOwnsFiles;
+  @CommandLine.Mixin ExpiryOptions expiry;
 
   @Override
   public Integer call() {
-    if (!snapshotIds.isEmpty() && (retentionPeriod != null || retainLast != null)) {
-      throw new IllegalArgumentException(
-          "Cannot expire snapshots: --snapshot-ids cannot be combined with --retention-period or --retain-last");
-    }
-    if (retainLast != null && retainLast < 1) {
-      throw new IllegalArgumentException(
-          "Cannot expire snapshots: --retain-last must be at least 1, got " + retainLast);
-    }
-    RetentionOptions options =
-        new RetentionOptions(
-            new ExpireOptions(
-                Optional.ofNullable(expireBefore).map(ExpireCommand::parseInstant),
-                Optional.ofNullable(retentionPeriod).map(Durations::parseMillis),
-                Optional.ofNullable(retainLast),
-                new HashSet<>(snapshotIds),
-                dryRun),
-            Optional.ofNullable(maxRefAge).map(Durations::parseMillis),
-            replicaOwnsFiles);
+    RetentionOptions options = expiry.retentionOptions();
     ProgressBar.Drawing progress = progressBar();
     try (StoreOptions opened = stores) {
       RetentionResult result;
@@ -124,17 +55,6 @@ public final class ExpireCommand extends TableCommand {
       }
       print(report(target.target(), result));
       return 0;
-    }
-  }
-
-  private static long parseInstant(String text) {
-    try {
-      return Instant.parse(text).toEpochMilli();
-    } catch (DateTimeParseException e) {
-      throw new IllegalArgumentException(
-          "Cannot parse --expire-before '"
-              + text
-              + "': expected an ISO-8601 instant such as 2026-11-01T00:00:00Z");
     }
   }
 
