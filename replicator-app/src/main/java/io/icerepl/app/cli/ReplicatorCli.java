@@ -1,5 +1,16 @@
 package io.icerepl.app.cli;
 
+import io.icerepl.app.cli.commands.BackfillCommand;
+import io.icerepl.app.cli.commands.ExpireCommand;
+import io.icerepl.app.cli.commands.FailbackCommand;
+import io.icerepl.app.cli.commands.PromoteCommand;
+import io.icerepl.app.cli.commands.ReplicateCommand;
+import io.icerepl.app.cli.commands.Report;
+import io.icerepl.app.cli.commands.ServeCommand;
+import io.icerepl.app.cli.commands.VerifyCommand;
+import io.icerepl.app.cli.options.DurationConverter;
+import io.icerepl.app.cli.options.LogOptions;
+import io.icerepl.app.cli.options.OutputOptions;
 import io.icerepl.app.logging.Redaction;
 import io.icerepl.copier.store.IoErrors;
 import java.io.IOException;

@@ -71,7 +71,7 @@ class ClassDataSharingTest {
                     && line.contains("shared objects file (top)"))
         .anyMatch(
             line ->
-                line.contains(" io.icerepl.app.cli.ReplicateCommand ")
+                line.contains(" io.icerepl.app.cli.commands.ReplicateCommand ")
                     && line.contains("shared objects file (top)"));
 
     assertThat(run(dir, "without-archive", "-jar", extracted, "--version"))

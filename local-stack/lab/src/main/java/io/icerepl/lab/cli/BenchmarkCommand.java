@@ -1,7 +1,7 @@
 package io.icerepl.lab.cli;
 
-import io.icerepl.app.cli.ThreadsOption;
-import io.icerepl.app.cli.WorkDirOption;
+import io.icerepl.app.cli.options.ThreadsOption;
+import io.icerepl.app.cli.options.WorkDirOption;
 import io.icerepl.lab.bench.BackfillThroughputBenchmark;
 import io.icerepl.lab.bench.BigMetadataBenchmark;
 import io.icerepl.lab.bench.FleetBenchmark;

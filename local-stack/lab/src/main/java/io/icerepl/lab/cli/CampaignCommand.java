@@ -1,7 +1,7 @@
 package io.icerepl.lab.cli;
 
-import io.icerepl.app.cli.SeedOption;
-import io.icerepl.app.cli.WorkDirOption;
+import io.icerepl.app.cli.options.SeedOption;
+import io.icerepl.app.cli.options.WorkDirOption;
 import io.icerepl.lab.campaign.CrashCampaign;
 import io.icerepl.lab.campaign.FailoverCampaign;
 import io.icerepl.lab.campaign.FaultCampaign;
@@ -75,7 +75,7 @@ final class CampaignCommand implements Runnable {
 
     @Option(
         defaultValue = "200ms",
-        converter = io.icerepl.app.cli.DurationConverter.class,
+        converter = io.icerepl.app.cli.options.DurationConverter.class,
         names = "--min-delay",
         description =
             "Shortest time from the service serving to its kill (default: ${DEFAULT-VALUE}); one kill in five lands during start-up and two in five (and the first) right after a source commit instead.")
@@ -83,7 +83,7 @@ final class CampaignCommand implements Runnable {
 
     @Option(
         defaultValue = "8s",
-        converter = io.icerepl.app.cli.DurationConverter.class,
+        converter = io.icerepl.app.cli.options.DurationConverter.class,
         names = "--max-delay",
         description =
             "Longest time from the service serving to its kill (default: ${DEFAULT-VALUE}).")
@@ -91,7 +91,7 @@ final class CampaignCommand implements Runnable {
 
     @Option(
         defaultValue = "20ms",
-        converter = io.icerepl.app.cli.DurationConverter.class,
+        converter = io.icerepl.app.cli.options.DurationConverter.class,
         names = "--reader-pause",
         description =
             "Pause between the reader's opens of the replica (default: ${DEFAULT-VALUE}).")
@@ -99,14 +99,14 @@ final class CampaignCommand implements Runnable {
 
     @Option(
         defaultValue = "1s",
-        converter = io.icerepl.app.cli.DurationConverter.class,
+        converter = io.icerepl.app.cli.options.DurationConverter.class,
         names = "--commit-interval",
         description = "Pause between the writer's commits (default: ${DEFAULT-VALUE}).")
     Duration commitInterval = Duration.ofSeconds(1);
 
     @Option(
         defaultValue = "5m",
-        converter = io.icerepl.app.cli.DurationConverter.class,
+        converter = io.icerepl.app.cli.options.DurationConverter.class,
         names = "--converge-timeout",
         description =
             "How long the last service run may take to reach the source head (default: ${DEFAULT-VALUE}).")
@@ -173,7 +173,7 @@ final class CampaignCommand implements Runnable {
 
     @Option(
         defaultValue = "3m",
-        converter = io.icerepl.app.cli.DurationConverter.class,
+        converter = io.icerepl.app.cli.options.DurationConverter.class,
         names = "--converge-timeout",
         description =
             "How long a rate may take to reach the source head (default: ${DEFAULT-VALUE}).")
@@ -223,7 +223,7 @@ final class CampaignCommand implements Runnable {
     @Option(
         names = "--tag-interval",
         paramLabel = "<duration>",
-        converter = io.icerepl.app.cli.DurationConverter.class,
+        converter = io.icerepl.app.cli.options.DurationConverter.class,
         description =
             "With --group: the group's tag-interval (default: the service's, 5 minutes); 500ms"
                 + " drills the group as it was tagged before its replicas recorded their cut.")
@@ -232,7 +232,7 @@ final class CampaignCommand implements Runnable {
     @Option(
         names = "--clock-skew",
         paramLabel = "<duration>",
-        converter = io.icerepl.app.cli.DurationConverter.class,
+        converter = io.icerepl.app.cli.options.DurationConverter.class,
         description =
             "With --group: the group's clock-skew allowance (default: the service's, 1s).")
     Duration clockSkew;
@@ -240,7 +240,7 @@ final class CampaignCommand implements Runnable {
     @Option(
         names = "--known-current-interval",
         paramLabel = "<duration>",
-        converter = io.icerepl.app.cli.DurationConverter.class,
+        converter = io.icerepl.app.cli.options.DurationConverter.class,
         description =
             "With --group: the group's known-current-interval (default: the service's, 5s).")
     Duration knownCurrentInterval;
@@ -324,7 +324,7 @@ final class CampaignCommand implements Runnable {
 
     @Option(
         defaultValue = "3s",
-        converter = io.icerepl.app.cli.DurationConverter.class,
+        converter = io.icerepl.app.cli.options.DurationConverter.class,
         names = "--lock-ttl",
         description =
             "The services' lease TTL (replicator.s3.lock-ttl), which each pause outlasts (default: ${DEFAULT-VALUE}).")
@@ -332,14 +332,14 @@ final class CampaignCommand implements Runnable {
 
     @Option(
         defaultValue = "1s",
-        converter = io.icerepl.app.cli.DurationConverter.class,
+        converter = io.icerepl.app.cli.options.DurationConverter.class,
         names = "--commit-interval",
         description = "Pause between the writer's commits (default: ${DEFAULT-VALUE}).")
     Duration commitInterval = Duration.ofSeconds(1);
 
     @Option(
         defaultValue = "5m",
-        converter = io.icerepl.app.cli.DurationConverter.class,
+        converter = io.icerepl.app.cli.options.DurationConverter.class,
         names = "--converge-timeout",
         description =
             "How long the services may take to reach the source head at the end (default: ${DEFAULT-VALUE}).")
@@ -349,7 +349,7 @@ final class CampaignCommand implements Runnable {
 
     @Option(
         defaultValue = "0s",
-        converter = io.icerepl.app.cli.DurationConverter.class,
+        converter = io.icerepl.app.cli.options.DurationConverter.class,
         names = "--clock-ahead",
         description =
             "Runs instance 0 with its clock this far ahead of the others' (the service's test-only"

@@ -1,7 +1,7 @@
 package io.icerepl.lab.cli;
 
-import io.icerepl.app.cli.ReplicateCommand;
-import io.icerepl.app.cli.WorkDirOption;
+import io.icerepl.app.cli.commands.ReplicateCommand;
+import io.icerepl.app.cli.options.WorkDirOption;
 import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.TableReplicator;
 import io.icerepl.copier.store.LocalObjectStore;

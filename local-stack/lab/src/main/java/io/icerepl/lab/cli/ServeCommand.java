@@ -36,7 +36,7 @@ final class ServeCommand implements Callable<Integer> {
 
   @Option(
       defaultValue = "5s",
-      converter = io.icerepl.app.cli.DurationConverter.class,
+      converter = io.icerepl.app.cli.options.DurationConverter.class,
       names = "--demo-interval",
       paramLabel = "<duration>",
       description =

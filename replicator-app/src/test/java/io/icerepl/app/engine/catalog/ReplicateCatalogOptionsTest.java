@@ -2,8 +2,8 @@ package io.icerepl.app.engine.catalog;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icerepl.app.cli.CatalogTable;
-import io.icerepl.app.cli.TargetCatalogOption;
+import io.icerepl.app.cli.options.CatalogTable;
+import io.icerepl.app.cli.options.TargetCatalogOption;
 import io.icerepl.app.engine.catalog.SourceCatalog.Run;
 import java.util.Optional;
 import org.apache.iceberg.catalog.TableIdentifier;
