@@ -22,30 +22,14 @@ import org.slf4j.LoggerFactory;
  * for byte (inside the store where it can), or, for a position delete file or a deletion vector,
  * rewritten with the replica's paths. Which files and when is the run's to decide.
  */
-final class FileCopier {
+record FileCopier(
+    String table,
+    ObjectStore source,
+    ObjectStore target,
+    PathMapping mapping,
+    RunProgress progress,
+    WrittenFiles written) {
   private static final Logger LOG = LoggerFactory.getLogger(PlanExecutor.class);
-
-  private final String table;
-  private final ObjectStore source;
-  private final ObjectStore target;
-  private final PathMapping mapping;
-  private final RunProgress progress;
-  private final WrittenFiles written;
-
-  FileCopier(
-      String table,
-      ObjectStore source,
-      ObjectStore target,
-      PathMapping mapping,
-      RunProgress progress,
-      WrittenFiles written) {
-    this.table = table;
-    this.source = source;
-    this.target = target;
-    this.mapping = mapping;
-    this.progress = progress;
-    this.written = written;
-  }
 
   /**
    * Puts a file {@code step}'s manifest names in place.

@@ -23,37 +23,19 @@ import org.slf4j.LoggerFactory;
  * thread: rendered in memory ahead of its write, or streamed from the source to the replica. When
  * it may be written is the run's to decide.
  */
-final class ManifestWriter {
+record ManifestWriter(
+    String table,
+    ObjectStore source,
+    ObjectStore target,
+    PathMapping mapping,
+    PublishOrder order,
+    RunProgress progress,
+    WrittenFiles written) {
   private static final Logger LOG = LoggerFactory.getLogger(PlanExecutor.class);
 
   /** How a manifest or manifest list is rewritten from the source's bytes. */
   interface Rewrite {
     void rewrite(InputStream in, OutputStream out) throws IOException;
-  }
-
-  private final String table;
-  private final ObjectStore source;
-  private final ObjectStore target;
-  private final PathMapping mapping;
-  private final PublishOrder order;
-  private final RunProgress progress;
-  private final WrittenFiles written;
-
-  ManifestWriter(
-      String table,
-      ObjectStore source,
-      ObjectStore target,
-      PathMapping mapping,
-      PublishOrder order,
-      RunProgress progress,
-      WrittenFiles written) {
-    this.table = table;
-    this.source = source;
-    this.target = target;
-    this.mapping = mapping;
-    this.order = order;
-    this.progress = progress;
-    this.written = written;
   }
 
   /**

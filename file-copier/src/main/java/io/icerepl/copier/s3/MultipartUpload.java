@@ -14,18 +14,7 @@ import software.amazon.awssdk.services.s3.model.CompletedPart;
  * upload completes; on any failure the upload is aborted so its parts do not linger (and cost).
  * Each part is its own resilient call, so a throttled part is retried alone.
  */
-final class MultipartUpload {
-  private final S3Client client;
-  private final S3Calls calls;
-  private final String path;
-  private final S3Location at;
-
-  MultipartUpload(S3Client client, S3Calls calls, String path, S3Location at) {
-    this.client = client;
-    this.calls = calls;
-    this.path = path;
-    this.at = at;
-  }
+record MultipartUpload(S3Client client, S3Calls calls, String path, S3Location at) {
 
   void upload(WriteBuffer content, long partSize) throws IOException {
     long length = content.size();

@@ -22,21 +22,10 @@ import software.amazon.awssdk.services.s3.model.GetObjectResponse;
  * version read. A retry after a lost answer may meet its own first attempt: where the object holds
  * exactly what was sent, that write is taken as this one.
  */
-final class S3ConditionalWrites {
-  private final S3Client client;
-  private final S3Calls calls;
-  private final S3StoreSettings settings;
+record S3ConditionalWrites(
+    S3Client client, S3Calls calls, S3StoreSettings settings, ObjectStore store) {
 
   /** The store itself, which reads an object back as {@link ObjectStore#open} does. */
-  private final ObjectStore store;
-
-  S3ConditionalWrites(S3Client client, S3Calls calls, S3StoreSettings settings, ObjectStore store) {
-    this.client = client;
-    this.calls = calls;
-    this.settings = settings;
-    this.store = store;
-  }
-
   boolean createIfAbsent(String path, byte[] content) throws IOException {
     return create(
         path, () -> RequestBody.fromBytes(content), () -> Arrays.equals(content, readAll(path)));

@@ -18,16 +18,7 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * by page (ListObjectsV2 with a delimiter), and the listing of one key that tells a missing object
  * from a forbidden one.
  */
-final class S3Listing {
-  private final S3Client client;
-  private final S3Calls calls;
-  private final S3StoreSettings settings;
-
-  S3Listing(S3Client client, S3Calls calls, S3StoreSettings settings) {
-    this.client = client;
-    this.calls = calls;
-    this.settings = settings;
-  }
+record S3Listing(S3Client client, S3Calls calls, S3StoreSettings settings) {
 
   /**
    * S3 answers 403 instead of 404 for a missing key when the caller may list the bucket only under

@@ -10,19 +10,8 @@ import software.amazon.awssdk.transfer.s3.S3TransferManager;
  * multipart copy threshold, the transfer manager's UploadPartCopy above it (S3 refuses a single
  * CopyObject over 5 GiB).
  */
-final class S3ServerSideCopy {
-  private final S3Client client;
-  private final S3TransferManager transferManager;
-  private final S3Calls calls;
-  private final S3StoreSettings settings;
-
-  S3ServerSideCopy(
-      S3Client client, S3TransferManager transferManager, S3Calls calls, S3StoreSettings settings) {
-    this.client = client;
-    this.transferManager = transferManager;
-    this.calls = calls;
-    this.settings = settings;
-  }
+record S3ServerSideCopy(
+    S3Client client, S3TransferManager transferManager, S3Calls calls, S3StoreSettings settings) {
 
   void copy(S3Location from, S3Location to, String sourcePath, String targetPath, long length)
       throws IOException {
