@@ -7,8 +7,9 @@ import io.icerepl.app.engine.group.GroupPromoter;
 import io.icerepl.app.engine.group.GroupSettings;
 import io.icerepl.app.engine.group.GroupTagging;
 import io.icerepl.app.engine.group.GroupWork;
+import io.icerepl.app.engine.worker.GroupOperations;
+import io.icerepl.app.engine.worker.ReplicaMaintenance;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
-import io.icerepl.app.engine.worker.TableOperations;
 import io.icerepl.app.engine.worker.TableRunner;
 import io.icerepl.app.service.config.ReplicatorProperties;
 import io.icerepl.app.service.status.StatusBoard;
@@ -45,27 +46,28 @@ class GroupConfiguration {
 
   @Bean
   GroupTagging groupTagging(
-      GroupCuts cuts, ReplicationCoordinator coordinator, TableOperations operations) {
-    return new GroupTagging(cuts, coordinator, operations);
+      GroupCuts cuts, ReplicationCoordinator coordinator, GroupOperations groups) {
+    return new GroupTagging(cuts, coordinator, groups);
   }
 
   @Bean
   GroupCatchUp groupCatchUp(
       ReplicationCoordinator coordinator,
       TableRunner runner,
-      TableOperations operations,
+      ReplicaMaintenance maintenance,
+      GroupOperations groups,
       ObjectProvider<Clock> clock) {
     return new GroupCatchUp(
-        coordinator, runner, operations, clock.getIfAvailable(Clock::systemUTC));
+        coordinator, runner, maintenance, groups, clock.getIfAvailable(Clock::systemUTC));
   }
 
   @Bean
   GroupPromoter groupPromoter(
       ReplicationCoordinator coordinator,
-      TableOperations operations,
+      GroupOperations groups,
       GroupCatchUp catchUp,
       GroupTagging tagging,
       GroupWork work) {
-    return new GroupPromoter(coordinator, operations, catchUp, tagging, work);
+    return new GroupPromoter(coordinator, groups, catchUp, tagging, work);
   }
 }

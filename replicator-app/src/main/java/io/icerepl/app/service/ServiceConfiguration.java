@@ -6,8 +6,11 @@ import io.icerepl.app.engine.group.GroupCutReader;
 import io.icerepl.app.engine.group.GroupTagging;
 import io.icerepl.app.engine.group.GroupWork;
 import io.icerepl.app.engine.worker.CatalogTableLocations;
+import io.icerepl.app.engine.worker.FailoverOperations;
+import io.icerepl.app.engine.worker.GroupOperations;
 import io.icerepl.app.engine.worker.ReconcileSchedule;
 import io.icerepl.app.engine.worker.Reconciler;
+import io.icerepl.app.engine.worker.ReplicaMaintenance;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.SchemeStores;
 import io.icerepl.app.engine.worker.StoreFactory;
@@ -15,7 +18,6 @@ import io.icerepl.app.engine.worker.TableChecks;
 import io.icerepl.app.engine.worker.TableContext;
 import io.icerepl.app.engine.worker.TableDiscovery;
 import io.icerepl.app.engine.worker.TableKey;
-import io.icerepl.app.engine.worker.TableOperations;
 import io.icerepl.app.engine.worker.TableRules;
 import io.icerepl.app.engine.worker.TableRunner;
 import io.icerepl.app.service.config.ConfigurationCheck;
@@ -198,8 +200,18 @@ class ServiceConfiguration {
   }
 
   @Bean
-  TableOperations tableOperations(TableContext context) {
-    return new TableOperations(context);
+  ReplicaMaintenance replicaMaintenance(TableContext context) {
+    return new ReplicaMaintenance(context);
+  }
+
+  @Bean
+  FailoverOperations failoverOperations(TableContext context) {
+    return new FailoverOperations(context);
+  }
+
+  @Bean
+  GroupOperations groupOperations(TableContext context) {
+    return new GroupOperations(context);
   }
 
   /** Stopped by {@link #coordinatorShutdown}, with the configured bound. */
@@ -207,12 +219,12 @@ class ServiceConfiguration {
   ReplicationCoordinator replicationCoordinator(
       ReplicatorProperties properties,
       TableRunner runner,
-      TableOperations operations,
+      ReplicaMaintenance maintenance,
       StatusBoard board) {
     int tables = properties.concurrency().tables();
     return new ReplicationCoordinator(
         runner::replicate,
-        operations::expire,
+        maintenance::expire,
         board::failed,
         board::laneRefused,
         properties.limits().lanesPerRule(),
@@ -279,7 +291,7 @@ class ServiceConfiguration {
       TableRules rules,
       Reconciler reconciler,
       TaskScheduler taskScheduler,
-      TableOperations operations,
+      ReplicaMaintenance maintenance,
       GroupTagging tagging,
       GroupWork groupWork,
       ReplicationCoordinator coordinator,
@@ -289,7 +301,7 @@ class ServiceConfiguration {
         rules.rules(),
         reconciler,
         taskScheduler,
-        operations::verify,
+        maintenance::verify,
         properties.groups(),
         // off the scheduler, which also runs reconciliation: a round that hangs stalls no table
         group ->

@@ -5,6 +5,7 @@ import io.icerepl.app.engine.catalog.CatalogClients;
 import io.icerepl.app.engine.retention.RetentionOptions;
 import io.icerepl.app.engine.worker.ReconcileSchedule;
 import io.icerepl.app.engine.worker.Reconciler;
+import io.icerepl.app.engine.worker.ReplicaMaintenance;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.RuleTarget;
 import io.icerepl.app.engine.worker.StoreFactory;
@@ -12,7 +13,6 @@ import io.icerepl.app.engine.worker.TableChecks;
 import io.icerepl.app.engine.worker.TableContext;
 import io.icerepl.app.engine.worker.TableDiscovery;
 import io.icerepl.app.engine.worker.TableKey;
-import io.icerepl.app.engine.worker.TableOperations;
 import io.icerepl.app.engine.worker.TableRule;
 import io.icerepl.app.engine.worker.TableRules;
 import io.icerepl.app.engine.worker.TableRunner;
@@ -251,7 +251,7 @@ public final class ReconcileBenchmark {
                 runs.add(key.table());
                 return runner.replicate(key);
               },
-              new TableOperations(context)::expire,
+              new ReplicaMaintenance(context)::expire,
               board::failed,
               board::laneRefused,
               Integer.MAX_VALUE,

@@ -1,9 +1,10 @@
 package io.icerepl.app.engine.group;
 
 import io.icerepl.app.engine.verify.VerifyReport;
+import io.icerepl.app.engine.worker.GroupOperations;
+import io.icerepl.app.engine.worker.ReplicaMaintenance;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.TableKey;
-import io.icerepl.app.engine.worker.TableOperations;
 import io.icerepl.app.engine.worker.TableRunner;
 import java.time.Clock;
 import java.time.Duration;
@@ -24,7 +25,8 @@ import java.util.function.Function;
 public record GroupCatchUp(
     ReplicationCoordinator coordinator,
     TableRunner runner,
-    TableOperations operations,
+    ReplicaMaintenance maintenance,
+    GroupOperations groups,
     Clock clock) {
   /** How long a table may take to become known current before the promotion is refused. */
   static final Duration PATIENCE = Duration.ofMinutes(2);
@@ -70,7 +72,7 @@ public record GroupCatchUp(
       }
     }
     for (TableKey key : keys) {
-      VerifyReport report = inLane(key, "verify for a safe promotion", operations::verify);
+      VerifyReport report = inLane(key, "verify for a safe promotion", maintenance::verify);
       if (report.problems() > 0) {
         throw new Refused(
             "Cannot promote group "
@@ -98,7 +100,7 @@ public record GroupCatchUp(
 
   /** Whether the replica's own record says so: the fresh cut is computed from those records. */
   private boolean currentSince(TableKey key, long fromMs) {
-    OptionalLong known = operations.knownCurrentFrom(key);
+    OptionalLong known = groups.knownCurrentFrom(key);
     return known.isPresent() && known.getAsLong() >= fromMs;
   }
 

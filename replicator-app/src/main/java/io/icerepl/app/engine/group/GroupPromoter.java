@@ -1,9 +1,9 @@
 package io.icerepl.app.engine.group;
 
 import io.icerepl.app.engine.failover.GroupPromotion;
+import io.icerepl.app.engine.worker.GroupOperations;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.TableKey;
-import io.icerepl.app.engine.worker.TableOperations;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
  */
 public record GroupPromoter(
     ReplicationCoordinator coordinator,
-    TableOperations operations,
+    GroupOperations groups,
     GroupCatchUp catchUp,
     GroupTagging tagging,
     GroupWork work) {
@@ -37,7 +37,7 @@ public record GroupPromoter(
    */
   public GroupPromotion.Result promote(GroupSettings group, List<TableKey> keys, boolean safe)
       throws InterruptedException {
-    if (keys.stream().noneMatch(operations::isPromoted)) {
+    if (keys.stream().noneMatch(groups::isPromoted)) {
       if (safe) {
         catchUp.catchUp(group, keys);
         tagFreshCut(group);
@@ -45,13 +45,13 @@ public record GroupPromoter(
         tagProvenCut(group);
       }
     }
-    return operations.promoteGroup(
+    return groups.promoteGroup(
         keys,
         group.ref(),
         (key, cutTag) ->
             GroupCatchUp.joined(
                 coordinator.runInLane(
-                    key, "promote at cut " + cutTag, k -> operations.promoteAtCut(k, cutTag))));
+                    key, "promote at cut " + cutTag, k -> groups.promoteAtCut(k, cutTag))));
   }
 
   /**

@@ -1,9 +1,9 @@
 package io.icerepl.app.engine.group;
 
 import io.icerepl.app.engine.replica.CutTagWriter;
+import io.icerepl.app.engine.worker.GroupOperations;
 import io.icerepl.app.engine.worker.ReplicationCoordinator;
 import io.icerepl.app.engine.worker.TableKey;
-import io.icerepl.app.engine.worker.TableOperations;
 import io.icerepl.merge.group.CutTags;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,15 +32,14 @@ public final class GroupTagging {
 
   private final GroupCuts cuts;
   private final ReplicationCoordinator coordinator;
-  private final TableOperations operations;
+  private final GroupOperations groups;
   // a round of a group never overlaps the group's previous one
   private final Map<String, AtomicBoolean> tagging = new ConcurrentHashMap<>();
 
-  public GroupTagging(
-      GroupCuts cuts, ReplicationCoordinator coordinator, TableOperations operations) {
+  public GroupTagging(GroupCuts cuts, ReplicationCoordinator coordinator, GroupOperations groups) {
     this.cuts = cuts;
     this.coordinator = coordinator;
-    this.operations = operations;
+    this.groups = groups;
   }
 
   /**
@@ -73,7 +72,7 @@ public final class GroupTagging {
             coordinator.runInLane(
                 key,
                 "tag the cut of group " + group.name(),
-                k -> operations.tagCut(k, group.ref(), moment, group.keepTags())));
+                k -> groups.tagCut(k, group.ref(), moment, group.keepTags())));
       }
       boolean all = true;
       for (int i = 0; i < moves.size(); i++) {
@@ -94,7 +93,7 @@ public final class GroupTagging {
         return false;
       }
       String cutTag = CutTags.name(group.ref(), moment);
-      int together = operations.moveEntriesTogether(keys, cutTag);
+      int together = groups.moveEntriesTogether(keys, cutTag);
       LOG.info(
           "group {}: tagged cut {}{}",
           group.name(),

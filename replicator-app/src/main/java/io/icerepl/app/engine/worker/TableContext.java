@@ -32,9 +32,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What the lane's runs ({@link TableRunner}) and the on-demand operations ({@link TableOperations})
- * of a table share: the stores, rules, catalogs and board, and how a key's source is located, its
- * replica's catalog entry found and its files confined.
+ * What the lane's runs ({@link TableRunner}) and the operations on a table ({@link
+ * ReplicaMaintenance}, {@link FailoverOperations}, {@link GroupOperations}) of a table share: the
+ * stores, rules, catalogs and board, and how a key's source is located, its replica's catalog entry
+ * found and its files confined.
  */
 public final class TableContext implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TableContext.class);

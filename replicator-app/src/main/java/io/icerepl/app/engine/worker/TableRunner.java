@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The work of one lane run, bound to the engine: replicate a key and record where source and
  * replica stand, or restore where a replica stands when the service starts. The on-demand
- * operations of a table are {@link TableOperations}'.
+ * operations of a table are {@link ReplicaMaintenance}', {@link FailoverOperations}' and {@link
+ * GroupOperations}'.
  */
 public final class TableRunner implements AutoCloseable, Reconciler.Replicas {
   private static final Logger LOG = LoggerFactory.getLogger(TableRunner.class);

@@ -5,8 +5,8 @@ import io.icerepl.app.engine.failover.PromotionMode;
 import io.icerepl.app.engine.failover.PromotionResult;
 import io.icerepl.app.engine.failover.TableFailback;
 import io.icerepl.app.engine.verify.VerifyReport;
+import io.icerepl.app.engine.worker.FailoverOperations;
 import io.icerepl.app.engine.worker.TableKey;
-import io.icerepl.app.engine.worker.TableOperations;
 import io.icerepl.app.service.security.ApiProperties;
 import io.icerepl.merge.failover.Promotion;
 import io.icerepl.merge.model.TableMetadata;
@@ -40,13 +40,13 @@ public class FailoverController {
   private static final Pattern TAG_PREFIX = Pattern.compile("[A-Za-z0-9._-]{1,100}");
 
   private final TableLanes lanes;
-  private final TableOperations operations;
+  private final FailoverOperations failover;
   private final OnDemandRuns<PromotionResult> promotions;
   private final OnDemandRuns<FailbackSummary> failbacks;
 
-  public FailoverController(TableLanes lanes, TableOperations operations, ApiProperties api) {
+  public FailoverController(TableLanes lanes, FailoverOperations failover, ApiProperties api) {
     this.lanes = lanes;
-    this.operations = operations;
+    this.failover = failover;
     this.promotions =
         new OnDemandRuns<>(
             "promotions",
@@ -162,7 +162,7 @@ public class FailoverController {
                   key,
                   "promotion (mode " + promotionMode.label() + (force ? ", forced)" : ")"),
                   "promote",
-                  k -> operations.promote(k, promotionMode, force, firstProblems, decidedOn),
+                  k -> failover.promote(k, promotionMode, force, firstProblems, decidedOn),
                   TableLanes.Caller.of(caller, request));
           return OnDemandAnswers.answer(
               outcome,
@@ -234,7 +234,7 @@ public class FailoverController {
                   "fail-back into " + original + " (tag prefix " + prefix + ")",
                   "fail back",
                   k ->
-                      operations.failback(
+                      failover.failback(
                           k,
                           original,
                           prefix,

@@ -1,7 +1,7 @@
 package io.icerepl.app.service.api;
 
 import io.icerepl.app.engine.verify.VerifyReport;
-import io.icerepl.app.engine.worker.TableOperations;
+import io.icerepl.app.engine.worker.ReplicaMaintenance;
 import io.icerepl.app.service.security.ApiProperties;
 import jakarta.servlet.http.HttpServletRequest;
 import java.security.Principal;
@@ -20,12 +20,12 @@ import org.springframework.web.bind.annotation.RestController;
 @RequestMapping("/api/replications")
 public class VerifyController {
   private final TableLanes lanes;
-  private final TableOperations operations;
+  private final ReplicaMaintenance maintenance;
   private final OnDemandRuns<VerifyReport> verifications;
 
-  public VerifyController(TableLanes lanes, TableOperations operations, ApiProperties api) {
+  public VerifyController(TableLanes lanes, ReplicaMaintenance maintenance, ApiProperties api) {
     this.lanes = lanes;
-    this.operations = operations;
+    this.maintenance = maintenance;
     this.verifications =
         new OnDemandRuns<>(
             "verifications",
@@ -59,7 +59,7 @@ public class VerifyController {
                   key,
                   "verification",
                   "verify",
-                  operations::verify,
+                  maintenance::verify,
                   TableLanes.Caller.of(caller, request));
           String cannot = OnDemandAnswers.cannot("verify", key);
           return OnDemandAnswers.answer(

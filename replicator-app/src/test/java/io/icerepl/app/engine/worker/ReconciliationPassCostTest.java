@@ -98,7 +98,7 @@ class ReconciliationPassCostTest {
     coordinator =
         new ReplicationCoordinator(
             runner::replicate,
-            new TableOperations(context)::expire,
+            new ReplicaMaintenance(context)::expire,
             board::failed,
             board::laneRefused,
             100,
