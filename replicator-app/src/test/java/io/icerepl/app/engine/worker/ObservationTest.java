@@ -10,7 +10,7 @@ import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
 /** Where the lag of a replica counts from: the first source version it lacks. */
-class OldestUnreplicatedTest {
+class ObservationTest {
   private static final String HEAD = "s3://b/t/metadata/00003-c.metadata.json";
   private static final TableMetadata METADATA =
       TableMetadataParser.read(
@@ -24,11 +24,11 @@ class OldestUnreplicatedTest {
   @Test
   void aReplicaBehindCountsFromTheVersionAfterTheOneItHolds() {
     assertThat(
-            TableRunner.oldestUnreplicatedMs(
+            Observation.oldestUnreplicatedMs(
                 METADATA, HEAD, Optional.of("00001-a.metadata.json"), OptionalLong.empty()))
         .isEqualTo(2000);
     assertThat(
-            TableRunner.oldestUnreplicatedMs(
+            Observation.oldestUnreplicatedMs(
                 METADATA, HEAD, Optional.of("00002-b.metadata.json"), OptionalLong.empty()))
         .isEqualTo(3000);
   }
@@ -36,7 +36,7 @@ class OldestUnreplicatedTest {
   @Test
   void aReplicaHoldingTheSettledHeadCountsFromTheNewerFileStillSettlingNotFromTheOldestLogEntry() {
     assertThat(
-            TableRunner.oldestUnreplicatedMs(
+            Observation.oldestUnreplicatedMs(
                 METADATA, HEAD, Optional.of("00003-c.metadata.json"), OptionalLong.of(9000)))
         .isEqualTo(9000);
   }
