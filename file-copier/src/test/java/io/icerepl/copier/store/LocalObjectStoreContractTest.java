@@ -1,0 +1,20 @@
+package io.icerepl.copier.store;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The object-store contract on local files. */
+class LocalObjectStoreContractTest extends ObjectStoreContract {
+  private final LocalObjectStore store = new LocalObjectStore();
+  @TempDir Path dir;
+
+  @Override
+  protected ObjectStore store() {
+    return store;
+  }
+
+  @Override
+  protected String path(String name) {
+    return dir.resolve("warehouse").toUri() + name;
+  }
+}
