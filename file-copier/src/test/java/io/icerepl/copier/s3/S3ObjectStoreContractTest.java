@@ -9,10 +9,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 
-/**
- * The object-store contract against the embedded S3, with a part size small enough that the
- * streamed writes above it go up as multipart uploads.
- */
+/** The object-store contract against the embedded S3, each test in a bucket of its own. */
 class S3ObjectStoreContractTest extends ObjectStoreContract {
   private static final AtomicInteger BUCKETS = new AtomicInteger();
   private static EmbeddedS3 s3;
