@@ -9,7 +9,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 
-/** The object-store contract against the embedded S3, each test in a bucket of its own. */
+/** The object-store contract against the embedded S3: the server enforces If-Match. */
 class S3ObjectStoreContractTest extends ObjectStoreContract {
   private static final AtomicInteger BUCKETS = new AtomicInteger();
   private static EmbeddedS3 s3;
@@ -31,7 +31,7 @@ class S3ObjectStoreContractTest extends ObjectStoreContract {
 
   @BeforeEach
   void newBucket() {
-    bucket = "contract-" + BUCKETS.incrementAndGet();
+    bucket = "conditional-" + BUCKETS.incrementAndGet();
     s3.createBucket(bucket);
     store =
         new S3ObjectStore(
@@ -53,6 +53,6 @@ class S3ObjectStoreContractTest extends ObjectStoreContract {
 
   @Override
   protected String path(String name) {
-    return "s3://" + bucket + "/warehouse/" + name;
+    return "s3://" + bucket + "/warehouse/ns/t/" + name;
   }
 }

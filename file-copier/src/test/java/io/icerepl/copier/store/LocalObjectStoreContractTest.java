@@ -3,7 +3,6 @@ package io.icerepl.copier.store;
 import java.nio.file.Path;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The object-store contract on local files. */
 class LocalObjectStoreContractTest extends ObjectStoreContract {
   private final LocalObjectStore store = new LocalObjectStore();
   @TempDir Path dir;
@@ -15,6 +14,6 @@ class LocalObjectStoreContractTest extends ObjectStoreContract {
 
   @Override
   protected String path(String name) {
-    return dir.resolve("warehouse").toUri() + name;
+    return dir.resolve("table").resolve(name).toUri().toString();
   }
 }

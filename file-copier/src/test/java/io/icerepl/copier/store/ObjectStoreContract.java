@@ -15,20 +15,14 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
- * What every store promises beyond its conditional writes ({@link ConditionalWriteContract}): a
+ * What every store promises, its conditional writes ({@link ConditionalWriteContract}) and: a
  * streamed write read back whole and from any position, listings of a folder's objects and
  * subfolders by name, a create that never replaces, deletes that need no object, and a missing
  * object reported the same way on every store ({@link NoSuchFileException} to read, empty to ask
- * its length). Each store's test extends this with its own store, so a new store passes the same
- * checks as S3 and local files.
+ * its length). Each store's test extends this with its own store and a {@link #path} that may hold
+ * '/', so a new store passes the same checks as S3 and local files.
  */
-public abstract class ObjectStoreContract {
-  /** The store under test. */
-  protected abstract ObjectStore store();
-
-  /** A path for an object named {@code name} (may hold '/') in a place of its own for this test. */
-  protected abstract String path(String name);
-
+public abstract class ObjectStoreContract extends ConditionalWriteContract {
   @Test
   void aStreamedWriteReadsBackWholeWithItsLength() throws IOException {
     byte[] content = pattern(300_000);
