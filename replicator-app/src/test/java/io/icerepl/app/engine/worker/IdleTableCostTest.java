@@ -2,14 +2,11 @@ package io.icerepl.app.engine.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.SourceTable;
-import io.icerepl.app.engine.retention.RetentionOptions;
 import io.icerepl.app.service.status.ReplicationState;
 import io.icerepl.app.service.status.StatusBoard;
 import io.icerepl.copier.publish.ReplicaLayout;
 import io.icerepl.copier.store.LocalObjectStore;
-import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.fixtures.RecordingStore;
 import io.icerepl.fixtures.ShiftableClock;
 import io.icerepl.merge.state.GroupMembership;
@@ -25,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.Executors;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -258,34 +254,8 @@ class IdleTableCostTest {
 
   private TableRunner runner(
       Clock clock, java.util.function.Function<TableKey, KnownCurrent> known) {
-    StoreFactory stores =
-        new StoreFactory() {
-          @Override
-          public ObjectStore sourceStore(String location) {
-            return source;
-          }
-
-          @Override
-          public ObjectStore targetStore(String location) {
-            return target;
-          }
-        };
-    TableRule rule =
-        new TableRule(
-            "rule",
-            "file:/",
-            List.of(new RuleTarget("target", "file:/replica", List.of())),
-            List.of(),
-            RetentionOptions.policy(Optional.empty(), Optional.empty(), Optional.empty(), false),
-            Optional.empty());
     return new TableRunner(
-        TableContext.builder(
-                stores,
-                clock,
-                Executors.newFixedThreadPool(2),
-                ReplicationOptions.defaults(),
-                new TableRules(List.of(rule)),
-                board)
+        LocalContexts.builder(source, target, clock, board)
             .groups(
                 new TableContext.GroupRefs() {
                   @Override

@@ -3,10 +3,8 @@ package io.icerepl.app.engine.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.SourceTable;
 import io.icerepl.app.engine.head.MetadataListing;
-import io.icerepl.app.engine.retention.RetentionOptions;
 import io.icerepl.app.service.status.ReplicationState;
 import io.icerepl.app.service.status.StatusBoard;
 import io.icerepl.copier.store.LocalObjectStore;
@@ -19,9 +17,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Comparator;
-import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.Executors;
 import java.util.stream.Stream;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -159,34 +154,6 @@ class TableRunnerTest {
   }
 
   private TableRunner runner(StatusBoard board) {
-    StoreFactory stores =
-        new StoreFactory() {
-          @Override
-          public ObjectStore sourceStore(String location) {
-            return store;
-          }
-
-          @Override
-          public ObjectStore targetStore(String location) {
-            return store;
-          }
-        };
-    TableRule rule =
-        new TableRule(
-            "rule",
-            "file:/",
-            List.of(new RuleTarget("target", "file:/replica", List.of())),
-            List.of(),
-            RetentionOptions.policy(Optional.empty(), Optional.empty(), Optional.empty(), false),
-            Optional.empty());
-    return new TableRunner(
-        TableContext.builder(
-                stores,
-                Clock.systemUTC(),
-                Executors.newFixedThreadPool(2),
-                ReplicationOptions.defaults(),
-                new TableRules(List.of(rule)),
-                board)
-            .build());
+    return new TableRunner(LocalContexts.builder(store, store, Clock.systemUTC(), board).build());
   }
 }
