@@ -106,6 +106,18 @@ public interface ObjectStore {
    */
   default void checkResolvesUnder(String path, String root) throws IOException {}
 
+  /**
+   * Deletes the object only while it is still at {@code expected} (S3: {@code If-Match} on the
+   * ETag; Azure: {@code If-Match}; GCS: {@code ifGenerationMatch}), so that a lease released after
+   * another run took it over is left to that run.
+   *
+   * @return false when the object was no longer at {@code expected}, or was gone; then nothing was
+   *     changed
+   */
+  default boolean deleteIf(String path, ObjectVersion expected) throws IOException {
+    throw new UnsupportedOperationException("deleteIf is not supported by " + getClass());
+  }
+
   /** Names (not paths) of the objects directly under a folder, empty when there is none. */
   List<String> list(String folder) throws IOException;
 
