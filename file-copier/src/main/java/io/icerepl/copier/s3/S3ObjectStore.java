@@ -254,6 +254,16 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
   }
 
   /**
+   * One DeleteObject with {@code If-Match} on the expected ETag: false on 412 (another writer
+   * replaced the object) or 404. S3 may answer a conditional delete of a key already gone with 204
+   * as well (as the embedded S3 does), which reads as true: nothing was changed either way.
+   */
+  @Override
+  public boolean deleteIf(String path, ObjectVersion expected) throws IOException {
+    return conditionalWrites.deleteIf(path, expected);
+  }
+
+  /**
    * Inside S3 when {@link #canCopyServerSideFrom} allows: one CopyObject up to the multipart copy
    * threshold, the transfer manager's UploadPartCopy above it (S3 refuses a single CopyObject over
    * 5 GiB). The recorded length decides which, so no HeadObject precedes the copy; only an unknown
