@@ -114,14 +114,7 @@ public final class GcsObjectStore implements ObjectStore, AutoCloseable {
     if (blob.isEmpty()) {
       return Optional.empty();
     }
-    Map<String, String> checksums = new LinkedHashMap<>();
-    if (blob.get().getMd5() != null) {
-      checksums.put("MD5", blob.get().getMd5ToHexString());
-    }
-    if (blob.get().getCrc32c() != null) {
-      checksums.put("CRC32C", blob.get().getCrc32c());
-    }
-    return Optional.of(new ObjectInfo(blob.get().getSize(), checksums));
+    return Optional.of(new ObjectInfo(blob.get().getSize(), checksumsOf(blob.get())));
   }
 
   /** Reads the generation the metadata named, so the stream is one object's bytes throughout. */
@@ -467,6 +460,18 @@ public final class GcsObjectStore implements ObjectStore, AutoCloseable {
   @FunctionalInterface
   private interface NamedBlobs {
     void accept(String name, Blob blob);
+  }
+
+  /** The checksums of {@link #info}, from an object's metadata. */
+  static Map<String, String> checksumsOf(BlobInfo blob) {
+    Map<String, String> checksums = new LinkedHashMap<>();
+    if (blob.getMd5() != null) {
+      checksums.put("MD5", blob.getMd5ToHexString());
+    }
+    if (blob.getCrc32c() != null) {
+      checksums.put("CRC32C", blob.getCrc32c());
+    }
+    return checksums;
   }
 
   private static long updatedMs(Blob blob) {
