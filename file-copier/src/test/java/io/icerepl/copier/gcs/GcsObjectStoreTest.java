@@ -10,6 +10,7 @@ import com.google.cloud.storage.contrib.nio.testing.LocalStorageHelper;
 import io.icerepl.copier.store.LocalObjectStore;
 import io.icerepl.copier.store.ObjectStore.ObjectInfo;
 import io.icerepl.copier.store.ObjectStore.ObjectVersion;
+import io.icerepl.copier.store.ObjectStore.VersionedObject;
 import io.icerepl.merge.io.SeekableInput;
 import java.io.IOException;
 import java.io.InputStream;
@@ -140,6 +141,43 @@ class GcsObjectStoreTest {
     assertThat(store.deleteIf(lease, second)).isTrue();
     assertThat(store.length(lease)).isEmpty();
     assertThat(store.deleteIf(lease, second)).isFalse();
+  }
+
+  /**
+   * Another writer replaces the object between the metadata read and the content read: the store
+   * must not pair the new bytes with the old generation, which would let a stale write through.
+   */
+  @Test
+  void aVersionedReadPairsBytesWithTheirOwnGeneration() throws IOException {
+    Storage plain = PreconditionEnforcingStorage.around(fakeStorage());
+    GcsObjectStore other = new GcsObjectStore(plain);
+    String state = "gs://b/t/.replicator-state.json";
+    ObjectVersion first = other.replaceIf(state, Optional.empty(), bytes("first")).orElseThrow();
+    boolean[] replaced = {false};
+    Storage racing =
+        (Storage)
+            Proxy.newProxyInstance(
+                Storage.class.getClassLoader(),
+                new Class<?>[] {Storage.class},
+                (proxy, method, args) -> {
+                  if (method.getName().equals("readAllBytes") && !replaced[0]) {
+                    replaced[0] = true;
+                    other.replaceIf(state, Optional.of(first), bytes("second")).orElseThrow();
+                  }
+                  try {
+                    return method.invoke(plain, args);
+                  } catch (InvocationTargetException e) {
+                    throw e.getCause();
+                  }
+                });
+
+    VersionedObject read = new GcsObjectStore(racing).readVersioned(state).orElseThrow();
+
+    assertThat(replaced[0]).isTrue();
+    assertThat(new String(read.content(), StandardCharsets.UTF_8)).isEqualTo("second");
+    assertThat(read.version()).isNotEqualTo(first);
+    assertThat(other.replaceIf(state, Optional.of(first), bytes("stale"))).isEmpty();
+    assertThat(other.replaceIf(state, Optional.of(read.version()), bytes("third"))).isPresent();
   }
 
   @Test
