@@ -12,6 +12,8 @@ import com.google.cloud.storage.Storage.BlobSourceOption;
 import com.google.cloud.storage.Storage.BlobTargetOption;
 import com.google.cloud.storage.Storage.BlobWriteOption;
 import com.google.cloud.storage.Storage.CopyRequest;
+import io.icerepl.copier.publish.ReplicaLayout;
+import io.icerepl.copier.store.LeaseLocks;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.io.SeekableInput;
 import java.io.FilterInputStream;
@@ -57,10 +59,16 @@ public final class GcsObjectStore implements ObjectStore, AutoCloseable {
   private final int chunkBytes;
   private final int readAheadBytes;
   private final boolean ownsStorage;
+  private final LeaseLocks locks;
 
   /** A store on a client made elsewhere, which stays open when the store closes. */
   public GcsObjectStore(Storage storage) {
-    this(storage, DEFAULT_CHUNK_BYTES, DEFAULT_READ_AHEAD_BYTES, false);
+    this(storage, ReplicaLayout.defaultLeases());
+  }
+
+  /** As {@link #GcsObjectStore(Storage)}, its table leases taken as {@code leases} says. */
+  public GcsObjectStore(Storage storage, LeaseLocks.Settings leases) {
+    this(storage, DEFAULT_CHUNK_BYTES, DEFAULT_READ_AHEAD_BYTES, false, leases);
   }
 
   /**
@@ -68,10 +76,15 @@ public final class GcsObjectStore implements ObjectStore, AutoCloseable {
    * 256 KiB) and reading ahead at least {@code readAheadBytes}.
    */
   public GcsObjectStore(Storage storage, int chunkBytes, int readAheadBytes) {
-    this(storage, chunkBytes, readAheadBytes, false);
+    this(storage, chunkBytes, readAheadBytes, false, ReplicaLayout.defaultLeases());
   }
 
-  private GcsObjectStore(Storage storage, int chunkBytes, int readAheadBytes, boolean ownsStorage) {
+  private GcsObjectStore(
+      Storage storage,
+      int chunkBytes,
+      int readAheadBytes,
+      boolean ownsStorage,
+      LeaseLocks.Settings leases) {
     if (chunkBytes <= 0 || chunkBytes % (256 * 1024) != 0) {
       throw new IllegalArgumentException(
           "Cannot upload to GCS in chunks of " + chunkBytes + " bytes: not a multiple of 256 KiB");
@@ -80,11 +93,27 @@ public final class GcsObjectStore implements ObjectStore, AutoCloseable {
     this.chunkBytes = chunkBytes;
     this.readAheadBytes = readAheadBytes;
     this.ownsStorage = ownsStorage;
+    this.locks = new LeaseLocks(this, leases, GcsObjectStore::leaseObject);
+  }
+
+  /**
+   * {@code gs://<table's bucket>/<lockPrefix>/<sha256 of the canonical table location>}: outside
+   * the table, so that its readers and its retention never see it.
+   */
+  static String leaseObject(String lockPrefix, String location) {
+    return ReplicaLayout.leaseObject(
+        "gs://" + GcsLocation.parse(location).bucket(), lockPrefix, location);
   }
 
   /** A store with its own client for {@code access}, closed with the store. */
   public static GcsObjectStore open(GcsAccess access) {
-    return new GcsObjectStore(access.open(), DEFAULT_CHUNK_BYTES, DEFAULT_READ_AHEAD_BYTES, true);
+    return open(access, ReplicaLayout.defaultLeases());
+  }
+
+  /** As {@link #open(GcsAccess)}, its table leases taken as {@code leases} says. */
+  public static GcsObjectStore open(GcsAccess access, LeaseLocks.Settings leases) {
+    return new GcsObjectStore(
+        access.open(), DEFAULT_CHUNK_BYTES, DEFAULT_READ_AHEAD_BYTES, true, leases);
   }
 
   /**
@@ -379,12 +408,13 @@ public final class GcsObjectStore implements ObjectStore, AutoCloseable {
   }
 
   @Override
-  public Lock lock(String location) {
-    throw new UnsupportedOperationException("table leases on GCS: see LeaseLocks");
+  public Lock lock(String location) throws IOException {
+    return locks.lock(location);
   }
 
   @Override
   public void close() throws IOException {
+    locks.close();
     if (ownsStorage) {
       try {
         storage.close();

@@ -1,9 +1,14 @@
 package io.icerepl.copier.publish;
 
+import io.icerepl.copier.store.LeaseLocks;
 import io.icerepl.merge.path.TableLayout;
+import io.icerepl.merge.path.TableLocation;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.HexFormat;
 
 /**
@@ -69,6 +74,27 @@ public final class ReplicaLayout {
    */
   public static String leaseKey(String lockPrefix, String canonicalLocation) {
     return lockPrefix + "/" + sha256(canonicalLocation);
+  }
+
+  /**
+   * The lease object of a table at {@code location} in a store whose top folder (bucket, container)
+   * is {@code root}: {@code <root>/<lockPrefix>/<sha256 of the canonical location>}, so every
+   * spelling of one location takes one lease.
+   */
+  public static String leaseObject(String root, String lockPrefix, String location) {
+    return TableLayout.join(root, leaseKey(lockPrefix, TableLocation.of(location).canonical()));
+  }
+
+  /**
+   * Leases as the command line takes them when told nothing: under {@link #DEFAULT_LOCK_PREFIX},
+   * held for two minutes unless renewed, naming this process.
+   */
+  public static LeaseLocks.Settings defaultLeases() {
+    return new LeaseLocks.Settings(
+        DEFAULT_LOCK_PREFIX,
+        ManagementFactory.getRuntimeMXBean().getName(),
+        Duration.ofMinutes(2),
+        Clock.systemUTC());
   }
 
   private static String sha256(String canonicalLocation) {

@@ -3,6 +3,7 @@ package io.icerepl.copier.gcs;
 import com.google.cloud.storage.contrib.nio.testing.LocalStorageHelper;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.copier.store.ObjectStoreContract;
+import io.icerepl.localstack.PreconditionEnforcingStorage;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 

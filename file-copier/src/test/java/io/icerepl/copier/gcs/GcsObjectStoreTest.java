@@ -11,6 +11,7 @@ import io.icerepl.copier.store.LocalObjectStore;
 import io.icerepl.copier.store.ObjectStore.ObjectInfo;
 import io.icerepl.copier.store.ObjectStore.ObjectVersion;
 import io.icerepl.copier.store.ObjectStore.VersionedObject;
+import io.icerepl.localstack.PreconditionEnforcingStorage;
 import io.icerepl.merge.io.SeekableInput;
 import java.io.IOException;
 import java.io.InputStream;
@@ -288,13 +289,6 @@ class GcsObjectStoreTest {
                     .setCrc32c(crc32c)
                     .build()))
         .isEqualTo(Map.of("MD5", HexFormat.of().formatHex(md5), "CRC32C", crc32c));
-  }
-
-  @Test
-  void tableLeasesAreLeftToTheStoreAgnosticLock() {
-    assertThatThrownBy(() -> store.lock("gs://b/t"))
-        .isInstanceOf(UnsupportedOperationException.class)
-        .hasMessage("table leases on GCS: see LeaseLocks");
   }
 
   @Test

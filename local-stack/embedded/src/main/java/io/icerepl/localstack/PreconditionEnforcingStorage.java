@@ -1,4 +1,4 @@
-package io.icerepl.copier.gcs;
+package io.icerepl.localstack;
 
 import com.google.cloud.ReadChannel;
 import com.google.cloud.RestorableState;
@@ -8,6 +8,7 @@ import com.google.cloud.storage.BlobId;
 import com.google.cloud.storage.BlobInfo;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageException;
+import com.google.cloud.storage.contrib.nio.testing.LocalStorageHelper;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
@@ -44,7 +45,7 @@ import java.util.regex.Pattern;
  *       closed leaves nothing.
  * </ul>
  */
-final class PreconditionEnforcingStorage implements java.lang.reflect.InvocationHandler {
+public final class PreconditionEnforcingStorage implements java.lang.reflect.InvocationHandler {
   private static final Pattern GENERATION_MATCH =
       Pattern.compile("GenerationMatch\\{key=IF_GENERATION_MATCH, val=(\\d+)\\}");
 
@@ -56,8 +57,16 @@ final class PreconditionEnforcingStorage implements java.lang.reflect.Invocation
     this.fake = fake;
   }
 
+  /**
+   * A new in-process GCS: {@code LocalStorageHelper}'s fake, as Iceberg's own GCSFileIO tests use
+   * it, with generation preconditions enforced. No GCS server or emulator is reachable here.
+   */
+  public static Storage inProcess() {
+    return around(LocalStorageHelper.getOptions().getService());
+  }
+
   /** {@code fake} with generation preconditions enforced. */
-  static Storage around(Storage fake) {
+  public static Storage around(Storage fake) {
     return (Storage)
         Proxy.newProxyInstance(
             Storage.class.getClassLoader(),
