@@ -1,6 +1,7 @@
 package io.icerepl.copier.azure;
 
 import com.azure.storage.blob.models.BlobItem;
+import com.azure.storage.blob.models.BlobListDetails;
 import com.azure.storage.blob.models.BlobStorageException;
 import com.azure.storage.blob.models.ListBlobsOptions;
 import io.icerepl.copier.store.ObjectStore.Entry;
@@ -8,6 +9,7 @@ import io.icerepl.copier.store.ObjectStore.LengthConsumer;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -15,9 +17,17 @@ import java.util.function.Consumer;
  * the blobs directly under the folder with their lengths and times, and its subfolders as blob
  * prefixes, in pages of up to 5,000, never a request per blob. A container that does not exist
  * lists nothing, as a missing folder does.
+ *
+ * <p>On an account with a hierarchical namespace (ADLS Gen2) a directory is also listed as an empty
+ * blob with the metadata {@code hdi_isfolder=true} beside its prefix; it is a folder, not an
+ * object, so the listing asks for metadata and leaves such blobs out.
  */
 final class AzureListing {
   private static final int PAGE_SIZE = 5_000;
+
+  /** The metadata that marks a hierarchical namespace's directory in a Blob listing. */
+  private static final String FOLDER_MARK = "hdi_isfolder";
+
   private final AzureClients clients;
 
   AzureListing(AzureClients clients) {
@@ -77,17 +87,25 @@ final class AzureListing {
         folder,
         namePrefix,
         (prefix, item) -> {
-          if (!Boolean.TRUE.equals(item.isPrefix())) {
+          if (!Boolean.TRUE.equals(item.isPrefix()) && !isDirectory(item)) {
             each.accept(item.getName().substring(prefix.length()), item);
           }
         });
+  }
+
+  private static boolean isDirectory(BlobItem item) {
+    Map<String, String> metadata = item.getMetadata();
+    return metadata != null && "true".equalsIgnoreCase(metadata.get(FOLDER_MARK));
   }
 
   private void items(String folder, String namePrefix, BlobConsumer each) throws IOException {
     AzureLocation at = AzureLocation.parse(folder);
     String prefix = at.folderPrefix();
     ListBlobsOptions options =
-        new ListBlobsOptions().setPrefix(prefix + namePrefix).setMaxResultsPerPage(PAGE_SIZE);
+        new ListBlobsOptions()
+            .setPrefix(prefix + namePrefix)
+            .setMaxResultsPerPage(PAGE_SIZE)
+            .setDetails(new BlobListDetails().setRetrieveMetadata(true));
     try {
       AzureErrors.run(
           "list",

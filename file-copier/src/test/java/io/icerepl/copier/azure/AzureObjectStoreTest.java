@@ -3,6 +3,10 @@ package io.icerepl.copier.azure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.azure.core.util.BinaryData;
+import com.azure.storage.blob.BlobContainerClient;
+import com.azure.storage.blob.BlobServiceClientBuilder;
+import com.azure.storage.blob.options.BlobParallelUploadOptions;
 import io.icerepl.copier.store.LocalObjectStore;
 import io.icerepl.copier.store.ObjectStore.ObjectVersion;
 import io.icerepl.localstack.EmbeddedAzurite;
@@ -16,6 +20,7 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -215,6 +220,31 @@ class AzureObjectStoreTest {
           .hasMessageContaining("status 403")
           .hasMessageNotContaining(wrongKey);
     }
+  }
+
+  /** As an account with a hierarchical namespace lists a directory: an empty blob so marked. */
+  @Test
+  void aDirectoryMarkerIsAFolderNotAnObject() throws IOException {
+    BlobContainerClient blobs =
+        new BlobServiceClientBuilder()
+            .connectionString(azurite.connectionString())
+            .buildClient()
+            .getBlobContainerClient(container);
+    blobs
+        .getBlobClient("t/data")
+        .uploadWithResponse(
+            new BlobParallelUploadOptions(BinaryData.fromBytes(new byte[0]))
+                .setMetadata(Map.of("hdi_isfolder", "true")),
+            null,
+            null);
+    store.createIfAbsent(abfss("data/part-0.parquet"), bytes("x"));
+    store.createIfAbsent(abfss("version-hint.text"), bytes("1"));
+
+    assertThat(store.list(abfss(""))).containsExactly("version-hint.text");
+    assertThat(store.listEntries(abfss("")))
+        .extracting(e -> e.name())
+        .containsExactly("version-hint.text");
+    assertThat(store.listFolders(abfss(""))).containsExactly("data");
   }
 
   @Test
