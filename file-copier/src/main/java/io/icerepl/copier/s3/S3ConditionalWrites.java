@@ -19,8 +19,9 @@ import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 /**
  * The conditional writes of {@link S3ObjectStore}: a PUT with {@code If-None-Match: *} that creates
  * an object only if absent, and one with {@code If-Match} that replaces it only while it is the
- * version read. A retry after a lost answer may meet its own first attempt: where the object holds
- * exactly what was sent, that write is taken as this one.
+ * version read, and a DELETE with {@code If-Match} that removes it only while it is. A retry after
+ * a lost answer may meet its own first attempt: where the object holds exactly what was sent, that
+ * write is taken as this one.
  */
 record S3ConditionalWrites(
     S3Client client, S3Calls calls, S3StoreSettings settings, ObjectStore store) {
@@ -145,6 +146,33 @@ record S3ConditionalWrites(
         throw e;
       }
       return ownRetried(path, content, attempts.get());
+    }
+  }
+
+  /**
+   * One DeleteObject with {@code If-Match} on the expected ETag: S3 refuses it (412, or 404 when
+   * the object is gone) once another writer replaced or removed the object. A retry after a lost
+   * answer meets the object its first attempt deleted as gone, and answers false like any gone
+   * object.
+   */
+  boolean deleteIf(String path, ObjectVersion expected) throws IOException {
+    S3Location at = S3Location.parse(path);
+    try {
+      calls.run(
+          "delete",
+          path,
+          at,
+          () ->
+              client.deleteObject(
+                  b -> b.bucket(at.bucket()).key(at.key()).ifMatch(expected.tag())));
+      return true;
+    } catch (NoSuchFileException e) {
+      return false;
+    } catch (IOException e) {
+      if (S3Calls.hasStatus(e, 412, 409)) {
+        return false;
+      }
+      throw e;
     }
   }
 

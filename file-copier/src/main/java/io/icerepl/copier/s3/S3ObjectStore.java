@@ -1,5 +1,7 @@
 package io.icerepl.copier.s3;
 
+import io.icerepl.copier.publish.ReplicaLayout;
+import io.icerepl.copier.store.LeaseLocks;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.io.SeekableInput;
 import java.io.IOException;
@@ -33,7 +35,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
   private final S3TransferManager transferManager;
   private final S3StoreSettings settings;
   private final S3Calls calls;
-  private final S3TableLocks locks;
+  private final LeaseLocks locks;
   private final S3Listing listing;
   private final S3ConditionalWrites conditionalWrites;
   private final S3ServerSideCopy serverSide;
@@ -66,9 +68,14 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     this.transferManager = S3TransferManager.builder().s3Client(asyncClient).build();
     this.settings = settings;
     this.calls = new S3Calls(resilience);
-    this.locks = new S3TableLocks(client, calls, settings);
     this.listing = new S3Listing(client, calls, settings);
     this.conditionalWrites = new S3ConditionalWrites(client, calls, settings, this);
+    this.locks =
+        new LeaseLocks(
+            this,
+            new LeaseLocks.Settings(
+                settings.lockPrefix(), settings.lockOwner(), settings.lockTtl(), settings.clock()),
+            S3ObjectStore::leaseObject);
     this.serverSide = new S3ServerSideCopy(client, transferManager, calls, settings);
     this.batchDelete = new S3BatchDelete(client, calls);
     this.endpoint = endpoint;
@@ -254,6 +261,16 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
   }
 
   /**
+   * One DeleteObject with {@code If-Match} on the expected ETag: false on 412 (another writer
+   * replaced the object) or 404. S3 may answer a conditional delete of a key already gone with 204
+   * as well (as the embedded S3 does), which reads as true: nothing was changed either way.
+   */
+  @Override
+  public boolean deleteIf(String path, ObjectVersion expected) throws IOException {
+    return conditionalWrites.deleteIf(path, expected);
+  }
+
+  /**
    * Inside S3 when {@link #canCopyServerSideFrom} allows: one CopyObject up to the multipart copy
    * threshold, the transfer manager's UploadPartCopy above it (S3 refuses a single CopyObject over
    * 5 GiB). The recorded length decides which, so no HeadObject precedes the copy; only an unknown
@@ -341,6 +358,10 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     batchDelete.deleteAll(paths);
   }
 
+  /**
+   * A lease object ({@link LeaseLocks}) in the table's bucket, written and read through this
+   * store's own conditional requests, so {@link S3Resilience} applies to them.
+   */
   @Override
   public Lock lock(String location) throws IOException {
     return locks.lock(location);
@@ -369,7 +390,17 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
 
   /** The lease object that {@link #lock} writes for {@code location}. */
   public String leasePath(String location) {
-    return locks.leaseOf(location).toString();
+    return locks.leasePath(location);
+  }
+
+  /**
+   * {@code s3://<table's bucket>/<lockPrefix>/<sha256 of the canonical table location>}: outside
+   * the table, so that its readers and its retention never see it.
+   */
+  static String leaseObject(String lockPrefix, String location) {
+    S3Location table = S3Location.parse(location);
+    return new S3Location(table.bucket(), ReplicaLayout.leaseKey(lockPrefix, table.canonical()))
+        .toString();
   }
 
   @Override

@@ -71,6 +71,11 @@ public abstract class ForwardingObjectStore implements ObjectStore {
     return delegate.replaceIf(path, expected, content);
   }
 
+  @Override
+  public boolean deleteIf(String path, ObjectVersion expected) throws IOException {
+    return delegate.deleteIf(path, expected);
+  }
+
   /** Copies from the store {@code source} forwards to, so a server-side copy stays possible. */
   @Override
   public OptionalLong copyFrom(

@@ -204,27 +204,72 @@ public final class LocalObjectStore implements ObjectStore {
     Path temp = tempBeside(target);
     try {
       Files.write(temp, content);
-      ReentrantLock stripe =
-          REPLACE_STRIPES[Math.floorMod(target.hashCode(), REPLACE_STRIPES.length)];
-      stripe.lock();
-      try (FileChannel lockFile =
-              FileChannel.open(
-                  replaceLockOf(target), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-          FileLock held = lockFile.lock()) {
-        Optional<ObjectVersion> now =
-            readVersioned(target.toString()).map(VersionedObject::version);
-        if (!now.equals(expected)) {
-          return Optional.empty();
-        }
-        Files.move(
-            temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        Files.deleteIfExists(target.resolveSibling("." + target.getFileName() + ".crc"));
-      } finally {
-        stripe.unlock();
-      }
-      return Optional.of(versionOf(content));
+      boolean replaced =
+          underReplaceLock(
+              target,
+              () -> {
+                Optional<ObjectVersion> now =
+                    readVersioned(target.toString()).map(VersionedObject::version);
+                if (!now.equals(expected)) {
+                  return false;
+                }
+                Files.move(
+                    temp,
+                    target,
+                    StandardCopyOption.ATOMIC_MOVE,
+                    StandardCopyOption.REPLACE_EXISTING);
+                Files.deleteIfExists(target.resolveSibling("." + target.getFileName() + ".crc"));
+                return true;
+              });
+      return replaced ? Optional.of(versionOf(content)) : Optional.empty();
     } finally {
       Files.deleteIfExists(temp);
+    }
+  }
+
+  /**
+   * Under the same replace lock as {@link #replaceIf}: the current content's digest is compared
+   * with {@code expected}, and the file deleted only when they are equal.
+   */
+  @Override
+  public boolean deleteIf(String path, ObjectVersion expected) throws IOException {
+    Path target = toPath(path);
+    return underReplaceLock(
+        target,
+        () -> {
+          Optional<ObjectVersion> now =
+              readVersioned(target.toString()).map(VersionedObject::version);
+          if (!now.equals(Optional.of(expected))) {
+            return false;
+          }
+          if (!Files.deleteIfExists(target)) {
+            return false;
+          }
+          Files.deleteIfExists(target.resolveSibling("." + target.getFileName() + ".crc"));
+          return true;
+        });
+  }
+
+  @FunctionalInterface
+  private interface Guarded {
+    boolean run() throws IOException;
+  }
+
+  /**
+   * Runs {@code step} holding the replace lock of {@code target}: its stripe among this process's
+   * threads, and the OS lock on its lock file among processes.
+   */
+  private static boolean underReplaceLock(Path target, Guarded step) throws IOException {
+    ReentrantLock stripe =
+        REPLACE_STRIPES[Math.floorMod(target.hashCode(), REPLACE_STRIPES.length)];
+    stripe.lock();
+    try (FileChannel lockFile =
+            FileChannel.open(
+                replaceLockOf(target), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        FileLock held = lockFile.lock()) {
+      return step.run();
+    } finally {
+      stripe.unlock();
     }
   }
 

@@ -165,6 +165,12 @@ public final class RequestCountingStore extends ForwardingObjectStore {
     super.delete(path);
   }
 
+  @Override
+  public boolean deleteIf(String path, ObjectVersion expected) throws IOException {
+    count(Kind.DELETE, path);
+    return super.deleteIf(path, expected);
+  }
+
   /** One DELETE per object, whether the store deletes them one by one or in batches. */
   @Override
   public void deleteAll(List<String> paths) throws IOException {

@@ -178,23 +178,6 @@ class S3TableLockTest {
   }
 
   @Test
-  void aRenewedLeaseOutlivesItsFirstExpiryAndKeepsASecondInstanceOut() throws IOException {
-    try (ObjectStore.Lock held = first.lock(TABLE)) {
-      clock.advance(Duration.ofMinutes(4));
-      ((S3TableLocks.Held) held).renew();
-      clock.advance(Duration.ofMinutes(7));
-
-      // 11 minutes after the lock was taken, 7 after its renewal: the lease holds until 00:14
-      assertThatThrownBy(() -> second.lock(TABLE))
-          .isInstanceOf(ConflictException.class)
-          .hasMessage(
-              "Cannot lock table " + TABLE + ": locked by first-run until 2025-01-01T00:14:00Z");
-      held.checkHeld("publish replica version 1");
-    }
-    assertThat(first.length(first.leasePath(TABLE))).isEmpty();
-  }
-
-  @Test
   void theLeaseIsRenewedOnScheduleWhileItsRunGoesOnPastTheTtl() throws Exception {
     S3StoreSettings shortLease =
         S3StoreSettings.defaults("long-run")

@@ -1,6 +1,7 @@
 package io.icerepl.copier.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.icerepl.copier.store.ObjectStore.ObjectVersion;
 import io.icerepl.copier.store.ObjectStore.VersionedObject;
@@ -17,9 +18,10 @@ import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
 /**
- * What every store promises of {@link ObjectStore#replaceIf}: a write lands only on the very object
- * it expects, so a writer that read an object, paused, and wrote after another writer replaced it
- * changes nothing. Each store's test extends this with its own store.
+ * What every store promises of {@link ObjectStore#replaceIf} and {@link ObjectStore#deleteIf}: a
+ * write or a delete lands only on the very object it expects, so a writer that read an object,
+ * paused, and wrote after another writer replaced it changes nothing. Each store's test extends
+ * this with its own store.
  */
 public abstract class ConditionalWriteContract {
   private static final int WRITERS = 8;
@@ -81,6 +83,53 @@ public abstract class ConditionalWriteContract {
 
     assertThat(stale).isEmpty();
     assertThat(store().readVersioned(state)).isEmpty();
+  }
+
+  @Test
+  void aDeleteAtTheCurrentVersionDeletes() throws IOException {
+    String lease = path("locks/lease");
+    ObjectVersion written = store().replaceIf(lease, Optional.empty(), bytes("held")).orElseThrow();
+
+    boolean deleted = store().deleteIf(lease, written);
+
+    assertThat(deleted).isTrue();
+    assertThat(store().readVersioned(lease)).isEmpty();
+  }
+
+  @Test
+  void aDeleteAtAStaleVersionLeavesTheObjectAsItIs() throws IOException {
+    String lease = path("locks/lease");
+    ObjectVersion read = store().replaceIf(lease, Optional.empty(), bytes("first")).orElseThrow();
+    ObjectVersion now = store().replaceIf(lease, Optional.of(read), bytes("taken")).orElseThrow();
+
+    boolean deleted = store().deleteIf(lease, read);
+
+    assertThat(deleted).isFalse();
+    assertThat(read(lease)).isEqualTo("taken");
+    assertThat(store().readVersioned(lease).orElseThrow().version()).isEqualTo(now);
+  }
+
+  @Test
+  void aDeleteOfAMissingObjectChangesNothing() throws IOException {
+    String lease = path("locks/lease");
+    ObjectVersion read = store().replaceIf(lease, Optional.empty(), bytes("gone")).orElseThrow();
+    store().delete(lease);
+
+    boolean deleted = store().deleteIf(lease, read);
+
+    assertThat(store().readVersioned(lease)).isEmpty();
+    assumeTrue(
+        reportsADeleteOfAMissingObject(),
+        "this store answers a conditional delete of a missing object as done");
+    assertThat(deleted).isFalse();
+  }
+
+  /**
+   * Whether {@link ObjectStore#deleteIf} of an object already gone answers false. A store that
+   * answers it as done (the server reports success without a condition to fail) says false here.
+   */
+  protected boolean reportsADeleteOfAMissingObject() {
+    return true;
   }
 
   /**

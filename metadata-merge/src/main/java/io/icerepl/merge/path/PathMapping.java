@@ -14,8 +14,10 @@ import java.util.function.UnaryOperator;
  * {@code write.data.path} nested in the table location can map elsewhere than the location.
  *
  * <p>Paths are compared in one canonical form: {@code file:/p}, {@code file:///p} and {@code /p}
- * name the same file, and so do {@code s3://b/k}, {@code s3a://b/k} and {@code s3n://b/k}. A mapped
- * path takes the target prefix as it was written, followed by the remainder of the source path.
+ * name the same file, and so do {@code s3://b/k}, {@code s3a://b/k} and {@code s3n://b/k}, and
+ * Azure's {@code wasbs://c@a.blob.core.windows.net/k} and {@code
+ * abfss://c@a.dfs.core.windows.net/k}. A mapped path takes the target prefix as it was written,
+ * followed by the remainder of the source path.
  *
  * <p>Two mappings with the same prefixes are equal and map every path alike: a snapshot mapped by
  * one is known to match the source's mapped by the other without mapping it again.
@@ -117,7 +119,7 @@ public final class PathMapping implements UnaryOperator<String> {
     // path, as a history of many snapshots maps each one's manifest list.
     Objects.requireNonNull(sourcePath, "sourcePath");
     rejectDotSegments(sourcePath);
-    String path = s3Spelling(sourcePath);
+    String path = storeSpelling(sourcePath);
     int start = canonicalStart(path);
     int length = path.length() - start;
     for (int i = 0; i < canonicalSources.length; i++) {
@@ -140,14 +142,14 @@ public final class PathMapping implements UnaryOperator<String> {
 
   /** Canonical form for comparing: local paths as {@code /p}, other schemes unchanged. */
   public static String canonical(String path) {
-    String s3 = s3Spelling(path);
-    return s3.substring(canonicalStart(s3));
+    String spelled = storeSpelling(path);
+    return spelled.substring(canonicalStart(spelled));
   }
 
   /** Whether two paths name the same file: equal in {@link #canonical} form. */
   public static boolean sameFile(String a, String b) {
-    a = s3Spelling(a);
-    b = s3Spelling(b);
+    a = storeSpelling(a);
+    b = storeSpelling(b);
     int startA = canonicalStart(a);
     int startB = canonicalStart(b);
     int length = a.length() - startA;
@@ -155,17 +157,44 @@ public final class PathMapping implements UnaryOperator<String> {
   }
 
   /**
-   * {@code s3a://} and {@code s3n://} spelled {@code s3://} (Spark through S3A writes {@code
-   * s3a://} where other engines write {@code s3://} for the same object); any other path as it is,
-   * without a copy.
+   * One spelling per store for the schemes that name the same objects: {@code s3a://} and {@code
+   * s3n://} spelled {@code s3://} (Spark through S3A writes {@code s3a://} where other engines
+   * write {@code s3://} for the same object); Azure's {@code wasb://}, {@code wasbs://} and {@code
+   * abfs://} spelled {@code abfss://}, its {@code <account>.blob.<suffix>} host spelled {@code
+   * <account>.dfs.<suffix>} (an ADLS Gen2 account serves one namespace through both endpoints, and
+   * Hadoop's WASB and ABFS drivers name it each their way); any other path as it is, without a
+   * copy.
    */
-  private static String s3Spelling(String path) {
+  private static String storeSpelling(String path) {
     boolean alias =
         path.length() > 5
             && path.startsWith("s3")
             && (path.charAt(2) == 'a' || path.charAt(2) == 'n')
             && path.startsWith("://", 3);
-    return alias ? "s3".concat(path.substring(3)) : path;
+    if (alias) {
+      return "s3".concat(path.substring(3));
+    }
+    return path.startsWith("wasb") || path.startsWith("abfs") ? azureSpelling(path) : path;
+  }
+
+  /** {@code abfss://<container>@<account>.dfs.<suffix>/…} for every Azure spelling of a path. */
+  private static String azureSpelling(String path) {
+    int scheme = path.indexOf("://");
+    String name = scheme < 0 ? "" : path.substring(0, scheme);
+    if (!(name.equals("wasb") || name.equals("wasbs") || name.equals("abfs"))
+        && !name.equals("abfss")) {
+      return path;
+    }
+    int authority = scheme + 3;
+    int end = path.indexOf('/', authority);
+    String host = end < 0 ? path.substring(authority) : path.substring(authority, end);
+    int blob = host.indexOf(".blob.");
+    if (name.equals("abfss") && blob < 0) {
+      return path;
+    }
+    String canonicalHost =
+        blob < 0 ? host : host.substring(0, blob) + ".dfs." + host.substring(blob + 6);
+    return "abfss://" + canonicalHost + (end < 0 ? "" : path.substring(end));
   }
 
   /** Where {@link #canonical} form starts in {@code path}. */

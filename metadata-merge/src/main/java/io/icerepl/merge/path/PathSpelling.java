@@ -7,7 +7,8 @@ import java.util.Optional;
  * {@code file_path} (and a deletion vector's {@code referenced_data_file}) to a data file by exact
  * string, so paths written into an existing table must use the spelling its own manifests use,
  * whichever of the spellings that name the same place ({@code file:/p}, {@code file:///p}, {@code
- * /p}; {@code s3://}, {@code s3a://}, {@code s3n://}) the user typed.
+ * /p}; {@code s3://}, {@code s3a://}, {@code s3n://}; Azure's {@code abfss://…dfs…} and {@code
+ * wasbs://…blob…}) the user typed.
  */
 public final class PathSpelling {
   private PathSpelling() {}

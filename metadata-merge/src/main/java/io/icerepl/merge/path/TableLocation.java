@@ -5,11 +5,12 @@ import java.util.Objects;
 /**
  * A table's location as one identity. The same place has many spellings: {@code s3://b/k}, {@code
  * s3a://b/k} and {@code s3n://b/k} (Spark through S3A writes the second where other engines write
- * the first); {@code file:/p}, {@code file:///p}, {@code file://localhost/p} and {@code /p}; any of
- * them with trailing slashes. Every decision that asks whether two locations are one table, or one
- * lies inside the other (fail-back onto the promoted table, a target inside its source, a catalog
- * table outside its rule), compares {@link #canonical} forms through this type and never the
- * strings.
+ * the first); {@code abfss://c@a.dfs.core.windows.net/k} and {@code
+ * wasbs://c@a.blob.core.windows.net/k} (Azure's two endpoints of one account); {@code file:/p},
+ * {@code file:///p}, {@code file://localhost/p} and {@code /p}; any of them with trailing slashes.
+ * Every decision that asks whether two locations are one table, or one lies inside the other
+ * (fail-back onto the promoted table, a target inside its source, a catalog table outside its
+ * rule), compares {@link #canonical} forms through this type and never the strings.
  *
  * <p>{@link #spelled} keeps what the user or the metadata wrote: files are named as their table
  * spells them (position deletes match data files by exact string), so the spelling is kept for
@@ -52,8 +53,9 @@ public final class TableLocation {
   }
 
   /**
-   * One spelling per place: {@code s3://b/k} for every S3 alias, {@code /p} for local paths, no
-   * trailing slash (a bare root stays {@code /} or {@code s3://b}).
+   * One spelling per place: {@code s3://b/k} for every S3 alias, {@code abfss://c@a.dfs.…/k} for
+   * every Azure one, {@code /p} for local paths, no trailing slash (a bare root stays {@code /} or
+   * {@code s3://b}).
    */
   public String canonical() {
     return canonical;

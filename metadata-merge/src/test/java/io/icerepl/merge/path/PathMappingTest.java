@@ -60,6 +60,37 @@ class PathMappingTest {
     assertThat(mapping.covers("gs://b/t/data/a.parquet")).isFalse();
   }
 
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "abfss://src@acct.dfs.core.windows.net/wh/t",
+        "wasbs://src@acct.blob.core.windows.net/wh/t/",
+        "abfs://src@acct.dfs.core.windows.net/wh/t"
+      })
+  void theAzureSpellingsNameTheSameObjectAndMapAcrossStores(String prefix) {
+    PathMapping toS3 = PathMapping.of(prefix, "s3://replica/wh/t");
+    assertThat(toS3.map("wasbs://src@acct.blob.core.windows.net/wh/t/data/a.parquet"))
+        .isEqualTo("s3://replica/wh/t/data/a.parquet");
+    assertThat(toS3.map("abfss://src@acct.dfs.core.windows.net/wh/t/metadata/v1.metadata.json"))
+        .isEqualTo("s3://replica/wh/t/metadata/v1.metadata.json");
+    assertThat(toS3.covers("abfss://src@other.dfs.core.windows.net/wh/t/data/a.parquet")).isFalse();
+    assertThat(toS3.covers("abfss://dst@acct.dfs.core.windows.net/wh/t/data/a.parquet")).isFalse();
+  }
+
+  @Test
+  void aPathMapsFromS3ToAzureAndGcsKeepingTheTargetsSpelling() {
+    PathMapping mapping =
+        PathMapping.of(
+            List.of(
+                new PathMapping.Prefix(
+                    "s3://lake/wh/t", "wasbs://dr@acct.blob.core.windows.net/wh/t"),
+                new PathMapping.Prefix("s3://lake/wh/t/data", "gs://dr-data/t/data")));
+    assertThat(mapping.map("s3a://lake/wh/t/metadata/snap-1.avro"))
+        .isEqualTo("wasbs://dr@acct.blob.core.windows.net/wh/t/metadata/snap-1.avro");
+    assertThat(mapping.map("s3://lake/wh/t/data/x=1/a.parquet"))
+        .isEqualTo("gs://dr-data/t/data/x=1/a.parquet");
+  }
+
   @Test
   void anS3PrefixIsAddedOnceWhicheverSchemeNamesIt() {
     PathMapping mapping = PathMapping.of("s3://b/t", "s3://r/t").with("s3a://b/t/", "s3://r/x");

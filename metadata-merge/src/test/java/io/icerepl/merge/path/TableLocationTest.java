@@ -17,6 +17,11 @@ class TableLocationTest {
     "file:/tmp/r, /tmp/r",
     "file:///tmp/r, /tmp/r/",
     "file://localhost/tmp/r, file:/tmp/r",
+    "abfss://c@acct.dfs.core.windows.net/wh/t, wasbs://c@acct.blob.core.windows.net/wh/t/",
+    "abfss://c@acct.dfs.core.windows.net/wh/t, abfs://c@acct.dfs.core.windows.net/wh/t",
+    "abfss://c@acct.dfs.core.windows.net/wh/t, wasb://c@acct.blob.core.windows.net/wh/t",
+    "abfss://c@acct.dfs.core.chinacloudapi.cn/t, wasbs://c@acct.blob.core.chinacloudapi.cn/t",
+    "gs://lake/wh/t, gs://lake/wh/t/",
   })
   void everySpellingOfOnePlaceIsOneLocation(String a, String b) {
     TableLocation x = TableLocation.of(a);
@@ -50,6 +55,25 @@ class TableLocationTest {
     assertThat(inside.overlaps(source)).isTrue();
     assertThat(source.holds("s3n://lake/wh/db/t/data/x.parquet")).isTrue();
     assertThat(source.holds("s3://lake/wh/db/t2/data/x.parquet")).isFalse();
+  }
+
+  @ParameterizedTest
+  @CsvSource({
+    "abfss://c@acct.dfs.core.windows.net/wh/t, abfss://c@other.dfs.core.windows.net/wh/t",
+    "abfss://c@acct.dfs.core.windows.net/wh/t, wasbs://d@acct.blob.core.windows.net/wh/t",
+    "abfss://c@acct.dfs.core.windows.net/wh/t, s3://c/wh/t",
+    "gs://lake/wh/t, s3://lake/wh/t",
+  })
+  void placesOnOtherAccountsContainersOrStoresAreOthers(String a, String b) {
+    assertThat(TableLocation.of(a).overlaps(TableLocation.of(b))).isFalse();
+  }
+
+  @Test
+  void anAzureLocationHoldsItsFilesSpelledThroughEitherEndpoint() {
+    TableLocation table = TableLocation.of("wasbs://c@acct.blob.core.windows.net/wh/db/t");
+    assertThat(table.canonical()).isEqualTo("abfss://c@acct.dfs.core.windows.net/wh/db/t");
+    assertThat(table.holds("abfss://c@acct.dfs.core.windows.net/wh/db/t/data/x.parquet")).isTrue();
+    assertThat(table.holds("abfss://c@acct.dfs.core.windows.net/wh/db/t2/x.parquet")).isFalse();
   }
 
   @Test

@@ -1,14 +1,16 @@
-package io.icerepl.copier.s3;
+package io.icerepl.copier.store;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.icerepl.copier.publish.ReplicaLayout;
-import io.icerepl.copier.store.ObjectStore;
+import io.icerepl.copier.store.ObjectStore.ObjectVersion;
+import io.icerepl.copier.store.ObjectStore.VersionedObject;
 import io.icerepl.merge.error.TableBusyException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.NoSuchFileException;
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Executors;
@@ -17,76 +19,114 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import software.amazon.awssdk.core.ResponseBytes;
-import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.services.s3.S3Client;
-import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 
 /**
- * Table locks as lease objects: {@code <lockPrefix>/<sha256 of the table location>} in the table's
- * bucket, outside the table so that its readers and its retention never see them. S3 has no lock
- * that dies with its holder, so a lease carries an expiry, and an expired lease is taken over with
- * a write conditional on its ETag: of two runs taking over, one wins.
+ * Table locks as lease objects, on any {@link ObjectStore} with conditional writes: one object per
+ * table location, at the path {@link LeasePath} gives (on S3, {@code <lockPrefix>/<sha256 of the
+ * table location>} in the table's bucket, outside the table so that its readers and its retention
+ * never see them). An object store has no lock that dies with its holder, so a lease carries an
+ * expiry, and an expired lease is taken over with a write conditional on its version: of two runs
+ * taking over, one wins.
  *
- * <p>A held lease is renewed every third of the TTL (a write conditional on its ETag), so a run
+ * <p>A held lease is renewed every third of the TTL (a write conditional on its version), so a run
  * longer than the TTL keeps it and the TTL can be short: a killed run's lease frees its table soon.
- * Every change is conditional on the ETag this run wrote last, so a run never renews or releases a
- * lease another run took over.
+ * Every change is conditional on the version this run wrote last, so a run never renews or releases
+ * a lease another run took over.
  *
  * <p>The record carries the holding's fencing {@code epoch}: a take-over writes the expired
  * holder's epoch plus one with the conditional write that takes it, so of two holdings one after
  * the other the later one's epoch is larger. A created lease starts at 1; its holder raises it
  * above the epoch its replica's state records ({@link Held#raiseEpoch}) before it writes anything.
+ *
+ * <p>Only {@link ObjectStore#readVersioned}, {@link ObjectStore#replaceIf} and {@link
+ * ObjectStore#deleteIf} of the store are used, so whatever a store wraps its requests in (retries,
+ * throttling) applies to the lease's requests too. A store takes its locks from here in one line:
+ * {@code new LeaseLocks(this, settings, (prefix, location) -> leaseObjectOf(prefix, location))}.
  */
-final class S3TableLocks implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(S3TableLocks.class);
+public final class LeaseLocks implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(LeaseLocks.class);
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /**
    * The lease record's version: {@code lease-version}, absent from the records of releases before
    * it (which are version 1 too). A lease of a newer version is never taken over.
    */
-  static final int LEASE_VERSION = 1;
+  public static final int LEASE_VERSION = 1;
 
   /** Create, find released, create again: a lease that keeps vanishing means heavy contention. */
   private static final int MAX_TRIES = 3;
 
-  private final S3Client client;
-  private final S3Calls calls;
-  private final S3StoreSettings settings;
+  /**
+   * How leases are written.
+   *
+   * @param lockPrefix where lease objects live, as the store's {@link LeasePath} places it
+   * @param owner names this process in a lease, for whoever finds the table locked
+   * @param ttl how long a lease holds unless renewed (every third of it, while its run goes on); a
+   *     lease past it is taken over (its holder is presumed dead)
+   * @param clock decides when a lease expires
+   */
+  public record Settings(String lockPrefix, String owner, Duration ttl, Clock clock) {
+    public Settings {
+      Objects.requireNonNull(lockPrefix, "lockPrefix");
+      Objects.requireNonNull(owner, "owner");
+      Objects.requireNonNull(ttl, "ttl");
+      Objects.requireNonNull(clock, "clock");
+      if (ttl.isNegative() || ttl.isZero()) {
+        throw new IllegalArgumentException("Cannot use lock TTL " + ttl + ": not positive");
+      }
+    }
+  }
+
+  /** The path of a table location's lease object in the store, under the lock prefix. */
+  @FunctionalInterface
+  public interface LeasePath {
+    String of(String lockPrefix, String location);
+  }
+
+  private final ObjectStore store;
+  private final Settings settings;
+  private final LeasePath leasePath;
   private ScheduledExecutorService renewals;
 
-  S3TableLocks(S3Client client, S3Calls calls, S3StoreSettings settings) {
-    this.client = client;
-    this.calls = calls;
-    this.settings = settings;
+  /**
+   * Leases in {@code store}, which may be the store that takes its locks from here: nothing is
+   * asked of it until the first {@link #lock}.
+   */
+  public LeaseLocks(ObjectStore store, Settings settings, LeasePath leasePath) {
+    this.store = Objects.requireNonNull(store, "store");
+    this.settings = Objects.requireNonNull(settings, "settings");
+    this.leasePath = Objects.requireNonNull(leasePath, "leasePath");
   }
 
   /** The lease object of a table location. */
-  S3Location leaseOf(String location) {
-    S3Location table = S3Location.parse(location);
-    return new S3Location(
-        table.bucket(), ReplicaLayout.leaseKey(settings.lockPrefix(), table.canonical()));
+  public String leasePath(String location) {
+    return leasePath.of(settings.lockPrefix(), location);
   }
 
-  ObjectStore.Lock lock(String location) throws IOException {
+  /**
+   * Takes the lease of {@code location}, renewed every third of the TTL until the lock is closed.
+   *
+   * @throws TableBusyException when another run holds it
+   */
+  public ObjectStore.Lock lock(String location) throws IOException {
     Held held = take(location);
-    long period = Math.max(1, settings.lockTtl().toMillis() / 3);
+    long period = Math.max(1, settings.ttl().toMillis() / 3);
     held.renewal =
         renewals().scheduleAtFixedRate(held::renew, period, period, TimeUnit.MILLISECONDS);
     return held;
   }
 
   private Held take(String location) throws IOException {
-    S3Location lease = leaseOf(location);
+    String lease = leasePath(location);
     long now = settings.clock().millis();
-    long expiresAt = now + settings.lockTtl().toMillis();
+    long expiresAt = now + settings.ttl().toMillis();
     // A token per attempt: a create whose answer was lost (and retried into a 412) is recognised
     // as ours, where the owner alone could be another thread of the same process.
     String token = UUID.randomUUID().toString();
     for (int i = 0; i < MAX_TRIES; i++) {
-      Optional<String> created =
-          put(lease, leaseJson(settings.lockOwner(), token, expiresAt, 1), "*", null);
+      Optional<ObjectVersion> created =
+          store.replaceIf(
+              lease, Optional.empty(), leaseJson(settings.owner(), token, expiresAt, 1));
       if (created.isPresent()) {
         return new Held(location, lease, token, created.get(), expiresAt, 1);
       }
@@ -95,16 +135,17 @@ final class S3TableLocks implements AutoCloseable {
         continue;
       }
       if (token.equals(held.get().token())) {
-        return new Held(location, lease, token, held.get().etag(), expiresAt, held.get().epoch());
+        return new Held(
+            location, lease, token, held.get().version(), expiresAt, held.get().epoch());
       }
-      if (held.get().version() > LEASE_VERSION) {
+      if (held.get().leaseVersion() > LEASE_VERSION) {
         throw new TableBusyException(
             "Cannot lock table "
                 + location
                 + ": its lease, held by "
                 + held.get().owner()
                 + ", is lease-version "
-                + held.get().version()
+                + held.get().leaseVersion()
                 + ", written by a newer release, and this release reads lease-version "
                 + LEASE_VERSION
                 + " at most; an upgraded instance takes the table");
@@ -119,16 +160,15 @@ final class S3TableLocks implements AutoCloseable {
                 + Instant.ofEpochMilli(held.get().expiresAtMs()));
       }
       long epoch = held.get().epoch() + 1;
-      Optional<String> taken =
-          put(
+      Optional<ObjectVersion> taken =
+          store.replaceIf(
               lease,
-              leaseJson(settings.lockOwner(), token, expiresAt, epoch),
-              null,
-              held.get().etag());
+              Optional.of(held.get().version()),
+              leaseJson(settings.owner(), token, expiresAt, epoch));
       if (taken.isEmpty()) {
         Optional<Lease> after = read(lease);
         if (after.isPresent() && token.equals(after.get().token())) {
-          return new Held(location, lease, token, after.get().etag(), expiresAt, epoch);
+          return new Held(location, lease, token, after.get().version(), expiresAt, epoch);
         }
         throw new TableBusyException(
             "Cannot lock table "
@@ -159,7 +199,7 @@ final class S3TableLocks implements AutoCloseable {
       renewals =
           Executors.newSingleThreadScheduledExecutor(
               r -> {
-                Thread thread = new Thread(r, "s3-lease-renewal");
+                Thread thread = new Thread(r, "lease-renewal");
                 // a process that ends without releasing leaves its leases to expire
                 thread.setDaemon(true);
                 return thread;
@@ -176,52 +216,14 @@ final class S3TableLocks implements AutoCloseable {
     }
   }
 
-  /** Writes the lease under a condition; the new ETag, or empty when the condition failed. */
-  private Optional<String> put(S3Location lease, byte[] body, String ifNoneMatch, String ifMatch)
-      throws IOException {
-    try {
-      return Optional.of(
-          calls
-              .run(
-                  "write lease",
-                  lease.toString(),
-                  lease,
-                  () ->
-                      client.putObject(
-                          b ->
-                              b.bucket(lease.bucket())
-                                  .key(lease.key())
-                                  .ifNoneMatch(ifNoneMatch)
-                                  .ifMatch(ifMatch)
-                                  .contentType("application/json"),
-                          RequestBody.fromBytes(body)))
-              .eTag());
-    } catch (NoSuchFileException e) {
-      // If-Match on a lease released meanwhile: the condition failed like a 412.
-      return Optional.empty();
-    } catch (IOException e) {
-      if (S3Calls.hasStatus(e, 412, 409)) {
-        return Optional.empty();
-      }
-      throw e;
-    }
-  }
-
-  private Optional<Lease> read(S3Location lease) throws IOException {
-    ResponseBytes<GetObjectResponse> bytes;
-    try {
-      bytes =
-          calls.run(
-              "read lease",
-              lease.toString(),
-              lease,
-              () -> client.getObjectAsBytes(b -> b.bucket(lease.bucket()).key(lease.key())));
-    } catch (NoSuchFileException e) {
+  private Optional<Lease> read(String lease) throws IOException {
+    Optional<VersionedObject> read = store.readVersioned(lease);
+    if (read.isEmpty()) {
       return Optional.empty();
     }
     JsonNode json;
     try {
-      json = JSON.readTree(bytes.asByteArrayUnsafe());
+      json = JSON.readTree(read.get().content());
     } catch (IOException e) {
       throw new IOException("Cannot read lease " + lease + ": not JSON", e);
     }
@@ -245,7 +247,7 @@ final class S3TableLocks implements AutoCloseable {
             json.get("expires-at-ms").asLong(),
             version == null ? 1 : version.asInt(),
             epoch == null ? 0 : epoch.asLong(),
-            bytes.response().eTag()));
+            read.get().version()));
   }
 
   /** A lease record; {@code epoch} is absent (0) from the records of releases before it. */
@@ -260,15 +262,21 @@ final class S3TableLocks implements AutoCloseable {
         .getBytes(StandardCharsets.UTF_8);
   }
 
+  /** A lease record as read, with the store's version of the object that holds it. */
   private record Lease(
-      String owner, String token, long expiresAtMs, int version, long epoch, String etag) {}
+      String owner,
+      String token,
+      long expiresAtMs,
+      int leaseVersion,
+      long epoch,
+      ObjectVersion version) {}
 
-  /** A lease this run wrote; its ETag and expiry follow each renewal. */
+  /** A lease this run wrote; its version and expiry follow each renewal. */
   final class Held implements ObjectStore.Lock {
     private final String location;
-    private final S3Location lease;
+    private final String lease;
     private final String token;
-    private String etag;
+    private ObjectVersion written;
     private long expiresAtMs;
     private long epoch;
 
@@ -280,15 +288,15 @@ final class S3TableLocks implements AutoCloseable {
 
     Held(
         String location,
-        S3Location lease,
+        String lease,
         String token,
-        String etag,
+        ObjectVersion written,
         long expiresAtMs,
         long epoch) {
       this.location = location;
       this.lease = lease;
       this.token = token;
-      this.etag = etag;
+      this.written = written;
       this.expiresAtMs = expiresAtMs;
       this.epoch = epoch;
     }
@@ -298,7 +306,7 @@ final class S3TableLocks implements AutoCloseable {
       return epoch;
     }
 
-    /** Writes the raised epoch into the lease (If-Match on its ETag), renewing it with it. */
+    /** Writes the raised epoch into the lease (conditional on its version), renewing it with it. */
     @Override
     public synchronized long raiseEpoch(long floor, String action) throws IOException {
       if (floor <= epoch) {
@@ -315,7 +323,7 @@ final class S3TableLocks implements AutoCloseable {
       return epoch;
     }
 
-    /** The scheduled renewal: a write conditional on the ETag, pushing the expiry one TTL ahead. */
+    /** The scheduled renewal: a conditional write, pushing the expiry one TTL ahead. */
     synchronized void renew() {
       if (released || lostTo != null) {
         return;
@@ -334,11 +342,12 @@ final class S3TableLocks implements AutoCloseable {
 
     /** Rewrites the lease one TTL ahead with {@code newEpoch}, or finds it lost. */
     private void rewrite(long newEpoch) throws IOException {
-      long expiry = settings.clock().millis() + settings.lockTtl().toMillis();
-      Optional<String> written =
-          put(lease, leaseJson(settings.lockOwner(), token, expiry, newEpoch), null, etag);
-      if (written.isPresent()) {
-        etag = written.get();
+      long expiry = settings.clock().millis() + settings.ttl().toMillis();
+      Optional<ObjectVersion> rewritten =
+          store.replaceIf(
+              lease, Optional.of(written), leaseJson(settings.owner(), token, expiry, newEpoch));
+      if (rewritten.isPresent()) {
+        written = rewritten.get();
         expiresAtMs = expiry;
         epoch = newEpoch;
         return;
@@ -346,7 +355,7 @@ final class S3TableLocks implements AutoCloseable {
       Optional<Lease> now = read(lease);
       if (now.isPresent() && token.equals(now.get().token())) {
         // a write of ours whose answer was lost, retried into a 412
-        etag = now.get().etag();
+        written = now.get().version();
         expiresAtMs = now.get().expiresAtMs();
         epoch = now.get().epoch();
         return;
@@ -362,7 +371,7 @@ final class S3TableLocks implements AutoCloseable {
     }
 
     /**
-     * Confirms from the lease object itself that this run still holds it: its ETag is the one
+     * Confirms from the lease object itself that this run still holds it: its version is the one
      * written last, and it has not expired (an expired lease nobody took over is renewed here).
      */
     @Override
@@ -372,7 +381,7 @@ final class S3TableLocks implements AutoCloseable {
       }
       if (lostTo == null) {
         Optional<Lease> now = read(lease);
-        if (now.isEmpty() || !now.get().etag().equals(etag)) {
+        if (now.isEmpty() || !now.get().version().equals(written)) {
           lostTo = now.map(Lease::owner).orElse("nobody (the lease is gone)");
         }
       }
@@ -401,12 +410,13 @@ final class S3TableLocks implements AutoCloseable {
     }
 
     /**
-     * Deletes the lease only while it is still the one written here (If-Match on its ETag): after
-     * it expired another run may have taken it over, and deleting that would let a third run in.
+     * Deletes the lease only while it is still the one written here (conditional on its version):
+     * after it expired another run may have taken it over, and deleting that would let a third run
+     * in.
      */
     @Override
     public void close() throws IOException {
-      String written;
+      ObjectVersion last;
       synchronized (this) {
         if (released) {
           return;
@@ -419,29 +429,29 @@ final class S3TableLocks implements AutoCloseable {
           LOG.warn("{}: lease was taken over by {}; left to it", location, lostTo);
           return;
         }
-        written = etag;
+        last = written;
       }
       // A run interrupted by a stopping service releases its lease too, so that another instance
-      // takes the table at once rather than after the TTL; the SDK refuses to call from a thread
-      // whose interrupt flag is set, so the flag is put aside for the one request and restored.
+      // takes the table at once rather than after the TTL; a client may refuse to call from a
+      // thread whose interrupt flag is set (the AWS SDK does), so the flag is put aside for the
+      // release and restored.
       boolean interrupted = Thread.interrupted();
       try {
-        calls.run(
-            "release lease",
-            lease.toString(),
-            lease,
-            () ->
-                client.deleteObject(
-                    b -> b.bucket(lease.bucket()).key(lease.key()).ifMatch(written)));
-      } catch (NoSuchFileException e) {
-        // already gone: nothing to release
-      } catch (IOException e) {
-        if (!S3Calls.hasStatus(e, 412, 409)) {
-          throw e;
+        if (store.deleteIf(lease, last)) {
+          return;
         }
-        LOG.warn(
-            "{}: lease expired and was taken over before release; left to its new holder",
-            location);
+        // Gone already: nothing to release. Still there: another run's lease now.
+        boolean taken;
+        try {
+          taken = store.readVersioned(lease).isPresent();
+        } catch (IOException e) {
+          taken = true;
+        }
+        if (taken) {
+          LOG.warn(
+              "{}: lease expired and was taken over before release; left to its new holder",
+              location);
+        }
       } finally {
         if (interrupted) {
           Thread.currentThread().interrupt();
