@@ -52,10 +52,15 @@ public final class EmbeddedAzurite implements AutoCloseable {
   private final Path folder;
   private final int port;
 
+  private final Thread onExit;
+
   private EmbeddedAzurite(Process process, Path folder, int port) {
     this.process = process;
     this.folder = folder;
     this.port = port;
+    // a test JVM that exits without closing it (a killed build) leaves no emulator running
+    this.onExit = new Thread(this::stop, "azurite-stop");
+    Runtime.getRuntime().addShutdownHook(onExit);
   }
 
   /** Whether an {@code azurite-blob} command was found, and Node.js to run it when it needs one. */
@@ -272,6 +277,15 @@ public final class EmbeddedAzurite implements AutoCloseable {
    */
   @Override
   public void close() {
+    try {
+      Runtime.getRuntime().removeShutdownHook(onExit);
+    } catch (IllegalStateException shuttingDown) {
+      // the hook is running or about to
+    }
+    stop();
+  }
+
+  private void stop() {
     process.descendants().forEach(ProcessHandle::destroyForcibly);
     process.destroyForcibly();
     try {
