@@ -11,6 +11,8 @@ import com.azure.storage.blob.models.BlobStorageException;
 import com.azure.storage.blob.models.CopyStatusType;
 import com.azure.storage.blob.models.DeleteSnapshotsOptionType;
 import com.azure.storage.blob.options.BlockBlobSimpleUploadOptions;
+import io.icerepl.copier.publish.ReplicaLayout;
+import io.icerepl.copier.store.LeaseLocks;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.io.SeekableInput;
 import java.io.IOException;
@@ -43,19 +45,36 @@ public final class AzureObjectStore implements ObjectStore, AutoCloseable {
   private final AzureClients clients;
   private final AzureListing listing;
   private final int blockSize;
+  private final LeaseLocks locks;
 
   public AzureObjectStore(AzureAccess access) {
-    this(access, DEFAULT_BLOCK_SIZE);
+    this(access, ReplicaLayout.defaultLeases());
+  }
+
+  /** A store whose table leases are taken as {@code leases} says. */
+  public AzureObjectStore(AzureAccess access, LeaseLocks.Settings leases) {
+    this(access, DEFAULT_BLOCK_SIZE, leases);
   }
 
   /** A store that stages writes in blocks of {@code blockSize} bytes. */
-  public AzureObjectStore(AzureAccess access, int blockSize) {
+  public AzureObjectStore(AzureAccess access, int blockSize, LeaseLocks.Settings leases) {
     if (blockSize <= 0) {
       throw new IllegalArgumentException("Block size must be positive, not " + blockSize);
     }
     this.clients = new AzureClients(access);
     this.listing = new AzureListing(clients);
     this.blockSize = blockSize;
+    this.locks = new LeaseLocks(this, leases, AzureObjectStore::leaseObject);
+  }
+
+  /**
+   * {@code wasbs://<table's container>@<account's Blob host>/<lockPrefix>/<sha256 of the canonical
+   * table location>}: outside the table, so that its readers and its retention never see it.
+   */
+  static String leaseObject(String lockPrefix, String location) {
+    AzureLocation table = AzureLocation.parse(location);
+    return ReplicaLayout.leaseObject(
+        "wasbs://" + table.container() + "@" + table.blobHost(), lockPrefix, location);
   }
 
   @Override
@@ -326,12 +345,13 @@ public final class AzureObjectStore implements ObjectStore, AutoCloseable {
   }
 
   @Override
-  public Lock lock(String location) {
-    throw new UnsupportedOperationException("table leases on Azure: see LeaseLocks");
+  public Lock lock(String location) throws IOException {
+    return locks.lock(location);
   }
 
   @Override
   public void close() {
+    locks.close();
     clients.clear();
   }
 

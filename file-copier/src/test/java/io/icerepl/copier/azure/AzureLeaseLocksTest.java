@@ -66,17 +66,6 @@ class AzureLeaseLocksTest extends LeaseLocksTest {
 
   @Override
   protected LeaseLocks.LeasePath leasePath() {
-    return (lockPrefix, location) -> {
-      AzureLocation table = AzureLocation.parse(location);
-      return "abfss://"
-          + table.container()
-          + "@"
-          + table.account()
-          + ".dfs.core.windows.net/"
-          + lockPrefix
-          + "/"
-          + table.blobName()
-          + ".lease";
-    };
+    return AzureObjectStore::leaseObject;
   }
 }

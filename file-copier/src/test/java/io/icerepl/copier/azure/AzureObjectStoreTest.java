@@ -7,6 +7,7 @@ import com.azure.core.util.BinaryData;
 import com.azure.storage.blob.BlobContainerClient;
 import com.azure.storage.blob.BlobServiceClientBuilder;
 import com.azure.storage.blob.options.BlobParallelUploadOptions;
+import io.icerepl.copier.publish.ReplicaLayout;
 import io.icerepl.copier.store.LocalObjectStore;
 import io.icerepl.copier.store.ObjectStore.ObjectVersion;
 import io.icerepl.localstack.EmbeddedAzurite;
@@ -59,7 +60,7 @@ class AzureObjectStoreTest {
   void newContainer() {
     container = "store-" + CONTAINERS.incrementAndGet();
     azurite.createContainer(container);
-    store = new AzureObjectStore(access(), BLOCK);
+    store = new AzureObjectStore(access(), BLOCK, ReplicaLayout.defaultLeases());
   }
 
   @AfterEach
@@ -245,13 +246,6 @@ class AzureObjectStoreTest {
         .extracting(e -> e.name())
         .containsExactly("version-hint.text");
     assertThat(store.listFolders(abfss(""))).containsExactly("data");
-  }
-
-  @Test
-  void leasesAreNotYetTakenOnAzure() {
-    assertThatThrownBy(() -> store.lock(abfss("")))
-        .isInstanceOf(UnsupportedOperationException.class)
-        .hasMessageContaining("LeaseLocks");
   }
 
   private OptionalLong lengthOf(String path) throws IOException {
