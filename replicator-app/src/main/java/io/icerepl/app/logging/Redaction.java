@@ -31,13 +31,16 @@ public final class Redaction {
   private static final Set<String> SECRET_WORDS =
       Set.of("credential", "token", "password", "secret", "session", "authorization");
 
+  private static final Set<String> AZURE_SCHEMES = Set.of("abfss:", "abfs:", "wasbs:", "wasb:");
+
   private static final Set<String> SECRETS = ConcurrentHashMap.newKeySet();
   private static volatile List<String> longestFirst = List.of();
 
   private static final Pattern USER_INFO = Pattern.compile("(//)([^/@\\s:]*):([^/@\\s]+)@");
   private static final Pattern SECRET_PARAMETER =
       Pattern.compile(
-          "(?i)((?:password|passwd|pwd|secret|token|credential)[a-z_.-]*=)([^&;,\\s\"']+)");
+          "(?i)((?:password|passwd|pwd|secret|token|credential|accountkey|sharedaccesssignature)"
+              + "[a-z_.-]*=|(?<![a-z])sig=)([^&;,\\s\"']+)");
 
   /** Whether a property of that name holds a secret (a password, a token, a key id's secret). */
   public static boolean isSecretName(String name) {
@@ -108,9 +111,15 @@ public final class Redaction {
     // user info lies in the authority only: an '@' in the path is part of a file name
     int path = kept.indexOf('/', authority + 2);
     int userInfoEnd = kept.lastIndexOf('@', path < 0 ? kept.length() : path);
-    return userInfoEnd > authority
-        ? kept.substring(0, authority + 2) + MASK + kept.substring(userInfoEnd)
-        : kept;
+    if (userInfoEnd <= authority) {
+      return kept;
+    }
+    // Azure's locations name their container where other URIs name a user: no secret rides there
+    int colon = kept.indexOf(':', authority + 2);
+    boolean container =
+        AZURE_SCHEMES.contains(kept.substring(0, authority).toLowerCase(Locale.ROOT))
+            && (colon < 0 || colon > userInfoEnd);
+    return container ? kept : kept.substring(0, authority + 2) + MASK + kept.substring(userInfoEnd);
   }
 
   /** {@code text} with every secret masked; null stays null. */

@@ -43,6 +43,31 @@ class RedactionTest {
         .isEqualTo("https://catalog.example/api");
     // an '@' in the path is a file name's, not user info
     assertThat(Redaction.uri("sqlite:///tmp/a@b.db")).isEqualTo("sqlite:///tmp/a@b.db");
+    // Azure's locations name their container there, which is no secret; a password still is
+    assertThat(Redaction.uri("abfss://lake@acct.dfs.core.windows.net/wh"))
+        .isEqualTo("abfss://lake@acct.dfs.core.windows.net/wh");
+    assertThat(Redaction.uri("wasbs://lake@acct.blob.core.windows.net/wh?sv=1&sig=abc"))
+        .isEqualTo("wasbs://lake@acct.blob.core.windows.net/wh");
+    assertThat(Redaction.uri("abfss://u:pw@acct.dfs.core.windows.net/wh"))
+        .isEqualTo("abfss://****@acct.dfs.core.windows.net/wh");
+  }
+
+  @Test
+  void azuresSecretsAreMaskedInConnectionStringsAndSasUrls() {
+    assertThat(
+            Redaction.apply(
+                "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=c2VjcmV0LWtleQ==;"
+                    + "EndpointSuffix=core.windows.net"))
+        .isEqualTo(
+            "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=****;"
+                + "EndpointSuffix=core.windows.net");
+    assertThat(
+            Redaction.apply(
+                "GET https://acct.blob.core.windows.net/c/b?sv=2024-08-04&sig=AbC%2Fd3f&sp=r 403"))
+        .isEqualTo("GET https://acct.blob.core.windows.net/c/b?sv=2024-08-04&sig=****&sp=r 403");
+    assertThat(Redaction.apply("SharedAccessSignature=sv=1&sig=xyz")).doesNotContain("xyz");
+    // a parameter whose name only ends in sig is no signature
+    assertThat(Redaction.apply("design=open")).isEqualTo("design=open");
   }
 
   @Test

@@ -25,27 +25,32 @@ import org.apache.iceberg.catalog.Catalog;
 import picocli.CommandLine.Option;
 
 /**
- * Where the command's locations live: local paths, or {@code s3://} with a region and optional
- * endpoint per side. S3 credentials come from the default chain (environment, profile, role), never
- * from the command line.
+ * Where the command's locations live: local paths, {@code s3://} with a region and optional
+ * endpoint per side, {@code abfss://} / {@code wasbs://} on Azure, or {@code gs://} on GCS, each
+ * with an optional endpoint per side. Credentials come from each cloud's own chain (S3:
+ * environment, profile, role; Azure: {@code AZURE_STORAGE_*} variables or its default credential;
+ * GCS: application-default credentials), never from the command line.
  */
 public final class StoreOptions implements AutoCloseable {
   @Option(
       names = "--endpoint",
       paramLabel = "<url>",
-      description = "S3 endpoint for both sides (LocalStack, MinIO, ...); default: AWS.")
+      description =
+          "Endpoint of both sides' store (S3: LocalStack, MinIO, ...; Azure: a Blob endpoint such as"
+              + " Azurite's http://127.0.0.1:10000/devstoreaccount1; GCS: an emulator); default: the"
+              + " cloud's own.")
   URI endpoint;
 
   @Option(
       names = "--source-endpoint",
       paramLabel = "<url>",
-      description = "S3 endpoint of the source side.")
+      description = "Endpoint of the source side's store (S3, Azure Blob or GCS).")
   URI sourceEndpoint;
 
   @Option(
       names = "--target-endpoint",
       paramLabel = "<url>",
-      description = "S3 endpoint of the target side.")
+      description = "Endpoint of the target side's store (S3, Azure Blob or GCS).")
   URI targetEndpoint;
 
   @Option(

@@ -1,27 +1,62 @@
 package io.icerepl.app.engine.worker;
 
+import io.icerepl.app.logging.Redaction;
+import io.icerepl.copier.azure.AzureAccess;
+import io.icerepl.copier.azure.AzureObjectStore;
+import io.icerepl.copier.gcs.GcsAccess;
+import io.icerepl.copier.gcs.GcsObjectStore;
 import io.icerepl.copier.s3.S3Endpoint;
 import io.icerepl.copier.s3.S3ObjectStore;
 import io.icerepl.copier.s3.S3Resilience;
 import io.icerepl.copier.s3.S3StoreSettings;
+import io.icerepl.copier.store.LeaseLocks;
 import io.icerepl.copier.store.LocalObjectStore;
 import io.icerepl.copier.store.ObjectStore;
 import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 
 /**
- * The stores of both sides, chosen by a location's scheme. This is the one table of which scheme
- * goes where ({@code s3://}, {@code s3a://}, {@code s3n://} to that side's S3 store; {@code file:}
- * and plain paths, absolute or relative, to the local file system; nothing else) and the one place
- * the S3 stores are built, for the command line and the service alike. An S3 store is opened on its
- * first use, so a local run builds no S3 client; {@link #close} closes what was opened.
+ * The stores of both sides, chosen by a location's {@link StoreFamily} ({@code s3://} and its
+ * aliases to that side's S3 store, {@code abfss://} and Azure's other spellings to its Azure store,
+ * {@code gs://} to its GCS store; {@code file:} and plain paths, absolute or relative, to the local
+ * file system; nothing else), and the one place those stores are built, for the command line and
+ * the service alike. A store is opened on its first use, so a local run builds no client; {@link
+ * #close} closes what was opened.
+ *
+ * <p>Azure and GCS take their credentials where their own tools look (Azure's {@code
+ * AZURE_STORAGE_*} variables or its default credential chain; GCS's application-default
+ * credentials), and a side's endpoint, when one is set, is the endpoint of whichever store that
+ * side's location is on (an emulator's, a private endpoint's). Every store takes its table leases
+ * with the same settings, so the command line and the service never run on one table at once,
+ * whichever store it is on.
  */
 public final class SchemeStores implements StoreFactory, AutoCloseable {
-  private static final List<String> S3_SCHEMES = List.of("s3://", "s3a://", "s3n://");
+  private static final Logger LOG = LoggerFactory.getLogger(SchemeStores.class);
+
+  /** A side of a replication: where tables are read from, or where replicas are written. */
+  public enum Side {
+    SOURCE,
+    TARGET;
+
+    String label() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+
+  /** Opens one side's store of one family, on the first location of the family that side meets. */
+  @FunctionalInterface
+  public interface Opener {
+    ObjectStore open(Side side);
+  }
 
   /**
    * How both sides reach S3.
@@ -38,24 +73,51 @@ public final class SchemeStores implements StoreFactory, AutoCloseable {
     public S3Access {
       interceptors = List.copyOf(interceptors);
     }
+
+    S3Endpoint side(Side side) {
+      return side == Side.SOURCE ? source : target;
+    }
   }
 
   private final LocalObjectStore local = new LocalObjectStore();
-  private final Optional<S3Access> s3;
-  private S3ObjectStore sourceS3;
-  private S3ObjectStore targetS3;
+  private final Map<StoreFamily, Opener> openers;
+  private final Map<StoreFamily, Map<Side, ObjectStore>> opened = new EnumMap<>(StoreFamily.class);
 
-  private SchemeStores(Optional<S3Access> s3) {
-    this.s3 = s3;
+  private SchemeStores(Map<StoreFamily, Opener> openers) {
+    this.openers = new EnumMap<>(StoreFamily.class);
+    this.openers.putAll(openers);
   }
 
-  /** Local files only: an {@code s3://} location is refused. */
+  /** Local files only: a location on any object store is refused. */
   public static SchemeStores local() {
-    return new SchemeStores(Optional.empty());
+    return new SchemeStores(Map.of());
   }
 
+  /**
+   * S3 as {@code s3} says, and Azure and GCS with the credentials their tools find, each side at
+   * the endpoint {@code s3} sets for it, leases as {@code s3.settings()} names them.
+   */
   public static SchemeStores withS3(S3Access s3) {
-    return new SchemeStores(Optional.of(s3));
+    LeaseLocks.Settings leases = leases(s3.settings());
+    Map<StoreFamily, Opener> openers = new HashMap<>();
+    openers.put(StoreFamily.S3, side -> openS3(s3, s3.side(side)));
+    openers.put(
+        StoreFamily.AZURE,
+        side -> new AzureObjectStore(azureAccess(s3.side(side).endpointOverride()), leases));
+    openers.put(
+        StoreFamily.GCS,
+        side -> GcsObjectStore.open(gcsAccess(s3.side(side).endpointOverride()), leases));
+    return new SchemeStores(openers);
+  }
+
+  /**
+   * These stores with the family's store opened by {@code opener} instead (a client made elsewhere,
+   * as a test's in-process GCS).
+   */
+  public SchemeStores with(StoreFamily family, Opener opener) {
+    Map<StoreFamily, Opener> more = new HashMap<>(openers);
+    more.put(family, opener);
+    return new SchemeStores(more);
   }
 
   /**
@@ -68,33 +130,72 @@ public final class SchemeStores implements StoreFactory, AutoCloseable {
     return settings.withLock(settings.lockPrefix(), owner, lockTtl, clock);
   }
 
+  /** The leases of every store, named and timed as S3's are. */
+  public static LeaseLocks.Settings leases(S3StoreSettings settings) {
+    return new LeaseLocks.Settings(
+        settings.lockPrefix(), settings.lockOwner(), settings.lockTtl(), settings.clock());
+  }
+
+  /**
+   * Azure's access as its tools find it in the environment (and, the same names, in system
+   * properties, which win), at {@code endpoint} when one is set.
+   */
+  static AzureAccess azureAccess(Optional<java.net.URI> endpoint) {
+    Map<String, String> names = new HashMap<>(System.getenv());
+    System.getProperties().stringPropertyNames().stream()
+        .filter(name -> name.startsWith("AZURE_"))
+        .forEach(name -> names.put(name, System.getProperty(name)));
+    AzureAccess access = AzureAccess.fromEnvironment(names);
+    registerSecrets(access.credential());
+    return endpoint.map(e -> access.withEndpoint(e.toString())).orElse(access);
+  }
+
+  /** Masks Azure's secrets in every log line and message from now on. */
+  private static void registerSecrets(AzureAccess.Credential credential) {
+    if (credential instanceof AzureAccess.ConnectionString connection) {
+      Redaction.secret(connection.value());
+      Redaction.secretsIn(connection.value());
+    } else if (credential instanceof AzureAccess.SasToken sas) {
+      Redaction.secret(sas.value());
+    } else if (credential instanceof AzureAccess.SharedKey key) {
+      Redaction.secret(key.accountKey());
+    }
+  }
+
+  /** GCS with application-default credentials, or an emulator at {@code endpoint}. */
+  static GcsAccess gcsAccess(Optional<java.net.URI> endpoint) {
+    return endpoint
+        .map(e -> GcsAccess.emulator(e.toString()))
+        .orElseGet(GcsAccess::applicationDefault);
+  }
+
   @Override
   public ObjectStore sourceStore(String location) {
-    return store("source", location);
+    return store(Side.SOURCE, location);
   }
 
   @Override
   public ObjectStore targetStore(String location) {
-    return store("target", location);
+    return store(Side.TARGET, location);
   }
 
-  private synchronized ObjectStore store(String side, String location) {
-    if (S3_SCHEMES.stream().anyMatch(location::startsWith)) {
-      S3Access access =
-          s3.orElseThrow(
-              () ->
-                  new IllegalArgumentException(
-                      "Cannot open "
-                          + side
-                          + " store for "
-                          + location
-                          + ": no S3 access is configured"));
-      if (side.equals("source")) {
-        sourceS3 = sourceS3 != null ? sourceS3 : open(access, access.source());
-        return sourceS3;
+  private synchronized ObjectStore store(Side side, String location) {
+    Optional<StoreFamily> family = StoreFamily.of(location);
+    if (family.isPresent()) {
+      Opener opener = openers.get(family.get());
+      if (opener == null) {
+        throw new IllegalArgumentException(
+            "Cannot open "
+                + side.label()
+                + " store for "
+                + location
+                + ": no "
+                + family.get()
+                + " access is configured");
       }
-      targetS3 = targetS3 != null ? targetS3 : open(access, access.target());
-      return targetS3;
+      return opened
+          .computeIfAbsent(family.get(), f -> new EnumMap<>(Side.class))
+          .computeIfAbsent(side, opener::open);
     }
     int colon = location.indexOf(':');
     // a plain path, absolute or relative to the working folder, is a local table as a file: URI is
@@ -104,26 +205,34 @@ public final class SchemeStores implements StoreFactory, AutoCloseable {
     String scheme = location.substring(0, colon + 1);
     throw new IllegalArgumentException(
         "Cannot open "
-            + side
+            + side.label()
             + " store for "
             + location
             + ": scheme "
             + scheme
-            + " is not supported (only s3://, s3a://, s3n://, file: and plain paths)");
+            + " is not supported (only "
+            + StoreFamily.supported()
+            + ")");
   }
 
-  private static S3ObjectStore open(S3Access access, S3Endpoint endpoint) {
+  private static S3ObjectStore openS3(S3Access access, S3Endpoint endpoint) {
     return S3ObjectStore.create(
         endpoint, access.settings(), access.resilience(), access.interceptors());
   }
 
   @Override
   public synchronized void close() {
-    if (sourceS3 != null) {
-      sourceS3.close();
+    for (Map<Side, ObjectStore> sides : opened.values()) {
+      for (ObjectStore store : sides.values()) {
+        if (store instanceof AutoCloseable closeable) {
+          try {
+            closeable.close();
+          } catch (Exception e) {
+            LOG.warn("Cannot close {}: {}", store, e.toString());
+          }
+        }
+      }
     }
-    if (targetS3 != null) {
-      targetS3.close();
-    }
+    opened.clear();
   }
 }

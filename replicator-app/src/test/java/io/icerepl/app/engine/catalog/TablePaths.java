@@ -12,14 +12,14 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.FileIO;
 
 /** The paths a table's snapshots name, as the Iceberg library reads them. */
-final class TablePaths {
+public final class TablePaths {
   private TablePaths() {}
 
   /**
    * Each manifest list, manifest, data file and delete file of any snapshot of {@code table} that
    * is not under {@code location}, as a line naming the snapshot.
    */
-  static List<String> outside(Table table, FileIO io, String location) {
+  public static List<String> outside(Table table, FileIO io, String location) {
     List<String> outside = new ArrayList<>();
     for (Snapshot snapshot : table.snapshots()) {
       List<String> paths = new ArrayList<>();

@@ -105,11 +105,15 @@ class TableRulesAndDiscoveryTest {
 
   @Test
   void locationsOfSchemesWithNoStoreAreRefusedWithAClearMessage() {
-    assertThatThrownBy(() -> SchemeStores.local().targetStore("gs://bucket/t"))
+    assertThatThrownBy(() -> SchemeStores.local().targetStore("hdfs://nn/t"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
-            "Cannot open target store for gs://bucket/t: scheme gs: is not supported"
-                + " (only s3://, s3a://, s3n://, file: and plain paths)");
+            "Cannot open target store for hdfs://nn/t: scheme hdfs: is not supported (only s3://,"
+                + " s3a://, s3n://, abfss://, abfs://, wasbs://, wasb://, gs://, file: and plain"
+                + " paths)");
+    assertThatThrownBy(() -> SchemeStores.local().targetStore("gs://bucket/t"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Cannot open target store for gs://bucket/t: no GCS access is configured");
     assertThatThrownBy(() -> SchemeStores.local().sourceStore("s3://bucket/t"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("Cannot open source store for s3://bucket/t: no S3 access is configured");
