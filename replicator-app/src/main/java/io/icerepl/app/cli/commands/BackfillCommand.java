@@ -67,6 +67,8 @@ public final class BackfillCommand extends ReportingCommand {
     try (SchemeStores stores =
             S3Stores.stores(
                 settings.s3(),
+                settings.azure(),
+                settings.gcs(),
                 new S3Resilience(S3Stores.resilience(settings.s3())),
                 Clock.systemUTC(),
                 List.of());

@@ -13,6 +13,7 @@ import io.icerepl.copier.store.LeaseLocks;
 import io.icerepl.copier.store.LocalObjectStore;
 import io.icerepl.copier.store.ObjectStore;
 import java.lang.management.ManagementFactory;
+import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.EnumMap;
@@ -94,19 +95,36 @@ public final class SchemeStores implements StoreFactory, AutoCloseable {
   }
 
   /**
+   * Where one store family's two sides are reached when not at the cloud's own endpoints (an
+   * emulator, a private endpoint).
+   */
+  public record Endpoints(Optional<URI> source, Optional<URI> target) {
+    public static final Endpoints CLOUDS_OWN = new Endpoints(Optional.empty(), Optional.empty());
+
+    Optional<URI> side(Side side) {
+      return side == Side.SOURCE ? source : target;
+    }
+  }
+
+  /**
    * S3 as {@code s3} says, and Azure and GCS with the credentials their tools find, each side at
-   * the endpoint {@code s3} sets for it, leases as {@code s3.settings()} names them.
+   * the endpoint {@code s3} sets for it (the command line's {@code --source-endpoint} and {@code
+   * --target-endpoint} name the side's endpoint, whichever store it is on), leases as {@code
+   * s3.settings()} names them.
    */
   public static SchemeStores withS3(S3Access s3) {
+    Endpoints sides = new Endpoints(s3.source().endpointOverride(), s3.target().endpointOverride());
+    return of(s3, sides, sides);
+  }
+
+  /** As {@link #withS3(S3Access)}, Azure and GCS at endpoints of their own. */
+  public static SchemeStores of(S3Access s3, Endpoints azure, Endpoints gcs) {
     LeaseLocks.Settings leases = leases(s3.settings());
     Map<StoreFamily, Opener> openers = new HashMap<>();
     openers.put(StoreFamily.S3, side -> openS3(s3, s3.side(side)));
     openers.put(
-        StoreFamily.AZURE,
-        side -> new AzureObjectStore(azureAccess(s3.side(side).endpointOverride()), leases));
-    openers.put(
-        StoreFamily.GCS,
-        side -> GcsObjectStore.open(gcsAccess(s3.side(side).endpointOverride()), leases));
+        StoreFamily.AZURE, side -> new AzureObjectStore(azureAccess(azure.side(side)), leases));
+    openers.put(StoreFamily.GCS, side -> GcsObjectStore.open(gcsAccess(gcs.side(side)), leases));
     return new SchemeStores(openers);
   }
 
@@ -140,7 +158,7 @@ public final class SchemeStores implements StoreFactory, AutoCloseable {
    * Azure's access as its tools find it in the environment (and, the same names, in system
    * properties, which win), at {@code endpoint} when one is set.
    */
-  static AzureAccess azureAccess(Optional<java.net.URI> endpoint) {
+  static AzureAccess azureAccess(Optional<URI> endpoint) {
     Map<String, String> names = new HashMap<>(System.getenv());
     System.getProperties().stringPropertyNames().stream()
         .filter(name -> name.startsWith("AZURE_"))
@@ -163,7 +181,7 @@ public final class SchemeStores implements StoreFactory, AutoCloseable {
   }
 
   /** GCS with application-default credentials, or an emulator at {@code endpoint}. */
-  static GcsAccess gcsAccess(Optional<java.net.URI> endpoint) {
+  static GcsAccess gcsAccess(Optional<URI> endpoint) {
     return endpoint
         .map(e -> GcsAccess.emulator(e.toString()))
         .orElseGet(GcsAccess::applicationDefault);

@@ -1,6 +1,7 @@
 package io.icerepl.app.service.config;
 
 import io.icerepl.app.service.s3.S3Properties;
+import io.icerepl.app.service.stores.CloudStoreProperties;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,8 +22,14 @@ import org.springframework.core.io.FileSystemResource;
  *
  * @param replicator {@code replicator.*}
  * @param s3 {@code replicator.s3.*}
+ * @param azure {@code replicator.azure.*}
+ * @param gcs {@code replicator.gcs.*}
  */
-public record ConfigurationFile(ReplicatorProperties replicator, S3Properties s3) {
+public record ConfigurationFile(
+    ReplicatorProperties replicator,
+    S3Properties s3,
+    CloudStoreProperties.Azure azure,
+    CloudStoreProperties.Gcs gcs) {
 
   /**
    * @throws IllegalArgumentException naming the file when it cannot be read or bound
@@ -41,7 +48,9 @@ public record ConfigurationFile(ReplicatorProperties replicator, S3Properties s3
       Binder binder = new Binder(ConfigurationPropertySources.from(sources));
       return new ConfigurationFile(
           binder.bindOrCreate("replicator", Bindable.of(ReplicatorProperties.class)),
-          binder.bindOrCreate("replicator.s3", Bindable.of(S3Properties.class)));
+          binder.bindOrCreate("replicator.s3", Bindable.of(S3Properties.class)),
+          binder.bindOrCreate("replicator.azure", Bindable.of(CloudStoreProperties.Azure.class)),
+          binder.bindOrCreate("replicator.gcs", Bindable.of(CloudStoreProperties.Gcs.class)));
     } catch (IOException | RuntimeException e) {
       throw new IllegalArgumentException(
           "Cannot read configuration " + file + ": " + rootMessage(e), e);

@@ -1,6 +1,7 @@
 package io.icerepl.app.service.s3;
 
 import io.icerepl.app.engine.worker.SchemeStores;
+import io.icerepl.app.service.stores.CloudStoreProperties;
 import io.icerepl.copier.s3.S3Resilience;
 import io.icerepl.copier.s3.S3StoreSettings;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -12,9 +13,13 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 
-/** The S3 stores of both sides, their resilience, and its metrics. */
+/** The stores of both sides (S3, Azure, GCS, local files), S3's resilience, and its metrics. */
 @Configuration(proxyBeanMethods = false)
-@EnableConfigurationProperties(S3Properties.class)
+@EnableConfigurationProperties({
+  S3Properties.class,
+  CloudStoreProperties.Azure.class,
+  CloudStoreProperties.Gcs.class
+})
 class S3Configuration {
 
   @Bean
@@ -32,11 +37,15 @@ class S3Configuration {
   @Bean(destroyMethod = "close")
   SchemeStores s3Stores(
       S3Properties properties,
+      CloudStoreProperties.Azure azure,
+      CloudStoreProperties.Gcs gcs,
       S3Resilience resilience,
       ObjectProvider<Clock> clock,
       ObjectProvider<ExecutionInterceptor> interceptors) {
     return S3Stores.stores(
         properties,
+        azure,
+        gcs,
         resilience,
         clock.getIfAvailable(Clock::systemUTC),
         interceptors.orderedStream().toList());

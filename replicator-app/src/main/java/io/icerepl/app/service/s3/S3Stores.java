@@ -2,6 +2,7 @@ package io.icerepl.app.service.s3;
 
 import io.icerepl.app.engine.worker.SchemeStores;
 import io.icerepl.app.logging.Redaction;
+import io.icerepl.app.service.stores.CloudStoreProperties;
 import io.icerepl.copier.s3.S3Endpoint;
 import io.icerepl.copier.s3.S3Resilience;
 import io.icerepl.copier.s3.S3ResilienceSettings;
@@ -12,8 +13,9 @@ import java.util.Optional;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 
 /**
- * Maps {@code replicator.s3} onto the stores' settings: the one mapping of the service and of
- * {@code backfill}, which reads the same configuration without starting the service.
+ * Maps {@code replicator.s3} (and the endpoints of {@code replicator.azure} and {@code
+ * replicator.gcs}) onto the stores' settings: the one mapping of the service and of {@code
+ * backfill}, which reads the same configuration without starting the service.
  */
 public final class S3Stores {
   private S3Stores() {}
@@ -32,22 +34,27 @@ public final class S3Stores {
   }
 
   /**
-   * Both sides' stores, their leases named and timed as configured.
+   * Both sides' stores, their leases named and timed as configured: S3 as {@code replicator.s3}
+   * says, Azure and GCS at the endpoints {@code replicator.azure} and {@code replicator.gcs} name.
    *
    * @param interceptors SDK interceptors on both sides (tracing; tests inject faults with one)
    */
   public static SchemeStores stores(
       S3Properties properties,
+      CloudStoreProperties.Azure azure,
+      CloudStoreProperties.Gcs gcs,
       S3Resilience resilience,
       Clock clock,
       List<ExecutionInterceptor> interceptors) {
-    return SchemeStores.withS3(
+    return SchemeStores.of(
         new SchemeStores.S3Access(
             endpoint(properties.source()),
             endpoint(properties.target()),
             settings(properties, clock),
             resilience,
-            interceptors));
+            interceptors),
+        azure.endpoints(),
+        gcs.endpoints());
   }
 
   private static S3Endpoint endpoint(S3Properties.Side side) {
