@@ -105,6 +105,14 @@ public final class SourcePrefixes {
     return ReplicaDomain.of(targetLocation, explicit);
   }
 
+  /**
+   * The explicit pairs, for the replica's state to remember whose files their targets hold (see
+   * {@link io.icerepl.merge.state.ReplicaState#mappedPrefixes}).
+   */
+  public List<PathMapping.Prefix> explicit() {
+    return explicit;
+  }
+
   /** The learned pairs, to remember in the replica's state. */
   public List<PathMapping.Prefix> learned() {
     return learned;

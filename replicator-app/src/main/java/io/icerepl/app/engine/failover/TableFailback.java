@@ -211,6 +211,7 @@ public final class TableFailback {
           state
               .withKeptRefs(tags)
               .withSourcePrefixes(prefixes.learned())
+              .withMappedPrefixes(prefixes.explicit())
               .withCutTags(carriedCutTags(state, primaryLocation, promoted)),
           "record the orphan tags");
 
