@@ -113,6 +113,17 @@ public final class SourcePrefixes {
     return explicit;
   }
 
+  /**
+   * The pairs a fail-back from a replica into its original maps by, besides the user's: each pair a
+   * user mapped explicitly for the replica's replication ({@link
+   * io.icerepl.merge.state.ReplicaState#mappedPrefixes}), turned round, so files under a data root
+   * the replica was given return to the original folder they were copied from, and the original's
+   * {@code write.data.path} names that folder again rather than a folder of its own for the root.
+   */
+  public static List<PathMapping.Prefix> returning(List<PathMapping.Prefix> mapped) {
+    return mapped.stream().map(p -> new PathMapping.Prefix(p.target(), p.source())).toList();
+  }
+
   /** The learned pairs, to remember in the replica's state. */
   public List<PathMapping.Prefix> learned() {
     return learned;

@@ -154,4 +154,19 @@ class SourcePrefixesTest {
     properties.forEach(props::put);
     return TableMetadataParser.fromJson(json, "test");
   }
+
+  @Test
+  void aFailBackSendsTheFilesOfAMappedDataRootBackToTheFolderTheyCameFrom() {
+    List<PathMapping.Prefix> mapped =
+        List.of(new PathMapping.Prefix("s3://prod/wh/t/data", "s3://dr-data/wh/t"));
+
+    List<PathMapping.Prefix> returning = SourcePrefixes.returning(mapped);
+
+    assertThat(returning)
+        .containsExactly(new PathMapping.Prefix("s3://dr-data/wh/t", "s3://prod/wh/t/data"));
+    PathMapping mapping =
+        SourcePrefixes.of("s3://prod/wh/t", returning, List.of(), List.of()).mapping();
+    assertThat(mapping.map("s3a://dr-data/wh/t/x=1/f.parquet"))
+        .isEqualTo("s3://prod/wh/t/data/x=1/f.parquet");
+  }
 }

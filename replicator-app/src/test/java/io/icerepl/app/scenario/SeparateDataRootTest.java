@@ -76,6 +76,23 @@ class SeparateDataRootTest {
     Table reloaded = verifier.load(replica);
     assertThat(Rows.atSnapshot(reloaded, reloaded.currentSnapshot().snapshotId())).hasSize(4);
     assertMetadataUnder(reloaded, replica);
+
+    // failed back, the original holds every snapshot of the promoted replica, its files its own;
+    assertThat(run("failback", "--primary", replica, "--old-source", source.location())).isZero();
+    Table original = verifier.load(source.location());
+    assertThat(original.currentSnapshot().snapshotId())
+        .isEqualTo(reloaded.currentSnapshot().snapshotId());
+    for (Snapshot snapshot : reloaded.snapshots()) {
+      assertThat(Rows.atSnapshot(original, snapshot.snapshotId()))
+          .as("snapshot %s", snapshot.snapshotId())
+          .isEqualTo(Rows.atSnapshot(reloaded, snapshot.snapshotId()));
+    }
+    // the data root's files return to the original's data folder, which it writes into again
+    for (String file : contentFiles(original)) {
+      assertThat(ReplicaVerifier.localPath(file)).startsWith(source.location() + "/data/");
+    }
+    assertThat(original.properties())
+        .containsEntry(TableProperties.WRITE_DATA_LOCATION, source.location() + "/data");
   }
 
   private void assertReplica(ScenarioTable source, String replica, String dataRoot) {

@@ -39,6 +39,7 @@ import io.icerepl.merge.state.ReplicaState;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -152,7 +153,7 @@ public final class TableFailback {
       }
       // already failed back: replication carries the promoted table's new commits over
       ReplicationSummary summary =
-          TableReplicator.builder(primary, original, executor, options)
+          TableReplicator.builder(primary, original, executor, returningRoots(primaryLocation))
               .clock(clock)
               .progress(CopyProgress.Listener.NONE)
               .catalogs(catalogs)
@@ -172,6 +173,16 @@ public final class TableFailback {
     } catch (IOException e) {
       throw new TableReplicationException(table, new UncheckedIOException(IoErrors.describe(e), e));
     }
+  }
+
+  /**
+   * The options with the promoted table's data roots sent back where its replication took them from
+   * ({@link SourcePrefixes#returning}), after the user's prefixes.
+   */
+  private ReplicationOptions returningRoots(String primaryLocation) throws IOException {
+    List<PathMapping.Prefix> prefixes = new ArrayList<>(options.extraPrefixes());
+    prefixes.addAll(SourcePrefixes.returning(primaryFiles.state(primaryLocation).mappedPrefixes()));
+    return options.forTable(prefixes, options.allowedSourcePrefixes());
   }
 
   private FailbackSummary firstCommit(String table, String primaryLocation, String originalLocation)
@@ -204,7 +215,10 @@ public final class TableFailback {
       Map<String, Long> tags = state.keptRefs().isEmpty() ? orphans.refs() : state.keptRefs();
       SourcePrefixes prefixes =
           SourcePrefixes.of(
-                  filesAt, options.extraPrefixes(), options.allowedSourcePrefixes(), List.of())
+                  filesAt,
+                  returningRoots(primaryLocation).extraPrefixes(),
+                  options.allowedSourcePrefixes(),
+                  List.of())
               .learn(promoted, promotedFile)
               .learnFolderOf(promotedFile);
       leased.writeState(
