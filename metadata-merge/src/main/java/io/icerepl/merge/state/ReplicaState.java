@@ -3,6 +3,7 @@ package io.icerepl.merge.state;
 import io.icerepl.merge.failover.Promotion;
 import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.retention.ExpiredSnapshot;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -130,7 +131,7 @@ public record ReplicaState(
     if (mappedPrefixes.containsAll(explicit)) {
       return this;
     }
-    List<PathMapping.Prefix> all = new java.util.ArrayList<>(mappedPrefixes);
+    List<PathMapping.Prefix> all = new ArrayList<>(mappedPrefixes);
     explicit.stream().filter(p -> !all.contains(p)).forEach(all::add);
     return toBuilder().mappedPrefixes(all).build();
   }

@@ -153,7 +153,8 @@ public final class TableFailback {
       }
       // already failed back: replication carries the promoted table's new commits over
       ReplicationSummary summary =
-          TableReplicator.builder(primary, original, executor, returningRoots(primaryLocation))
+          TableReplicator.builder(
+                  primary, original, executor, returningRoots(primaryLocation, head))
               .clock(clock)
               .progress(CopyProgress.Listener.NONE)
               .catalogs(catalogs)
@@ -176,12 +177,15 @@ public final class TableFailback {
   }
 
   /**
-   * The options with the promoted table's data roots sent back where its replication took them from
-   * ({@link SourcePrefixes#returning}), after the user's prefixes.
+   * The options with the promoted table's data roots sent back to the original's folders its
+   * replication took them from ({@link SourcePrefixes#returning}), after the user's prefixes.
    */
-  private ReplicationOptions returningRoots(String primaryLocation) throws IOException {
+  private ReplicationOptions returningRoots(String primaryLocation, OriginalHead head)
+      throws IOException {
     List<PathMapping.Prefix> prefixes = new ArrayList<>(options.extraPrefixes());
-    prefixes.addAll(SourcePrefixes.returning(primaryFiles.state(primaryLocation).mappedPrefixes()));
+    prefixes.addAll(
+        SourcePrefixes.returning(
+            primaryFiles.state(primaryLocation).mappedPrefixes(), head.metadata()));
     return options.forTable(prefixes, options.allowedSourcePrefixes());
   }
 
@@ -216,7 +220,7 @@ public final class TableFailback {
       SourcePrefixes prefixes =
           SourcePrefixes.of(
                   filesAt,
-                  returningRoots(primaryLocation).extraPrefixes(),
+                  returningRoots(primaryLocation, head).extraPrefixes(),
                   options.allowedSourcePrefixes(),
                   List.of())
               .learn(promoted, promotedFile)
