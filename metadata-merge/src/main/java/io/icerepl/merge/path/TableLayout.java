@@ -54,7 +54,7 @@ public final class TableLayout {
    * The write path properties a replica carries beyond its source's: where the mapping sends the
    * source's default data folder ({@code <location>/data}) or metadata folder ({@code
    * <location>/metadata}), when the source names no write path of that kind and the mapped folder
-   * is not the replica's own default one. A user who maps those folders under other roots (a data
+   * lies outside the replica's location. A user who maps those folders under other roots (a data
    * root, a manifests root) gets a replica whose writers, once it is promoted, write there too;
    * nothing else is added, and a write path the source names is only mapped, never replaced.
    *
@@ -84,7 +84,11 @@ public final class TableLayout {
     return implied;
   }
 
-  /** Where {@code <source>/<folder>} maps, when that is not {@code <target>/<folder>}. */
+  /**
+   * Where {@code <source>/<folder>} maps, when that is outside the replica's location: a folder the
+   * replica's own prefixes place inside it (a moved location's, under {@code data/<name>}) is no
+   * root of its own, and the replica's writers keep its defaults.
+   */
   private static Optional<String> movedFolder(
       String sourceLocation, String folder, String targetLocation, PathMapping mapping) {
     String sourceFolder = join(sourceLocation, folder);
@@ -92,8 +96,8 @@ public final class TableLayout {
       return Optional.empty();
     }
     String mapped = mapping.map(sourceFolder);
-    boolean own = TableLocation.of(mapped).sameAs(TableLocation.of(join(targetLocation, folder)));
-    return own ? Optional.empty() : Optional.of(mapped);
+    boolean inside = TableLocation.of(targetLocation).contains(TableLocation.of(mapped));
+    return inside ? Optional.empty() : Optional.of(mapped);
   }
 
   private static boolean named(Map<String, String> properties, String property) {

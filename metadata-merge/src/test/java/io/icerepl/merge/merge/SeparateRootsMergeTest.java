@@ -154,4 +154,41 @@ class SeparateRootsMergeTest {
 
     assertThat(properties).containsEntry("write.data.path", DATA_ROOT + "/new");
   }
+
+  @Test
+  void aFolderMappedElsewhereInsideTheReplicaIsNoRootOfItsOwn() {
+    // a location the table moved to maps to a folder of the replica's: its data and metadata
+    // folders land under it, inside the replica, and the replica's writers keep their defaults
+    String moved = "s3://source/moved/t";
+    MetadataJson before = MetadataJson.table(2, SRC).commit(1, null, 100);
+    MetadataJson after = MetadataJson.table(2, moved).commit(1, null, 100);
+    String file = moved + "/metadata/v9.metadata.json";
+    PathMapping mapping =
+        SourcePrefixes.of(DST, List.of(), List.of(), List.of())
+            .learn(before.build(), SRC + "/metadata/v8.metadata.json")
+            .learn(after.build(), file)
+            .mapping();
+    assertThat(mapping.map(moved + "/data/f.parquet")).startsWith(DST + "/data/");
+
+    TableMetadata replica =
+        MetadataMerge.merge(
+                MergeRequest.builder()
+                    .source(after.build(), file)
+                    .targetLocation(DST)
+                    .mapping(mapping)
+                    .commitTimeMs(300)
+                    .build())
+            .metadata();
+
+    assertThat(replica.properties())
+        .doesNotContainKey("write.data.path")
+        .doesNotContainKey("write.metadata.path");
+    // a user's map to a folder inside the replica is no root either
+    assertThat(
+            merged(
+                    MetadataJson.table(2, SRC).commit(1, null, 100),
+                    map(SRC + "/data", DST + "/bulk"))
+                .properties())
+        .doesNotContainKey("write.data.path");
+  }
 }
