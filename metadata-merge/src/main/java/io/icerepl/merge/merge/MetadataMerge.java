@@ -92,7 +92,7 @@ public final class MetadataMerge {
     keepHighest(out, replica);
     ReplicaCommits.setMetadataLog(
         builder, request.replica(), request.replicaMetadataFile(), request.previousVersionsMax());
-    out.set(PROPERTIES, properties(source, mapping, sourceFile));
+    out.set(PROPERTIES, properties(source, request.targetLocation(), mapping, sourceFile));
     RefsMerge.checkHeld(out, held, sourceFile);
 
     ReplicaCommits.setLastUpdatedMs(
@@ -242,8 +242,12 @@ public final class MetadataMerge {
     return node == null ? MissingNode.getInstance() : node;
   }
 
+  /**
+   * The source's properties, its path properties mapped, with the write paths the mapping implies
+   * ({@link TableLayout#impliedWritePaths}) and the replicator's own.
+   */
   private static ObjectNode properties(
-      TableMetadata source, PathMapping mapping, String sourceFile) {
+      TableMetadata source, String targetLocation, PathMapping mapping, String sourceFile) {
     ObjectNode properties = NODES.objectNode();
     source
         .properties()
@@ -254,6 +258,7 @@ public final class MetadataMerge {
                     TableLayout.isPathProperty(key) && !value.isBlank()
                         ? mapping.map(value)
                         : value));
+    TableLayout.impliedWritePaths(source, targetLocation, mapping).forEach(properties::put);
     ownMetadataDeletes(properties, source.properties());
     properties.put(ReplicaProperties.READ_ONLY, "true");
     properties.put(ReplicaProperties.SOURCE_METADATA_FILE, MetadataFileNames.fileName(sourceFile));

@@ -105,6 +105,51 @@ public final class SourcePrefixes {
     return ReplicaDomain.of(targetLocation, explicit);
   }
 
+  /**
+   * The explicit pairs, for the replica's state to remember whose files their targets hold (see
+   * {@link io.icerepl.merge.state.ReplicaState#mappedPrefixes}).
+   */
+  public List<PathMapping.Prefix> explicit() {
+    return explicit;
+  }
+
+  /**
+   * The pairs a fail-back from a replica into its original maps by, besides the user's: each pair a
+   * user mapped explicitly for the replica's replication ({@link
+   * io.icerepl.merge.state.ReplicaState#mappedPrefixes}), turned round, so files under a data root
+   * the replica was given return to the original folder they were copied from, and the original's
+   * {@code write.data.path} names that folder again rather than a folder of its own for the root.
+   * Only pairs from the original's own folders (its location, its write paths) are turned round: a
+   * pair that took another table's files never sends files into that table.
+   *
+   * @param mapped the replica's recorded explicit pairs
+   * @param original the original's metadata, whose folders files may return to
+   */
+  public static List<PathMapping.Prefix> returning(
+      List<PathMapping.Prefix> mapped, TableMetadata original) {
+    List<TableLocation> own = new ArrayList<>();
+    own.add(TableLocation.of(original.location()));
+    Map<String, String> properties = original.properties();
+    for (String property : TableLayout.DATA_PATH_PROPERTIES) {
+      ownFolder(properties.get(property)).ifPresent(own::add);
+    }
+    ownFolder(properties.get(TableLayout.METADATA_PATH_PROPERTY)).ifPresent(own::add);
+    List<PathMapping.Prefix> returning = new ArrayList<>();
+    for (PathMapping.Prefix pair : mapped) {
+      TableLocation from = TableLocation.of(pair.source());
+      if (own.stream().anyMatch(folder -> folder.contains(from))) {
+        returning.add(new PathMapping.Prefix(pair.target(), pair.source()));
+      }
+    }
+    return returning;
+  }
+
+  private static java.util.Optional<TableLocation> ownFolder(String path) {
+    return path == null || path.isBlank()
+        ? java.util.Optional.empty()
+        : java.util.Optional.of(TableLocation.of(path));
+  }
+
   /** The learned pairs, to remember in the replica's state. */
   public List<PathMapping.Prefix> learned() {
     return learned;

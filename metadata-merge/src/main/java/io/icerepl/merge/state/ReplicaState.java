@@ -3,6 +3,7 @@ package io.icerepl.merge.state;
 import io.icerepl.merge.failover.Promotion;
 import io.icerepl.merge.path.PathMapping;
 import io.icerepl.merge.retention.ExpiredSnapshot;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -33,6 +34,9 @@ import java.util.Set;
  *     after a promotion (the replica's source is no longer what it replicates)
  * @param group the replication group the replica is a member of, as the service that replicates it
  *     configured it; null when none recorded one
+ * @param mappedPrefixes the prefixes a user mapped explicitly ({@code --map}) for runs that placed
+ *     the replica's files, whose targets (a data root beside the replica's location) hold files of
+ *     the replica too; empty when no run was given one
  */
 public record ReplicaState(
     Set<Long> expiredSnapshotIds,
@@ -46,9 +50,11 @@ public record ReplicaState(
     List<PathMapping.Prefix> mirrorPrefixes,
     Map<String, Long> cutTags,
     Long knownCurrentFromMs,
-    GroupMembership group) {
+    GroupMembership group,
+    List<PathMapping.Prefix> mappedPrefixes) {
 
   public ReplicaState {
+    mappedPrefixes = List.copyOf(mappedPrefixes);
     cutTags = Map.copyOf(cutTags);
     expiredSnapshotIds = Set.copyOf(expiredSnapshotIds);
     droppedRefs = Map.copyOf(droppedRefs);
@@ -82,7 +88,8 @@ public record ReplicaState(
         .mirrorPrefixes(mirrorPrefixes)
         .cutTags(cutTags)
         .knownCurrentFromMs(knownCurrentFromMs)
-        .group(group);
+        .group(group)
+        .mappedPrefixes(mappedPrefixes);
   }
 
   /** The same state with another retention record, the last commit kept. */
@@ -114,6 +121,19 @@ public record ReplicaState(
         // a primary's writers are its own: what it was known current with no longer holds
         .knownCurrentFromMs(promoted == null ? knownCurrentFromMs : null)
         .build();
+  }
+
+  /**
+   * The same state with {@code explicit} among its {@link #mappedPrefixes}: those recorded before
+   * stay, since files placed by them stay the replica's.
+   */
+  public ReplicaState withMappedPrefixes(List<PathMapping.Prefix> explicit) {
+    if (mappedPrefixes.containsAll(explicit)) {
+      return this;
+    }
+    List<PathMapping.Prefix> all = new ArrayList<>(mappedPrefixes);
+    explicit.stream().filter(p -> !all.contains(p)).forEach(all::add);
+    return toBuilder().mappedPrefixes(all).build();
   }
 
   /** The same state with the mirror mapping inferred for the replica. */
@@ -172,6 +192,7 @@ public record ReplicaState(
     private Map<String, Long> cutTags = Map.of();
     private Long knownCurrentFromMs;
     private GroupMembership group;
+    private List<PathMapping.Prefix> mappedPrefixes = List.of();
 
     private Builder() {}
 
@@ -235,6 +256,11 @@ public record ReplicaState(
       return this;
     }
 
+    public Builder mappedPrefixes(List<PathMapping.Prefix> prefixes) {
+      this.mappedPrefixes = prefixes;
+      return this;
+    }
+
     public ReplicaState build() {
       return new ReplicaState(
           expiredSnapshotIds,
@@ -248,7 +274,8 @@ public record ReplicaState(
           mirrorPrefixes,
           cutTags,
           knownCurrentFromMs,
-          group);
+          group,
+          mappedPrefixes);
     }
   }
 

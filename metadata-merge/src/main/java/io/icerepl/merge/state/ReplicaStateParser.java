@@ -51,6 +51,7 @@ public final class ReplicaStateParser {
   static final String REPLICA_VERSION = "replica-version";
   static final String KEPT_REFS = "kept-refs";
   static final String MIRROR_PREFIXES = "mirror-prefixes";
+  static final String MAPPED_PREFIXES = "mapped-prefixes";
   static final String CUT_TAGS = "cut-tags";
   static final String CUT_TAG = "cut-tag";
   static final String FENCING_EPOCH = "fencing-epoch";
@@ -111,6 +112,7 @@ public final class ReplicaStateParser {
     }
     writePrefixes(json, SOURCE_PREFIXES, state.sourcePrefixes());
     writePrefixes(json, MIRROR_PREFIXES, state.mirrorPrefixes());
+    writePrefixes(json, MAPPED_PREFIXES, state.mappedPrefixes());
     if (state.promotion() != null) {
       writePromotion(json.putObject(PROMOTION), state.promotion());
     }
@@ -225,6 +227,8 @@ public final class ReplicaStateParser {
     List<PathMapping.Prefix> prefixes = readPrefixes(json, SOURCE_PREFIXES, fileName);
     // absent until a file no metadata declares a prefix for was mapped by the mirror
     List<PathMapping.Prefix> mirror = readPrefixes(json, MIRROR_PREFIXES, fileName);
+    // absent until a run was given a --map, and from older releases
+    List<PathMapping.Prefix> mapped = readPrefixes(json, MAPPED_PREFIXES, fileName);
     List<String> replacedStatistics = new ArrayList<>();
     json.path(REPLACED_STATISTICS_FILES).forEach(n -> replacedStatistics.add(n.asText()));
     // absent until the replica is promoted, and from states written before promotions existed
@@ -251,6 +255,7 @@ public final class ReplicaStateParser {
             .promotion(promotion)
             .keptRefs(kept)
             .mirrorPrefixes(mirror)
+            .mappedPrefixes(mapped)
             .cutTags(cutTags)
             // absent until a run or check found the replica current, and from older releases
             .knownCurrentFromMs(readKnownCurrent(json, fileName))

@@ -1,13 +1,16 @@
 package io.icerepl.merge.verify;
 
 import io.icerepl.merge.path.PathMapping;
+import io.icerepl.merge.state.ReplicaState;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Where a replica's paths may point: under its own location, or under a replica folder its state
- * maps a source prefix to. A path anywhere else (most often a source path left unrewritten) makes a
- * reader of the replica read the source, or fail once the source is gone.
+ * Where a replica's paths may point: under its own location, under a replica folder its state maps
+ * a source prefix to, or under the target of a prefix a user mapped explicitly (a data root beside
+ * the location, see {@link io.icerepl.merge.path.TableLayout#impliedWritePaths}). A path anywhere
+ * else (most often a source path left unrewritten) makes a reader of the replica read the source,
+ * or fail once the source is gone.
  */
 public final class ReplicaPrefixes {
   private final List<String> prefixes;
@@ -18,6 +21,16 @@ public final class ReplicaPrefixes {
     // each prefix maps to itself: PathMapping already compares file:, file:/// and plain paths
     // alike
     this.inside = PathMapping.of(prefixes.stream().map(p -> new PathMapping.Prefix(p, p)).toList());
+  }
+
+  /**
+   * The prefixes of a replica as its state records them: the source prefixes it learned and those a
+   * user mapped explicitly.
+   */
+  public static ReplicaPrefixes of(String location, ReplicaState state) {
+    List<PathMapping.Prefix> mapped = new ArrayList<>(state.sourcePrefixes());
+    mapped.addAll(state.mappedPrefixes());
+    return of(location, mapped);
   }
 
   /**

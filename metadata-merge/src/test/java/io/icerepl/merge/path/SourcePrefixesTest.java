@@ -154,4 +154,27 @@ class SourcePrefixesTest {
     properties.forEach(props::put);
     return TableMetadataParser.fromJson(json, "test");
   }
+
+  @Test
+  void aFailBackSendsTheFilesOfAMappedDataRootBackToTheOriginalFolderTheyCameFrom() {
+    List<PathMapping.Prefix> mapped =
+        List.of(
+            new PathMapping.Prefix("s3://prod/wh/t/data", "s3://dr-data/wh/t"),
+            new PathMapping.Prefix("s3://prod/ext/t", "s3://dr-data/ext/t"),
+            new PathMapping.Prefix("s3://prod/wh/other/data", "s3://dr/wh/other/data"));
+    TableMetadata original =
+        version("s3://prod/wh/t", Map.of("write.metadata.path", "s3://prod/ext/t"));
+
+    List<PathMapping.Prefix> returning = SourcePrefixes.returning(mapped, original);
+
+    // another table's folder is never a fail-back's to write into
+    assertThat(returning)
+        .containsExactly(
+            new PathMapping.Prefix("s3://dr-data/wh/t", "s3://prod/wh/t/data"),
+            new PathMapping.Prefix("s3://dr-data/ext/t", "s3://prod/ext/t"));
+    PathMapping mapping =
+        SourcePrefixes.of("s3://prod/wh/t", returning, List.of(), List.of()).mapping();
+    assertThat(mapping.map("s3a://dr-data/wh/t/x=1/f.parquet"))
+        .isEqualTo("s3://prod/wh/t/data/x=1/f.parquet");
+  }
 }

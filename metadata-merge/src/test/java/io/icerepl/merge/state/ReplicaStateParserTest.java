@@ -53,6 +53,26 @@ class ReplicaStateParserTest {
   }
 
   @Test
+  void mappedPrefixesSurviveARoundTripAccumulateAndAStateWithoutThemReadsAsNone() {
+    PathMapping.Prefix data = new PathMapping.Prefix("s3://b/wh/t/data", "s3://data/t");
+    PathMapping.Prefix manifests = new PathMapping.Prefix("s3://b/wh/t/metadata", "s3://m/t");
+    ReplicaState state = ReplicaState.empty().withMappedPrefixes(List.of(data));
+    ReplicaState read = ReplicaStateParser.fromJson(ReplicaStateParser.toJson(state), "state.json");
+
+    assertThat(read).isEqualTo(state);
+    assertThat(read.mappedPrefixes()).containsExactly(data);
+    // a later run's maps join those recorded: the files the earlier ones placed stay there
+    assertThat(read.withMappedPrefixes(List.of(manifests, data)).mappedPrefixes())
+        .containsExactly(data, manifests);
+    assertThat(read.withMappedPrefixes(List.of(data))).isSameAs(read);
+    assertThat(read.withLastCommit(new ReplicaState.LastCommit(2, "t2", null)).mappedPrefixes())
+        .containsExactly(data);
+    byte[] before =
+        "{\"state-version\": 1, \"expired-snapshot-ids\": [4]}".getBytes(StandardCharsets.UTF_8);
+    assertThat(ReplicaStateParser.fromJson(before, "state.json").mappedPrefixes()).isEmpty();
+  }
+
+  @Test
   void cutTagsSurviveARoundTripAndEveryLaterStateChange() {
     ReplicaState state =
         ReplicaState.empty()

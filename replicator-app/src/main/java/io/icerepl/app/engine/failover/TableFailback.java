@@ -39,6 +39,7 @@ import io.icerepl.merge.state.ReplicaState;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -152,7 +153,8 @@ public final class TableFailback {
       }
       // already failed back: replication carries the promoted table's new commits over
       ReplicationSummary summary =
-          TableReplicator.builder(primary, original, executor, options)
+          TableReplicator.builder(
+                  primary, original, executor, returningRoots(primaryLocation, head))
               .clock(clock)
               .progress(CopyProgress.Listener.NONE)
               .catalogs(catalogs)
@@ -172,6 +174,19 @@ public final class TableFailback {
     } catch (IOException e) {
       throw new TableReplicationException(table, new UncheckedIOException(IoErrors.describe(e), e));
     }
+  }
+
+  /**
+   * The options with the promoted table's data roots sent back to the original's folders its
+   * replication took them from ({@link SourcePrefixes#returning}), after the user's prefixes.
+   */
+  private ReplicationOptions returningRoots(String primaryLocation, OriginalHead head)
+      throws IOException {
+    List<PathMapping.Prefix> prefixes = new ArrayList<>(options.extraPrefixes());
+    prefixes.addAll(
+        SourcePrefixes.returning(
+            primaryFiles.state(primaryLocation).mappedPrefixes(), head.metadata()));
+    return options.forTable(prefixes, options.allowedSourcePrefixes());
   }
 
   private FailbackSummary firstCommit(String table, String primaryLocation, String originalLocation)
@@ -204,13 +219,17 @@ public final class TableFailback {
       Map<String, Long> tags = state.keptRefs().isEmpty() ? orphans.refs() : state.keptRefs();
       SourcePrefixes prefixes =
           SourcePrefixes.of(
-                  filesAt, options.extraPrefixes(), options.allowedSourcePrefixes(), List.of())
+                  filesAt,
+                  returningRoots(primaryLocation, head).extraPrefixes(),
+                  options.allowedSourcePrefixes(),
+                  List.of())
               .learn(promoted, promotedFile)
               .learnFolderOf(promotedFile);
       leased.writeState(
           state
               .withKeptRefs(tags)
               .withSourcePrefixes(prefixes.learned())
+              .withMappedPrefixes(prefixes.explicit())
               .withCutTags(carriedCutTags(state, primaryLocation, promoted)),
           "record the orphan tags");
 

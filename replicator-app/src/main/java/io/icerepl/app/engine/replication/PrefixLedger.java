@@ -154,16 +154,19 @@ public final class PrefixLedger {
 
     /**
      * Recorded before any file is put under a newly learned prefix, so every later run maps it
-     * alike.
+     * alike; the explicit prefixes too, whose targets then hold the replica's files (see {@link
+     * ReplicaState#mappedPrefixes}).
      *
      * @param state the state as this run read and wrote it
      * @return the state as written
      */
     public ReplicaState record(LeasedReplica leased, ReplicaState state) throws IOException {
-      if (state.sourcePrefixes().equals(prefixes.learned())) {
+      if (state.sourcePrefixes().equals(prefixes.learned())
+          && state.mappedPrefixes().containsAll(prefixes.explicit())) {
         return state;
       }
-      ReplicaState learned = state.withSourcePrefixes(prefixes.learned());
+      ReplicaState learned =
+          state.withSourcePrefixes(prefixes.learned()).withMappedPrefixes(prefixes.explicit());
       leased.writeState(learned, "record the source prefixes");
       return learned;
     }

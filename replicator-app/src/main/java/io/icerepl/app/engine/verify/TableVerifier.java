@@ -127,7 +127,7 @@ public final class TableVerifier {
       }
       TableMetadata metadata = read.get();
       ReplicaState state = state();
-      prefixes = ReplicaPrefixes.of(location, state.sourcePrefixes());
+      prefixes = ReplicaPrefixes.of(location, state);
       MetadataReferences.otherPaths(metadata).forEach(this::inside);
       source.ifPresent(s -> compareWith(s, metadata, state));
 
