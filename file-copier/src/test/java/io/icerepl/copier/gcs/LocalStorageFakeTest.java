@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What LocalStorageHelper's fake does and does not do of what GCS does, as {@code
- * docs/stores/gcs-fake.md} lists it: each gap pinned here, so that a version of the fake that
+ * docs/stores/gcs.md} lists it: each gap pinned here, so that a version of the fake that
  * closes one fails a test and the note and {@link PreconditionEnforcingStorage} can shrink.
  */
 class LocalStorageFakeTest {

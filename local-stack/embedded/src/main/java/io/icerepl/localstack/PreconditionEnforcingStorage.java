@@ -27,7 +27,7 @@ import java.util.regex.Pattern;
  * read or delete it guards, and refuses a failed one with 412. Tests of conditional writes run on
  * this; everything else is the fake's own.
  *
- * <p>What it adds, each for a gap of the fake (see {@code docs/stores/gcs-fake.md}):
+ * <p>What it adds, each for a gap of the fake (see {@code docs/stores/gcs.md}):
  *
  * <ul>
  *   <li>Preconditions on {@code create}, {@code writer}, {@code delete}, {@code readAllBytes} and
