@@ -27,8 +27,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What LocalStorageHelper's fake does and does not do of what GCS does, as {@code
- * docs/stores/gcs.md} lists it: each gap pinned here, so that a version of the fake that
- * closes one fails a test and the note and {@link PreconditionEnforcingStorage} can shrink.
+ * docs/stores/gcs.md} lists it: each gap pinned here, so that a version of the fake that closes one
+ * fails a test and the note and {@link PreconditionEnforcingStorage} can shrink.
  */
 class LocalStorageFakeTest {
   private static final BlobId ID = BlobId.of("b", "t/state.json");
