@@ -13,16 +13,13 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.aws.s3.S3FileIO;
 import org.apache.iceberg.hadoop.HadoopTables;
 import org.apache.iceberg.io.CloseableIterable;
@@ -77,24 +74,7 @@ class CrossStoreCommandsTest {
   @Test
   void aTableOnS3IsReplicatedToAzure() {
     try (S3Warehouse warehouse = S3CommandFixture.warehouse(s3, "s3://source/warehouse")) {
-      Table table =
-          warehouse.create(
-              "ns",
-              "orders",
-              Scenario.SCHEMA,
-              PartitionSpec.builderFor(Scenario.SCHEMA).identity("category").build(),
-              Map.of(TableProperties.FORMAT_VERSION, "2"));
-      ScenarioTable source = ScenarioTable.of("orders", table.location(), table);
-      DataFile first = source.append(source.row(1, "a", "x"), source.row(2, "b", "x")).get(0);
-      source.append(source.row(3, "c", "y"));
-      source.commitDeletes(source.writePositionDeletes(FileFormat.PARQUET, first, 1));
-      source
-          .table()
-          .manageSnapshots()
-          .createTag("audited", source.table().currentSnapshot().snapshotId())
-          .commit();
-      source.append(source.row(4, "d", "z"));
-      source.record();
+      ScenarioTable source = S3SourceTables.ordersWithDeletesAndTag(warehouse, "orders");
       String target = azure.location("wh/from-s3/orders");
 
       Run replicate =
