@@ -3,24 +3,13 @@ package io.icerepl.app.scenario;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icerepl.app.cli.ReplicatorCli;
-import io.icerepl.app.engine.catalog.TablePaths;
-import io.icerepl.localstack.EmbeddedAzurite;
-import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import org.apache.iceberg.BaseTable;
-import org.apache.iceberg.StaticTableOperations;
-import org.apache.iceberg.Table;
 import org.apache.iceberg.azure.adlsv2.ADLSFileIO;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -35,44 +24,18 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class AzureReplicaTest {
   private static final String CONTAINER = "replica";
-  private static EmbeddedAzurite azurite;
-  private static ADLSFileIO io;
+  private static AzuriteReplicas azure;
 
   @BeforeAll
   static void startAzurite() {
-    Assumptions.assumeTrue(
-        EmbeddedAzurite.available(),
-        "Azurite is not installed (npm install --prefix local-stack/azurite azurite): skipped");
-    azurite = EmbeddedAzurite.start();
-    azurite.createContainer(CONTAINER);
-    // the replicator finds Azure's credentials where the Azure tools look: here the emulator's key
-    System.setProperty("AZURE_STORAGE_ACCOUNT", azurite.accountName());
-    System.setProperty("AZURE_STORAGE_KEY", azurite.accountKey());
-    io = new ADLSFileIO();
-    io.initialize(
-        Map.of(
-            "adls.connection-string." + host(),
-            azurite.endpoint(),
-            "adls.auth.shared-key.account.name",
-            azurite.accountName(),
-            "adls.auth.shared-key.account.key",
-            azurite.accountKey()));
+    azure = AzuriteReplicas.startOrSkip(CONTAINER);
   }
 
   @AfterAll
   static void stopAzurite() {
-    System.clearProperty("AZURE_STORAGE_ACCOUNT");
-    System.clearProperty("AZURE_STORAGE_KEY");
-    if (io != null) {
-      io.close();
+    if (azure != null) {
+      azure.close();
     }
-    if (azurite != null) {
-      azurite.close();
-    }
-  }
-
-  private static String host() {
-    return azurite.accountName() + ".dfs.core.windows.net";
   }
 
   @ParameterizedTest(name = "{0}")
@@ -89,35 +52,17 @@ class AzureReplicaTest {
   void aReplicaOnAzureReadsLikeTheSourceThroughIcebergsAdlsFileIo(
       Scenario scenario, @TempDir Path dir) {
     ScenarioTable source = scenario.write(dir);
-    String target = "abfss://" + CONTAINER + "@" + host() + "/wh/" + scenario.name().toLowerCase();
+    String target = azure.location("wh/" + scenario.name().toLowerCase());
 
     Run replicate = cli("replicate", "--source", source.location(), "--target", target);
     assertThat(replicate.exit()).as(replicate.err()).isZero();
 
-    String metadataFile =
-        target
-            + "/metadata/v"
-            + read(target + "/metadata/version-hint.text").trim()
-            + ".metadata.json";
-    Table replica = new BaseTable(new StaticTableOperations(metadataFile, io), "replica");
-    List<String> problems =
-        new ArrayList<>(new ReplicaVerifier().readProblems(source.expectations(), replica));
-    problems.addAll(TablePaths.outside(replica, io, target));
-    if (read(metadataFile).contains(source.location())) {
-      problems.add(metadataFile + " names the source's location");
-    }
-    assertThat(problems).as("replica %s", metadataFile).isEmpty();
+    assertThat(azure.problems(source.expectations(), source.location(), target))
+        .as("replica %s", target)
+        .isEmpty();
 
     Run verify = cli("verify", "--target", target, "--source", source.location());
     assertThat(verify.exit()).as(verify.out() + verify.err()).isZero();
-  }
-
-  private static String read(String path) {
-    try (InputStream in = io.newInputFile(path).newStream()) {
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 
   private record Run(int exit, String out, String err) {}
@@ -125,7 +70,7 @@ class AzureReplicaTest {
   /** The CLI, its target side on the emulator's Blob endpoint. */
   private static Run cli(String... args) {
     List<String> all = new ArrayList<>(List.of(args));
-    all.addAll(List.of("--target-endpoint", azurite.endpoint()));
+    all.addAll(List.of("--target-endpoint", azure.endpoint()));
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     int exit =
