@@ -74,7 +74,8 @@ public final class BenchTarget implements AutoCloseable {
     switch (kind) {
       case LOCAL -> target.store = new LocalObjectStore();
       case S3 -> {
-        target.s3 = target.closeLater(EmbeddedS3.start(folder.resolve("s3"), 0));
+        target.s3 =
+            target.closeLater(EmbeddedS3.start(Files.createDirectories(folder.resolve("s3")), 0));
         target.store = target.closeLater(s3Store(target.s3));
       }
       case AZURE -> {
