@@ -386,9 +386,9 @@ final class BenchmarkCommand implements Callable<Integer> {
       name = "memory",
       mixinStandardHelpOptions = true,
       description = {
-        "Peak heap of replicating a table with many data files in many manifests (local to local,",
-        "empty placeholder data files) against parsing its metadata JSON and manifest list.",
-        "Under a fixed heap: java -Xmx1g -jar replicator-lab.jar benchmark memory"
+        "Peak heap of replicating a table with many data files in many manifests (local files,",
+        "empty placeholder data files, to each --targets store) against parsing its metadata JSON",
+        "and manifest list. Under a fixed heap: java -Xmx1g -jar replicator-lab.jar benchmark memory"
       })
   static final class Memory implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
