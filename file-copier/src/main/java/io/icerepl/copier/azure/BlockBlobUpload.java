@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.UUID;
@@ -28,14 +29,20 @@ import java.util.UUID;
  *
  * <p>Block IDs carry a random prefix: the uncommitted blocks of a blob are shared by every writer
  * of it, and two writers racing to create the same blob must not stage over each other's blocks.
- * The commit sets the blob's Content-MD5 computed while streaming, which Azure keeps for a block
- * list (it computes it itself only for Put Blob), so the blob's MD5 is known however it was
- * written.
+ * The commit of a block list sets the blob's Content-MD5, computed over the blocks as they are
+ * staged, which Azure keeps for a block list; for Put Blob Azure computes it itself. So the blob's
+ * MD5 is known however it was written, and a small write is hashed once, by Azure.
+ *
+ * <p>The buffer starts small and doubles up to the block size as content arrives: most objects
+ * (metadata files, small data files) are far smaller than a block, and a full block allocated per
+ * write would cost more than the copy itself.
  */
 final class BlockBlobUpload extends OutputStream {
   private final BlockBlobClient blob;
   private final String path;
-  private final byte[] buffer;
+  private static final int INITIAL_BUFFER = 64 * 1024;
+  private final int blockSize;
+  private byte[] buffer;
   private final String idPrefix = UUID.randomUUID().toString();
   private final List<String> blockIds = new ArrayList<>();
   private final MessageDigest md5;
@@ -46,7 +53,8 @@ final class BlockBlobUpload extends OutputStream {
   BlockBlobUpload(BlockBlobClient blob, String path, int blockSize) {
     this.blob = blob;
     this.path = path;
-    this.buffer = new byte[blockSize];
+    this.blockSize = blockSize;
+    this.buffer = new byte[Math.min(blockSize, INITIAL_BUFFER)];
     try {
       this.md5 = MessageDigest.getInstance("MD5");
     } catch (NoSuchAlgorithmException e) {
@@ -66,11 +74,14 @@ final class BlockBlobUpload extends OutputStream {
     }
     while (length > 0) {
       if (filled == buffer.length) {
-        stage();
+        if (buffer.length < blockSize) {
+          buffer = Arrays.copyOf(buffer, (int) Math.min(blockSize, 2L * buffer.length));
+        } else {
+          stage();
+        }
       }
       int n = Math.min(length, buffer.length - filled);
       System.arraycopy(bytes, offset, buffer, filled, n);
-      md5.update(bytes, offset, n);
       filled += n;
       total += n;
       offset += n;
@@ -90,7 +101,6 @@ final class BlockBlobUpload extends OutputStream {
    */
   String commit(BlobRequestConditions conditions) throws IOException {
     finished = true;
-    BlobHttpHeaders headers = new BlobHttpHeaders().setContentMd5(md5.digest());
     if (blockIds.isEmpty()) {
       BlockBlobItem item =
           AzureErrors.run(
@@ -100,7 +110,6 @@ final class BlockBlobUpload extends OutputStream {
                   blob.uploadWithResponse(
                           new BlockBlobSimpleUploadOptions(
                                   BinaryData.fromByteBuffer(ByteBuffer.wrap(buffer, 0, filled)))
-                              .setHeaders(headers)
                               .setRequestConditions(conditions),
                           null,
                           Context.NONE)
@@ -110,6 +119,7 @@ final class BlockBlobUpload extends OutputStream {
     if (filled > 0) {
       stage();
     }
+    BlobHttpHeaders headers = new BlobHttpHeaders().setContentMd5(md5.digest());
     BlockBlobItem item =
         AzureErrors.run(
             "write",
@@ -131,6 +141,7 @@ final class BlockBlobUpload extends OutputStream {
             .encodeToString(
                 String.format("%s-%06d", idPrefix, blockIds.size())
                     .getBytes(StandardCharsets.US_ASCII));
+    md5.update(buffer, 0, filled);
     // the call returns once the block is stored, so the buffer is free again after it
     BinaryData block = BinaryData.fromByteBuffer(ByteBuffer.wrap(buffer, 0, filled));
     AzureErrors.run(

@@ -84,6 +84,35 @@ class AzureObjectStoreTest {
   }
 
   @Test
+  void writesSmallerAndLargerThanTheFirstBufferReadBackWithTheirMd5() throws Exception {
+    int block = 1024 * 1024;
+    try (AzureObjectStore large =
+        new AzureObjectStore(access(), block, ReplicaLayout.defaultLeases())) {
+      for (int length : new int[] {0, 1, 65_536, 65_537, 300_000, block, block + 1, 2 * block}) {
+        byte[] content = pattern(length);
+        String path = abfss("data/sized-" + length + ".parquet");
+
+        long written =
+            large.write(
+                path,
+                out -> {
+                  for (int at = 0; at < content.length; at += 8192) {
+                    out.write(content, at, Math.min(8192, content.length - at));
+                  }
+                });
+
+        assertThat(written).isEqualTo(length);
+        try (InputStream in = large.open(path)) {
+          assertThat(in.readAllBytes()).as("%d bytes", length).isEqualTo(content);
+        }
+        assertThat(large.info(path).orElseThrow().checksums())
+            .as("%d bytes", length)
+            .containsEntry("MD5", md5(content));
+      }
+    }
+  }
+
+  @Test
   void aWriteOfSeveralBlocksReadsBackWholeAndByRangeWithItsMd5() throws Exception {
     byte[] content = pattern(3 * BLOCK + 12_345);
 

@@ -1,17 +1,15 @@
 package io.icerepl.lab.bench;
 
+import com.azure.storage.blob.BlobContainerClient;
 import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.ReplicationSummary;
 import io.icerepl.app.engine.TableReplicator;
-import io.icerepl.copier.s3.S3Endpoint;
+import io.icerepl.copier.azure.AzureObjectStore;
 import io.icerepl.copier.s3.S3ObjectStore;
-import io.icerepl.copier.s3.S3Resilience;
-import io.icerepl.copier.s3.S3StoreSettings;
+import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.localstack.EmbeddedS3;
 import io.icerepl.localstack.S3Warehouse;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -24,7 +22,6 @@ import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.stream.Stream;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
@@ -33,8 +30,10 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.types.Types;
+import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
@@ -44,6 +43,10 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * never reads them, so they need not be Parquet. The embedded S3 keeps its buckets on disk, so a
  * gigabyte of objects does not live in the heap. Runs alternate (raw, replicator, raw, …) so a
  * warming JIT or a busy neighbour affects both; the figures are medians.
+ *
+ * <p>Across stores ({@code --target azure}) the replicas go to an {@code abfss://} location on
+ * Azurite: the bytes stream through the replicator (GET from S3, staged blocks to Azure), and the
+ * baseline does the same with the SDKs directly, a GetObject piped into a BlobClient upload.
  */
 public final class BackfillThroughputBenchmark {
   private static final Schema SCHEMA =
@@ -73,17 +76,30 @@ public final class BackfillThroughputBenchmark {
    * @param totalMiB their total size; each file is between a quarter and 1¾ of the mean
    * @param threads copy concurrency of both sides (the replicator's parallelism and the raw pool)
    * @param rounds alternations of raw and replicator runs
+   * @param target where the replicas go: {@link BenchTarget.Kind#S3} the same embedded S3 (the
+   *     copies are server-side), {@link BenchTarget.Kind#AZURE} Azurite (the bytes stream through
+   *     this process)
    */
-  public List<Run> run(Path workDir, int files, int totalMiB, int threads, int rounds)
+  public List<Run> run(
+      Path workDir, int files, int totalMiB, int threads, int rounds, BenchTarget.Kind target)
       throws Exception {
+    if (target != BenchTarget.Kind.S3 && target != BenchTarget.Kind.AZURE) {
+      throw new IllegalArgumentException(
+          "Cannot backfill into " + target.label() + ": s3 or azure");
+    }
+    boolean azure = target == BenchTarget.Kind.AZURE;
+    String rawKind = azure ? "raw GET+upload" : "raw CopyObject";
     out.printf(
-        "backfill-throughput: %d data files, %d MiB in total, %d threads, %d rounds, S3 on disk under %s%n",
-        files, totalMiB, threads, rounds, workDir);
+        "backfill-throughput: %d data files, %d MiB in total, %d threads, %d rounds, S3 on disk"
+            + " under %s, replicas on %s%n",
+        files, totalMiB, threads, rounds, workDir, azure ? "Azurite (abfss://)" : "the same S3");
     Path s3Folder = Files.createDirectories(workDir.resolve("s3"));
     List<Run> raw = new ArrayList<>();
     List<Run> replicated = new ArrayList<>();
     try (EmbeddedS3 s3 = EmbeddedS3.start(s3Folder, 0);
-        S3Client client = s3.client()) {
+        S3Client client = s3.client();
+        BenchTarget azurite =
+            azure ? BenchTarget.start(BenchTarget.Kind.AZURE, workDir.resolve("azure")) : null) {
       s3.createBucket("source");
       long start = System.nanoTime();
       List<S3Object> objects =
@@ -91,45 +107,81 @@ public final class BackfillThroughputBenchmark {
       out.printf("source table written in %.1f s%n", (System.nanoTime() - start) / 1e9);
       out.flush();
 
-      S3Endpoint endpoint =
-          new S3Endpoint(
-              Optional.of(s3.endpoint()),
-              "us-east-1",
-              Optional.of(EmbeddedS3.ACCESS_KEY),
-              Optional.of(EmbeddedS3.SECRET_KEY),
-              true);
       Run table = null;
       for (int round = 1; round <= rounds; round++) {
-        String rawBucket = "raw-" + round;
-        s3.createBucket(rawBucket);
-        raw.add(report(rawCopy(client, objects, rawBucket, threads)));
+        String rawName = "raw-" + round;
+        if (azure) {
+          azurite.location(rawName);
+          raw.add(report(rawStream(client, objects, azurite.container(rawName), threads)));
+          azurite.drop(rawName);
+        } else {
+          s3.createBucket(rawName);
+          raw.add(report(rawCopy(client, objects, rawName, threads)));
+          BenchTarget.deleteFolder(s3Folder.resolve(rawName));
+        }
         table = raw.get(raw.size() - 1);
-        deleteBucketFolder(s3Folder, rawBucket);
 
-        String replicaBucket = "replica-" + round;
-        s3.createBucket(replicaBucket);
-        Run run = replicateOnce(endpoint, replicaBucket, threads);
+        String replicaName = "replica-" + round;
+        String root;
+        if (azure) {
+          root = azurite.location(replicaName);
+        } else {
+          s3.createBucket(replicaName);
+          root = "s3://" + replicaName;
+        }
+        Run run;
+        try (S3ObjectStore source = BenchTarget.s3Store(s3);
+            ObjectStoreHandle replica =
+                azure
+                    ? new ObjectStoreHandle(new AzureObjectStore(azurite.azureAccess()))
+                    : new ObjectStoreHandle(BenchTarget.s3Store(s3))) {
+          run = replicateOnce(source, replica.store, root, threads);
+        }
         out.printf("  %s%n", run.kind);
         replicated.add(report(new Run("replicator", table.files, table.bytes, run.seconds)));
-        deleteBucketFolder(s3Folder, replicaBucket);
+        if (azure) {
+          azurite.drop(replicaName);
+        } else {
+          BenchTarget.deleteFolder(s3Folder.resolve(replicaName));
+        }
       }
     }
 
-    Run rawMedian = median("raw CopyObject", raw);
+    Run rawMedian = median(rawKind, raw);
     Run replicatorMedian = median("replicator", replicated);
     out.printf(
-        "%-22s %8s %10s %10s %10s%n", "median of " + rounds, "files", "MiB", "MiB/s", "files/s");
-    for (Run r : List.of(rawMedian, replicatorMedian)) {
+        "%-22s %8s %10s %10s %10s %16s%n",
+        "median of " + rounds, "files", "MiB", "MiB/s", "files/s", "MiB/s min-max");
+    for (List<Run> runs : List.of(raw, replicated)) {
+      Run r = runs == raw ? rawMedian : replicatorMedian;
+      double min = runs.stream().mapToDouble(Run::mibPerSecond).min().orElseThrow();
+      double max = runs.stream().mapToDouble(Run::mibPerSecond).max().orElseThrow();
       out.printf(
-          "%-22s %8d %10.1f %10.1f %10.1f%n",
-          r.kind, r.files, r.bytes / MIB, r.mibPerSecond(), r.filesPerSecond());
+          "%-22s %8d %10.1f %10.1f %10.1f %16s%n",
+          r.kind,
+          r.files,
+          r.bytes / MIB,
+          r.mibPerSecond(),
+          r.filesPerSecond(),
+          String.format("%.1f-%.1f", min, max));
     }
     out.printf(
-        "ratio replicator / raw CopyObject: %.2f (MiB/s), %.2f (files/s)%n",
+        "ratio replicator / %s: %.2f (MiB/s), %.2f (files/s)%n",
+        rawKind,
         replicatorMedian.mibPerSecond() / rawMedian.mibPerSecond(),
         replicatorMedian.filesPerSecond() / rawMedian.filesPerSecond());
     out.flush();
     return List.of(rawMedian, replicatorMedian);
+  }
+
+  /** A store closed after one round, whatever its kind. */
+  private record ObjectStoreHandle(ObjectStore store) implements AutoCloseable {
+    @Override
+    public void close() throws Exception {
+      if (store instanceof AutoCloseable closeable) {
+        closeable.close();
+      }
+    }
   }
 
   private Run report(Run run) {
@@ -243,18 +295,50 @@ public final class BackfillThroughputBenchmark {
   }
 
   /**
-   * The replicator's backfill of the table into {@code bucket}: separate stores per side as the
-   * service has them, which copy server-side since they share the endpoint and credentials. The
-   * figures are then counted over the table's objects, the same as the raw run's.
+   * Every object of the source table read with GetObject and uploaded to the container with the
+   * Azure SDK's BlobClient upload, {@code threads} at once: the bytes pass through this process, as
+   * they do through the replicator from S3 to Azure.
    */
-  private static Run replicateOnce(S3Endpoint endpoint, String bucket, int threads) {
+  private static Run rawStream(
+      S3Client client, List<S3Object> objects, BlobContainerClient container, int threads)
+      throws Exception {
+    long bytes = objects.stream().mapToLong(S3Object::size).sum();
     ExecutorService pool = Executors.newFixedThreadPool(threads);
-    try (S3ObjectStore source =
-            S3ObjectStore.create(
-                endpoint, S3StoreSettings.defaults("bench"), S3Resilience.defaults());
-        S3ObjectStore target =
-            S3ObjectStore.create(
-                endpoint, S3StoreSettings.defaults("bench"), S3Resilience.defaults())) {
+    try {
+      long start = System.nanoTime();
+      List<Future<?>> copies = new ArrayList<>();
+      for (S3Object object : objects) {
+        copies.add(
+            pool.submit(
+                () -> {
+                  try (ResponseInputStream<GetObjectResponse> in =
+                      client.getObject(b -> b.bucket("source").key(object.key()))) {
+                    container
+                        .getBlobClient(object.key())
+                        .upload(in, in.response().contentLength(), true);
+                  }
+                  return null;
+                }));
+      }
+      for (Future<?> copy : copies) {
+        copy.get();
+      }
+      return new Run("raw GET+upload", objects.size(), bytes, (System.nanoTime() - start) / 1e9);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /**
+   * The replicator's backfill of the table under {@code root}: separate stores per side as the
+   * service has them, which copy server-side when both are on the same S3, and stream the bytes
+   * (GET, then staged blocks) from S3 to Azure. The figures are then counted over the table's
+   * objects, the same as the raw run's.
+   */
+  private static Run replicateOnce(
+      ObjectStore source, ObjectStore target, String root, int threads) {
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
       ReplicationOptions defaults = ReplicationOptions.defaults();
       ReplicationOptions options =
           new ReplicationOptions(
@@ -264,9 +348,7 @@ public final class BackfillThroughputBenchmark {
       long start = System.nanoTime();
       ReplicationSummary summary =
           replicator.replicate(
-              "s3://source/" + TABLE_PREFIX,
-              "s3://" + bucket + "/" + TABLE_PREFIX,
-              Optional.empty());
+              "s3://source/" + TABLE_PREFIX, root + "/" + TABLE_PREFIX, Optional.empty());
       double seconds = (System.nanoTime() - start) / 1e9;
       return new Run(
           "replicator ("
@@ -281,29 +363,6 @@ public final class BackfillThroughputBenchmark {
           seconds);
     } finally {
       pool.shutdownNow();
-    }
-  }
-
-  /**
-   * Drops a measured copy from disk: the next round starts from an empty bucket, the disk stays
-   * small.
-   */
-  private static void deleteBucketFolder(Path s3Folder, String bucket) throws IOException {
-    Path folder = s3Folder.resolve(bucket);
-    if (!Files.exists(folder)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(folder)) {
-      paths
-          .sorted(Comparator.reverseOrder())
-          .forEach(
-              p -> {
-                try {
-                  Files.delete(p);
-                } catch (IOException e) {
-                  throw new UncheckedIOException(e);
-                }
-              });
     }
   }
 

@@ -6,6 +6,7 @@ import io.icerepl.app.engine.ReplicationOptions;
 import io.icerepl.app.engine.ReplicationSummary;
 import io.icerepl.app.engine.TableReplicator;
 import io.icerepl.copier.store.LocalObjectStore;
+import io.icerepl.copier.store.RequestCountingStore;
 import io.icerepl.localstack.TableWrites;
 import io.icerepl.merge.model.TableMetadata;
 import io.icerepl.merge.model.TableMetadataParser;
@@ -146,6 +147,146 @@ public final class IncrementalCostBenchmark {
           median(floors));
     } finally {
       executor.shutdownNow();
+    }
+  }
+
+  /** Requests one replicated commit made on one target store, averaged over the commits. */
+  public record StoreRow(
+      String target,
+      double lists,
+      double gets,
+      double heads,
+      double puts,
+      double copies,
+      double deletes,
+      double leases,
+      double commitMs) {}
+
+  /**
+   * One local source table backfilled into every target, then {@code commits} more commits, each
+   * replicated to every target in turn; the requests each replicated commit made on the target
+   * store, by kind. Copies are the data files copied (a PUT each, among the PUTs).
+   */
+  public List<StoreRow> runAcrossStores(Path workDir, List<BenchTarget.Kind> kinds, int commits)
+      throws Exception {
+    out.printf(
+        "incremental-cost across stores: %d commits replicated from local files to %s%n",
+        commits, kinds.stream().map(BenchTarget.Kind::label).toList());
+    out.flush();
+    String sourceLocation = workDir.resolve("source").toUri().toString();
+    Table table =
+        tables.create(
+            SCHEMA,
+            PartitionSpec.unpartitioned(),
+            Map.of(TableProperties.FORMAT_VERSION, "2"),
+            sourceLocation);
+    for (int i = 0; i < 3; i++) {
+      table.newFastAppend().appendFile(writeData(table, i)).commit();
+    }
+    List<BenchTarget> targets = new ArrayList<>();
+    ExecutorService executor = Executors.newFixedThreadPool(4);
+    try {
+      List<RequestCountingStore> stores = new ArrayList<>();
+      List<TableReplicator> replicators = new ArrayList<>();
+      List<String> replicas = new ArrayList<>();
+      LocalObjectStore source = new LocalObjectStore();
+      for (BenchTarget.Kind kind : kinds) {
+        BenchTarget target = BenchTarget.start(kind, workDir.resolve("target-" + kind.label()));
+        targets.add(target);
+        RequestCountingStore store = new RequestCountingStore(target.store());
+        stores.add(store);
+        replicators.add(
+            TableReplicator.builder(source, store, executor, ReplicationOptions.defaults())
+                .clock(Clock.systemUTC())
+                .build());
+        String replica = target.location("replica") + "/ns/events";
+        replicas.add(replica);
+        ReplicationSummary backfill =
+            replicators
+                .get(replicators.size() - 1)
+                .replicate(sourceLocation, replica, Optional.empty());
+        out.printf(
+            "  %-6s backfilled to %s: %d files copied, %d rewritten%n",
+            kind.label(), replica, backfill.filesCopied(), backfill.filesRewritten());
+      }
+      out.flush();
+
+      int n = kinds.size();
+      long[][] counts = new long[n][RequestCountingStore.Kind.values().length];
+      long[] copies = new long[n];
+      List<List<Double>> millis = new ArrayList<>();
+      for (int t = 0; t < n; t++) {
+        millis.add(new ArrayList<>());
+      }
+      for (int i = 0; i < commits; i++) {
+        table = tables.load(sourceLocation);
+        table.newFastAppend().appendFile(writeData(table, 100 + i)).commit();
+        for (int t = 0; t < n; t++) {
+          RequestCountingStore store = stores.get(t);
+          store.reset();
+          long start = System.nanoTime();
+          ReplicationSummary summary =
+              replicators.get(t).replicate(sourceLocation, replicas.get(t), Optional.empty());
+          millis.get(t).add((System.nanoTime() - start) / 1e6);
+          if (summary.versionsApplied() != 1) {
+            throw new IllegalStateException(
+                kinds.get(t).label()
+                    + ": expected one version per commit, applied "
+                    + summary.versionsApplied());
+          }
+          for (RequestCountingStore.Kind kind : RequestCountingStore.Kind.values()) {
+            counts[t][kind.ordinal()] += store.count(kind);
+          }
+          copies[t] += summary.filesCopied();
+        }
+      }
+      List<StoreRow> rows = new ArrayList<>();
+      for (int t = 0; t < n; t++) {
+        double c = commits;
+        rows.add(
+            new StoreRow(
+                kinds.get(t).label(),
+                counts[t][RequestCountingStore.Kind.LIST.ordinal()] / c,
+                counts[t][RequestCountingStore.Kind.GET.ordinal()] / c,
+                counts[t][RequestCountingStore.Kind.HEAD.ordinal()] / c,
+                counts[t][RequestCountingStore.Kind.PUT.ordinal()] / c,
+                copies[t] / c,
+                counts[t][RequestCountingStore.Kind.DELETE.ordinal()] / c,
+                counts[t][RequestCountingStore.Kind.LEASE.ordinal()] / c,
+                median(millis.get(t))));
+      }
+      out.printf("requests on the target per replicated commit (mean of %d commits)%n", commits);
+      out.printf(
+          "%-8s %6s %6s %6s %6s %14s %7s %6s %14s%n",
+          "target",
+          "LIST",
+          "GET",
+          "HEAD",
+          "PUT",
+          "of which copy",
+          "DELETE",
+          "lease",
+          "commit ms p50");
+      for (StoreRow row : rows) {
+        out.printf(
+            "%-8s %6.1f %6.1f %6.1f %6.1f %14.1f %7.1f %6.1f %14.1f%n",
+            row.target,
+            row.lists,
+            row.gets,
+            row.heads,
+            row.puts,
+            row.copies,
+            row.deletes,
+            row.leases,
+            row.commitMs);
+      }
+      out.flush();
+      return rows;
+    } finally {
+      executor.shutdownNow();
+      for (BenchTarget target : targets) {
+        target.close();
+      }
     }
   }
 

@@ -10,6 +10,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -51,14 +52,23 @@ public final class MemoryBenchmark {
     this.out = out;
   }
 
-  public void run(Path workDir, int files, int manifests, int threads) throws Exception {
+  /**
+   * @param targets the stores replicated to, one after the other, each measured on its own
+   */
+  public void run(
+      Path workDir, int files, int manifests, int threads, List<BenchTarget.Kind> targets)
+      throws Exception {
     long maxHeap = Runtime.getRuntime().maxMemory();
     out.printf(
-        "memory: %d data files in %d manifests, local to local, %d threads, max heap (-Xmx) %.0f MiB, under %s%n",
-        files, manifests, threads, maxHeap / MIB, workDir);
+        "memory: %d data files in %d manifests, local to %s, %d threads, max heap (-Xmx) %.0f MiB, under %s%n",
+        files,
+        manifests,
+        targets.stream().map(BenchTarget.Kind::label).toList(),
+        threads,
+        maxHeap / MIB,
+        workDir);
     out.flush();
     String source = workDir.resolve("source").toUri().toString();
-    String replica = workDir.resolve("replica").toUri().toString();
     long start = System.nanoTime();
     Table table = writeSourceTable(source, files, manifests);
     Path metadataDir = workDir.resolve("source/metadata");
@@ -86,54 +96,77 @@ public final class MemoryBenchmark {
       baselineAfterGc = peak.peakAfterGc();
     }
 
-    long replicatorLive;
-    long replicatorPeak;
-    long replicatorAfterGc;
-    ReplicationSummary summary;
-    double seconds;
-    ExecutorService pool = Executors.newFixedThreadPool(threads);
-    try (HeapPeak peak = HeapPeak.start()) {
-      replicatorLive = HeapPeak.liveNow();
-      ReplicationOptions defaults = ReplicationOptions.defaults();
-      LocalObjectStore store = new LocalObjectStore();
-      TableReplicator replicator =
-          TableReplicator.builder(
-                  store,
-                  store,
-                  pool,
-                  new ReplicationOptions(
-                      defaults.extraPrefixes(), false, defaults.maxMetadataBytes(), threads))
-              .clock(Clock.systemUTC())
-              .build();
-      long replicateStart = System.nanoTime();
-      summary = replicator.replicate(source, replica, Optional.empty());
-      seconds = (System.nanoTime() - replicateStart) / 1e9;
-      replicatorPeak = peak.peakUsed();
-      replicatorAfterGc = peak.peakAfterGc();
-    } finally {
-      pool.shutdownNow();
-    }
-    out.printf(
-        "replicated in %.1f s: %d files copied, %d rewritten, %d replica commits%n",
-        seconds, summary.filesCopied(), summary.filesRewritten(), summary.versionsApplied());
-
     // "peak after GC" is the largest heap left by a collection during the phase; "-" when none ran
-    out.printf("%-46s %14s %14s %16s%n", "MiB", "live at start", "peak used", "peak after GC");
-    out.printf(
-        "%-46s %14.1f %14.1f %16s%n",
-        "baseline: parse metadata JSON + manifest list",
-        baselineLive / MIB,
-        baselinePeak / MIB,
-        afterGc(baselineAfterGc));
-    out.printf(
-        "%-46s %14.1f %14.1f %16s%n",
-        "replicator: replicate the table",
-        replicatorLive / MIB,
-        replicatorPeak / MIB,
-        afterGc(replicatorAfterGc));
+    List<String> lines = new ArrayList<>();
+    lines.add(
+        String.format(
+            "%-46s %14s %14s %16s", "MiB", "live at start", "peak used", "peak after GC"));
+    lines.add(
+        String.format(
+            "%-46s %14.1f %14.1f %16s",
+            "baseline: parse metadata JSON + manifest list",
+            baselineLive / MIB,
+            baselinePeak / MIB,
+            afterGc(baselineAfterGc)));
+    List<Long> peaks = new ArrayList<>();
+    for (BenchTarget.Kind kind : targets) {
+      long replicatorLive;
+      long replicatorPeak;
+      long replicatorAfterGc;
+      ReplicationSummary summary;
+      double seconds;
+      ExecutorService pool = Executors.newFixedThreadPool(threads);
+      try (BenchTarget target = BenchTarget.start(kind, workDir.resolve("target-" + kind.label()));
+          HeapPeak peak = HeapPeak.start()) {
+        replicatorLive = HeapPeak.liveNow();
+        ReplicationOptions defaults = ReplicationOptions.defaults();
+        TableReplicator replicator =
+            TableReplicator.builder(
+                    new LocalObjectStore(),
+                    target.store(),
+                    pool,
+                    new ReplicationOptions(
+                        defaults.extraPrefixes(), false, defaults.maxMetadataBytes(), threads))
+                .clock(Clock.systemUTC())
+                .build();
+        String replica = target.location("replica") + "/table";
+        long replicateStart = System.nanoTime();
+        summary = replicator.replicate(source, replica, Optional.empty());
+        seconds = (System.nanoTime() - replicateStart) / 1e9;
+        replicatorPeak = peak.peakUsed();
+        replicatorAfterGc = peak.peakAfterGc();
+      } finally {
+        pool.shutdownNow();
+      }
+      out.printf(
+          "replicated to %s in %.1f s: %d files copied, %d rewritten, %d replica commits%n",
+          kind.label(),
+          seconds,
+          summary.filesCopied(),
+          summary.filesRewritten(),
+          summary.versionsApplied());
+      out.flush();
+      peaks.add(replicatorPeak);
+      lines.add(
+          String.format(
+              "%-46s %14.1f %14.1f %16s",
+              "replicator: replicate the table to " + kind.label(),
+              replicatorLive / MIB,
+              replicatorPeak / MIB,
+              afterGc(replicatorAfterGc)));
+    }
+    lines.forEach(out::println);
     out.printf("max heap (-Xmx) %.0f MiB%n", maxHeap / MIB);
-    out.printf(
-        "ratio replicator / baseline (peak used): %.2f%n", (double) replicatorPeak / baselinePeak);
+    for (int t = 0; t < targets.size(); t++) {
+      out.printf(
+          "ratio replicator to %s / baseline (peak used): %.2f%n",
+          targets.get(t).label(), (double) peaks.get(t) / baselinePeak);
+    }
+    for (int t = 1; t < targets.size(); t++) {
+      out.printf(
+          "ratio replicator to %s / to %s (peak used): %.2f%n",
+          targets.get(t).label(), targets.get(0).label(), (double) peaks.get(t) / peaks.get(0));
+    }
     out.flush();
   }
 

@@ -3,6 +3,7 @@ package io.icerepl.lab.cli;
 import io.icerepl.app.cli.options.ThreadsOption;
 import io.icerepl.app.cli.options.WorkDirOption;
 import io.icerepl.lab.bench.BackfillThroughputBenchmark;
+import io.icerepl.lab.bench.BenchTarget;
 import io.icerepl.lab.bench.BigMetadataBenchmark;
 import io.icerepl.lab.bench.FleetBenchmark;
 import io.icerepl.lab.bench.IncrementalCostBenchmark;
@@ -12,7 +13,6 @@ import io.icerepl.lab.bench.QuietMomentBenchmark;
 import io.icerepl.lab.bench.ReconcileBenchmark;
 import io.icerepl.lab.bench.StartupBenchmark;
 import io.icerepl.lab.campaign.ServiceJar;
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,6 +49,15 @@ final class BenchmarkCommand implements Callable<Integer> {
         spec.commandLine(), "Missing benchmark: " + String.join(", ", spec.subcommands().keySet()));
   }
 
+  /** A target named on the command line, or a usage error naming the choices. */
+  static BenchTarget.Kind targetKind(CommandLine.Model.CommandSpec spec, String name) {
+    try {
+      return BenchTarget.Kind.parse(name);
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+    }
+  }
+
   @Command(
       name = "incremental-cost",
       mixinStandardHelpOptions = true,
@@ -73,12 +82,31 @@ final class BenchmarkCommand implements Callable<Integer> {
         description = "Measured commits per table (default: ${DEFAULT-VALUE}).")
     int commits = 7;
 
+    @Option(
+        names = "--targets",
+        split = ",",
+        paramLabel = "<store>",
+        description = {
+          "Instead: one local table replicated to each of these stores (local, s3, azure, gcs:",
+          "local files, the embedded S3, Azurite, the in-process GCS fake); requests by kind",
+          "on each target per replicated commit."
+        })
+    List<String> targets = new ArrayList<>();
+
     @CommandLine.Mixin WorkDirOption work;
 
     @Override
-    public Integer call() throws IOException {
-      new IncrementalCostBenchmark(spec.commandLine().getOut())
-          .run(work.resolve("incremental-cost"), histories, commits);
+    public Integer call() throws Exception {
+      IncrementalCostBenchmark benchmark =
+          new IncrementalCostBenchmark(spec.commandLine().getOut());
+      if (!targets.isEmpty()) {
+        benchmark.runAcrossStores(
+            work.resolve("incremental-cost-stores"),
+            targets.stream().map(t -> targetKind(spec, t)).toList(),
+            commits);
+        return 0;
+      }
+      benchmark.run(work.resolve("incremental-cost"), histories, commits);
       return 0;
     }
   }
@@ -89,7 +117,8 @@ final class BenchmarkCommand implements Callable<Integer> {
       description = {
         "A new table's first replication on the embedded S3 (on disk, server-side copies) against",
         "a raw parallel CopyObject of the same objects with the same concurrency; medians of",
-        "alternating runs."
+        "alternating runs. With --target azure the replicas go to abfss:// on Azurite, the bytes",
+        "streamed, against a raw parallel GetObject piped into a BlobClient upload."
       })
   static final class BackfillThroughput implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -125,6 +154,15 @@ final class BenchmarkCommand implements Callable<Integer> {
     String scenario = "large";
 
     @Option(
+        names = "--target",
+        paramLabel = "s3|azure",
+        description = {
+          "Where the replicas go: the same embedded S3 (server-side copies), or Azurite",
+          "(abfss://, the bytes streamed through the replicator) (default: ${DEFAULT-VALUE})."
+        })
+    String target = "s3";
+
+    @Option(
         names = "--small-files",
         paramLabel = "<n>",
         description = "Data files of the small-files scenario (default: ${DEFAULT-VALUE}).")
@@ -139,11 +177,21 @@ final class BenchmarkCommand implements Callable<Integer> {
             spec.commandLine(),
             "Cannot run scenario " + scenario + ": it is one of large, small-files, all");
       }
+      BenchTarget.Kind kind = targetKind(spec, target);
+      if (kind != BenchTarget.Kind.S3 && kind != BenchTarget.Kind.AZURE) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), "Cannot backfill into " + target + ": --target is s3 or azure");
+      }
       BackfillThroughputBenchmark benchmark =
           new BackfillThroughputBenchmark(spec.commandLine().getOut());
       if (!scenario.equals("small-files")) {
         benchmark.run(
-            work.resolvePart("backfill-throughput"), files, totalMiB, threads.threads(), rounds);
+            work.resolvePart("backfill-throughput"),
+            files,
+            totalMiB,
+            threads.threads(),
+            rounds,
+            kind);
       }
       if (!scenario.equals("large")) {
         int totalKiB = smallFiles * 4;
@@ -152,7 +200,8 @@ final class BenchmarkCommand implements Callable<Integer> {
             smallFiles,
             Math.max(1, totalKiB / 1024),
             threads.threads(),
-            rounds);
+            rounds,
+            kind);
       }
       return 0;
     }
@@ -337,9 +386,9 @@ final class BenchmarkCommand implements Callable<Integer> {
       name = "memory",
       mixinStandardHelpOptions = true,
       description = {
-        "Peak heap of replicating a table with many data files in many manifests (local to local,",
-        "empty placeholder data files) against parsing its metadata JSON and manifest list.",
-        "Under a fixed heap: java -Xmx1g -jar replicator-lab.jar benchmark memory"
+        "Peak heap of replicating a table with many data files in many manifests (local files,",
+        "empty placeholder data files, to each --targets store) against parsing its metadata JSON",
+        "and manifest list. Under a fixed heap: java -Xmx1g -jar replicator-lab.jar benchmark memory"
       })
   static final class Memory implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -356,6 +405,16 @@ final class BenchmarkCommand implements Callable<Integer> {
         description = "Manifests they are in (default: ${DEFAULT-VALUE}).")
     int manifests = 1_000;
 
+    @Option(
+        names = "--targets",
+        split = ",",
+        paramLabel = "<store>",
+        description = {
+          "Stores replicated to, one after the other, each measured: local, s3, azure (Azurite),",
+          "gcs (in-process fake, in this heap) (default: local)."
+        })
+    List<String> targets = new ArrayList<>(List.of("local"));
+
     @CommandLine.Mixin ThreadsOption threads;
 
     @CommandLine.Mixin WorkDirOption work;
@@ -363,7 +422,12 @@ final class BenchmarkCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
       new MemoryBenchmark(spec.commandLine().getOut())
-          .run(work.resolve("memory"), files, manifests, threads.threads());
+          .run(
+              work.resolve("memory"),
+              files,
+              manifests,
+              threads.threads(),
+              targets.stream().map(t -> targetKind(spec, t)).toList());
       return 0;
     }
   }
