@@ -28,7 +28,10 @@ class HeapPeakTest {
     }
 
     assertThat(held).hasSize(HELD_MIB);
-    assertThat(afterGc).isGreaterThanOrEqualTo(before + (HELD_MIB - 8) * MIB);
+    // "before" may still count garbage that other threads of the test JVM left since the phase's
+    // own collection, which this collection frees: a quarter of the held mebibytes as slack, still
+    // far above the half that the next test's let-go allocations must stay under
+    assertThat(afterGc).isGreaterThanOrEqualTo(before + (HELD_MIB - HELD_MIB / 4) * MIB);
   }
 
   @Test
