@@ -1,13 +1,10 @@
 package io.icerepl.copier.gcs;
 
-import com.google.api.gax.paging.Page;
 import com.google.cloud.ReadChannel;
-import com.google.cloud.WriteChannel;
 import com.google.cloud.storage.Blob;
 import com.google.cloud.storage.BlobId;
 import com.google.cloud.storage.BlobInfo;
 import com.google.cloud.storage.Storage;
-import com.google.cloud.storage.Storage.BlobListOption;
 import com.google.cloud.storage.Storage.BlobSourceOption;
 import com.google.cloud.storage.Storage.BlobTargetOption;
 import com.google.cloud.storage.Storage.BlobWriteOption;
@@ -17,20 +14,15 @@ import io.icerepl.copier.store.LeaseLocks;
 import io.icerepl.copier.store.ObjectStore;
 import io.icerepl.merge.io.SeekableInput;
 import java.io.FilterInputStream;
-import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.channels.Channels;
 import java.nio.file.NoSuchFileException;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.function.Consumer;
 
 /**
  * Objects on Google Cloud Storage at {@code gs://bucket/name}, through a {@link Storage} client
@@ -60,6 +52,8 @@ public final class GcsObjectStore implements ObjectStore, AutoCloseable {
   private final int readAheadBytes;
   private final boolean ownsStorage;
   private final LeaseLocks locks;
+  private final GcsListing listing;
+  private final GcsUpload uploads;
 
   /** A store on a client made elsewhere, which stays open when the store closes. */
   public GcsObjectStore(Storage storage) {
@@ -94,6 +88,8 @@ public final class GcsObjectStore implements ObjectStore, AutoCloseable {
     this.readAheadBytes = readAheadBytes;
     this.ownsStorage = ownsStorage;
     this.locks = new LeaseLocks(this, leases, GcsObjectStore::leaseObject);
+    this.listing = new GcsListing(storage);
+    this.uploads = new GcsUpload(storage, chunkBytes);
   }
 
   /**
@@ -176,7 +172,7 @@ public final class GcsObjectStore implements ObjectStore, AutoCloseable {
 
   @Override
   public long write(String path, Writer writer) throws IOException {
-    return upload("write", path, writer);
+    return uploads.upload("write", path, writer);
   }
 
   @Override
@@ -198,7 +194,7 @@ public final class GcsObjectStore implements ObjectStore, AutoCloseable {
   @Override
   public boolean createIfAbsent(String path, Writer writer) throws IOException {
     try {
-      upload("create", path, writer, BlobWriteOption.doesNotExist());
+      uploads.upload("create", path, writer, BlobWriteOption.doesNotExist());
       return true;
     } catch (IOException e) {
       if (GcsErrors.preconditionFailed(e)) {
@@ -339,51 +335,24 @@ public final class GcsObjectStore implements ObjectStore, AutoCloseable {
 
   @Override
   public List<Entry> listEntries(String folder) throws IOException {
-    List<Entry> entries = new ArrayList<>();
-    listing(
-        folder,
-        "",
-        (name, blob) -> {
-          if (!blob.isDirectory()) {
-            entries.add(new Entry(name, updatedMs(blob)));
-          }
-        });
-    entries.sort(Comparator.comparing(Entry::name));
-    return entries;
+    return listing.entries(folder);
   }
 
   @Override
   public void listLengths(String folder, LengthConsumer each) throws IOException {
-    listLengths(folder, "", each);
+    listing.lengths(folder, "", each);
   }
 
   /** One listing of the names under the folder that start with {@code namePrefix}. */
   @Override
   public void listLengths(String folder, String namePrefix, LengthConsumer each)
       throws IOException {
-    listing(
-        folder,
-        namePrefix,
-        (name, blob) -> {
-          if (!blob.isDirectory()) {
-            each.accept(name, blob.getSize());
-          }
-        });
+    listing.lengths(folder, namePrefix, each);
   }
 
   @Override
   public List<String> listFolders(String folder) throws IOException {
-    List<String> names = new ArrayList<>();
-    listing(
-        folder,
-        "",
-        (name, blob) -> {
-          if (blob.isDirectory()) {
-            names.add(name.substring(0, name.length() - 1));
-          }
-        });
-    names.sort(null);
-    return names;
+    return listing.folders(folder);
   }
 
   @Override
@@ -434,64 +403,6 @@ public final class GcsObjectStore implements ObjectStore, AutoCloseable {
     }
   }
 
-  private long upload(String verb, String path, Writer writer, BlobWriteOption... options)
-      throws IOException {
-    GcsLocation at = GcsLocation.parse(path);
-    WriteChannel channel = GcsErrors.run(verb, path, () -> storage.writer(info(at), options));
-    channel.setChunkSize(chunkBytes);
-    CountingOutputStream out = new CountingOutputStream(Channels.newOutputStream(channel));
-    // A failing producer leaves the channel open: closing it would finalize a partial object.
-    GcsErrors.run(
-        verb,
-        path,
-        () -> {
-          writer.writeTo(out);
-          return null;
-        });
-    GcsErrors.run(
-        verb,
-        path,
-        () -> {
-          channel.close();
-          return null;
-        });
-    return out.count;
-  }
-
-  /** Visits every entry of the listing directly under {@code folder}, by its name there. */
-  private void listing(String folder, String namePrefix, NamedBlobs each) throws IOException {
-    GcsLocation at = GcsLocation.parse(folder);
-    String prefix = at.folderPrefix();
-    Page<Blob> page =
-        GcsErrors.run(
-            "list",
-            folder,
-            () ->
-                storage.list(
-                    at.bucket(),
-                    BlobListOption.prefix(prefix + namePrefix),
-                    BlobListOption.currentDirectory()));
-    Consumer<Blob> visit =
-        blob -> {
-          // A zero-byte "folder/" marker written by consoles is the folder itself, not a file.
-          if (blob.getName().length() > prefix.length()) {
-            each.accept(blob.getName().substring(prefix.length()), blob);
-          }
-        };
-    GcsErrors.run(
-        "list",
-        folder,
-        () -> {
-          page.iterateAll().forEach(visit);
-          return null;
-        });
-  }
-
-  @FunctionalInterface
-  private interface NamedBlobs {
-    void accept(String name, Blob blob);
-  }
-
   /** The checksums of {@link #info}, from an object's metadata. */
   static Map<String, String> checksumsOf(BlobInfo blob) {
     Map<String, String> checksums = new LinkedHashMap<>();
@@ -502,12 +413,6 @@ public final class GcsObjectStore implements ObjectStore, AutoCloseable {
       checksums.put("CRC32C", blob.getCrc32c());
     }
     return checksums;
-  }
-
-  private static long updatedMs(Blob blob) {
-    return blob.getUpdateTimeOffsetDateTime() == null
-        ? 0
-        : blob.getUpdateTimeOffsetDateTime().toInstant().toEpochMilli();
   }
 
   private static BlobId id(GcsLocation at) {
@@ -536,31 +441,5 @@ public final class GcsObjectStore implements ObjectStore, AutoCloseable {
       throw new IOException("Cannot tell the version of " + path + ": GCS reported no generation");
     }
     return blob.getGeneration();
-  }
-
-  /** Counts what the producer wrote, the write's length. */
-  private static final class CountingOutputStream extends FilterOutputStream {
-    long count;
-
-    CountingOutputStream(OutputStream out) {
-      super(out);
-    }
-
-    @Override
-    public void write(int b) throws IOException {
-      out.write(b);
-      count++;
-    }
-
-    @Override
-    public void write(byte[] b, int off, int len) throws IOException {
-      out.write(b, off, len);
-      count += len;
-    }
-
-    @Override
-    public void close() {
-      // The store finalizes the upload, only after the producer succeeded.
-    }
   }
 }
