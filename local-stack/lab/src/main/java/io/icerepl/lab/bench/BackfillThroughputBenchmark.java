@@ -13,6 +13,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -340,9 +341,11 @@ public final class BackfillThroughputBenchmark {
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {
       ReplicationOptions defaults = ReplicationOptions.defaults();
+      // the benchmark's own table has no writer left: its newest version is settled at once
+      // (the default 5 s settle time would leave a table written just before with nothing to do)
       ReplicationOptions options =
           new ReplicationOptions(
-              defaults.extraPrefixes(), false, defaults.maxMetadataBytes(), threads);
+              defaults.extraPrefixes(), false, defaults.maxMetadataBytes(), threads, Duration.ZERO);
       TableReplicator replicator =
           TableReplicator.builder(source, target, pool, options).clock(Clock.systemUTC()).build();
       long start = System.nanoTime();
